@@ -1,0 +1,66 @@
+package dev.levee.anthropic;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+
+/** The one Jackson mapper of the wire protocol, configured for fidelity. */
+public final class Json {
+
+  /**
+   * Shared and thread-safe. Floats are read as {@link java.math.BigDecimal} so that numbers pass
+   * through unchanged ({@code 0.70} stays {@code 0.70}).
+   */
+  public static final ObjectMapper MAPPER = JsonMapper.builder()
+      .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+      .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+      .build();
+
+  private Json() {}
+
+  /** Serializes a tree (or any value) to UTF-8 bytes. */
+  public static byte[] bytes(Object value) {
+    try {
+      return MAPPER.writeValueAsBytes(value);
+    } catch (JsonProcessingException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Serializes a tree (or any value) to a string. */
+  public static String string(Object value) {
+    try {
+      return MAPPER.writeValueAsString(value);
+    } catch (JsonProcessingException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Parses JSON, or returns null when it is not valid JSON. */
+  public static JsonNode tryParse(byte[] bytes) {
+    if (bytes == null || bytes.length == 0) {
+      return null;
+    }
+    try {
+      return MAPPER.readTree(bytes);
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
+  /** Parses JSON, or returns null when it is not valid JSON. */
+  public static JsonNode tryParse(String text) {
+    if (text == null || text.isEmpty()) {
+      return null;
+    }
+    try {
+      return MAPPER.readTree(text);
+    } catch (IOException e) {
+      return null;
+    }
+  }
+}

@@ -1,0 +1,148 @@
+package dev.levee.anthropic.sse;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * A tolerant reader of a {@code text/event-stream} (WHATWG HTML "Server-sent events").
+ *
+ * <p>Accepts LF, CRLF and CR line endings; skips comment lines ({@code :keep-alive}); joins
+ * multi-line {@code data:} fields with {@code \n}; strips one leading space after the colon;
+ * ignores {@code id:} and {@code retry:}; keeps events of any name, known or not. An event is
+ * complete only at its terminating blank line: a partial event at end of input is dropped and
+ * reported by {@link #endedCleanly()}.
+ *
+ * <p>Not thread-safe; one reader per stream. Reads through its own buffer, so the underlying
+ * stream may be unbuffered.
+ */
+public final class SseReader implements AutoCloseable {
+
+  private final InputStream in;
+  private final byte[] buffer = new byte[8192];
+  private int position;
+  private int limit;
+  private boolean skipLf; // the previous line ended in CR; an LF right after it belongs to it
+  private boolean eof;
+  private boolean partialAtEof;
+
+  public SseReader(InputStream in) {
+    this.in = in;
+  }
+
+  /**
+   * The next complete event, or null at end of stream.
+   *
+   * @throws IOException when reading fails (connection reset, stream closed by a watchdog)
+   */
+  public SseEvent next() throws IOException {
+    String event = null;
+    StringBuilder data = null;
+    boolean sawField = false;
+    String line;
+    while ((line = readLine()) != null) {
+      if (line.isEmpty()) {
+        if (data != null) {
+          return new SseEvent(event == null ? "message" : event, data.toString());
+        }
+        event = null; // an event without data is not dispatched (per the SSE spec)
+        sawField = false;
+        continue;
+      }
+      if (line.charAt(0) == ':') {
+        continue;
+      }
+      sawField = true;
+      int colon = line.indexOf(':');
+      String field = colon < 0 ? line : line.substring(0, colon);
+      String value = colon < 0 ? "" : line.substring(colon + 1);
+      if (value.startsWith(" ")) {
+        value = value.substring(1);
+      }
+      switch (field) {
+        case "event" -> event = value;
+        case "data" -> {
+          if (data == null) {
+            data = new StringBuilder(value);
+          } else {
+            data.append('\n').append(value);
+          }
+        }
+        default -> { } // id, retry and unknown fields carry nothing Levee needs
+      }
+    }
+    partialAtEof |= sawField || data != null;
+    return null;
+  }
+
+  /**
+   * Whether the stream ended between events. False when it ended in the middle of an event
+   * (the upstream was cut), or has not ended yet.
+   */
+  public boolean endedCleanly() {
+    return eof && !partialAtEof;
+  }
+
+  private String readLine() throws IOException {
+    ByteArrayOutputStream line = null;
+    while (true) {
+      if (position == limit && !fill()) {
+        if (line != null && line.size() > 0) {
+          partialAtEof = true;
+        }
+        return null;
+      }
+      int start = position;
+      while (position < limit) {
+        byte b = buffer[position];
+        if (skipLf) {
+          skipLf = false;
+          if (b == '\n') {
+            position++;
+            start = position;
+            continue;
+          }
+        }
+        if (b == '\n' || b == '\r') {
+          String text = decode(line, start, position);
+          skipLf = b == '\r';
+          position++;
+          return text;
+        }
+        position++;
+      }
+      if (line == null) {
+        line = new ByteArrayOutputStream();
+      }
+      line.write(buffer, start, position - start);
+    }
+  }
+
+  private String decode(ByteArrayOutputStream head, int start, int end) {
+    if (head == null) {
+      return new String(buffer, start, end - start, StandardCharsets.UTF_8);
+    }
+    head.write(buffer, start, end - start);
+    return head.toString(StandardCharsets.UTF_8);
+  }
+
+  private boolean fill() throws IOException {
+    if (eof) {
+      return false;
+    }
+    int n = in.read(buffer, 0, buffer.length);
+    if (n <= 0) {
+      eof = true;
+      return false;
+    }
+    position = 0;
+    limit = n;
+    return true;
+  }
+
+  @Override
+  public void close() throws IOException {
+    in.close();
+  }
+}

@@ -1,0 +1,93 @@
+package dev.levee.core.budget;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A retry budget: a token bucket that caps how much extra load retries may add.
+ *
+ * <p>The bucket starts full at {@code max} tokens. Every successful call adds {@code ratio}
+ * tokens (capped at {@code max}); every retry needs at least one token and spends one, or is
+ * denied. With ratio {@code r}, retries settle at about {@code r} per success, so a failing
+ * upstream sees at most {@code 1 + r} times the offered load once the initial tokens are spent.
+ * (The same bucket as gRFC A6 retry throttling, without its half-full threshold.)
+ *
+ * <p>In Levee a "retry" is any upstream call made for a client request after its first call,
+ * whether to the same target or to a fallback.
+ *
+ * <p>Thread-safe without locks: the token count lives in one atomic word updated by
+ * compare-and-set.
+ */
+public final class RetryBudget {
+
+  private final double max;
+  private final double ratio;
+  private final AtomicLong tokenBits; // Double.doubleToRawLongBits(tokens)
+
+  /**
+   * @param max the bucket's capacity and initial fill, in tokens (> 0)
+   * @param ratio tokens earned per success (>= 0)
+   */
+  public RetryBudget(double max, double ratio) {
+    if (!(max > 0)) throw new IllegalArgumentException("retry-budget max must be positive, was " + max);
+    if (!(ratio >= 0)) throw new IllegalArgumentException("retry-budget ratio must not be negative, was " + ratio);
+    this.max = max;
+    this.ratio = ratio;
+    this.tokenBits = new AtomicLong(Double.doubleToRawLongBits(max));
+  }
+
+  /** A budget that never denies a retry. */
+  public static RetryBudget unlimited() {
+    return new RetryBudget(Double.MAX_VALUE, 0);
+  }
+
+  /** Records a successful call: adds {@code ratio} tokens, capped at {@code max}. */
+  public void onSuccess() {
+    if (ratio == 0) {
+      return;
+    }
+    long bits;
+    double next;
+    do {
+      bits = tokenBits.get();
+      double tokens = Double.longBitsToDouble(bits);
+      next = Math.min(max, tokens + ratio);
+      if (next == tokens) {
+        return;
+      }
+    } while (!tokenBits.compareAndSet(bits, Double.doubleToRawLongBits(next)));
+  }
+
+  /** Spends one token for a retry; returns false (and spends nothing) when fewer than one remain. */
+  public boolean tryAcquire() {
+    long bits;
+    do {
+      bits = tokenBits.get();
+      double tokens = Double.longBitsToDouble(bits);
+      if (tokens < 1) {
+        return false;
+      }
+      if (tokens == Double.MAX_VALUE) {
+        return true;
+      }
+    } while (!tokenBits.compareAndSet(bits, Double.doubleToRawLongBits(Double.longBitsToDouble(bits) - 1)));
+    return true;
+  }
+
+  /** Tokens left. */
+  public double remaining() {
+    return Double.longBitsToDouble(tokenBits.get());
+  }
+
+  public double max() {
+    return max;
+  }
+
+  public double ratio() {
+    return ratio;
+  }
+
+  @Override
+  public String toString() {
+    return "RetryBudget[" + remaining() + "/" + max + ", ratio " + ratio + "]";
+  }
+}

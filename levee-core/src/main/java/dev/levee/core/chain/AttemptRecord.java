@@ -1,0 +1,40 @@
+package dev.levee.core.chain;
+
+import dev.levee.core.retry.Failure;
+import java.time.Duration;
+
+/**
+ * One step a {@link FallbackChain} took for a request, for headers, logs and tests.
+ *
+ * @param target the target concerned
+ * @param step what happened
+ * @param failure the classified failure for {@link Step#FAILED}, else null
+ * @param waited the backoff or retry-after wait sat out before this step
+ * @param took how long the call took (zero for steps that made no call)
+ */
+public record AttemptRecord(Target target, Step step, Failure failure, Duration waited, Duration took) {
+
+  /** The kinds of step. */
+  public enum Step {
+    /** A call was made and answered. */
+    ANSWERED,
+    /** A call was made and failed. */
+    FAILED,
+    /** No call: the target's circuit breaker rejected it. */
+    SKIPPED_OPEN,
+    /** No call: the retry budget had no token left. */
+    BUDGET_DENIED,
+    /** No call: the wait or the attempt would not fit in the deadline. */
+    DEADLINE
+  }
+
+  /** Whether an upstream call was made in this step. */
+  public boolean called() {
+    return step == Step.ANSWERED || step == Step.FAILED;
+  }
+
+  @Override
+  public String toString() {
+    return target + " " + step + (failure != null ? " (" + failure + ")" : "");
+  }
+}

@@ -1,0 +1,48 @@
+package dev.levee.core.chain;
+
+import dev.levee.core.breaker.CircuitBreaker;
+import dev.levee.core.breaker.CircuitBreakerConfig;
+import dev.levee.core.breaker.Transition;
+import dev.levee.core.time.Ticker;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+
+/**
+ * The circuit breakers of all targets, one per {@link Target}, created on first use with one
+ * shared config. Thread-safe.
+ */
+public final class Breakers {
+
+  private final CircuitBreakerConfig config;
+  private final Ticker ticker;
+  private final Consumer<Transition> listener;
+  private final Map<Target, CircuitBreaker> byTarget = new ConcurrentHashMap<>();
+
+  /**
+   * @param listener told of every transition of every breaker (for logs and metrics)
+   */
+  public Breakers(CircuitBreakerConfig config, Ticker ticker, Consumer<Transition> listener) {
+    this.config = Objects.requireNonNull(config, "config");
+    this.ticker = Objects.requireNonNull(ticker, "ticker");
+    this.listener = Objects.requireNonNull(listener, "listener");
+  }
+
+  /** The breaker of {@code target}, created CLOSED on first use. */
+  public CircuitBreaker of(Target target) {
+    return byTarget.computeIfAbsent(target, t -> {
+      CircuitBreaker breaker = new CircuitBreaker(t.id(), config, ticker);
+      breaker.onTransition(listener);
+      return breaker;
+    });
+  }
+
+  /** Every breaker created so far, ordered by target id. */
+  public Map<String, CircuitBreaker> all() {
+    Map<String, CircuitBreaker> sorted = new TreeMap<>();
+    byTarget.forEach((target, breaker) -> sorted.put(target.id(), breaker));
+    return sorted;
+  }
+}

@@ -1,0 +1,30 @@
+package dev.levee.core.chain;
+
+import dev.levee.core.retry.Failure;
+import java.time.Duration;
+
+/**
+ * Told the outcome of every upstream call, once per call: feeds SLI windows, router statistics
+ * and metrics. Must be thread-safe and fast; it runs on the request's thread.
+ */
+public interface CallObserver {
+
+  /**
+   * A call succeeded.
+   *
+   * @param latency time to the answer (JSON) or to the first token (streams)
+   */
+  void onSuccess(Target target, Duration latency);
+
+  /** A call failed; {@code latency} is the time until the failure was known. */
+  void onFailure(Target target, Failure failure, Duration latency);
+
+  /** An observer that ignores everything. */
+  CallObserver NONE = new CallObserver() {
+    @Override
+    public void onSuccess(Target target, Duration latency) {}
+
+    @Override
+    public void onFailure(Target target, Failure failure, Duration latency) {}
+  };
+}

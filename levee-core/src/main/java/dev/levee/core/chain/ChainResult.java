@@ -1,0 +1,66 @@
+package dev.levee.core.chain;
+
+import dev.levee.core.retry.Failure;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * How a {@link FallbackChain} ended for one request.
+ *
+ * @param <T> the protocol's response type
+ */
+public sealed interface ChainResult<T> {
+
+  /** Every step taken, in order. */
+  List<AttemptRecord> steps();
+
+  /** Upstream calls made. */
+  default int calls() {
+    return (int) steps().stream().filter(AttemptRecord::called).count();
+  }
+
+  /**
+   * A target answered. The caller must {@link Completion complete} it once the answer has been
+   * relayed (JSON) or the stream has ended.
+   *
+   * @param fallback whether the answering target is not the chain's first
+   */
+  record Answered<T>(T response, Target target, Completion completion, boolean fallback, List<AttemptRecord> steps)
+      implements ChainResult<T> {}
+
+  /**
+   * A non-transient failure (the client's own error) that must reach the client at once, with
+   * the upstream's status and body.
+   */
+  record Rejected<T>(Target target, Failure failure, T response, List<AttemptRecord> steps)
+      implements ChainResult<T> {}
+
+  /**
+   * Every target was tried, skipped or ran out of time.
+   *
+   * @param lastFailure the last classified failure, or null when no call was made
+   * @param lastResponse the upstream response of that failure, or null
+   * @param retryAfter the earliest a client could usefully try again, from open breakers and
+   *     stated waits, when known
+   * @param allOpen whether every target was skipped by an open circuit breaker
+   * @param targets one line per target on how it ended
+   */
+  record Exhausted<T>(
+      Failure lastFailure,
+      T lastResponse,
+      Optional<Duration> retryAfter,
+      boolean allOpen,
+      List<TargetReport> targets,
+      List<AttemptRecord> steps) implements ChainResult<T> {}
+
+  /** The client went away; nothing is owed to anyone. */
+  record Cancelled<T>(List<AttemptRecord> steps) implements ChainResult<T> {}
+
+  /**
+   * How one target ended.
+   *
+   * @param outcome words for the error body and logs, e.g. {@code "529 overloaded_error (3 calls)"}
+   */
+  record TargetReport(Target target, String outcome) {}
+}

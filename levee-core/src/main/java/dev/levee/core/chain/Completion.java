@@ -1,0 +1,66 @@
+package dev.levee.core.chain;
+
+import dev.levee.core.breaker.Permit;
+import dev.levee.core.budget.RetryBudget;
+import dev.levee.core.retry.Failure;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The open end of the call that answered: the caller reports, exactly once, how it finally
+ * went. A JSON answer completes at once; a stream completes at {@code message_stop}, or fails
+ * if it is cut, stalls or errors after its commit point.
+ *
+ * <p>Completing settles the target's breaker permit, credits the retry budget on success and
+ * tells the {@link CallObserver}. Thread-safe; a second completion is ignored, so an exit path
+ * may complete defensively.
+ */
+public final class Completion {
+
+  private final Target target;
+  private final Permit permit;
+  private final RetryBudget budget;
+  private final CallObserver observer;
+  private final Duration latency;
+  private final AtomicBoolean done = new AtomicBoolean();
+
+  Completion(Target target, Permit permit, RetryBudget budget, CallObserver observer, Duration latency) {
+    this.target = target;
+    this.permit = permit;
+    this.budget = budget;
+    this.observer = observer;
+    this.latency = latency;
+  }
+
+  /** The call ended well. */
+  public void success() {
+    if (done.compareAndSet(false, true)) {
+      permit.success();
+      budget.onSuccess();
+      observer.onSuccess(target, latency);
+    }
+  }
+
+  /** The call failed after it had answered (a stream cut, stalled or errored). */
+  public void failure(Failure failure) {
+    if (done.compareAndSet(false, true)) {
+      if (failure.kind().countsForBreaker()) {
+        permit.failure();
+      } else {
+        permit.cancelled();
+      }
+      observer.onFailure(target, failure, latency);
+    }
+  }
+
+  /** The client went away: no verdict on the target. */
+  public void cancelled() {
+    if (done.compareAndSet(false, true)) {
+      permit.cancelled();
+    }
+  }
+
+  public boolean isDone() {
+    return done.get();
+  }
+}

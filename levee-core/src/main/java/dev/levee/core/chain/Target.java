@@ -1,0 +1,36 @@
+package dev.levee.core.chain;
+
+import java.util.Objects;
+
+/**
+ * One model on one upstream deployment: the unit that has its own circuit breaker.
+ *
+ * @param upstream the upstream's configured name (e.g. {@code anthropic})
+ * @param model the model name sent to that upstream (e.g. {@code claude-opus-4-6})
+ */
+public record Target(String upstream, String model) {
+
+  public Target {
+    Objects.requireNonNull(upstream, "upstream");
+    Objects.requireNonNull(model, "model");
+  }
+
+  /** Parses {@code upstream/model}; the model may itself contain slashes. */
+  public static Target parse(String spec) {
+    int slash = spec.indexOf('/');
+    if (slash <= 0 || slash == spec.length() - 1) {
+      throw new IllegalArgumentException("a target is written upstream/model, was '" + spec + "'");
+    }
+    return new Target(spec.substring(0, slash), spec.substring(slash + 1));
+  }
+
+  /** {@code upstream/model}, the id used in headers, logs and metrics. */
+  public String id() {
+    return upstream + "/" + model;
+  }
+
+  @Override
+  public String toString() {
+    return id();
+  }
+}

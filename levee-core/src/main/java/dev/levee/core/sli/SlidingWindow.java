@@ -1,0 +1,116 @@
+package dev.levee.core.sli;
+
+import dev.levee.core.time.Ticker;
+import java.time.Duration;
+import java.util.Objects;
+import org.HdrHistogram.IntCountsHistogram;
+
+/**
+ * Counts and latencies of upstream calls over a sliding time window, for health reports and
+ * SLIs.
+ *
+ * <p>The window is a ring of {@code buckets} equal time slices (default 60 s in 12 slices of 5 s);
+ * a slice older than the window is cleared when its slot is reused, so the window slides in
+ * steps of one slice. Recording is O(1); latencies go into one HdrHistogram per slice (1 ms to
+ * 1 h, 2 significant digits) and are merged when a snapshot is taken.
+ *
+ * <p>Thread-safe: one lock per window (never a global one).
+ */
+public final class SlidingWindow {
+
+  private static final long MAX_LATENCY_MS = Duration.ofHours(1).toMillis();
+
+  private final Ticker ticker;
+  private final long sliceNanos;
+  private final Slice[] slices;
+
+  /** A 60 s window in 12 slices. */
+  public SlidingWindow(Ticker ticker) {
+    this(Duration.ofSeconds(60), 12, ticker);
+  }
+
+  /**
+   * @param window the span covered (positive)
+   * @param buckets how many slices it is cut into (at least 1)
+   */
+  public SlidingWindow(Duration window, int buckets, Ticker ticker) {
+    this.ticker = Objects.requireNonNull(ticker, "ticker");
+    if (buckets < 1) throw new IllegalArgumentException("buckets must be at least 1");
+    if (!window.isPositive()) throw new IllegalArgumentException("window must be positive");
+    this.sliceNanos = Math.max(1, window.toNanos() / buckets);
+    this.slices = new Slice[buckets];
+    for (int i = 0; i < buckets; i++) {
+      slices[i] = new Slice();
+    }
+  }
+
+  /**
+   * Records one call.
+   *
+   * @param latency time to the answer or first token; only successes contribute latency
+   */
+  public void record(SliOutcome outcome, Duration latency) {
+    long now = ticker.nanos();
+    long index = Math.floorDiv(now, sliceNanos);
+    synchronized (this) {
+      Slice slice = slices[(int) Math.floorMod(index, (long) slices.length)];
+      if (slice.index != index) {
+        slice.reset(index);
+      }
+      switch (outcome) {
+        case SUCCESS -> {
+          slice.successes++;
+          slice.latency.recordValue(Math.min(MAX_LATENCY_MS, Math.max(1, latency.toMillis())));
+        }
+        case SERVER_ERROR -> slice.serverErrors++;
+        case RATE_LIMITED -> slice.rateLimited++;
+        case CLIENT_ERROR -> slice.clientErrors++;
+      }
+    }
+  }
+
+  /** What the window holds now. */
+  public SliSnapshot snapshot() {
+    long now = ticker.nanos();
+    long current = Math.floorDiv(now, sliceNanos);
+    long oldest = current - slices.length + 1;
+    IntCountsHistogram merged = newHistogram();
+    long successes = 0, serverErrors = 0, rateLimited = 0, clientErrors = 0;
+    synchronized (this) {
+      for (Slice slice : slices) {
+        if (slice.index >= oldest && slice.index <= current) {
+          successes += slice.successes;
+          serverErrors += slice.serverErrors;
+          rateLimited += slice.rateLimited;
+          clientErrors += slice.clientErrors;
+          merged.add(slice.latency);
+        }
+      }
+    }
+    double seconds = slices.length * sliceNanos / 1e9;
+    boolean any = merged.getTotalCount() > 0;
+    return new SliSnapshot(seconds, successes, serverErrors, rateLimited, clientErrors,
+        any ? merged.getValueAtPercentile(50) : 0,
+        any ? merged.getValueAtPercentile(95) : 0,
+        any ? merged.getValueAtPercentile(99) : 0);
+  }
+
+  private static IntCountsHistogram newHistogram() {
+    return new IntCountsHistogram(1, MAX_LATENCY_MS, 2);
+  }
+
+  private static final class Slice {
+    long index = Long.MIN_VALUE;
+    long successes;
+    long serverErrors;
+    long rateLimited;
+    long clientErrors;
+    final IntCountsHistogram latency = newHistogram();
+
+    void reset(long newIndex) {
+      index = newIndex;
+      successes = serverErrors = rateLimited = clientErrors = 0;
+      latency.reset();
+    }
+  }
+}
