@@ -65,6 +65,22 @@ public record ApiError(int status, String type, String message) {
     };
   }
 
+  /** The status the API uses for an error type (an in-band stream error has none of its own). */
+  public static int statusFor(String type) {
+    return switch (type) {
+      case "authentication_error" -> 401;
+      case "billing_error" -> 402;
+      case "permission_error" -> 403;
+      case "not_found_error" -> 404;
+      case "request_too_large" -> 413;
+      case "rate_limit_error" -> 429;
+      case "api_error" -> 500;
+      case "timeout_error" -> 504;
+      case "overloaded_error" -> 529;
+      default -> 400;
+    };
+  }
+
   /** This error as a JSON body tree, optionally with a {@code request_id}. */
   public ObjectNode toJson(String requestId) {
     ObjectNode body = Json.MAPPER.createObjectNode();

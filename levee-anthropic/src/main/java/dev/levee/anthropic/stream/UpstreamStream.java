@@ -1,0 +1,121 @@
+package dev.levee.anthropic.stream;
+
+import dev.levee.anthropic.error.ErrorClassifier;
+import dev.levee.anthropic.sse.SseEvent;
+import dev.levee.anthropic.sse.SseReader;
+import dev.levee.anthropic.upstream.UpstreamResponse;
+import dev.levee.anthropic.upstream.Watchdog;
+import dev.levee.core.retry.Failure;
+import dev.levee.core.retry.FailureKind;
+import java.io.IOException;
+import java.time.Duration;
+
+/**
+ * Reads the events of one upstream SSE stream, turning every way it can fail into a {@link
+ * StreamFailureException} with a classified {@link Failure}:
+ *
+ * <ul>
+ *   <li><b>slow start</b>: no content delta within {@code ttftTimeout} of the stream opening →
+ *       TIMEOUT;
+ *   <li><b>stall</b>: no content event for {@code idleTimeout} once content flows ({@code ping}
+ *       is not progress) → TIMEOUT;
+ *   <li><b>cut</b>: the body ends (or the connection drops) before {@code message_stop} →
+ *       CONNECTION;
+ *   <li><b>in-band error</b>: {@code event: error} → classified by {@link ErrorClassifier}.
+ * </ul>
+ *
+ * <p>Limits are enforced by closing the response from the {@link Watchdog}'s thread, which
+ * unblocks the read at once. Not thread-safe except {@link #close()}.
+ */
+public final class UpstreamStream implements AutoCloseable {
+
+  private final UpstreamResponse response;
+  private final SseReader reader;
+  private final ErrorClassifier classifier;
+  private final Duration ttftTimeout;
+  private final Duration idleTimeout;
+  private final Watchdog.Timer timer;
+  private boolean sawContent;
+  private boolean finished;
+
+  /**
+   * @param ttftTimeout the longest wait for the first content delta, counted from now
+   * @param idleTimeout the longest silence between content events once content flows
+   */
+  public UpstreamStream(UpstreamResponse response, ErrorClassifier classifier, Watchdog watchdog,
+      Duration ttftTimeout, Duration idleTimeout) {
+    this.response = response;
+    this.reader = new SseReader(response.body());
+    this.classifier = classifier;
+    this.ttftTimeout = ttftTimeout;
+    this.idleTimeout = idleTimeout;
+    this.timer = watchdog.start(ttftTimeout, response::close);
+  }
+
+  /**
+   * The next event; null after {@code message_stop} has been returned.
+   *
+   * @throws StreamFailureException when the stream failed in any of the ways above
+   */
+  public SseEvent next() throws StreamFailureException {
+    if (finished) {
+      return null;
+    }
+    SseEvent event;
+    try {
+      event = reader.next();
+    } catch (IOException e) {
+      throw new StreamFailureException(timer.fired() ? timeoutFailure() : cut("connection lost: " + e.getMessage()));
+    }
+    if (event == null) {
+      throw new StreamFailureException(timer.fired() ? timeoutFailure() : cut("stream ended before message_stop"));
+    }
+    switch (EventType.of(event.event())) {
+      case CONTENT_BLOCK_DELTA, CONTENT_BLOCK_START, CONTENT_BLOCK_STOP, MESSAGE_DELTA -> {
+        if (!sawContent && EventType.of(event.event()) == EventType.CONTENT_BLOCK_DELTA) {
+          sawContent = true;
+          timer.rearm(idleTimeout);
+        } else if (sawContent) {
+          timer.progress();
+        }
+      }
+      case MESSAGE_STOP -> {
+        finished = true;
+        timer.close();
+      }
+      case ERROR -> {
+        timer.close();
+        throw new StreamFailureException(classifier.classifyStreamError(event.data()), event);
+      }
+      default -> { } // ping, message_start and unknown events are relayed but are not progress
+    }
+    return event;
+  }
+
+  /** Whether a content delta has been read (the commit point was reachable). */
+  public boolean sawContent() {
+    return sawContent;
+  }
+
+  /** Whether {@code message_stop} has been read. */
+  public boolean finished() {
+    return finished;
+  }
+
+  private Failure timeoutFailure() {
+    return sawContent
+        ? Failure.of(FailureKind.TIMEOUT, 0, "stream_stalled", "no content for " + idleTimeout.toMillis() + " ms")
+        : Failure.of(FailureKind.TIMEOUT, 0, "first_token_timeout", "no first token within " + ttftTimeout.toMillis() + " ms");
+  }
+
+  private static Failure cut(String message) {
+    return Failure.of(FailureKind.CONNECTION, 0, "stream_cut", message);
+  }
+
+  /** Stops the timer and closes the response (aborting the connection if the stream is unfinished). */
+  @Override
+  public void close() {
+    timer.close();
+    response.close();
+  }
+}

@@ -1,0 +1,69 @@
+package dev.levee.anthropic.upstream;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Which headers cross the gateway, in each direction.
+ *
+ * <p>Everything passes (including {@code anthropic-version}, {@code anthropic-beta} and headers
+ * Levee has never heard of) except: hop-by-hop headers (RFC 9110 §7.6.1), headers the HTTP
+ * stack computes itself ({@code host}, {@code content-length}), {@code accept-encoding} (Levee
+ * parses streams, so it asks for identity), Levee's own {@code x-levee-*} request headers, and —
+ * when the upstream has its own key — the client's credentials.
+ */
+public final class Headers {
+
+  private static final Set<String> HOP_BY_HOP = Set.of(
+      "connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization",
+      "te", "trailer", "transfer-encoding", "upgrade", "http2-settings");
+
+  private static final Set<String> NOT_FORWARDED = Set.of(
+      "host", "content-length", "expect", "accept-encoding");
+
+  private static final Set<String> NOT_RETURNED = Set.of("content-length", "content-encoding", "date", "server");
+
+  private Headers() {}
+
+  /**
+   * The headers to send upstream.
+   *
+   * @param inbound the client's headers, names in any case
+   * @param apiKey the upstream's own key; null or empty to forward the client's credentials
+   * @return lower-case names to values, in the client's order
+   */
+  public static Map<String, List<String>> toUpstream(Map<String, List<String>> inbound, String apiKey) {
+    boolean ownKey = apiKey != null && !apiKey.isEmpty();
+    Map<String, List<String>> out = new LinkedHashMap<>();
+    inbound.forEach((name, values) -> {
+      String lower = name.toLowerCase(Locale.ROOT);
+      if (HOP_BY_HOP.contains(lower) || NOT_FORWARDED.contains(lower) || lower.startsWith("x-levee-")) {
+        return;
+      }
+      if (ownKey && (lower.equals("x-api-key") || lower.equals("authorization"))) {
+        return;
+      }
+      out.computeIfAbsent(lower, k -> new ArrayList<>()).addAll(values);
+    });
+    if (ownKey) {
+      out.put("x-api-key", List.of(apiKey));
+    }
+    return out;
+  }
+
+  /** The upstream response headers to return to the client (lower-case names). */
+  public static Map<String, List<String>> toClient(Map<String, List<String>> upstream) {
+    Map<String, List<String>> out = new LinkedHashMap<>();
+    upstream.forEach((name, values) -> {
+      String lower = name.toLowerCase(Locale.ROOT);
+      if (!lower.startsWith(":") && !HOP_BY_HOP.contains(lower) && !NOT_RETURNED.contains(lower)) {
+        out.put(lower, values);
+      }
+    });
+    return out;
+  }
+}

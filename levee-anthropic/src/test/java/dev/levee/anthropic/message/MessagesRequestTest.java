@@ -1,0 +1,93 @@
+package dev.levee.anthropic.message;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class MessagesRequestTest {
+
+  private static byte[] utf8(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void rewritingTheModelChangesOnlyTheModelBytes() throws Exception {
+    String before = "{ \"temperature\":0.70, \"model\" :\"smart\",\"x-unknown\":{\"deep\":[1e3,-0.0]},"
+        + "\"messages\":[{\"role\":\"system\",\"content\":\"h\\u00e9 \\\"q\\\"\"}],\"model_hint\":\"smart\"}\n";
+    MessagesRequest request = MessagesRequest.parse(utf8(before));
+
+    byte[] after = request.withModel("claude-opus-4-6");
+
+    assertThat(request.model()).isEqualTo("smart");
+    assertThat(new String(after, StandardCharsets.UTF_8))
+        .isEqualTo(before.replace("\"model\" :\"smart\"", "\"model\" :\"claude-opus-4-6\""));
+  }
+
+  @Test
+  void aModelWithEscapesIsReadAndReplacedWhole() throws Exception {
+    String before = "{\"model\":\"a\\\"b\\\\c\\u00e9\",\"max_tokens\":5}";
+    MessagesRequest request = MessagesRequest.parse(utf8(before));
+
+    assertThat(request.model()).isEqualTo("a\"b\\cé");
+    assertThat(new String(request.withModel("x\"y"), StandardCharsets.UTF_8))
+        .isEqualTo("{\"model\":\"x\\\"y\",\"max_tokens\":5}");
+  }
+
+  @Test
+  void nonAsciiBeforeTheModelDoesNotShiftTheSplice() throws Exception {
+    String before = "{\"system\":\"日本語 🙂\",\"model\":\"smart\",\"stream\":true}";
+    MessagesRequest request = MessagesRequest.parse(utf8(before));
+
+    assertThat(new String(request.withModel("m"), StandardCharsets.UTF_8))
+        .isEqualTo("{\"system\":\"日本語 🙂\",\"model\":\"m\",\"stream\":true}");
+    assertThat(request.stream()).isTrue();
+  }
+
+  @Test
+  void theSameModelReturnsTheOriginalBytes() throws Exception {
+    byte[] body = utf8("{\"model\":\"m\"}");
+    assertThat(MessagesRequest.parse(body).withModel("m")).isSameAs(body);
+  }
+
+  @Test
+  void aNestedModelKeyIsNotTheModel() throws Exception {
+    MessagesRequest request = MessagesRequest.parse(utf8("{\"metadata\":{\"model\":\"inner\"},\"model\":\"outer\"}"));
+    assertThat(request.model()).isEqualTo("outer");
+    assertThat(new String(request.withModel("new"), StandardCharsets.UTF_8))
+        .isEqualTo("{\"metadata\":{\"model\":\"inner\"},\"model\":\"new\"}");
+  }
+
+  @Test
+  void streamDefaultsToFalse() throws Exception {
+    assertThat(MessagesRequest.parse(utf8("{\"model\":\"m\"}")).stream()).isFalse();
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"", "[]", "\"text\"", "{\"model\":\"m\"", "{\"model\":\"m\"} {}", "{model:1}", "{\"model\":\"m\",}"})
+  void malformedBodiesAreRefused(String body) {
+    assertThatThrownBy(() -> MessagesRequest.parse(utf8(body)))
+        .isInstanceOf(MessagesRequest.InvalidRequestException.class);
+  }
+
+  @Test
+  void aMissingModelIsRefusedWithTheApiWording() {
+    assertThatThrownBy(() -> MessagesRequest.parse(utf8("{\"max_tokens\":1}")))
+        .hasMessage("model: Field required");
+  }
+
+  @Test
+  void aModelThatIsNotAStringIsRefused() {
+    assertThatThrownBy(() -> MessagesRequest.parse(utf8("{\"model\":42}")))
+        .hasMessageContaining("model");
+  }
+
+  @Test
+  void aStreamThatIsNotABooleanIsRefused() {
+    assertThatThrownBy(() -> MessagesRequest.parse(utf8("{\"model\":\"m\",\"stream\":\"yes\"}")))
+        .hasMessageContaining("stream");
+  }
+}

@@ -1,0 +1,36 @@
+package dev.levee.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** {@code levee <command> [options]}: the runnable jar's entry point. */
+@Command(
+    name = "levee",
+    mixinStandardHelpOptions = true,
+    version = "levee 0.1.0",
+    description = "A resilience layer and gateway for the Anthropic Messages API.",
+    subcommands = {
+        DemoCommand.class,
+        ServeCommand.class,
+        EmulatorCommand.class,
+        CommandLine.HelpCommand.class
+    })
+public final class Levee implements Runnable {
+
+  @CommandLine.Spec
+  CommandLine.Model.CommandSpec spec;
+
+  public static void main(String[] args) {
+    System.exit(commandLine().execute(args));
+  }
+
+  /** The command line with every subcommand registered (also used by tests). */
+  public static CommandLine commandLine() {
+    return new CommandLine(new Levee());
+  }
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(System.out);
+  }
+}

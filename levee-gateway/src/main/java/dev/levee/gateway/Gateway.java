@@ -1,0 +1,120 @@
+package dev.levee.gateway;
+
+import dev.levee.anthropic.error.ErrorClassifier;
+import dev.levee.anthropic.server.VirtualThreadServer;
+import dev.levee.anthropic.upstream.UpstreamClient;
+import dev.levee.anthropic.upstream.Watchdog;
+import dev.levee.core.breaker.Transition;
+import dev.levee.core.budget.RetryBudget;
+import dev.levee.core.chain.Breakers;
+import dev.levee.core.chain.ChainPolicy;
+import dev.levee.core.chain.FallbackChain;
+import dev.levee.core.retry.Backoff;
+import dev.levee.core.retry.RetryAfterPolicy;
+import dev.levee.core.retry.RetryPolicy;
+import dev.levee.core.time.Sleeper;
+import dev.levee.core.time.Ticker;
+import dev.levee.gateway.config.GatewayConfig;
+import dev.levee.gateway.health.HealthReport;
+import dev.levee.gateway.health.TargetStats;
+import dev.levee.gateway.pipeline.MessagesHandler;
+import java.net.URI;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
+import org.eclipse.jetty.server.Server;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The running gateway: one HTTP server speaking the Anthropic Messages API, in front of the
+ * configured upstreams. {@link #start} wires the policies (one breaker per target, one retry
+ * budget, the fallback chain) and starts listening; {@link #close} stops.
+ */
+public final class Gateway implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Gateway.class);
+
+  private final Server server;
+  private final FallbackChain chain;
+  private final UpstreamClient client;
+  private final Watchdog watchdog;
+  private final HealthReport health;
+
+  private Gateway(Server server, FallbackChain chain, UpstreamClient client, Watchdog watchdog, HealthReport health) {
+    this.server = server;
+    this.chain = chain;
+    this.client = client;
+    this.watchdog = watchdog;
+    this.health = health;
+  }
+
+  /**
+   * Starts a gateway for {@code config}.
+   *
+   * @throws Exception when the server cannot start (e.g. the port is taken)
+   */
+  public static Gateway start(GatewayConfig config) throws Exception {
+    Ticker ticker = Ticker.system();
+    GatewayConfig.Policy policy = config.policy();
+    Breakers breakers = new Breakers(policy.breaker().config(), ticker, Gateway::logTransition);
+    RetryBudget budget = new RetryBudget(policy.retryBudget().max(), policy.retryBudget().ratio());
+    TargetStats stats = new TargetStats(ticker);
+    GatewayConfig.Retry retry = policy.retry();
+    ChainPolicy chainPolicy = new ChainPolicy(
+        new RetryPolicy(retry.maxRetries(), new Backoff(retry.baseDelay(), retry.maxDelay()),
+            new RetryAfterPolicy(retry.maxRetryAfter(), 0.10)),
+        policy.attemptTimeout(), policy.minAttemptTime());
+    FallbackChain chain = new FallbackChain(chainPolicy, breakers, budget, stats, ticker, Sleeper.system(),
+        ThreadLocalRandom.current());
+    Duration connectTimeout = config.upstreams().values().stream()
+        .map(GatewayConfig.Upstream::connectTimeout).max(Duration::compareTo).orElse(Duration.ofSeconds(5));
+    UpstreamClient client = new UpstreamClient(connectTimeout);
+    Watchdog watchdog = new Watchdog(ticker);
+    Routes routes = new Routes(config);
+    MessagesHandler messages = MessagesHandler.create(config, routes, chain, client,
+        new ErrorClassifier(Clock.systemUTC()), watchdog, ticker);
+    HealthReport health = new HealthReport(routes.configuredTargets(), breakers, stats, budget);
+    Server server = VirtualThreadServer.create(config.server().host(), config.server().port(),
+        config.server().idleTimeout(), "levee-gateway", new Router(messages, health));
+    server.start();
+    LOG.info("Levee gateway listening on http://{}:{}", config.server().host(), VirtualThreadServer.port(server));
+    return new Gateway(server, chain, client, watchdog, health);
+  }
+
+  /** The port the gateway listens on. */
+  public int port() {
+    return VirtualThreadServer.port(server);
+  }
+
+  /** {@code http://host:port}, for clients' base URL. */
+  public URI baseUrl() {
+    return URI.create("http://127.0.0.1:" + port());
+  }
+
+  /** The fallback chain (its breakers and retry budget), for reports and tests. */
+  public FallbackChain chain() {
+    return chain;
+  }
+
+  /** The health report. */
+  public HealthReport health() {
+    return health;
+  }
+
+  private static void logTransition(Transition t) {
+    LOG.warn("circuit {} {} -> {}: {}", t.breaker(), t.from(), t.to(), t.reason());
+  }
+
+  /** Blocks until the server stops. */
+  public void join() throws InterruptedException {
+    server.join();
+  }
+
+  @Override
+  public void close() throws Exception {
+    server.stop();
+    watchdog.close();
+    client.close();
+  }
+}

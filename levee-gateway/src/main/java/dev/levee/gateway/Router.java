@@ -1,0 +1,57 @@
+package dev.levee.gateway;
+
+import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.Json;
+import dev.levee.gateway.health.HealthReport;
+import dev.levee.gateway.pipeline.MessagesHandler;
+import java.nio.ByteBuffer;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.thread.Invocable;
+
+/** Dispatches each HTTP request to its handler; runs on virtual threads (blocking is fine). */
+final class Router extends Handler.Abstract {
+
+  private final MessagesHandler messages;
+  private final HealthReport health;
+
+  Router(MessagesHandler messages, HealthReport health) {
+    super(Invocable.InvocationType.BLOCKING);
+    this.messages = messages;
+    this.health = health;
+  }
+
+  @Override
+  public boolean handle(Request request, Response response, Callback callback) {
+    String path = Request.getPathInContext(request);
+    String method = request.getMethod();
+    switch (path) {
+      case "/v1/messages", "/v1/messages/count_tokens" -> {
+        if (!method.equals("POST")) {
+          return error(response, callback, new ApiError(405, "invalid_request_error", method + " is not allowed on " + path));
+        }
+        messages.handle(request, response, callback);
+      }
+      case "/health" -> {
+        HealthReport.Report report = health.report();
+        response.setStatus(report.verdict().httpStatus());
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
+        response.write(true, ByteBuffer.wrap(Json.bytes(report.body())), callback);
+      }
+      default -> {
+        return error(response, callback, ApiError.notFound("Levee does not serve " + method + " " + path));
+      }
+    }
+    return true;
+  }
+
+  private static boolean error(Response response, Callback callback, ApiError error) {
+    response.setStatus(error.status());
+    response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
+    response.write(true, ByteBuffer.wrap(error.toBytes(null)), callback);
+    return true;
+  }
+}

@@ -1,0 +1,172 @@
+package dev.levee.gateway.config;
+
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.exc.StreamReadException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
+import com.fasterxml.jackson.databind.module.SimpleModule;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import dev.levee.gateway.config.GatewayConfig.Route;
+import dev.levee.gateway.config.GatewayConfig.TargetRef;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/**
+ * Reads a gateway config from YAML: kebab-case keys, {@code ${VAR}} / {@code ${VAR:-default}}
+ * substitution in values, units on durations and sizes. Unknown keys, malformed values, missing
+ * required keys and references to unknown upstreams are refused with a message naming the key
+ * and the line.
+ */
+public final class ConfigLoader {
+
+  private final Function<String, String> env;
+
+  /** A loader reading the process environment. */
+  public ConfigLoader() {
+    this(System::getenv);
+  }
+
+  /** A loader reading variables from {@code env} (null for unset). */
+  public ConfigLoader(Function<String, String> env) {
+    this.env = env;
+  }
+
+  /** Reads and validates the file at {@code path}. */
+  public GatewayConfig load(Path path) throws ConfigException {
+    String text;
+    try {
+      text = Files.readString(path);
+    } catch (NoSuchFileException e) {
+      throw new ConfigException(path + ": no such file");
+    } catch (IOException e) {
+      throw new ConfigException(path + ": cannot read: " + e.getMessage());
+    }
+    return parse(text, path.toString());
+  }
+
+  /**
+   * Parses and validates YAML text.
+   *
+   * @param source a name for messages (the file name)
+   */
+  public GatewayConfig parse(String yaml, String source) throws ConfigException {
+    GatewayConfig config;
+    try {
+      config = reader().withAttribute(Deserializers.ENV, new EnvSubstitution(env)).readValue(yaml);
+    } catch (JsonMappingException e) {
+      if (e.getCause() instanceof StreamReadException syntax) {
+        throw new ConfigException(source + ": line " + line(syntax.getLocation()) + ": not valid YAML: "
+            + syntax.getOriginalMessage().lines().findFirst().orElse(""), e);
+      }
+      throw new ConfigException(source + ": " + describe(e, KeyLines.scan(yaml)), e);
+    } catch (JsonProcessingException e) {
+      throw new ConfigException(source + ": line " + line(e.getLocation()) + ": not valid YAML: "
+          + e.getOriginalMessage().lines().findFirst().orElse(""), e);
+    }
+    if (config == null) {
+      throw new ConfigException(source + ": the file is empty");
+    }
+    validate(config, source);
+    return config;
+  }
+
+  private static ObjectReader reader() {
+    SimpleModule units = new SimpleModule("levee-units")
+        .addDeserializer(String.class, new Deserializers.Str())
+        .addDeserializer(Integer.class, new Deserializers.Int())
+        .addDeserializer(Double.class, new Deserializers.Dbl())
+        .addDeserializer(Boolean.class, new Deserializers.Bool())
+        .addDeserializer(Duration.class, new Deserializers.Dur())
+        .addDeserializer(URI.class, new Deserializers.Uri());
+    YAMLMapper mapper = YAMLMapper.builder()
+        .propertyNamingStrategy(PropertyNamingStrategies.KEBAB_CASE)
+        .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+        .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+        .addModule(units)
+        .build();
+    return mapper.readerFor(GatewayConfig.class);
+  }
+
+  private static void validate(GatewayConfig config, String source) throws ConfigException {
+    if (config.upstreams().isEmpty()) {
+      throw new ConfigException(source + ": upstreams: at least one upstream is required");
+    }
+    for (Map.Entry<String, Route> model : config.models().entrySet()) {
+      int i = 0;
+      for (TargetRef target : model.getValue().chain()) {
+        if (!config.upstreams().containsKey(target.upstream())) {
+          throw new ConfigException(source + ": line " + target.line() + ": models." + model.getKey() + ".chain[" + i
+              + "]: unknown upstream '" + target.upstream() + "' (known: "
+              + String.join(", ", new TreeSet<>(config.upstreams().keySet())) + ")");
+        }
+        i++;
+      }
+    }
+  }
+
+  private static String describe(JsonMappingException e, KeyLines lines) {
+    String path = e.getPath().stream()
+        .map(ref -> ref.getFieldName() != null ? ref.getFieldName() : "[" + ref.getIndex() + "]")
+        .collect(Collectors.joining(".")).replace(".[", "[");
+    int line = lines.lineOf(path);
+    String where = "line " + (line > 0 ? line : line(e.getLocation())) + (path.isEmpty() ? "" : ": " + path);
+    if (e instanceof UnrecognizedPropertyException u) {
+      String known = u.getKnownPropertyIds() == null ? "" : " (known: " + u.getKnownPropertyIds().stream()
+          .map(String::valueOf).sorted().collect(Collectors.joining(", ")) + ")";
+      return where + ": unknown key '" + u.getPropertyName() + "'" + known;
+    }
+    if (e instanceof MismatchedInputException m && m.getTargetType() != null && m.getOriginalMessage().contains(" from ")) {
+      return where + ": expected " + shape(m.getTargetType()) + ", got " + shapeOf(m.getOriginalMessage());
+    }
+    Throwable cause = e instanceof ValueInstantiationException && e.getCause() != null ? e.getCause() : e;
+    String message = cause == e ? e.getOriginalMessage() : cause.getMessage();
+    return where + ": " + clean(message);
+  }
+
+  private static String shape(Class<?> type) {
+    if (java.util.Collection.class.isAssignableFrom(type) || type.isArray()) {
+      return "a list";
+    }
+    if (Map.class.isAssignableFrom(type) || type.isRecord()) {
+      return "a mapping";
+    }
+    return "a single value";
+  }
+
+  private static String shapeOf(String jacksonMessage) {
+    if (jacksonMessage.contains("from Array value")) {
+      return "a list";
+    }
+    if (jacksonMessage.contains("from Object value")) {
+      return "a mapping";
+    }
+    return "a single value";
+  }
+
+  private static String clean(String message) {
+    // Jackson's own messages name Java types; people wrote YAML, so name YAML shapes.
+    return message
+        .replaceAll("`(java\\.util\\.(List|ArrayList)|[\\w.$]*\\[\\])`", "a list")
+        .replaceAll("`(java\\.util\\.(Map|LinkedHashMap)[^`]*|dev\\.levee\\.[\\w.$]+)`", "a mapping")
+        .replaceAll("`java\\.lang\\.(\\w+)`", "$1")
+        .replaceAll(" \\(token `JsonToken\\.\\w+`\\)", "");
+  }
+
+  private static int line(JsonLocation location) {
+    return location == null ? 0 : location.getLineNr();
+  }
+}

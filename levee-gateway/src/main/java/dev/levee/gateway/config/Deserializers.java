@@ -1,0 +1,172 @@
+package dev.levee.gateway.config;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.DeserializationContext;
+import com.fasterxml.jackson.databind.JsonDeserializer;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.levee.core.breaker.CircuitBreakerConfig;
+import dev.levee.gateway.config.GatewayConfig.BreakerSetting;
+import dev.levee.gateway.config.GatewayConfig.TargetRef;
+import java.io.IOException;
+import java.net.URI;
+import java.time.Duration;
+import java.util.Iterator;
+import java.util.Set;
+import java.util.function.Function;
+
+/** Jackson deserializers that substitute environment variables and parse Levee's units. */
+final class Deserializers {
+
+  private Deserializers() {}
+
+  /** The context attribute holding the {@link EnvSubstitution} of the read in progress. */
+  static final String ENV = "levee.env";
+
+  static EnvSubstitution env(DeserializationContext ctxt) {
+    return (EnvSubstitution) ctxt.getAttribute(ENV);
+  }
+
+  /** A scalar's text with variables substituted. */
+  static String scalar(JsonParser p, DeserializationContext ctxt) throws IOException {
+    if (!p.currentToken().isScalarValue()) {
+      throw JsonMappingException.from(p, "expected a single value, not " + describe(p.currentToken()));
+    }
+    try {
+      return env(ctxt).apply(p.getText());
+    } catch (IllegalArgumentException e) {
+      throw JsonMappingException.from(p, e.getMessage());
+    }
+  }
+
+  private static String describe(JsonToken token) {
+    return switch (token) {
+      case START_OBJECT -> "a mapping";
+      case START_ARRAY -> "a list";
+      default -> token.asString();
+    };
+  }
+
+  static final class Str extends JsonDeserializer<String> {
+    @Override
+    public String deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
+      return scalar(p, ctxt);
+    }
+  }
+
+  static <T> T parse(JsonParser p, DeserializationContext ctxt, Class<T> type, Function<String, T> parser)
+      throws IOException {
+    String text = scalar(p, ctxt);
+    try {
+      return parser.apply(text.trim());
+    } catch (IllegalArgumentException e) {
+      String why = e instanceof NumberFormatException ? "expected a number, got '" + text + "'" : e.getMessage();
+      throw JsonMappingException.from(p, why);
+    }
+  }
+
+  static final class Int extends JsonDeserializer<Integer> {
+    @Override
+    public Integer deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
+      return parse(p, ctxt, Integer.class, Integer::valueOf);
+    }
+  }
+
+  static final class Dbl extends JsonDeserializer<Double> {
+    @Override
+    public Double deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
+      return parse(p, ctxt, Double.class, Double::valueOf);
+    }
+  }
+
+  static final class Bool extends JsonDeserializer<Boolean> {
+    @Override
+    public Boolean deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
+      return parse(p, ctxt, Boolean.class, s -> switch (s) {
+        case "true", "on", "yes" -> true;
+        case "false", "off", "no" -> false;
+        default -> throw new IllegalArgumentException("expected true or false, got '" + s + "'");
+      });
+    }
+  }
+
+  static final class Dur extends JsonDeserializer<Duration> {
+    @Override
+    public Duration deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
+      return parse(p, ctxt, Duration.class, Units::duration);
+    }
+  }
+
+  static final class Size extends JsonDeserializer<Long> {
+    @Override
+    public Long deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
+      return parse(p, ctxt, Long.class, Units::bytes);
+    }
+  }
+
+  static final class Uri extends JsonDeserializer<URI> {
+    @Override
+    public URI deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
+      return parse(p, ctxt, URI.class, s -> {
+        String trimmed = s.endsWith("/") ? s.substring(0, s.length() - 1) : s;
+        try {
+          return new URI(trimmed);
+        } catch (java.net.URISyntaxException e) {
+          throw new IllegalArgumentException("not a valid URL: '" + s + "'");
+        }
+      });
+    }
+  }
+
+  static final class TargetSpec extends JsonDeserializer<TargetRef> {
+    @Override
+    public TargetRef deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
+      int line = p.currentTokenLocation().getLineNr();
+      dev.levee.core.chain.Target target = parse(p, ctxt, dev.levee.core.chain.Target.class, dev.levee.core.chain.Target::parse);
+      return new TargetRef(target.upstream(), target.model(), line);
+    }
+  }
+
+  /** {@code breaker: default|batch|interactive|admin|off} or a mapping of settings. */
+  static final class Breaker extends JsonDeserializer<BreakerSetting> {
+    private static final Set<String> KEYS = Set.of("profile", "failures", "window", "open-for", "half-open-trials", "close-after");
+
+    @Override
+    public BreakerSetting deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
+      if (p.currentToken().isScalarValue()) {
+        String name = scalar(p, ctxt).trim();
+        if (name.equals("off")) {
+          return new BreakerSetting(false, CircuitBreakerConfig.DEFAULT);
+        }
+        try {
+          return new BreakerSetting(true, CircuitBreakerConfig.profile(name));
+        } catch (IllegalArgumentException e) {
+          throw JsonMappingException.from(p, e.getMessage().replace(")", ", off)"));
+        }
+      }
+      JsonNode node = ctxt.readTree(p);
+      for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
+        String key = it.next();
+        if (!KEYS.contains(key)) {
+          throw JsonMappingException.from(p,
+              "unknown breaker key '" + key + "' (known: " + String.join(", ", new java.util.TreeSet<>(KEYS)) + ")");
+        }
+      }
+      EnvSubstitution env = env(ctxt);
+      CircuitBreakerConfig base = node.has("profile")
+          ? CircuitBreakerConfig.profile(env.apply(node.get("profile").asText()))
+          : CircuitBreakerConfig.DEFAULT;
+      try {
+        return new BreakerSetting(true, new CircuitBreakerConfig(
+            node.has("failures") ? Integer.parseInt(env.apply(node.get("failures").asText()).trim()) : base.failures(),
+            node.has("window") ? Units.duration(env.apply(node.get("window").asText())) : base.window(),
+            node.has("open-for") ? Units.duration(env.apply(node.get("open-for").asText())) : base.openFor(),
+            node.has("half-open-trials") ? Integer.parseInt(env.apply(node.get("half-open-trials").asText()).trim()) : base.halfOpenTrials(),
+            node.has("close-after") ? Integer.parseInt(env.apply(node.get("close-after").asText()).trim()) : base.closeAfter()));
+      } catch (IllegalArgumentException e) {
+        throw JsonMappingException.from(p, e.getMessage());
+      }
+    }
+  }
+}

@@ -1,0 +1,154 @@
+package dev.levee.gateway.config;
+
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
+import dev.levee.core.breaker.CircuitBreakerConfig;
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The gateway's configuration, as read from YAML by {@link ConfigLoader} (keys in kebab-case).
+ * Every field has a default except {@code upstreams}; see {@code docs/configuration.md}.
+ *
+ * @param server where and how the gateway listens
+ * @param upstreams named Anthropic-compatible APIs (at least one); the first is where models
+ *     not listed under {@code models} go
+ * @param models aliases a client may send as {@code model}, each with its fallback chain
+ * @param policy retries, breaker, budget, deadline and stream limits
+ */
+public record GatewayConfig(
+    Server server, Map<String, Upstream> upstreams, Map<String, Route> models, Policy policy) {
+
+  public GatewayConfig {
+    server = server == null ? new Server(null, null, null, null) : server;
+    upstreams = upstreams == null ? Map.of() : upstreams;
+    models = models == null ? Map.of() : models;
+    policy = policy == null ? new Policy(null, null, null, null, null, null, null) : policy;
+  }
+
+  /**
+   * @param host the address to bind (default {@code 127.0.0.1}; {@code 0.0.0.0} for all)
+   * @param port the port (default 8080; 0 picks a free one)
+   * @param maxBody the largest request body accepted, bytes (default 32 MiB, the API's own limit)
+   * @param idleTimeout how long an idle client connection is kept (default 300 s)
+   */
+  public record Server(String host, Integer port, @JsonDeserialize(using = Deserializers.Size.class) Long maxBody,
+      Duration idleTimeout) {
+    public Server {
+      host = host == null ? "127.0.0.1" : host;
+      port = port == null ? 8080 : port;
+      maxBody = maxBody == null ? 32L << 20 : maxBody;
+      idleTimeout = idleTimeout == null ? Duration.ofSeconds(300) : idleTimeout;
+      if (port < 0 || port > 65535) throw new IllegalArgumentException("port must be 0-65535, was " + port);
+      if (maxBody < 1) throw new IllegalArgumentException("max-body must be positive");
+    }
+  }
+
+  /**
+   * @param url the API's base URL, e.g. {@code https://api.anthropic.com}
+   * @param apiKey the key Levee sends; empty to forward each client's own {@code x-api-key}
+   * @param connectTimeout the longest wait to open a connection (default 5 s)
+   */
+  public record Upstream(URI url, String apiKey, Duration connectTimeout) {
+    public Upstream {
+      if (url == null) throw new IllegalArgumentException("url is required");
+      if (!("http".equals(url.getScheme()) || "https".equals(url.getScheme())) || url.getHost() == null) {
+        throw new IllegalArgumentException("url must be an absolute http(s) URL, was '" + url + "'");
+      }
+      apiKey = apiKey == null ? "" : apiKey;
+      connectTimeout = connectTimeout == null ? Duration.ofSeconds(5) : connectTimeout;
+    }
+
+    @Override
+    public String toString() {
+      return "Upstream[url=" + url + ", apiKey=" + (apiKey.isEmpty() ? "(client's)" : "(set)") + "]";
+    }
+  }
+
+  /** @param chain the targets, in order of preference: {@code upstream/model} */
+  public record Route(List<TargetRef> chain) {
+    public Route {
+      if (chain == null || chain.isEmpty()) throw new IllegalArgumentException("chain needs at least one target");
+      chain = List.copyOf(chain);
+    }
+  }
+
+  /**
+   * @param deadline the time budget of one client request, all attempts included (default 30 s)
+   * @param attemptTimeout the most one upstream call may take (default 20 s)
+   * @param minAttemptTime an attempt is not started with less time left (default 100 ms)
+   * @param retry per-target retries
+   * @param breaker the circuit breaker profile or settings; {@code off} disables breakers
+   * @param retryBudget the retry budget
+   * @param stream stream limits
+   */
+  public record Policy(Duration deadline, Duration attemptTimeout, Duration minAttemptTime, Retry retry,
+      @JsonDeserialize(using = Deserializers.Breaker.class) BreakerSetting breaker, Budget retryBudget,
+      Stream stream) {
+    public Policy {
+      deadline = deadline == null ? Duration.ofSeconds(30) : deadline;
+      attemptTimeout = attemptTimeout == null ? Duration.ofSeconds(20) : attemptTimeout;
+      minAttemptTime = minAttemptTime == null ? Duration.ofMillis(100) : minAttemptTime;
+      retry = retry == null ? new Retry(null, null, null, null) : retry;
+      breaker = breaker == null ? new BreakerSetting(true, CircuitBreakerConfig.DEFAULT) : breaker;
+      retryBudget = retryBudget == null ? new Budget(null, null) : retryBudget;
+      stream = stream == null ? new Stream(null, null, null) : stream;
+      if (!deadline.isPositive()) throw new IllegalArgumentException("deadline must be positive");
+      if (!attemptTimeout.isPositive()) throw new IllegalArgumentException("attempt-timeout must be positive");
+    }
+  }
+
+  /**
+   * @param maxRetries retries of one target (default 2)
+   * @param baseDelay full-jitter backoff base (default 500 ms)
+   * @param maxDelay backoff cap (default 8 s)
+   * @param maxRetryAfter the longest stated retry-after Levee waits out (default 60 s)
+   */
+  public record Retry(Integer maxRetries, Duration baseDelay, Duration maxDelay, Duration maxRetryAfter) {
+    public Retry {
+      maxRetries = maxRetries == null ? 2 : maxRetries;
+      baseDelay = baseDelay == null ? Duration.ofMillis(500) : baseDelay;
+      maxDelay = maxDelay == null ? Duration.ofSeconds(8) : maxDelay;
+      maxRetryAfter = maxRetryAfter == null ? Duration.ofSeconds(60) : maxRetryAfter;
+      if (maxRetries < 0) throw new IllegalArgumentException("max-retries must not be negative");
+    }
+  }
+
+  /**
+   * @param max tokens, also the initial fill (default 500)
+   * @param ratio tokens earned per success (default 0.25)
+   */
+  public record Budget(Double max, Double ratio) {
+    public Budget {
+      max = max == null ? 500.0 : max;
+      ratio = ratio == null ? 0.25 : ratio;
+      if (!(max > 0)) throw new IllegalArgumentException("max must be positive");
+      if (!(ratio >= 0)) throw new IllegalArgumentException("ratio must not be negative");
+    }
+  }
+
+  /**
+   * @param ttftTimeout the longest wait for a stream's first content delta (default 15 s)
+   * @param idleTimeout the longest silence inside a stream, pings not counting (default 30 s)
+   * @param holdLimit the most pre-commit events held back per attempt (default 64)
+   */
+  public record Stream(Duration ttftTimeout, Duration idleTimeout, Integer holdLimit) {
+    public Stream {
+      ttftTimeout = ttftTimeout == null ? Duration.ofSeconds(15) : ttftTimeout;
+      idleTimeout = idleTimeout == null ? Duration.ofSeconds(30) : idleTimeout;
+      holdLimit = holdLimit == null ? 64 : holdLimit;
+    }
+  }
+
+  /** Whether breakers are on, and their settings. */
+  public record BreakerSetting(boolean enabled, CircuitBreakerConfig config) {}
+
+  /**
+   * One {@code upstream/model} entry of a chain, with the line it was written on.
+   *
+   * @param line 1-based line in the config file, 0 when unknown
+   */
+  @JsonDeserialize(using = Deserializers.TargetSpec.class)
+  public record TargetRef(String upstream, String model, int line) {}
+}

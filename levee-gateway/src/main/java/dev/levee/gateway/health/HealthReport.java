@@ -1,0 +1,96 @@
+package dev.levee.gateway.health;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.levee.anthropic.Json;
+import dev.levee.core.breaker.CircuitBreaker;
+import dev.levee.core.breaker.CircuitState;
+import dev.levee.core.budget.RetryBudget;
+import dev.levee.core.chain.Breakers;
+import dev.levee.core.chain.Target;
+import dev.levee.core.sli.SliSnapshot;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * {@code GET /health}: computed from what Levee already knows, without calling any upstream.
+ *
+ * <p>Overall status: {@code unhealthy} when every known target's circuit is OPEN (answered with
+ * HTTP 503, so load balancers take the instance out); {@code degraded} when some circuit is not
+ * CLOSED or a target with at least 5 calls in the last minute succeeded less than 95% of the
+ * time; else {@code healthy}. Per target: circuit state, success rate and p95 latency over the
+ * last minute, and calls per minute.
+ */
+public final class HealthReport {
+
+  private static final int MIN_CALLS_FOR_RATE = 5;
+  private static final double DEGRADED_BELOW = 0.95;
+
+  private final Set<Target> configured;
+  private final Breakers breakers;
+  private final TargetStats stats;
+  private final RetryBudget budget;
+
+  public HealthReport(Set<Target> configured, Breakers breakers, TargetStats stats, RetryBudget budget) {
+    this.configured = configured;
+    this.breakers = breakers;
+    this.stats = stats;
+    this.budget = budget;
+  }
+
+  /** The overall status word and the HTTP status to answer with. */
+  public record Verdict(String status, int httpStatus) {}
+
+  /** The report: its JSON body and the verdict it contains. */
+  public record Report(ObjectNode body, Verdict verdict) {}
+
+  /** Takes a snapshot of every target now. */
+  public Report report() {
+    ObjectNode root = Json.MAPPER.createObjectNode();
+    ObjectNode targets = Json.MAPPER.createObjectNode();
+    List<CircuitState> states = new ArrayList<>();
+    boolean lowSuccess = false;
+    for (Target target : targets()) {
+      CircuitBreaker.Snapshot circuit = breakers.of(target).snapshot();
+      SliSnapshot window = stats.snapshot(target);
+      states.add(circuit.state());
+      lowSuccess |= window.total() >= MIN_CALLS_FOR_RATE && window.successRate() < DEGRADED_BELOW;
+      ObjectNode t = targets.putObject(target.id());
+      t.put("circuit", circuit.state().name());
+      t.put("open_remaining_ms", circuit.openRemaining().toMillis());
+      t.put("success_rate", round(window.successRate()));
+      t.put("p95_ms", window.p95Millis());
+      t.put("requests_per_minute", round(window.perMinute()));
+      t.put("server_errors", window.serverErrors());
+      t.put("rate_limited", window.rateLimited());
+    }
+    Verdict verdict = verdict(states, lowSuccess);
+    root.put("status", verdict.status());
+    root.set("targets", targets);
+    ObjectNode retryBudget = root.putObject("retry_budget");
+    retryBudget.put("remaining", round(budget.remaining()));
+    retryBudget.put("max", budget.max());
+    return new Report(root, verdict);
+  }
+
+  private static Verdict verdict(List<CircuitState> states, boolean lowSuccess) {
+    if (!states.isEmpty() && states.stream().allMatch(s -> s == CircuitState.OPEN)) {
+      return new Verdict("unhealthy", 503);
+    }
+    if (lowSuccess || states.stream().anyMatch(s -> s != CircuitState.CLOSED)) {
+      return new Verdict("degraded", 200);
+    }
+    return new Verdict("healthy", 200);
+  }
+
+  private Set<Target> targets() {
+    Set<Target> all = new LinkedHashSet<>(configured);
+    breakers.all().keySet().forEach(id -> all.add(Target.parse(id)));
+    return all;
+  }
+
+  private static double round(double value) {
+    return Math.round(value * 1000) / 1000.0;
+  }
+}

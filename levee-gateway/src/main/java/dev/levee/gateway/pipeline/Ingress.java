@@ -1,0 +1,76 @@
+package dev.levee.gateway.pipeline;
+
+import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.message.MessagesRequest;
+import dev.levee.core.time.Ticker;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.ArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import org.eclipse.jetty.http.HttpField;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.server.Request;
+
+/**
+ * The first stage: reads and checks a client request before anything is sent upstream. A body
+ * over the size limit gets 413 {@code request_too_large}; a body that is not a JSON object with
+ * a string {@code model} gets 400 {@code invalid_request_error}. Neither is forwarded.
+ */
+final class Ingress {
+
+  /** A request refused at the door, with the error to answer. */
+  static final class Refused extends Exception {
+    final transient ApiError error;
+
+    Refused(ApiError error) {
+      super(error.message());
+      this.error = error;
+    }
+  }
+
+  private final long maxBody;
+  private final Ticker ticker;
+  private final AtomicLong sequence = new AtomicLong();
+  private final String instance = Long.toString(System.currentTimeMillis() % 1_000_000, 36);
+
+  Ingress(long maxBody, Ticker ticker) {
+    this.maxBody = maxBody;
+    this.ticker = ticker;
+  }
+
+  InboundRequest read(Request request) throws Refused {
+    long start = ticker.nanos();
+    long declared = request.getHeaders().getLongField("content-length");
+    if (declared > maxBody) {
+      throw new Refused(tooLarge());
+    }
+    byte[] body;
+    try (InputStream in = Content.Source.asInputStream(request)) {
+      body = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxBody + 1));
+    } catch (IOException e) {
+      throw new Refused(ApiError.invalidRequest("could not read the request body: " + e.getMessage()));
+    }
+    if (body.length > maxBody) {
+      throw new Refused(tooLarge());
+    }
+    MessagesRequest parsed;
+    try {
+      parsed = MessagesRequest.parse(body);
+    } catch (MessagesRequest.InvalidRequestException e) {
+      throw new Refused(ApiError.invalidRequest(e.getMessage()));
+    }
+    Map<String, List<String>> headers = new LinkedHashMap<>();
+    for (HttpField field : request.getHeaders()) {
+      headers.computeIfAbsent(field.getName(), k -> new ArrayList<>()).add(field.getValue());
+    }
+    String id = "lv_" + instance + "_" + sequence.incrementAndGet();
+    return new InboundRequest(id, request.getHttpURI().getPath(), request.getHttpURI().getQuery(), headers, parsed, start);
+  }
+
+  private ApiError tooLarge() {
+    return ApiError.requestTooLarge("request body exceeds the gateway's limit of " + maxBody + " bytes");
+  }
+}
