@@ -2,6 +2,10 @@ package dev.levee.gateway;
 
 import dev.levee.anthropic.error.ErrorClassifier;
 import dev.levee.anthropic.server.VirtualThreadServer;
+import dev.levee.anthropic.stream.StreamEngine;
+import dev.levee.anthropic.stream.StreamSettings;
+import dev.levee.anthropic.stream.StreamStats;
+import dev.levee.anthropic.upstream.Endpoint;
 import dev.levee.anthropic.upstream.UpstreamClient;
 import dev.levee.anthropic.upstream.Watchdog;
 import dev.levee.core.breaker.Transition;
@@ -9,6 +13,7 @@ import dev.levee.core.budget.RetryBudget;
 import dev.levee.core.chain.Breakers;
 import dev.levee.core.chain.ChainPolicy;
 import dev.levee.core.chain.FallbackChain;
+import dev.levee.core.chain.Target;
 import dev.levee.core.retry.Backoff;
 import dev.levee.core.retry.RetryAfterPolicy;
 import dev.levee.core.retry.RetryPolicy;
@@ -21,7 +26,10 @@ import dev.levee.gateway.pipeline.MessagesHandler;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Function;
 import org.eclipse.jetty.server.Server;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -72,9 +80,19 @@ public final class Gateway implements AutoCloseable {
     UpstreamClient client = new UpstreamClient(connectTimeout);
     Watchdog watchdog = new Watchdog(ticker);
     Routes routes = new Routes(config);
-    MessagesHandler messages = MessagesHandler.create(config, routes, chain, client,
-        new ErrorClassifier(Clock.systemUTC()), watchdog, ticker);
-    HealthReport health = new HealthReport(routes.configuredTargets(), breakers, stats, budget);
+    ErrorClassifier classifier = new ErrorClassifier(Clock.systemUTC());
+    Map<String, Endpoint> endpoints = new HashMap<>();
+    config.upstreams().forEach((name, u) -> endpoints.put(name, new Endpoint(u.url(), u.apiKey())));
+    Function<Target, Endpoint> endpointOf = target -> endpoints.get(target.upstream());
+    GatewayConfig.Stream limits = policy.stream();
+    StreamStats streamStats = new StreamStats(ticker);
+    StreamEngine streams = new StreamEngine(chain, client, classifier, watchdog, ticker,
+        new StreamSettings(limits.ttftTimeout(), limits.idleTimeout(), limits.holdLimit(), limits.maxResumes(),
+            limits.recoveryWindow()),
+        endpointOf, routes::prefill, streamStats);
+    MessagesHandler messages = MessagesHandler.create(config, routes, chain, streams, endpointOf, client, classifier,
+        watchdog, ticker);
+    HealthReport health = new HealthReport(routes.configuredTargets(), breakers, stats, budget, streamStats);
     Server server = VirtualThreadServer.create(config.server().host(), config.server().port(),
         config.server().idleTimeout(), "levee-gateway", new Router(messages, health));
     server.start();

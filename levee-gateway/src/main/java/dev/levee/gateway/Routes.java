@@ -1,7 +1,9 @@
 package dev.levee.gateway;
 
+import dev.levee.anthropic.stream.PrefillSupport;
 import dev.levee.core.chain.Target;
 import dev.levee.gateway.config.GatewayConfig;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -21,30 +23,40 @@ public final class Routes {
    * @param alias what the client asked for
    * @param targets the targets in order of preference
    * @param configured whether {@code alias} is a configured alias (else a pass-through model)
+   * @param resume whether a broken stream is resumed
    */
-  public record Route(String alias, List<Target> targets, boolean configured) {}
+  public record Route(String alias, List<Target> targets, boolean configured, boolean resume) {}
 
-  private final Map<String, List<Target>> chains = new LinkedHashMap<>();
+  private final Map<String, Route> aliases = new LinkedHashMap<>();
+  private final Map<Target, Boolean> prefill = new HashMap<>();
   private final String defaultUpstream;
 
   public Routes(GatewayConfig config) {
-    config.models().forEach((alias, route) -> chains.put(alias,
-        route.chain().stream().map(t -> new Target(t.upstream(), t.model())).toList()));
+    config.models().forEach((alias, route) -> {
+      List<Target> chain = route.chain().stream().map(t -> new Target(t.upstream(), t.model())).toList();
+      aliases.put(alias, new Route(alias, chain, true, route.resume()));
+      route.chain().stream().filter(t -> t.prefill() != null)
+          .forEach(t -> prefill.put(new Target(t.upstream(), t.model()), t.prefill()));
+    });
     this.defaultUpstream = config.upstreams().keySet().iterator().next();
   }
 
   /** The route for a requested model name. */
   public Route resolve(String model) {
-    List<Target> chain = chains.get(model);
-    return chain != null
-        ? new Route(model, chain, true)
-        : new Route(model, List.of(new Target(defaultUpstream, model)), false);
+    Route route = aliases.get(model);
+    return route != null ? route : new Route(model, List.of(new Target(defaultUpstream, model)), false, true);
+  }
+
+  /** Whether {@code target} accepts a prefilled final assistant turn: as configured, else by model family. */
+  public boolean prefill(Target target) {
+    Boolean configured = prefill.get(target);
+    return configured != null ? configured : PrefillSupport.byDefault(target.model());
   }
 
   /** Every target of every configured chain, in order of first appearance. */
   public Set<Target> configuredTargets() {
     Set<Target> all = new LinkedHashSet<>();
-    chains.values().forEach(all::addAll);
+    aliases.values().forEach(r -> all.addAll(r.targets()));
     return all;
   }
 

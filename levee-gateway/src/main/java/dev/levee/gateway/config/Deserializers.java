@@ -119,12 +119,40 @@ final class Deserializers {
     }
   }
 
+  /** {@code upstream/model}, or {@code {target: upstream/model, prefill: true|false}}. */
   static final class TargetSpec extends JsonDeserializer<TargetRef> {
     @Override
     public TargetRef deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
       int line = p.currentTokenLocation().getLineNr();
-      dev.levee.core.chain.Target target = parse(p, ctxt, dev.levee.core.chain.Target.class, dev.levee.core.chain.Target::parse);
-      return new TargetRef(target.upstream(), target.model(), line);
+      if (p.currentToken().isScalarValue()) {
+        dev.levee.core.chain.Target target = parse(p, ctxt, dev.levee.core.chain.Target.class, dev.levee.core.chain.Target::parse);
+        return new TargetRef(target.upstream(), target.model(), null, line);
+      }
+      JsonNode node = ctxt.readTree(p);
+      for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
+        String key = it.next();
+        if (!key.equals("target") && !key.equals("prefill")) {
+          throw JsonMappingException.from(p, "unknown key '" + key + "' in a chain entry (known: prefill, target)");
+        }
+      }
+      if (!node.hasNonNull("target")) {
+        throw JsonMappingException.from(p, "a chain entry needs target: upstream/model");
+      }
+      EnvSubstitution env = env(ctxt);
+      try {
+        dev.levee.core.chain.Target target = dev.levee.core.chain.Target.parse(env.apply(node.get("target").asText()).trim());
+        Boolean prefill = null;
+        if (node.has("prefill")) {
+          String value = env.apply(node.get("prefill").asText()).trim();
+          if (!value.equals("true") && !value.equals("false")) {
+            throw new IllegalArgumentException("prefill must be true or false, was '" + value + "'");
+          }
+          prefill = Boolean.valueOf(value);
+        }
+        return new TargetRef(target.upstream(), target.model(), prefill, line);
+      } catch (IllegalArgumentException e) {
+        throw JsonMappingException.from(p, e.getMessage());
+      }
     }
   }
 

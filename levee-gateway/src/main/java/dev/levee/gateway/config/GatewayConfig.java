@@ -66,11 +66,17 @@ public record GatewayConfig(
     }
   }
 
-  /** @param chain the targets, in order of preference: {@code upstream/model} */
-  public record Route(List<TargetRef> chain) {
+  /**
+   * @param chain the targets, in order of preference: {@code upstream/model}, or {@code {target:
+   *     upstream/model, prefill: true|false}} to override whether it accepts a prefilled answer
+   * @param resume whether a stream that breaks after its first token is resumed (default true);
+   *     when false it ends with an {@code event: error}
+   */
+  public record Route(List<TargetRef> chain, Boolean resume) {
     public Route {
       if (chain == null || chain.isEmpty()) throw new IllegalArgumentException("chain needs at least one target");
       chain = List.copyOf(chain);
+      resume = resume == null || resume;
     }
   }
 
@@ -93,7 +99,7 @@ public record GatewayConfig(
       retry = retry == null ? new Retry(null, null, null, null) : retry;
       breaker = breaker == null ? new BreakerSetting(true, CircuitBreakerConfig.DEFAULT) : breaker;
       retryBudget = retryBudget == null ? new Budget(null, null) : retryBudget;
-      stream = stream == null ? new Stream(null, null, null) : stream;
+      stream = stream == null ? new Stream(null, null, null, null, null) : stream;
       if (!deadline.isPositive()) throw new IllegalArgumentException("deadline must be positive");
       if (!attemptTimeout.isPositive()) throw new IllegalArgumentException("attempt-timeout must be positive");
     }
@@ -131,13 +137,24 @@ public record GatewayConfig(
   /**
    * @param ttftTimeout the longest wait for a stream's first content delta (default 15 s)
    * @param idleTimeout the longest silence inside a stream, pings not counting (default 30 s)
-   * @param holdLimit the most pre-commit events held back per attempt (default 64)
+   * @param holdLimit the most events read before the first content delta per attempt (default 64)
+   * @param maxResumes continuations tried for one stream (default 5)
+   * @param recoveryWindow the time allowed to recover one break, from the break (default 30 s)
    */
-  public record Stream(Duration ttftTimeout, Duration idleTimeout, Integer holdLimit) {
+  public record Stream(Duration ttftTimeout, Duration idleTimeout, Integer holdLimit, Integer maxResumes,
+      Duration recoveryWindow) {
     public Stream {
       ttftTimeout = ttftTimeout == null ? Duration.ofSeconds(15) : ttftTimeout;
       idleTimeout = idleTimeout == null ? Duration.ofSeconds(30) : idleTimeout;
       holdLimit = holdLimit == null ? 64 : holdLimit;
+      maxResumes = maxResumes == null ? 5 : maxResumes;
+      recoveryWindow = recoveryWindow == null ? Duration.ofSeconds(30) : recoveryWindow;
+      if (!ttftTimeout.isPositive() || !idleTimeout.isPositive() || !recoveryWindow.isPositive()) {
+        throw new IllegalArgumentException("stream timeouts must be positive");
+      }
+      if (holdLimit < 1 || maxResumes < 0) {
+        throw new IllegalArgumentException("hold-limit must be at least 1 and max-resumes not negative");
+      }
     }
   }
 
@@ -147,8 +164,10 @@ public record GatewayConfig(
   /**
    * One {@code upstream/model} entry of a chain, with the line it was written on.
    *
+   * @param prefill whether the target accepts a final assistant turn; null for the default by
+   *     model family (see {@code PrefillSupport})
    * @param line 1-based line in the config file, 0 when unknown
    */
   @JsonDeserialize(using = Deserializers.TargetSpec.class)
-  public record TargetRef(String upstream, String model, int line) {}
+  public record TargetRef(String upstream, String model, Boolean prefill, int line) {}
 }

@@ -2,6 +2,7 @@ package dev.levee.gateway.health;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.levee.anthropic.Json;
+import dev.levee.anthropic.stream.StreamStats;
 import dev.levee.core.breaker.CircuitBreaker;
 import dev.levee.core.breaker.CircuitState;
 import dev.levee.core.budget.RetryBudget;
@@ -31,12 +32,15 @@ public final class HealthReport {
   private final Breakers breakers;
   private final TargetStats stats;
   private final RetryBudget budget;
+  private final StreamStats streams;
 
-  public HealthReport(Set<Target> configured, Breakers breakers, TargetStats stats, RetryBudget budget) {
+  public HealthReport(Set<Target> configured, Breakers breakers, TargetStats stats, RetryBudget budget,
+      StreamStats streams) {
     this.configured = configured;
     this.breakers = breakers;
     this.stats = stats;
     this.budget = budget;
+    this.streams = streams;
   }
 
   /** The overall status word and the HTTP status to answer with. */
@@ -71,6 +75,16 @@ public final class HealthReport {
     ObjectNode retryBudget = root.putObject("retry_budget");
     retryBudget.put("remaining", round(budget.remaining()));
     retryBudget.put("max", budget.max());
+    StreamStats.Snapshot s = streams.snapshot();
+    ObjectNode stream = root.putObject("streams");
+    stream.put("started", s.started());
+    stream.put("completed", s.completed());
+    stream.put("failed", s.failed());
+    stream.put("client_gone", s.clientGone());
+    stream.put("completion_rate", round(s.completionRate()));
+    stream.put("resumes_per_stream", round(s.resumesPerStream()));
+    stream.put("ttft_p95_ms", s.ttftP95Millis());
+    stream.put("duplicate_event_rate", round(s.duplicateRate()));
     return new Report(root, verdict);
   }
 

@@ -1,24 +1,27 @@
 package dev.levee.gateway.pipeline;
 
 import dev.levee.anthropic.message.MessagesRequest;
-import java.util.List;
-import java.util.Map;
+import dev.levee.anthropic.upstream.OriginalRequest;
 
 /**
- * A client request that passed ingress: parsed enough to route, otherwise raw.
+ * A client request that passed ingress.
  *
- * @param id Levee's id for this request (logs and {@code x-levee-request-id})
- * @param path the request path, e.g. {@code /v1/messages}
- * @param query the raw query string without {@code ?}, or null
- * @param headers the client's headers in arrival order (names as sent)
- * @param body the parsed body
- * @param startNanos the ticker reading when the request arrived
+ * @param id Levee's id for this request (access log and {@code x-levee-request-id})
+ * @param request the request as it arrived: path, query, headers, parsed body
+ * @param startNanos the ticker reading when it arrived
  */
-public record InboundRequest(
-    String id, String path, String query, Map<String, List<String>> headers, MessagesRequest body, long startNanos) {
+public record InboundRequest(String id, OriginalRequest request, long startNanos) {
+
+  public MessagesRequest body() {
+    return request.body();
+  }
+
+  public String path() {
+    return request.path();
+  }
 
   @Override
   public String toString() {
-    return "InboundRequest[" + id + " " + path + " " + body + "]"; // never the headers: they hold the key
+    return "InboundRequest[" + id + " " + request + "]";
   }
 }

@@ -2,6 +2,7 @@ package dev.levee.gateway.pipeline;
 
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.message.MessagesRequest;
+import dev.levee.anthropic.upstream.OriginalRequest;
 import dev.levee.core.time.Ticker;
 import java.io.IOException;
 import java.io.InputStream;
@@ -34,7 +35,7 @@ final class Ingress {
   private final long maxBody;
   private final Ticker ticker;
   private final AtomicLong sequence = new AtomicLong();
-  private final String instance = Long.toString(System.currentTimeMillis() % 1_000_000, 36);
+  private final String instance = Integer.toString(java.util.concurrent.ThreadLocalRandom.current().nextInt(1 << 20, 1 << 25), 36);
 
   Ingress(long maxBody, Ticker ticker) {
     this.maxBody = maxBody;
@@ -67,7 +68,8 @@ final class Ingress {
       headers.computeIfAbsent(field.getName(), k -> new ArrayList<>()).add(field.getValue());
     }
     String id = "lv_" + instance + "_" + sequence.incrementAndGet();
-    return new InboundRequest(id, request.getHttpURI().getPath(), request.getHttpURI().getQuery(), headers, parsed, start);
+    return new InboundRequest(id,
+        new OriginalRequest(request.getHttpURI().getPath(), request.getHttpURI().getQuery(), headers, parsed), start);
   }
 
   private ApiError tooLarge() {

@@ -2,20 +2,27 @@ package dev.levee.gateway.pipeline;
 
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.error.ErrorClassifier;
-import dev.levee.anthropic.upstream.UpstreamClient;
-import dev.levee.anthropic.upstream.Watchdog;
-import dev.levee.gateway.config.GatewayConfig;
 import dev.levee.anthropic.error.RetryAfter;
 import dev.levee.anthropic.server.DisconnectWatch;
+import dev.levee.anthropic.stream.ResilientStream;
+import dev.levee.anthropic.stream.StreamEngine;
 import dev.levee.anthropic.upstream.Cancellation;
+import dev.levee.anthropic.upstream.Endpoint;
 import dev.levee.anthropic.upstream.Headers;
-import dev.levee.core.chain.Attempt;
+import dev.levee.anthropic.upstream.Reply;
+import dev.levee.anthropic.upstream.UpstreamClient;
+import dev.levee.anthropic.upstream.Watchdog;
 import dev.levee.core.chain.ChainResult;
 import dev.levee.core.chain.FallbackChain;
+import dev.levee.core.chain.Target;
 import dev.levee.core.deadline.Deadline;
+import dev.levee.core.retry.Failure;
 import dev.levee.core.time.Ticker;
 import dev.levee.gateway.Routes;
+import dev.levee.gateway.config.GatewayConfig;
 import java.time.Duration;
+import java.util.concurrent.CancellationException;
+import java.util.function.Function;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
@@ -26,8 +33,9 @@ import org.eclipse.jetty.util.Callback;
  * <ol>
  *   <li><b>ingress</b> — read and validate the body ({@link Ingress});
  *   <li><b>plan</b> — the targets for the requested alias ({@link Routes}) and one deadline;
- *   <li><b>execute</b> — the fallback chain runs one attempt per call ({@link UpstreamCalls});
- *   <li><b>relay</b> — the JSON answer ({@link JsonRelay}) or the stream ({@link StreamRelay});
+ *   <li><b>execute</b> — the fallback chain runs one attempt per call: a JSON call ({@link
+ *       UpstreamCalls}) or a stream up to its commit point ({@link StreamEngine});
+ *   <li><b>relay</b> — the JSON answer ({@link JsonRelay}) or the resilient stream ({@link StreamRelay});
  *   <li><b>respond</b> — {@code x-levee-*} headers, or one Anthropic-shaped error; then the access log.
  * </ol>
  *
@@ -39,29 +47,33 @@ public final class MessagesHandler {
   private final Routes routes;
   private final FallbackChain chain;
   private final UpstreamCalls calls;
+  private final StreamEngine streams;
   private final Duration deadline;
   private final Ticker ticker;
 
-  /** Wires the stages from the gateway's shared parts. */
-  public static MessagesHandler create(GatewayConfig config, Routes routes, FallbackChain chain, UpstreamClient client,
-      ErrorClassifier classifier, Watchdog watchdog, Ticker ticker) {
-    return new MessagesHandler(
-        new Ingress(config.server().maxBody(), ticker),
-        routes,
-        chain,
-        new UpstreamCalls(config.upstreams(), client, classifier, watchdog, ticker, config.policy().stream()),
-        config.policy().deadline(),
-        ticker);
-  }
-
-  private MessagesHandler(Ingress ingress, Routes routes, FallbackChain chain, UpstreamCalls calls, Duration deadline,
-      Ticker ticker) {
+  private MessagesHandler(Ingress ingress, Routes routes, FallbackChain chain, UpstreamCalls calls,
+      StreamEngine streams, Duration deadline, Ticker ticker) {
     this.ingress = ingress;
     this.routes = routes;
     this.chain = chain;
     this.calls = calls;
+    this.streams = streams;
     this.deadline = deadline;
     this.ticker = ticker;
+  }
+
+  /** Wires the stages from the gateway's shared parts. */
+  public static MessagesHandler create(GatewayConfig config, Routes routes, FallbackChain chain, StreamEngine streams,
+      Function<Target, Endpoint> endpoints, UpstreamClient client, ErrorClassifier classifier, Watchdog watchdog,
+      Ticker ticker) {
+    return new MessagesHandler(
+        new Ingress(config.server().maxBody(), ticker),
+        routes,
+        chain,
+        new UpstreamCalls(endpoints, client, classifier, watchdog, ticker),
+        streams,
+        config.policy().deadline(),
+        ticker);
   }
 
   public void handle(Request request, Response response, Callback callback) {
@@ -83,17 +95,18 @@ public final class MessagesHandler {
     client.beforeEnd(watch::close);
     request.addFailureListener(failure -> cancellation.cancel());
 
-    ChainResult<UpstreamReply> result = execute(in, route, requestDeadline, cancellation);
+    ChainResult<Reply> result = execute(in, route, requestDeadline, cancellation);
     respond(in, route, result, client, cancellation, start);
   }
 
-  private ChainResult<UpstreamReply> execute(InboundRequest in, Routes.Route route, Deadline requestDeadline,
+  private ChainResult<Reply> execute(InboundRequest in, Routes.Route route, Deadline requestDeadline,
       Cancellation cancellation) {
-    Attempt<UpstreamReply> attempt = in.body().stream() ? calls.stream(in, cancellation) : calls.json(in, cancellation);
     Thread self = Thread.currentThread();
     AutoCloseable wake = cancellation.register(self::interrupt); // ends a backoff wait at once
     try {
-      return chain.execute(route.targets(), requestDeadline, false, attempt);
+      return in.body().stream()
+          ? streams.open(in.request(), route.targets(), requestDeadline, cancellation)
+          : chain.execute(route.targets(), requestDeadline, false, calls.json(in.request(), cancellation));
     } finally {
       try {
         wake.close();
@@ -104,17 +117,20 @@ public final class MessagesHandler {
     }
   }
 
-  private void respond(InboundRequest in, Routes.Route route, ChainResult<UpstreamReply> result, ClientResponse client,
+  private void respond(InboundRequest in, Routes.Route route, ChainResult<Reply> result, ClientResponse client,
       Cancellation cancellation, long start) {
     int calls = result.calls();
     client.header(LeveeHeaders.ATTEMPTS, Integer.toString(calls));
     switch (result) {
-      case ChainResult.Answered<UpstreamReply> answered -> {
+      case ChainResult.Answered<Reply> answered -> {
         client.header(LeveeHeaders.MODEL, answered.target().id())
             .header(LeveeHeaders.FALLBACK, Boolean.toString(answered.fallback()));
         String outcome;
         if (answered.response().stream() != null) {
-          outcome = "stream_" + StreamRelay.relay(answered, client, cancellation).name().toLowerCase();
+          ResilientStream stream = streams.resilient(answered, in.request(), route.targets(), route.resume(), cancellation);
+          ResilientStream.Outcome ended = StreamRelay.relay(answered.response(), stream, client);
+          outcome = "stream_" + ended.name().toLowerCase() + (stream.resumes() > 0 ? " resumes=" + stream.resumes()
+              + " last=" + stream.target().id() : "");
         } else {
           JsonRelay.relay(answered, client);
           outcome = "ok";
@@ -122,21 +138,21 @@ public final class MessagesHandler {
         AccessLog.log(in, route.alias(), client.status(), answered.target().id(), calls, answered.fallback(),
             millisSince(start), outcome);
       }
-      case ChainResult.Rejected<UpstreamReply> rejected -> {
-        UpstreamReply reply = rejected.response();
-        client.header(LeveeHeaders.MODEL, rejected.target().id()).header(LeveeHeaders.SHOULD_RETRY, "false");
+      case ChainResult.Rejected<Reply> rejected -> {
+        Reply reply = rejected.response();
+        client.header(LeveeHeaders.MODEL, rejected.target().id());
         if (reply != null && reply.body() != null) {
           client.headers(Headers.toClient(reply.headers())).header(LeveeHeaders.SHOULD_RETRY, "false");
-          String type = reply.headers().getOrDefault("content-type", java.util.List.of("application/json")).get(0);
-          client.send(reply.status(), type, reply.body());
+          client.send(reply.status(), reply.contentType(), reply.body());
         } else {
-          var f = rejected.failure();
+          Failure f = rejected.failure();
+          client.header(LeveeHeaders.SHOULD_RETRY, "false");
           client.error(new ApiError(ApiError.statusFor(f.errorType()), f.errorType(), f.message()), null);
         }
         AccessLog.log(in, route.alias(), client.status(), rejected.target().id(), calls, false, millisSince(start),
             "rejected " + rejected.failure().errorType());
       }
-      case ChainResult.Exhausted<UpstreamReply> exhausted -> {
+      case ChainResult.Exhausted<Reply> exhausted -> {
         FailureResponse failure = FailureResponse.of(exhausted);
         client.header(LeveeHeaders.SHOULD_RETRY, "false").header(LeveeHeaders.REASON, failure.reason());
         failure.retryAfter().ifPresent(wait -> client.header("retry-after", RetryAfter.seconds(wait)));
@@ -144,8 +160,8 @@ public final class MessagesHandler {
         AccessLog.log(in, route.alias(), client.status(), null, calls, false, millisSince(start),
             "exhausted " + failure.reason());
       }
-      case ChainResult.Cancelled<UpstreamReply> cancelled -> {
-        client.abort(new java.util.concurrent.CancellationException("client went away"));
+      case ChainResult.Cancelled<Reply> cancelled -> {
+        client.abort(new CancellationException("client went away"));
         AccessLog.log(in, route.alias(), 499, null, calls, false, millisSince(start), "client_gone");
       }
     }

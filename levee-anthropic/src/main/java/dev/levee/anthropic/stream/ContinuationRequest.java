@@ -1,0 +1,116 @@
+package dev.levee.anthropic.stream;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.levee.anthropic.Json;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Builds the request that asks a target to continue a partial answer, in the way that target
+ * accepts:
+ *
+ * <ul>
+ *   <li><b>prefill</b> (older models): the partial answer becomes the final assistant turn, which
+ *       the model extends. Its trailing whitespace is stripped, as the API requires.
+ *   <li><b>no prefill</b> (Claude 4.6 and later reject a final assistant turn with a 400): the
+ *       partial answer becomes an assistant turn followed by a short user turn asking to
+ *       continue exactly where it stopped, without repeating anything.
+ * </ul>
+ *
+ * <p>Everything else in the client's request — system, tools, sampling, unknown fields — is
+ * kept; only {@code model} and {@code messages} change. A client's own prefill (its request
+ * already ending in an assistant turn) is merged with the partial answer into one turn. With no
+ * partial content the original request is sent as it was.
+ */
+public final class ContinuationRequest {
+
+  /** The user turn sent to targets that cannot be prefilled. */
+  public static final String INSTRUCTION = "Your previous reply was cut off by a network error. Continue it exactly "
+      + "where it stopped, as if there had been no interruption: do not repeat any of it, do not add a preamble "
+      + "or acknowledge this message.";
+
+  private ContinuationRequest() {}
+
+  /**
+   * @param original the client's request body
+   * @param model the target's model
+   * @param partial the content blocks the client already has (see {@link StreamSplicer#partialContent()})
+   * @param prefill whether the target accepts a final assistant turn
+   */
+  public static byte[] build(byte[] original, String model, List<ObjectNode> partial, boolean prefill) {
+    ObjectNode body;
+    try {
+      body = (ObjectNode) Json.MAPPER.readTree(original);
+    } catch (IOException | ClassCastException e) {
+      throw new UncheckedIOException(new IOException("the original request is not a JSON object", e));
+    }
+    body.put("model", model);
+    List<ObjectNode> content = new ArrayList<>(partial);
+    if (prefill) {
+      stripTrailingWhitespace(content);
+    }
+    if (content.isEmpty()) {
+      return Json.bytes(body);
+    }
+    ArrayNode messages = body.withArray("messages");
+    ObjectNode last = messages.isEmpty() ? null : (ObjectNode) messages.get(messages.size() - 1);
+    if (last != null && "assistant".equals(last.path("role").asText())) {
+      mergeInto(last, content);
+    } else {
+      ObjectNode assistant = messages.addObject();
+      assistant.put("role", "assistant");
+      ArrayNode blocks = assistant.putArray("content");
+      content.forEach(blocks::add);
+    }
+    if (!prefill) {
+      ObjectNode user = messages.addObject();
+      user.put("role", "user");
+      user.putArray("content").addObject().put("type", "text").put("text", INSTRUCTION);
+    }
+    return Json.bytes(body);
+  }
+
+  /** Appends the partial content to the client's own prefilled assistant turn. */
+  private static void mergeInto(ObjectNode assistant, List<ObjectNode> content) {
+    JsonNode existing = assistant.get("content");
+    ArrayNode blocks = Json.MAPPER.createArrayNode();
+    if (existing != null && existing.isTextual()) {
+      blocks.addObject().put("type", "text").put("text", existing.asText());
+    } else if (existing != null && existing.isArray()) {
+      existing.forEach(blocks::add);
+    }
+    int i = 0;
+    if (!blocks.isEmpty() && !content.isEmpty()) {
+      JsonNode tail = blocks.get(blocks.size() - 1);
+      ObjectNode head = content.get(0);
+      if ("text".equals(tail.path("type").asText()) && "text".equals(head.path("type").asText())) {
+        ((ObjectNode) tail).put("text", tail.path("text").asText() + head.path("text").asText());
+        i = 1; // the API's answer continued the client's own prefill text: one text block
+      }
+    }
+    for (; i < content.size(); i++) {
+      blocks.add(content.get(i));
+    }
+    assistant.set("content", blocks);
+  }
+
+  private static void stripTrailingWhitespace(List<ObjectNode> content) {
+    if (content.isEmpty()) {
+      return;
+    }
+    ObjectNode last = content.get(content.size() - 1);
+    if (!"text".equals(last.path("type").asText())) {
+      return;
+    }
+    String text = last.path("text").asText().stripTrailing();
+    if (text.isEmpty()) {
+      content.remove(content.size() - 1);
+    } else {
+      content.set(content.size() - 1, last.deepCopy().put("text", text));
+    }
+  }
+}

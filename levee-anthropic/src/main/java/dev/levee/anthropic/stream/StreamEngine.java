@@ -1,0 +1,106 @@
+package dev.levee.anthropic.stream;
+
+import dev.levee.anthropic.error.ErrorClassifier;
+import dev.levee.anthropic.upstream.Cancellation;
+import dev.levee.anthropic.upstream.Endpoint;
+import dev.levee.anthropic.upstream.OriginalRequest;
+import dev.levee.anthropic.upstream.Reply;
+import dev.levee.anthropic.upstream.UpstreamClient;
+import dev.levee.anthropic.upstream.UpstreamRequest;
+import dev.levee.anthropic.upstream.Watchdog;
+import dev.levee.core.chain.ChainResult;
+import dev.levee.core.chain.FallbackChain;
+import dev.levee.core.chain.Target;
+import dev.levee.core.deadline.Deadline;
+import dev.levee.core.time.Ticker;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+/**
+ * Opens resilient streams: the first attempt through the fallback chain up to its commit point,
+ * then a {@link ResilientStream} that recovers breaks after it. One engine serves every stream;
+ * thread-safe.
+ */
+public final class StreamEngine {
+
+  private final FallbackChain chain;
+  private final UpstreamClient client;
+  private final ErrorClassifier classifier;
+  private final Watchdog watchdog;
+  private final Ticker ticker;
+  private final StreamSettings settings;
+  private final Function<Target, Endpoint> endpoints;
+  private final Predicate<Target> prefill;
+  private final StreamStats stats;
+
+  /**
+   * @param endpoints where each target's upstream lives
+   * @param prefill whether a target accepts a final assistant turn (see {@link PrefillSupport})
+   */
+  public StreamEngine(FallbackChain chain, UpstreamClient client, ErrorClassifier classifier, Watchdog watchdog,
+      Ticker ticker, StreamSettings settings, Function<Target, Endpoint> endpoints, Predicate<Target> prefill,
+      StreamStats stats) {
+    this.chain = Objects.requireNonNull(chain);
+    this.client = Objects.requireNonNull(client);
+    this.classifier = Objects.requireNonNull(classifier);
+    this.watchdog = Objects.requireNonNull(watchdog);
+    this.ticker = Objects.requireNonNull(ticker);
+    this.settings = Objects.requireNonNull(settings);
+    this.endpoints = Objects.requireNonNull(endpoints);
+    this.prefill = Objects.requireNonNull(prefill);
+    this.stats = Objects.requireNonNull(stats);
+  }
+
+  /**
+   * Runs the first attempt(s) of a stream through the chain, up to the commit point. On {@link
+   * ChainResult.Answered} wrap the answer with {@link #resilient}; any other result is final and
+   * nothing has reached the client.
+   */
+  public ChainResult<Reply> open(OriginalRequest request, List<Target> targets, Deadline deadline,
+      Cancellation cancellation) {
+    return chain.execute(targets, deadline, false,
+        attempt(target -> request.to(endpoints.apply(target), request.body().withModel(target.model())), cancellation));
+  }
+
+  /**
+   * The client's stream from a committed first attempt.
+   *
+   * @param targets the chain (continuations start with the answering target, then the others)
+   * @param resume whether breaks after the commit point are recovered ({@code resume: off} ends
+   *     them with an error event)
+   */
+  public ResilientStream resilient(ChainResult.Answered<Reply> first, OriginalRequest request, List<Target> targets,
+      boolean resume, Cancellation cancellation) {
+    return new ResilientStream(this, first, request, targets, resume, cancellation);
+  }
+
+  StreamAttempt attempt(Function<Target, UpstreamRequest> requests, Cancellation cancellation) {
+    return new StreamAttempt(requests, client, classifier, watchdog, ticker, settings, cancellation);
+  }
+
+  FallbackChain chain() {
+    return chain;
+  }
+
+  Endpoint endpoint(Target target) {
+    return endpoints.apply(target);
+  }
+
+  boolean prefill(Target target) {
+    return prefill.test(target);
+  }
+
+  StreamSettings settings() {
+    return settings;
+  }
+
+  Ticker ticker() {
+    return ticker;
+  }
+
+  StreamStats stats() {
+    return stats;
+  }
+}

@@ -1,0 +1,29 @@
+package dev.levee.anthropic.stream;
+
+import java.time.Duration;
+
+/**
+ * Limits and switches of stream handling.
+ *
+ * @param ttftTimeout the longest wait for an attempt's first content delta (default 15 s)
+ * @param idleTimeout the longest silence between content events; pings do not count (default 30 s)
+ * @param holdLimit the most events read before the first content delta (default 64)
+ * @param maxResumes continuations tried for one stream (default 5)
+ * @param recoveryWindow the time allowed to recover one break: a fresh deadline from the break,
+ *     since a long healthy stream may outlive the request's own deadline (default 30 s)
+ */
+public record StreamSettings(Duration ttftTimeout, Duration idleTimeout, int holdLimit, int maxResumes,
+    Duration recoveryWindow) {
+
+  public static final StreamSettings DEFAULT =
+      new StreamSettings(Duration.ofSeconds(15), Duration.ofSeconds(30), 64, 5, Duration.ofSeconds(30));
+
+  public StreamSettings {
+    if (!ttftTimeout.isPositive() || !idleTimeout.isPositive() || !recoveryWindow.isPositive()) {
+      throw new IllegalArgumentException("stream timeouts must be positive");
+    }
+    if (holdLimit < 1 || maxResumes < 0) {
+      throw new IllegalArgumentException("hold-limit must be at least 1 and max-resumes not negative");
+    }
+  }
+}

@@ -1,0 +1,61 @@
+package dev.levee.anthropic.stream;
+
+import dev.levee.core.sli.SliOutcome;
+import dev.levee.core.sli.SliSnapshot;
+import dev.levee.core.sli.SlidingWindow;
+import dev.levee.core.time.Ticker;
+import java.time.Duration;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Counters of stream health for {@code /health} and metrics: completion rate, resumes per
+ * stream, time to first token (p95 over the last minute) and the duplicate-event rate.
+ * Thread-safe.
+ */
+public final class StreamStats {
+
+  private final LongAdder started = new LongAdder();
+  private final LongAdder completed = new LongAdder();
+  private final LongAdder failed = new LongAdder();
+  private final LongAdder clientGone = new LongAdder();
+  private final LongAdder resumes = new LongAdder();
+  private final LongAdder deltas = new LongAdder();
+  private final LongAdder duplicates = new LongAdder();
+  private final SlidingWindow ttft;
+
+  public StreamStats(Ticker ticker) {
+    this.ttft = new SlidingWindow(ticker);
+  }
+
+  /** A snapshot for reports. */
+  public record Snapshot(long started, long completed, long failed, long clientGone, long resumes,
+      double completionRate, double resumesPerStream, long ttftP95Millis, double duplicateRate) {}
+
+  void started(Duration timeToFirstToken) {
+    started.increment();
+    ttft.record(SliOutcome.SUCCESS, timeToFirstToken);
+  }
+
+  void ended(ResilientStream.Outcome outcome, int resumed, long deltaCount, long duplicateCount) {
+    switch (outcome) {
+      case COMPLETE -> completed.increment();
+      case FAILED -> failed.increment();
+      case CLIENT_GONE -> clientGone.increment();
+    }
+    resumes.add(resumed);
+    deltas.add(deltaCount);
+    duplicates.add(duplicateCount);
+  }
+
+  public Snapshot snapshot() {
+    long done = completed.sum() + failed.sum();
+    long all = started.sum();
+    long seen = deltas.sum() + duplicates.sum();
+    SliSnapshot window = ttft.snapshot();
+    return new Snapshot(all, completed.sum(), failed.sum(), clientGone.sum(), resumes.sum(),
+        done == 0 ? 1.0 : (double) completed.sum() / done,
+        all == 0 ? 0.0 : (double) resumes.sum() / all,
+        window.p95Millis(),
+        seen == 0 ? 0.0 : (double) duplicates.sum() / seen);
+  }
+}

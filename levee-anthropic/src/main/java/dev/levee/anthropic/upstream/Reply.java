@@ -1,0 +1,33 @@
+package dev.levee.anthropic.upstream;
+
+import dev.levee.anthropic.sse.SseEvent;
+import dev.levee.anthropic.stream.UpstreamStream;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What one upstream call gave back: a whole body (JSON answers and every error), or an open
+ * stream that reached its commit point, with the events read up to it.
+ *
+ * @param status the HTTP status
+ * @param headers the upstream's response headers (lower-case names)
+ * @param body the whole body, or null for an open stream
+ * @param stream the open stream, or null
+ * @param held events read up to and including the first content delta
+ */
+public record Reply(int status, Map<String, List<String>> headers, byte[] body, UpstreamStream stream, List<SseEvent> held) {
+
+  public static Reply whole(int status, Map<String, List<String>> headers, byte[] body) {
+    return new Reply(status, headers, body, null, List.of());
+  }
+
+  public static Reply open(Map<String, List<String>> headers, UpstreamStream stream, List<SseEvent> held) {
+    return new Reply(200, headers, null, stream, List.copyOf(held));
+  }
+
+  /** The content type the upstream declared, or {@code application/json}. */
+  public String contentType() {
+    List<String> values = headers.get("content-type");
+    return values == null || values.isEmpty() ? "application/json" : values.get(0);
+  }
+}
