@@ -13,8 +13,7 @@ final class EventQueue {
 
   private double[] times = new double[256];
   private long[] seqs = new long[256];
-  private int[] requests = new int[256];
-  private int[] codes = new int[256];
+  private long[] payloads = new long[256]; // request << 32 | code
   private Object[] tickets = new Object[256];
   private int size;
   private long nextSeq;
@@ -43,7 +42,7 @@ final class EventQueue {
       move(parent, i);
       i = parent;
     }
-    set(i, time, seq, request, code, ticket);
+    set(i, time, seq, (long) request << 32 | (code & 0xFFFF_FFFFL), ticket);
   }
 
   /** Time of the earliest event; read the top with these before {@link #pop()}. */
@@ -52,11 +51,11 @@ final class EventQueue {
   }
 
   int topRequest() {
-    return requests[0];
+    return (int) (payloads[0] >>> 32);
   }
 
   int topCode() {
-    return codes[0];
+    return (int) payloads[0];
   }
 
   Object topTicket() {
@@ -68,8 +67,7 @@ final class EventQueue {
     int last = --size;
     double time = times[last];
     long seq = seqs[last];
-    int request = requests[last];
-    int code = codes[last];
+    long payload = payloads[last];
     Object ticket = tickets[last];
     tickets[last] = null;
     int i = 0;
@@ -87,7 +85,7 @@ final class EventQueue {
       i = child;
     }
     if (last > 0) {
-      set(i, time, seq, request, code, ticket);
+      set(i, time, seq, payload, ticket);
     }
   }
 
@@ -98,16 +96,14 @@ final class EventQueue {
   private void move(int from, int to) {
     times[to] = times[from];
     seqs[to] = seqs[from];
-    requests[to] = requests[from];
-    codes[to] = codes[from];
+    payloads[to] = payloads[from];
     tickets[to] = tickets[from];
   }
 
-  private void set(int i, double time, long seq, int request, int code, Object ticket) {
+  private void set(int i, double time, long seq, long payload, Object ticket) {
     times[i] = time;
     seqs[i] = seq;
-    requests[i] = request;
-    codes[i] = code;
+    payloads[i] = payload;
     tickets[i] = ticket;
   }
 
@@ -115,8 +111,7 @@ final class EventQueue {
     int n = times.length * 2;
     times = Arrays.copyOf(times, n);
     seqs = Arrays.copyOf(seqs, n);
-    requests = Arrays.copyOf(requests, n);
-    codes = Arrays.copyOf(codes, n);
+    payloads = Arrays.copyOf(payloads, n);
     tickets = Arrays.copyOf(tickets, n);
   }
 }

@@ -164,7 +164,7 @@ public record OverloadStudy(
     ManualClock clock = new ManualClock();
     CorePolicy policy = CorePolicy.create(spec, clock, random);
     CapacityUpstream upstream = new CapacityUpstream(capacity, triggerCapacity, triggerStart, triggerEnd, rejectCost);
-    RunStats stats = Simulation.run(settings, upstream, policy, clock);
+    RunStats stats = Simulation.run(settings, upstream, policy, spec.needsClock() ? clock : null);
     return new Row(spec.name(), policy.guardName(), stats, recoverySeconds(stats.timeline()));
   }
 
