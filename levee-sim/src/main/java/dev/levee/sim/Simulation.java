@@ -72,6 +72,12 @@ public final class Simulation {
   private static final int SUCCEEDED = 1;
   private static final int FAILED = 2;
 
+  // Event lanes: answers come a constant latency after their call, so each kind arrives sorted;
+  // retries after a fixed wait do too (jittered ones mostly fall back to the heap).
+  private static final int SUCCESS_LANE = 0;
+  private static final int FAILURE_LANE = 1;
+  private static final int RETRY_LANE = 2;
+
   private final Settings settings;
   private final Upstream upstream;
   private final ClientPolicy policy;
@@ -94,7 +100,7 @@ public final class Simulation {
     this.upstream = Objects.requireNonNull(upstream, "upstream");
     this.policy = Objects.requireNonNull(policy, "policy");
     this.clock = clock;
-    this.queue = new EventQueue(settings.requests());
+    this.queue = new EventQueue(settings.requests(), 3);
     this.timeline = settings.keepTimeline() ? new Timeline() : null;
   }
 
@@ -165,7 +171,7 @@ public final class Simulation {
     if (wait == 0) {
       answer(time, request, attempt, ticket, ok);
     } else {
-      queue.push(time + wait, request, attempt << 2 | (ok ? SUCCEEDED : FAILED), ticket);
+      queue.push(ok ? SUCCESS_LANE : FAILURE_LANE, time + wait, request, attempt << 2 | (ok ? SUCCEEDED : FAILED), ticket);
     }
   }
 
@@ -190,7 +196,7 @@ public final class Simulation {
       if (timeline != null) timeline.lost(time);
       return;
     }
-    queue.push(time + policy.retryDelaySeconds(attempt), request, (attempt + 1) << 2 | ATTEMPT, null);
+    queue.push(RETRY_LANE, time + policy.retryDelaySeconds(attempt), request, (attempt + 1) << 2 | ATTEMPT, null);
   }
 
   private void advanceClock(double time) {

@@ -49,4 +49,41 @@ class EventQueueTest {
     }
     assertThat(popped).isEqualTo(10_000);
   }
+
+  @Test
+  void lanesGiveExactlyTheOrderOfOneHeap() {
+    EventQueue heap = new EventQueue(0);
+    EventQueue laned = new EventQueue(0, 3);
+    Mulberry32 random = new Mulberry32(42);
+    double now = 0;
+    int id = 0;
+    for (int step = 0; step < 50_000; step++) {
+      if (heap.isEmpty() || random.nextDouble() < 0.55) {
+        int lane = (int) (random.nextDouble() * 4) - 1; // NO_LANE, 0, 1 or 2
+        double delay = switch (lane) {
+          case 0 -> 1.0;
+          case 1 -> 0.1;
+          case 2 -> 0.05;
+          default -> random.nextDouble() * 3; // out of order: the laned queue must use its heap
+        };
+        if (random.nextDouble() < 0.1) delay = 0; // ties with the current instant
+        heap.push(now + delay, id, lane, null);
+        laned.push(lane == 2 && random.nextDouble() < 0.5 ? 2 : lane, now + delay, id, lane, null);
+        id++;
+      } else {
+        assertThat(laned.topTime()).isEqualTo(heap.topTime());
+        assertThat(laned.topRequest()).isEqualTo(heap.topRequest());
+        assertThat(laned.topCode()).isEqualTo(heap.topCode());
+        now = heap.topTime();
+        heap.pop();
+        laned.pop();
+      }
+    }
+    while (!heap.isEmpty()) {
+      assertThat(laned.topRequest()).isEqualTo(heap.topRequest());
+      heap.pop();
+      laned.pop();
+    }
+    assertThat(laned.isEmpty()).isTrue();
+  }
 }
