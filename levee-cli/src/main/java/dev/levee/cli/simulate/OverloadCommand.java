@@ -1,0 +1,150 @@
+package dev.levee.cli.simulate;
+
+import dev.levee.core.breaker.CircuitBreakerConfig;
+import dev.levee.sim.report.OverloadChart;
+import dev.levee.sim.report.StudyTables;
+import dev.levee.sim.report.Table;
+import dev.levee.sim.study.BudgetSetting;
+import dev.levee.sim.study.OverloadStudy;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code levee simulate overload}: the same policies against an upstream of finite capacity whose
+ * capacity drops for a while; prints loss, amplification, time to recover and p99 latency per
+ * policy, and with {@code --chart FILE} writes a self-contained SVG of load, goodput and guard
+ * tokens over time.
+ */
+@Command(
+    name = "overload",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+        "Compare retry policies when load feeds back: the upstream serves at most --capacity calls/s, answers 529",
+        "beyond that, and a 529 costs it --reject-cost of a call. A capacity drop (the trigger) starts the storm."})
+public final class OverloadCommand implements Callable<Integer> {
+
+  @Spec
+  CommandSpec spec;
+
+  @Option(names = "--seed", defaultValue = "20260921", description = "mulberry32 seed (default: ${DEFAULT-VALUE})")
+  int seed;
+
+  @Option(names = "--rate", defaultValue = "80", description = "requests per second (default: ${DEFAULT-VALUE})")
+  double rate;
+
+  @Option(names = "--horizon", defaultValue = "420", description = "seconds of arrivals (default: ${DEFAULT-VALUE})")
+  double horizon;
+
+  @Option(names = "--warmup", defaultValue = "120", description = "seconds of arrivals left out of the table (default: ${DEFAULT-VALUE})")
+  double warmup;
+
+  @Option(names = "--max-attempts", defaultValue = "5", description = "attempts per request, the first included (default: ${DEFAULT-VALUE})")
+  int maxAttempts;
+
+  @Option(names = "--capacity", defaultValue = "100", description = "upstream calls served per second (default: ${DEFAULT-VALUE})")
+  double capacity;
+
+  @Option(names = "--trigger-capacity", defaultValue = "50", description = "calls served per second during the trigger (default: ${DEFAULT-VALUE})")
+  double triggerCapacity;
+
+  @Option(names = "--trigger-start", defaultValue = "150", description = "trigger start, seconds (default: ${DEFAULT-VALUE})")
+  double triggerStart;
+
+  @Option(names = "--trigger-end", defaultValue = "180", description = "trigger end, seconds (default: ${DEFAULT-VALUE})")
+  double triggerEnd;
+
+  @Option(names = "--reject-cost", defaultValue = "0.3",
+      description = "capacity a 529 costs the next second, in served calls; 0 = rejections are free (default: ${DEFAULT-VALUE})")
+  double rejectCost;
+
+  @Option(names = "--success-latency", defaultValue = "1", description = "seconds a successful call takes (default: ${DEFAULT-VALUE})")
+  double successLatency;
+
+  @Option(names = "--failure-latency", defaultValue = "0.1", description = "seconds until a 529 returns (default: ${DEFAULT-VALUE})")
+  double failureLatency;
+
+  @Option(names = "--immediate-delay", defaultValue = "0.05", description = "the immediate policy's wait, seconds (default: ${DEFAULT-VALUE})")
+  double immediateDelay;
+
+  @Option(names = "--backoff-base", defaultValue = "1", description = "first jittered wait's ceiling, seconds (default: ${DEFAULT-VALUE})")
+  double backoffBase;
+
+  @Option(names = "--backoff-cap", defaultValue = "30", description = "cap on any jittered wait, seconds (default: ${DEFAULT-VALUE})")
+  double backoffCap;
+
+  @Option(names = "--budget", defaultValue = "100/0.1", description = "retry budget max/ratio (default: ${DEFAULT-VALUE})")
+  String budget;
+
+  @Option(names = "--breaker-profile", defaultValue = "default",
+      description = "circuit-breaker profile: default, batch, interactive, admin (default: ${DEFAULT-VALUE})")
+  String breakerProfile;
+
+  @Option(names = "--throttle-k", defaultValue = "2", description = "adaptive throttling K, SRE book (default: ${DEFAULT-VALUE})")
+  double throttleK;
+
+  @Option(names = "--throttle-window", defaultValue = "120", description = "adaptive throttling history, seconds (default: ${DEFAULT-VALUE})")
+  double throttleWindow;
+
+  @Option(names = "--grpc-max-tokens", defaultValue = "10", description = "gRFC A6 max tokens (default: ${DEFAULT-VALUE})")
+  double grpcMaxTokens;
+
+  @Option(names = "--grpc-token-ratio", defaultValue = "0.1", description = "gRFC A6 token ratio (default: ${DEFAULT-VALUE})")
+  double grpcTokenRatio;
+
+  @Option(names = "--chart", paramLabel = "FILE", description = "write an SVG chart of load, goodput and tokens over time to FILE")
+  Path chart;
+
+  @Option(names = "--format", defaultValue = "table", converter = FormatConverter.class,
+      description = "table, csv or json (default: ${DEFAULT-VALUE})")
+  Table.Format format;
+
+  @Override
+  public Integer call() {
+    OverloadStudy study;
+    try {
+      study = new OverloadStudy(seed, rate, horizon, warmup, maxAttempts, capacity, triggerCapacity, triggerStart,
+          triggerEnd, rejectCost, successLatency, failureLatency, immediateDelay, backoffBase, backoffCap,
+          BudgetSetting.parse(budget), CircuitBreakerConfig.profile(breakerProfile), throttleK, throttleWindow,
+          grpcMaxTokens, grpcTokenRatio);
+      study.policies(); // validates the policy settings
+      new dev.levee.sim.CapacityUpstream(capacity, triggerCapacity, triggerStart, triggerEnd, rejectCost);
+    } catch (IllegalArgumentException e) {
+      throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
+    }
+    List<OverloadStudy.Row> rows = study.run();
+    PrintWriter out = spec.commandLine().getOut();
+    if (format == Table.Format.TABLE) {
+      out.printf(Locale.ROOT, "overload study: %s req/s, capacity %s/s dropping to %s/s during [%s s, %s s), "
+              + "a 529 costs %s of a call; %d requests counted after a %s s warm-up, seed %d%n%n",
+          RetryBudgetCommand.n(rate), RetryBudgetCommand.n(capacity), RetryBudgetCommand.n(triggerCapacity),
+          RetryBudgetCommand.n(triggerStart), RetryBudgetCommand.n(triggerEnd), RetryBudgetCommand.n(rejectCost),
+          rows.get(0).stats().requests(), RetryBudgetCommand.n(warmup), seed);
+    }
+    out.print(StudyTables.overload(rows).render(format));
+    out.flush();
+    if (chart != null) {
+      try {
+        Path parent = chart.toAbsolutePath().getParent();
+        if (parent != null) Files.createDirectories(parent);
+        Files.writeString(chart, OverloadChart.svg(study, rows), StandardCharsets.UTF_8);
+      } catch (IOException e) {
+        spec.commandLine().getErr().println("levee simulate overload: cannot write " + chart + ": " + e.getMessage());
+        return 1;
+      }
+      spec.commandLine().getErr().println("chart written to " + chart);
+    }
+    return 0;
+  }
+}
