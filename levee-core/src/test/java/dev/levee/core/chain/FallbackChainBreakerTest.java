@@ -140,6 +140,19 @@ class FallbackChainBreakerTest extends ChainFixture {
   }
 
   @Test
+  void targetsThatWereCalledBeforeTheirBreakerOpenedAreNotAllOpen() {
+    policy = policy(5);
+    open(B);
+    upstream.on(A, fail(Failures.serverError()), fail(Failures.serverError()), fail(Failures.serverError()));
+
+    ChainResult.Exhausted<String> exhausted = exhausted(run(A, B));
+
+    assertThat(steps(exhausted)).containsExactly(FAILED, FAILED, FAILED, SKIPPED_OPEN, SKIPPED_OPEN);
+    assertThat(exhausted.calls()).isEqualTo(3);
+    assertThat(exhausted.allOpen()).isFalse();
+  }
+
+  @Test
   void aTargetReadyForATrialIsCalledWithATrialPermit() {
     readyForTrial(A);
     upstream.on(A, ok("trial answer"));
