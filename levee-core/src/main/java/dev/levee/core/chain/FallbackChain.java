@@ -237,7 +237,7 @@ public final class FallbackChain {
     void skippedOpen(Target target, CircuitBreaker.Rejected rejected) {
       skippedOpen++;
       Duration left = rejected.retryAfter();
-      report(target, rejected.state() == CircuitState.OPEN
+      reportIfAbsent(target, rejected.state() == CircuitState.OPEN
           ? "circuit open (" + Math.max(1, (left.toMillis() + 999) / 1000) + " s left)"
           : "circuit half-open, trial in flight");
       offerRetryAfter(left);

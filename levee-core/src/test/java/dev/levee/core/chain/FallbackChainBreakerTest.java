@@ -12,6 +12,7 @@ import dev.levee.core.breaker.CircuitBreaker;
 import dev.levee.core.breaker.CircuitState;
 import dev.levee.core.breaker.Transition;
 import java.time.Duration;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Circuit breakers in the chain: skipping, "all open", suggested retry-after, trials. */
@@ -150,6 +151,22 @@ class FallbackChainBreakerTest extends ChainFixture {
     assertThat(steps(exhausted)).containsExactly(FAILED, FAILED, FAILED, SKIPPED_OPEN, SKIPPED_OPEN);
     assertThat(exhausted.calls()).isEqualTo(3);
     assertThat(exhausted.allOpen()).isFalse();
+  }
+
+  /** Regression: the skip erased the report of the failures that opened the breaker. */
+  @Test
+  @Tag("regression")
+  void aTargetSkippedAfterItsOwnFailuresOpenedItsBreakerIsReportedWithItsLastFailure() {
+    policy = policy(5);
+    open(B);
+    upstream.on(A, fail(Failures.serverError()), fail(Failures.serverError()), fail(Failures.overloaded()));
+
+    ChainResult.Exhausted<String> exhausted = exhausted(run(A, B));
+
+    // A's waits: 250 ms + 500 ms (full jitter) + 6 s (overload, retry 2) = 6.75 s; B: 23.25 s left
+    assertThat(reports(exhausted)).containsExactly(
+        "anthropic/claude-a: 529 overloaded_error (3 calls)",
+        "bedrock/claude-b: circuit open (24 s left)");
   }
 
   @Test
