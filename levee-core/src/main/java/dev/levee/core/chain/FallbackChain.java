@@ -152,6 +152,8 @@ public final class FallbackChain {
         result = attempt.call(context);
       } catch (InterruptedException e) {
         permit.cancelled();
+        run.step(target, Step.FAILED, Failure.of(FailureKind.CANCELLED, 0, "cancelled", "interrupted: the client went away"),
+            waited, Duration.ofNanos(ticker.nanos() - start));
         throw e;
       } catch (RuntimeException e) {
         permit.cancelled();

@@ -10,7 +10,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.levee.core.breaker.CircuitBreaker;
 import dev.levee.core.breaker.CircuitState;
+import dev.levee.core.retry.FailureKind;
+import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The client going away: Cancelled, no fallback, and never a breaker penalty. */
@@ -37,6 +40,20 @@ class FallbackChainCancellationTest extends ChainFixture {
     assertThat(Thread.interrupted()).as("interrupt flag restored").isTrue();
     assertThat(upstream.calls()).extracting(AttemptContext::target).containsExactly(A);
     assertThat(budget.remaining()).isEqualTo(10.0);
+  }
+
+  /** Regression: the interrupted call was missing from the steps, so calls() said 0. */
+  @Test
+  @Tag("regression")
+  void anInterruptedCallIsAmongTheStepsAndCallsMade() {
+    upstream.on(A, fail(Failures.overloaded()), upstream.after(Duration.ofMillis(700), interrupted()));
+
+    ChainResult.Cancelled<String> cancelled = cancelled(run(A));
+
+    assertThat(cancelled.calls()).isEqualTo(2);
+    assertThat(steps(cancelled)).containsExactly(FAILED, FAILED);
+    assertThat(cancelled.steps().getLast().failure().kind()).isEqualTo(FailureKind.CANCELLED);
+    assertThat(cancelled.steps().getLast().took()).isEqualTo(Duration.ofMillis(700));
   }
 
   @Test
