@@ -33,7 +33,9 @@ import java.util.random.RandomGenerator;
  *       retryable one is retried on the same target up to {@code max-retries} times after a
  *       wait (the stated retry-after plus jitter, else full-jitter backoff), unless the wait does
  *       not fit the deadline or the stated wait exceeds {@code max-retry-after}; then the next
- *       target is tried.
+ *       target is tried. A failure that may never go to another target (the client's own
+ *       error, even one the upstream's {@code x-should-retry: true} let us retry) ends the chain
+ *       as {@link ChainResult.Rejected} once it is no longer retried.
  * </ol>
  *
  * <p>Thread-safe: one instance serves all requests; per-request state lives on the stack.
@@ -97,6 +99,10 @@ public final class FallbackChain {
         if (result != null) {
           return result;
         }
+        if (run.lastFailure != null && !run.lastFailure.kind().tryNextTarget()) {
+          // the client's own error, retried only because the upstream said so: it never moves on
+          return new ChainResult.Rejected<>(targets.get(i), run.lastFailure, run.lastResponse, List.copyOf(run.steps));
+        }
         if (run.stop) {
           break;
         }
@@ -146,6 +152,8 @@ public final class FallbackChain {
         result = attempt.call(context);
       } catch (InterruptedException e) {
         permit.cancelled();
+        run.step(target, Step.FAILED, Failure.of(FailureKind.CANCELLED, 0, "cancelled", "interrupted: the client went away"),
+            waited, Duration.ofNanos(ticker.nanos() - start));
         throw e;
       } catch (RuntimeException e) {
         permit.cancelled();
@@ -231,7 +239,7 @@ public final class FallbackChain {
     void skippedOpen(Target target, CircuitBreaker.Rejected rejected) {
       skippedOpen++;
       Duration left = rejected.retryAfter();
-      report(target, rejected.state() == CircuitState.OPEN
+      reportIfAbsent(target, rejected.state() == CircuitState.OPEN
           ? "circuit open (" + Math.max(1, (left.toMillis() + 999) / 1000) + " s left)"
           : "circuit half-open, trial in flight");
       offerRetryAfter(left);

@@ -42,9 +42,13 @@ public final class Deadline {
     return attemptTimeout.compareTo(left) < 0 ? attemptTimeout : left;
   }
 
-  /** Whether a wait of {@code wait} followed by at least {@code minimum} of work ends in time. */
+  /**
+   * Whether a wait of {@code wait} followed by at least {@code minimum} of work ends in time: the
+   * time left after the wait is at least {@code minimum}, and more than zero.
+   */
   public boolean fits(Duration wait, Duration minimum) {
-    return wait.plus(minimum).compareTo(remaining()) < 0;
+    Duration afterWait = remaining().minus(wait);
+    return afterWait.isPositive() && afterWait.compareTo(minimum) >= 0;
   }
 
   @Override
