@@ -13,6 +13,7 @@ import picocli.CommandLine.Command;
         DemoCommand.class,
         ServeCommand.class,
         EmulatorCommand.class,
+        dev.levee.cli.simulate.SimulateCommand.class,
         CommandLine.HelpCommand.class
     })
 public final class Levee implements Runnable {

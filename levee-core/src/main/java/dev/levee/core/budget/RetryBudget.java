@@ -14,24 +14,20 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>In Levee a "retry" is any upstream call made for a client request after its first call,
  * whether to the same target or to a fallback.
  *
- * <p>Tokens are counted exactly, in millionths of a token, so that ten successes at a ratio of
- * 0.1 earn one whole retry (summing doubles would leave 0.999…). A {@code ratio} is rounded to
- * the nearest millionth (a positive ratio earns at least one millionth); a {@code max} too large
- * to count that finely (over about 9·10^12 tokens, as in {@link #unlimited()}) never denies.
+ * <p>Tokens are an IEEE 754 double, summed exactly as the published retry-budget study did (its
+ * seeded table is reproduced to the digit by {@code levee simulate retry-budget}). Sums of
+ * decimal ratios carry the usual rounding: ten successes at ratio 0.1 from empty leave
+ * 0.9999999999999999 tokens, so the retry is funded by the eleventh. A bucket that is never
+ * drained, the normal case, is unaffected.
  *
  * <p>Thread-safe without locks: the token count lives in one atomic word updated by
  * compare-and-set.
  */
 public final class RetryBudget {
 
-  private static final long UNITS_PER_TOKEN = 1_000_000;
-
   private final double max;
   private final double ratio;
-  private final boolean unlimited;
-  private final long maxUnits;
-  private final long ratioUnits;
-  private final AtomicLong units; // tokens left, in millionths
+  private final AtomicLong tokenBits; // Double.doubleToRawLongBits(tokens)
 
   /**
    * @param max the bucket's capacity and initial fill, in tokens (> 0)
@@ -42,10 +38,7 @@ public final class RetryBudget {
     if (!(ratio >= 0)) throw new IllegalArgumentException("retry-budget ratio must not be negative, was " + ratio);
     this.max = max;
     this.ratio = ratio;
-    this.unlimited = max >= (double) (Long.MAX_VALUE / UNITS_PER_TOKEN);
-    this.maxUnits = unlimited ? Long.MAX_VALUE : Math.round(max * UNITS_PER_TOKEN);
-    this.ratioUnits = ratio > 0 ? Math.max(1, Math.round(ratio * UNITS_PER_TOKEN)) : 0;
-    this.units = new AtomicLong(maxUnits);
+    this.tokenBits = new AtomicLong(Double.doubleToRawLongBits(max));
   }
 
   /** A budget that never denies a retry. */
@@ -55,30 +48,40 @@ public final class RetryBudget {
 
   /** Records a successful call: adds {@code ratio} tokens, capped at {@code max}. */
   public void onSuccess() {
-    if (unlimited || ratioUnits == 0) {
+    if (ratio == 0) {
       return;
     }
-    units.accumulateAndGet(ratioUnits, (left, earned) -> left + Math.min(earned, maxUnits - left));
+    long bits;
+    double next;
+    do {
+      bits = tokenBits.get();
+      double tokens = Double.longBitsToDouble(bits);
+      next = Math.min(max, tokens + ratio);
+      if (next == tokens) {
+        return;
+      }
+    } while (!tokenBits.compareAndSet(bits, Double.doubleToRawLongBits(next)));
   }
 
   /** Spends one token for a retry; returns false (and spends nothing) when fewer than one remain. */
   public boolean tryAcquire() {
-    if (unlimited) {
-      return true;
-    }
-    long left;
+    long bits;
     do {
-      left = units.get();
-      if (left < UNITS_PER_TOKEN) {
+      bits = tokenBits.get();
+      double tokens = Double.longBitsToDouble(bits);
+      if (tokens < 1) {
         return false;
       }
-    } while (!units.compareAndSet(left, left - UNITS_PER_TOKEN));
+      if (tokens == Double.MAX_VALUE) {
+        return true;
+      }
+    } while (!tokenBits.compareAndSet(bits, Double.doubleToRawLongBits(Double.longBitsToDouble(bits) - 1)));
     return true;
   }
 
   /** Tokens left. */
   public double remaining() {
-    return unlimited ? max : (double) units.get() / UNITS_PER_TOKEN;
+    return Double.longBitsToDouble(tokenBits.get());
   }
 
   public double max() {

@@ -186,6 +186,9 @@ public final class FallbackChain {
           if (!failure.mayRetrySameTarget() || retry >= policy.retry().maxRetries()) {
             return null;
           }
+          if (breaker.state() == CircuitState.OPEN) {
+            return null; // this failure opened the circuit: waiting to retry would only spend the deadline
+          }
           Optional<Duration> wait = waitBeforeRetry(failure, retry);
           if (wait.isEmpty() || !deadline.fits(wait.get(), policy.minAttemptTime())) {
             return null; // the stated wait is too long, or would not leave time to try
