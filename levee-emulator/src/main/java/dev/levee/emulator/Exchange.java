@@ -100,8 +100,13 @@ final class Exchange {
     return body;
   }
 
-  /** Sends a complete JSON body with {@code status}. */
+  /**
+   * Sends a complete JSON body with {@code status}. The disconnect watch stops first: once the
+   * last byte of a sized body is out, the client may send its next request on this connection,
+   * and the watch must not read it.
+   */
   void sendJson(int status, byte[] json) {
+    closeWatch();
     begin(status, "application/json");
     response.getHeaders().put(HttpHeader.CONTENT_LENGTH, json.length);
     try {
