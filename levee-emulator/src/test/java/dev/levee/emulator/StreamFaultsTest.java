@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.anthropic.client.AnthropicClient;
+import com.anthropic.errors.AnthropicInvalidDataException;
 import com.anthropic.errors.SseException;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.levee.anthropic.Json;
@@ -74,6 +75,18 @@ class StreamFaultsTest {
     assertThat(Wire.streamedText(valid)).isEqualTo(healthy);
     assertThat(events.getLast().event()).isEqualTo("message_stop");
     assertThat(emulator.log().getFirst().action()).isEqualTo("malformed@2");
+  }
+
+  @Test
+  void theSdkRejectsTheMalformedEventAndAMalformedJsonAnswer() {
+    AnthropicClient client = Sdk.client(emulator);
+
+    assertThatThrownBy(() -> Sdk.streamed(client, Sdk.params("emu-malformed-3", "hi")))
+        .isInstanceOf(AnthropicInvalidDataException.class);
+    assertThatThrownBy(() -> client.messages().create(Sdk.params("emu-malformed-3", "other")))
+        .isInstanceOf(AnthropicInvalidDataException.class);
+    assertThat(emulator.log()).extracting(LogEntry::action).containsExactly("malformed@3", "malformed@3");
+    client.close();
   }
 
   @Test
