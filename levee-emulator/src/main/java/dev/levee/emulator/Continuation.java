@@ -21,8 +21,8 @@ import java.util.List;
  *   <li>Otherwise the answer to the whole conversation.
  * </ol>
  *
- * A partial without the answer's leading thinking block is matched against the answer without
- * it. Thinking blocks match on their text (signatures are ignored), tool_use blocks on name and
+ * Empty text blocks in the partial are ignored. A partial without the answer's leading thinking
+ * block is matched against the answer without it. Thinking blocks match on their text (signatures are ignored), tool_use blocks on name and
  * input.
  *
  * @param kind which case applied
@@ -73,7 +73,10 @@ record Continuation(Kind kind, List<AnswerBlock> blocks) {
   record Remainder(List<AnswerBlock> blocks, String continuedText) {}
 
   /** What remains of {@code answer} after {@code partial}, or null when it is not a prefix. */
-  static Remainder remainder(List<AnswerBlock> answer, List<JsonNode> partial) {
+  static Remainder remainder(List<AnswerBlock> answer, List<JsonNode> given) {
+    List<JsonNode> partial = given.stream()
+        .filter(block -> !(block.path("type").asText().equals("text") && block.path("text").asText("").isEmpty()))
+        .toList();
     List<AnswerBlock> full = answer;
     if (!partial.isEmpty() && !full.isEmpty() && full.getFirst() instanceof AnswerBlock.Thinking
         && !partial.getFirst().path("type").asText().equals("thinking")) {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.levee.anthropic.Json;
 import dev.levee.anthropic.sse.SseEvent;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 
 /**
@@ -17,9 +18,14 @@ import java.util.List;
  * deterministic.
  *
  * @param events the events in order
- * @param deltaIndexes the positions in {@code events} of the {@code content_block_delta}s
+ * @param deltaIndexes the positions in {@code events} of the {@code content_block_delta}s, ascending
  */
 record StreamPlan(List<SseEvent> events, List<Integer> deltaIndexes) {
+
+  /** Whether the event at {@code position} is a content delta. */
+  boolean isDelta(int position) {
+    return Collections.binarySearch(deltaIndexes, position) >= 0;
+  }
 
   static StreamPlan of(String messageId, String model, int inputTokens, ResponsePlan plan) {
     List<SseEvent> events = new ArrayList<>();

@@ -63,7 +63,7 @@ final class StreamResponder {
                 "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"tr"));
           }
         }
-        boolean delta = plan.deltaIndexes().contains(i);
+        boolean delta = plan.isDelta(i);
         if (delta) {
           timing.sleeper().sleep(deltasSent == 0 ? timing.timeToFirstToken() : timing.deltaDelay());
         }
