@@ -24,11 +24,7 @@ final class PrefillPolicy {
 
   /** Whether {@code model} refuses a conversation that ends with an assistant message. */
   static boolean refusesPrefill(String model) {
-    String name = model;
-    while (name.endsWith("-always")) {
-      name = name.substring(0, name.length() - "-always".length());
-    }
-    if (name.endsWith("-noprefill") || model.endsWith("-noprefill")) {
+    if (model.endsWith("-noprefill") || model.endsWith("-noprefill-always")) {
       return true;
     }
     int claude = model.indexOf("claude-");

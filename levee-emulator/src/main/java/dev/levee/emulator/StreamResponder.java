@@ -23,6 +23,10 @@ import java.time.Duration;
  */
 final class StreamResponder {
 
+  /** A content delta cut off inside a string: not JSON. */
+  private static final SseEvent MALFORMED = new SseEvent("content_block_delta",
+      "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"tr");
+
   private final Ticker ticker;
 
   StreamResponder(Ticker ticker) {
@@ -44,24 +48,8 @@ final class StreamResponder {
     int deltasSent = 0;
     try {
       for (int i = 0; i < plan.events().size(); i++) {
-        if (i == strikeAt) {
-          switch (kind) {
-            case CUT -> {
-              exchange.abort("cut");
-              return;
-            }
-            case ERROR_EVENT -> {
-              writer.write(new SseEvent("error", Json.string(ApiError.overloaded("Overloaded").toJson(exchange.requestId))));
-              exchange.complete();
-              return;
-            }
-            case STALL -> {
-              stall(exchange, writer, timing);
-              return;
-            }
-            default -> writer.write(new SseEvent("content_block_delta",
-                "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"tr"));
-          }
+        if (i == strikeAt && strike(kind, exchange, writer, timing)) {
+          return;
         }
         boolean delta = plan.isDelta(i);
         if (delta) {
@@ -85,6 +73,24 @@ final class StreamResponder {
       exchange.markGone();
       exchange.abort("client gone");
     }
+  }
+
+  /** Applies a mid-stream fault; true when it ended the exchange. */
+  private static boolean strike(FaultSpec.Kind kind, Exchange exchange, SseWriter writer, Timing timing)
+      throws IOException, InterruptedException {
+    switch (kind) {
+      case CUT -> exchange.abort("cut");
+      case ERROR_EVENT -> {
+        writer.write(new SseEvent("error", Json.string(ApiError.overloaded("Overloaded").toJson(exchange.requestId))));
+        exchange.complete();
+      }
+      case STALL -> stall(exchange, writer, timing);
+      default -> {
+        writer.write(MALFORMED);
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Withholds content, pinging every {@code pingInterval}, until the client goes away. */
