@@ -183,6 +183,14 @@ final class Exchange {
     return request.getConnectionMetaData().getConnection().getEndPoint();
   }
 
+  /**
+   * Stops the disconnect watch early: before the last bytes a client may react to (a client that
+   * hangs up after a complete answer did not leave early). Write failures still mark it gone.
+   */
+  void stopWatching() {
+    closeWatch();
+  }
+
   private void closeWatch() {
     if (watch != null) {
       watch.close();

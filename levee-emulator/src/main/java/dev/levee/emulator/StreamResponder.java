@@ -59,6 +59,9 @@ final class StreamResponder {
           exchange.abort("client gone");
           return;
         }
+        if (i == plan.events().size() - 1) {
+          exchange.stopWatching(); // a client may hang up as soon as it reads message_stop
+        }
         writer.write(plan.events().get(i));
         if (delta) {
           exchange.record.firstContent(ticker.nanos());
