@@ -1,0 +1,96 @@
+package dev.levee.emulator;
+
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The fault a model name asks for (see README "Faults by model name").
+ *
+ * <p>Grammar: {@code emu-<fault>[-always][-noprefill]} (suffixes in any order). A name not starting
+ * with {@code emu-} is healthy; {@code emu-} followed by anything else is an unknown model.
+ *
+ * @param kind the fault
+ * @param n the number in the name: deltas for mid-stream faults, ms for {@code slow-ttft}, seconds
+ *     of {@code retry-after} for {@code 429-ra}; 0 when the name has none
+ * @param always whether {@code -always} makes a first-attempt fault fire on every attempt
+ */
+record FaultSpec(Kind kind, int n, boolean always) {
+
+  /** The faults. */
+  enum Kind {
+    OK(false), OVERLOADED(false), RATE_LIMITED(true), SERVER_ERROR_ONCE(true), UNAVAILABLE(false),
+    HANG(false), RESET(true), BAD_REQUEST(false), SLOW_TTFT(false), DUP(false),
+    CUT(true), ERROR_EVENT(true), STALL(true), MALFORMED(true);
+
+    private final boolean firstAttemptOnly;
+
+    Kind(boolean firstAttemptOnly) {
+      this.firstAttemptOnly = firstAttemptOnly;
+    }
+
+    /** Whether the fault strikes only the first attempt of a conversation (unless {@code -always}). */
+    boolean firstAttemptOnly() {
+      return firstAttemptOnly;
+    }
+  }
+
+  static final FaultSpec HEALTHY = new FaultSpec(Kind.OK, 0, false);
+
+  private static final Pattern NUMBERED = Pattern.compile("(slow-ttft|cut|error|stall|malformed)-(\\d{1,9})");
+  private static final Pattern RATE_LIMITED = Pattern.compile("429-ra(\\d{1,9})");
+
+  /** The fault of {@code model}, or empty when it starts with {@code emu-} but names no fault. */
+  static Optional<FaultSpec> of(String model) {
+    if (!model.startsWith("emu-")) {
+      return Optional.of(HEALTHY);
+    }
+    String name = model.substring(4);
+    boolean always = false;
+    while (true) {
+      if (name.endsWith("-noprefill")) {
+        name = name.substring(0, name.length() - "-noprefill".length());
+      } else if (name.endsWith("-always")) {
+        name = name.substring(0, name.length() - "-always".length());
+        always = true;
+      } else {
+        break;
+      }
+    }
+    Kind simple = switch (name) {
+      case "ok" -> Kind.OK;
+      case "529" -> Kind.OVERLOADED;
+      case "500-once" -> Kind.SERVER_ERROR_ONCE;
+      case "503" -> Kind.UNAVAILABLE;
+      case "hang" -> Kind.HANG;
+      case "reset" -> Kind.RESET;
+      case "400" -> Kind.BAD_REQUEST;
+      case "dup" -> Kind.DUP;
+      default -> null;
+    };
+    if (simple != null) {
+      return Optional.of(new FaultSpec(simple, 0, always));
+    }
+    Matcher retryAfter = RATE_LIMITED.matcher(name);
+    if (retryAfter.matches()) {
+      return Optional.of(new FaultSpec(Kind.RATE_LIMITED, Integer.parseInt(retryAfter.group(1)), always));
+    }
+    Matcher numbered = NUMBERED.matcher(name);
+    if (!numbered.matches()) {
+      return Optional.empty();
+    }
+    Kind kind = switch (numbered.group(1)) {
+      case "slow-ttft" -> Kind.SLOW_TTFT;
+      case "cut" -> Kind.CUT;
+      case "error" -> Kind.ERROR_EVENT;
+      case "stall" -> Kind.STALL;
+      default -> Kind.MALFORMED;
+    };
+    return Optional.of(new FaultSpec(kind, Integer.parseInt(numbered.group(2)), always));
+  }
+
+  /** Whether this fault strikes an attempt that is (or is not) the conversation's first. */
+  boolean strikes(boolean firstAttempt) {
+    return kind != Kind.OK && (!kind.firstAttemptOnly() || always || firstAttempt);
+  }
+}

@@ -1,0 +1,135 @@
+package dev.levee.emulator;
+
+import dev.levee.anthropic.Json;
+import dev.levee.anthropic.error.ApiError;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * {@code POST /v1/messages}, top to bottom: validate → refuse prefill where the model does →
+ * resolve the model's fault → scenario phase → first-attempt memory → fault → continuation →
+ * {@code max_tokens} → JSON or SSE.
+ */
+final class MessagesEndpoint {
+
+  private final EmulatorState state;
+  private final StreamResponder stream;
+  private final JsonResponder json;
+
+  MessagesEndpoint(EmulatorState state) {
+    this.state = state;
+    this.stream = new StreamResponder(state.options.ticker());
+    this.json = new JsonResponder(state.options.ticker());
+  }
+
+  void handle(Exchange exchange, byte[] body) throws InterruptedException {
+    MessagesRequest request;
+    switch (MessagesRequest.parse(body, false)) {
+      case MessagesRequest.Invalid invalid -> {
+        exchange.fail(invalid.error());
+        return;
+      }
+      case MessagesRequest.Valid valid -> request = valid.request();
+    }
+    exchange.record.request(request.model(), request.stream(), request.lastRole());
+    if (request.lastRole().equals("assistant") && PrefillPolicy.refusesPrefill(request.model())) {
+      exchange.fail(PrefillPolicy.REFUSED);
+      return;
+    }
+    Optional<FaultSpec> named = FaultSpec.of(request.model());
+    if (named.isEmpty()) {
+      exchange.fail(ApiError.notFound("model: " + request.model()));
+      return;
+    }
+    state.rateLimits.apply(exchange.response.getHeaders(), request.inputTokens());
+    ScenarioRuntime.Verdict verdict = state.scenario.decide(request.model(), state.elapsed());
+    Timing timing = Timing.of(state.options);
+    if (verdict.phase() != null) {
+      timing = timing.with(verdict.phase().ttft(), verdict.phase().deltaDelay());
+      if (verdict.fails()) {
+        failForPhase(exchange, verdict.phase());
+        return;
+      }
+    }
+    FaultSpec fault = named.get();
+    boolean first = state.memory.firstAttempt(request.model(), request.conversationIdentity());
+    FaultSpec strikes = fault.strikes(first) ? fault : null;
+    if (strikes != null) {
+      switch (strikes.kind()) {
+        case OVERLOADED -> {
+          exchange.fail(ApiError.overloaded("Overloaded"));
+          return;
+        }
+        case RATE_LIMITED -> {
+          exchange.response.getHeaders().put("retry-after", Integer.toString(strikes.n()));
+          exchange.fail(ApiError.rateLimited("This request would exceed your organization's rate limit. "
+              + "Please retry after " + strikes.n() + " seconds."));
+          return;
+        }
+        case SERVER_ERROR_ONCE -> {
+          exchange.fail(ApiError.api("Internal server error"));
+          return;
+        }
+        case UNAVAILABLE -> {
+          exchange.fail(new ApiError(503, ApiError.typeFor(503), "Service unavailable"));
+          return;
+        }
+        case BAD_REQUEST -> {
+          exchange.fail(ApiError.invalidRequest("emu-400: this model rejects every request"));
+          return;
+        }
+        case HANG -> {
+          exchange.record.action("hang");
+          exchange.awaitGone(null);
+          exchange.abort("hang");
+          return;
+        }
+        case RESET -> {
+          exchange.record.action("reset");
+          exchange.reset();
+          return;
+        }
+        case SLOW_TTFT -> {
+          timing = timing.with(Duration.ofMillis(strikes.n()), null);
+          exchange.record.action("slow-ttft@" + strikes.n());
+        }
+        case DUP -> exchange.record.action("dup");
+        case CUT -> exchange.record.action("cut@" + strikes.n());
+        case ERROR_EVENT -> exchange.record.action("error@" + strikes.n());
+        case STALL -> exchange.record.action("stall@" + strikes.n());
+        case MALFORMED -> exchange.record.action("malformed@" + strikes.n());
+        case OK -> { }
+      }
+    }
+    answer(exchange, request, timing, strikes);
+  }
+
+  private void answer(Exchange exchange, MessagesRequest request, Timing timing, FaultSpec fault)
+      throws InterruptedException {
+    Continuation continuation = Continuation.resolve(request, state.generator, state.options.continuationOverlap());
+    exchange.record.continuation(continuation.kind().label());
+    ResponsePlan plan = ResponsePlan.of(continuation.blocks(), request.maxTokens());
+    String id = state.ids.messageId();
+    StreamPlan events = StreamPlan.of(id, request.model(), request.inputTokens(), plan);
+    if (request.stream()) {
+      stream.respond(exchange, events, timing, fault);
+    } else {
+      byte[] message = Json.bytes(MessageJson.message(id, request.model(), request.inputTokens(), plan));
+      json.respond(exchange, message, events.deltaIndexes().size(), timing, fault);
+    }
+  }
+
+  private static void failForPhase(Exchange exchange, Scenario.Phase phase) {
+    switch (phase.status()) {
+      case 429 -> {
+        long seconds = (phase.retryAfter().toMillis() + 999) / 1000;
+        exchange.response.getHeaders().put("retry-after", Long.toString(seconds));
+        exchange.fail(ApiError.rateLimited("This request would exceed your organization's rate limit. "
+            + "Please retry after " + seconds + " seconds."));
+      }
+      case 500 -> exchange.fail(ApiError.api("Internal server error"));
+      case 503 -> exchange.fail(new ApiError(503, ApiError.typeFor(503), "Service unavailable"));
+      default -> exchange.fail(ApiError.overloaded("Overloaded"));
+    }
+  }
+}

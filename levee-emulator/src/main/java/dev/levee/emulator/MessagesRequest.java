@@ -1,0 +1,126 @@
+package dev.levee.emulator;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.levee.anthropic.Json;
+import dev.levee.anthropic.error.ApiError;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The parts of a {@code POST /v1/messages} body the emulator reads. Every other field is accepted
+ * and ignored, as the API ignores nothing but the emulator needs nothing more.
+ *
+ * @param model the requested model name
+ * @param maxTokens {@code max_tokens}
+ * @param stream whether {@code "stream": true}
+ * @param system {@code system} (string, blocks) or null
+ * @param messages the {@code messages}
+ * @param tools {@code tools} or null
+ * @param thinking whether {@code thinking.type} is {@code enabled} or {@code adaptive}
+ */
+record MessagesRequest(String model, int maxTokens, boolean stream, JsonNode system, List<JsonNode> messages,
+    JsonNode tools, boolean thinking) {
+
+  /** The outcome of reading a body: a request or the API's 400 for it. */
+  sealed interface Parsed {}
+
+  record Valid(MessagesRequest request) implements Parsed {}
+
+  record Invalid(ApiError error) implements Parsed {}
+
+  /**
+   * Reads and minimally validates a body the way the API does: malformed JSON, a missing {@code
+   * model}, {@code max_tokens} or {@code messages}, a bad role, or a final assistant message
+   * ending in whitespace give a 400 {@code invalid_request_error} with the API's wording.
+   *
+   * @param countTokens true for {@code /v1/messages/count_tokens}, whose body has no {@code
+   *     max_tokens} (then 0)
+   */
+  static Parsed parse(byte[] body, boolean countTokens) {
+    JsonNode root = Json.tryParse(body);
+    if (root == null) {
+      return invalid("There was an issue with the request body: it is not valid JSON.");
+    }
+    if (!root.isObject()) {
+      return invalid("Input should be a valid dictionary or object to extract fields from");
+    }
+    ObjectNode object = (ObjectNode) root;
+    for (String field : countTokens ? List.of("model", "messages") : List.of("model", "max_tokens", "messages")) {
+      if (!object.hasNonNull(field)) {
+        return invalid(field + ": Field required");
+      }
+    }
+    if (!object.get("model").isTextual()) {
+      return invalid("model: Input should be a valid string");
+    }
+    JsonNode maxTokens = countTokens ? object.path("max_tokens") : object.get("max_tokens");
+    if (!countTokens && (!maxTokens.canConvertToExactIntegral() || !maxTokens.canConvertToInt())) {
+      return invalid("max_tokens: Input should be a valid integer");
+    }
+    if (!countTokens && maxTokens.asInt() < 1) {
+      return invalid("max_tokens: Input should be greater than or equal to 1");
+    }
+    JsonNode messagesNode = object.get("messages");
+    if (!messagesNode.isArray()) {
+      return invalid("messages: Input should be a valid list");
+    }
+    List<JsonNode> messages = new ArrayList<>();
+    for (int i = 0; i < messagesNode.size(); i++) {
+      JsonNode message = messagesNode.get(i);
+      String role = message.path("role").asText("");
+      if (!role.equals("user") && !role.equals("assistant")) {
+        return invalid("messages." + i + ".role: Input should be 'user' or 'assistant'");
+      }
+      if (!message.has("content")) {
+        return invalid("messages." + i + ".content: Field required");
+      }
+      messages.add(message);
+    }
+    if (messages.isEmpty()) {
+      return invalid("messages: at least one message is required");
+    }
+    JsonNode last = messages.getLast();
+    if (last.path("role").asText().equals("assistant") && endsWithWhitespace(last.get("content"))) {
+      return invalid("messages: final assistant content cannot end with trailing whitespace");
+    }
+    String thinkingType = object.path("thinking").path("type").asText("");
+    return new Valid(new MessagesRequest(object.get("model").asText(), maxTokens.asInt(),
+        object.path("stream").asBoolean(false), object.get("system"), List.copyOf(messages),
+        object.get("tools"), thinkingType.equals("enabled") || thinkingType.equals("adaptive")));
+  }
+
+  /** The role of the last message. */
+  String lastRole() {
+    return messages.getLast().path("role").asText();
+  }
+
+  /** The system prompt and the first user message: what identifies a conversation. */
+  String conversationIdentity() {
+    JsonNode firstUser = messages.stream().filter(m -> m.path("role").asText().equals("user")).findFirst()
+        .orElse(null);
+    return Blocks.render(system) + "\0" + (firstUser == null ? "" : Blocks.render(firstUser.get("content")));
+  }
+
+  /** The emulator's estimate of input tokens: the words of system, messages and tools, at least 1. */
+  int inputTokens() {
+    int words = Blocks.words(system) + Blocks.words(tools);
+    for (JsonNode message : messages) {
+      words += Blocks.words(message.get("content"));
+    }
+    return Math.max(1, words);
+  }
+
+  private static boolean endsWithWhitespace(JsonNode content) {
+    List<JsonNode> blocks = Blocks.of(content);
+    if (blocks.isEmpty() || !blocks.getLast().path("type").asText().equals("text")) {
+      return false;
+    }
+    String text = blocks.getLast().path("text").asText("");
+    return !text.isEmpty() && Character.isWhitespace(text.charAt(text.length() - 1));
+  }
+
+  private static Invalid invalid(String message) {
+    return new Invalid(ApiError.invalidRequest(message));
+  }
+}

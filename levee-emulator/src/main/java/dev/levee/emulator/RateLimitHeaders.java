@@ -1,0 +1,55 @@
+package dev.levee.emulator;
+
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import org.eclipse.jetty.http.HttpFields;
+
+/**
+ * Plausible {@code anthropic-ratelimit-*} headers: fixed limits (4000 requests, 400,000 input and
+ * 80,000 output tokens per minute); "remaining" counts down with the requests of the current
+ * wall-clock minute; "reset" is the start of the next minute (RFC 3339). Informational only: the
+ * emulator never enforces them. Thread-safe.
+ */
+final class RateLimitHeaders {
+
+  static final int REQUESTS = 4000;
+  static final int INPUT_TOKENS = 400_000;
+  static final int OUTPUT_TOKENS = 80_000;
+
+  private long minute = -1;
+  private int requests;
+  private long inputTokens;
+
+  /** Counts one request of {@code tokens} input tokens and adds the headers to {@code headers}. */
+  void apply(HttpFields.Mutable headers, int tokens) {
+    Instant now = Instant.now();
+    Instant reset = now.truncatedTo(ChronoUnit.MINUTES).plus(1, ChronoUnit.MINUTES);
+    int requestsLeft;
+    long inputLeft;
+    synchronized (this) {
+      long current = now.getEpochSecond() / 60;
+      if (current != minute) {
+        minute = current;
+        requests = 0;
+        inputTokens = 0;
+      }
+      requests++;
+      inputTokens += tokens;
+      requestsLeft = Math.max(0, REQUESTS - requests);
+      inputLeft = Math.max(0, INPUT_TOKENS - inputTokens);
+    }
+    String resetText = reset.toString();
+    headers.put("anthropic-ratelimit-requests-limit", Integer.toString(REQUESTS));
+    headers.put("anthropic-ratelimit-requests-remaining", Integer.toString(requestsLeft));
+    headers.put("anthropic-ratelimit-requests-reset", resetText);
+    headers.put("anthropic-ratelimit-input-tokens-limit", Integer.toString(INPUT_TOKENS));
+    headers.put("anthropic-ratelimit-input-tokens-remaining", Long.toString(inputLeft));
+    headers.put("anthropic-ratelimit-input-tokens-reset", resetText);
+    headers.put("anthropic-ratelimit-output-tokens-limit", Integer.toString(OUTPUT_TOKENS));
+    headers.put("anthropic-ratelimit-output-tokens-remaining", Integer.toString(OUTPUT_TOKENS));
+    headers.put("anthropic-ratelimit-output-tokens-reset", resetText);
+    headers.put("anthropic-ratelimit-tokens-limit", Integer.toString(INPUT_TOKENS + OUTPUT_TOKENS));
+    headers.put("anthropic-ratelimit-tokens-remaining", Long.toString(inputLeft + OUTPUT_TOKENS));
+    headers.put("anthropic-ratelimit-tokens-reset", resetText);
+  }
+}

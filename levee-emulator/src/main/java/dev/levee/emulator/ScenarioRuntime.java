@@ -1,0 +1,41 @@
+package dev.levee.emulator;
+
+import java.time.Duration;
+
+/**
+ * A {@link Scenario} being played: which phase covers a request and whether its rate draw fails
+ * it. Thread-safe; draws are sequential, so a given order of requests gives the same outcomes.
+ */
+final class ScenarioRuntime {
+
+  /** The verdict for one request: the covering phase (or null) and whether it fails the request. */
+  record Verdict(Scenario.Phase phase, boolean fails) {
+    static final Verdict NONE = new Verdict(null, false);
+  }
+
+  private final Scenario scenario;
+  private Prng random;
+
+  ScenarioRuntime(Scenario scenario) {
+    this.scenario = scenario;
+    this.random = new Prng(scenario == null ? 0 : scenario.seed());
+  }
+
+  synchronized Verdict decide(String model, Duration elapsed) {
+    if (scenario == null) {
+      return Verdict.NONE;
+    }
+    for (Scenario.Phase phase : scenario.phases()) {
+      if (phase.covers(model, elapsed)) {
+        boolean fails = phase.status() != 200 && (phase.rate() >= 1 || random.nextDouble() < phase.rate());
+        return new Verdict(phase, fails);
+      }
+    }
+    return Verdict.NONE;
+  }
+
+  /** Restarts the draw sequence (scenario time restarts with the emulator's epoch). */
+  synchronized void reset() {
+    random = new Prng(scenario == null ? 0 : scenario.seed());
+  }
+}

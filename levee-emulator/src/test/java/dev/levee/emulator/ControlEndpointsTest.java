@@ -1,0 +1,107 @@
+package dev.levee.emulator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.levee.anthropic.Json;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.HexFormat;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** {@code GET /_emulator/log} and {@code POST /_emulator/reset}, and what the log records. */
+class ControlEndpointsTest {
+
+  private final Emulator emulator = Emulator.start(EmulatorOptions.builder().timeToFirstToken(Duration.ZERO)
+      .deltaDelay(Duration.ZERO).build());
+  private final Wire wire = new Wire(emulator);
+
+  @AfterEach
+  void stop() {
+    emulator.close();
+  }
+
+  @Test
+  void theLogRecordsEveryAttemptWithHeadersQueryAndTheRawBodyButNeverTheKey() throws Exception {
+    String json = "{\"model\":\"emu-ok\",\"max_tokens\":16,\"stream\":true,\"some_future_field\":0.70,"
+        + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+    HttpResponse<String> response = Wire.HTTP_CLIENT.send(HttpRequest.newBuilder(
+        URI.create(emulator.baseUrl() + "/v1/messages?beta=true")).header("x-api-key", "sk-ant-secret-123")
+        .header("anthropic-version", "2023-06-01").header("anthropic-beta", "feature-a")
+        .header("anthropic-beta", "feature-b").POST(HttpRequest.BodyPublishers.ofString(json)).build(),
+        HttpResponse.BodyHandlers.ofString());
+    wire.post("/v1/messages", Wire.body("emu-529", false, "hi", "Holds"));
+
+    HttpResponse<String> log = wire.get("/_emulator/log");
+
+    assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(log.statusCode()).isEqualTo(200);
+    assertThat(log.body()).doesNotContain("sk-ant-secret-123");
+    JsonNode entries = Json.tryParse(log.body());
+    assertThat(entries).hasSize(2);
+    JsonNode first = entries.get(0);
+    assertThat(first.path("model").asText()).isEqualTo("emu-ok");
+    assertThat(first.path("action").asText()).isEqualTo("ok");
+    assertThat(first.path("status").asInt()).isEqualTo(200);
+    assertThat(first.path("stream").asBoolean()).isTrue();
+    assertThat(first.path("lastRole").asText()).isEqualTo("user");
+    assertThat(first.path("query").asText()).isEqualTo("beta=true");
+    assertThat(first.path("anthropicVersion").asText()).isEqualTo("2023-06-01");
+    assertThat(first.path("anthropicBeta").asText()).isEqualTo("feature-a,feature-b");
+    assertThat(first.path("body").asText()).isEqualTo(json);
+    assertThat(first.path("bodySize").asLong()).isEqualTo(json.length());
+    assertThat(first.path("bodySha256").asText()).isEqualTo(sha256(json));
+    assertThat(first.path("clientGoneEarly").asBoolean()).isFalse();
+    assertThat(first.path("finished").asBoolean()).isTrue();
+    assertThat(first.path("atMs").asLong()).isNotNegative();
+    assertThat(entries.get(1).path("action").asText()).isEqualTo("529");
+    assertThat(entries.get(1).path("lastRole").asText()).isEqualTo("assistant");
+    assertThat(emulator.log()).extracting(LogEntry::model).containsExactly("emu-ok", "emu-529");
+  }
+
+  @Test
+  void theLogKeepsTheFirst256KibOfALargeBodyAndHashesAllOfIt() throws Exception {
+    ObjectNode body = Wire.body("emu-ok", false, "word ".repeat(60_000).trim());
+    String json = Json.string(body);
+
+    wire.post("/v1/messages", body);
+
+    LogEntry entry = emulator.log().getFirst();
+    assertThat(entry.bodySize()).isEqualTo(json.length()).isGreaterThan(256 * 1024);
+    assertThat(entry.body()).hasSize(256 * 1024).isEqualTo(json.substring(0, 256 * 1024));
+    assertThat(entry.bodyTruncated()).isTrue();
+    assertThat(entry.bodySha256()).isEqualTo(sha256(json));
+  }
+
+  @Test
+  void resetClearsTheLogAndTheFirstAttemptMemory() throws Exception {
+    assertThat(wire.post("/v1/messages", Wire.body("emu-500-once", false, "hi")).statusCode()).isEqualTo(500);
+    assertThat(wire.post("/v1/messages", Wire.body("emu-500-once", false, "hi")).statusCode()).isEqualTo(200);
+
+    HttpResponse<String> reset = wire.post("/_emulator/reset", "");
+
+    assertThat(reset.statusCode()).isEqualTo(200);
+    assertThat(emulator.log()).isEmpty();
+    assertThat(wire.post("/v1/messages", Wire.body("emu-500-once", false, "hi")).statusCode()).isEqualTo(500);
+    assertThat(Json.tryParse(wire.get("/_emulator/log").body())).hasSize(1);
+  }
+
+  @Test
+  void countTokensAndModelsAreLoggedWithTheirPaths() throws Exception {
+    wire.post("/v1/messages/count_tokens", Wire.body("emu-ok", false, "one two"));
+    wire.get("/v1/models");
+
+    assertThat(emulator.log()).extracting(LogEntry::path).containsExactly("/v1/messages/count_tokens", "/v1/models");
+    assertThat(emulator.log()).extracting(LogEntry::method).containsExactly("POST", "GET");
+  }
+
+  private static String sha256(String text) throws Exception {
+    return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
+  }
+}
