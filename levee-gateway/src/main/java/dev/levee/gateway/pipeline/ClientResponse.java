@@ -29,9 +29,26 @@ final class ClientResponse {
     this.callback = callback;
   }
 
-  /** Runs {@code action} just before the exchange ends (e.g. to stop watching for disconnects). */
+  /**
+   * Runs {@code action} once, before the last byte goes out (e.g. to stop watching for a
+   * disconnect: a watch still reading when the body ends would swallow the start of the next
+   * request on a kept-alive connection).
+   */
   void beforeEnd(Runnable action) {
     this.beforeEnd = action;
+  }
+
+  private void runBeforeEnd() {
+    Runnable action = beforeEnd;
+    beforeEnd = () -> { };
+    action.run();
+  }
+
+  /** Ends a stream started with {@link #startStream()}: writes its last chunk and completes. */
+  void endStream(OutputStream body) throws IOException {
+    runBeforeEnd();
+    body.close();
+    complete();
   }
 
   /** Sets a header (replacing any earlier value). */
@@ -58,7 +75,7 @@ final class ClientResponse {
       response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
     }
     response.getHeaders().put(HttpHeader.CONTENT_LENGTH, body.length);
-    beforeEnd.run(); // the body is written in one go: stop any read interest before Jetty completes
+    runBeforeEnd(); // the body goes out in one write: stop watching first
     try (OutputStream out = Content.Sink.asOutputStream(response)) {
       out.write(body);
     } catch (IOException e) {
@@ -92,7 +109,7 @@ final class ClientResponse {
   void complete() {
     if (!completed) {
       completed = true;
-      beforeEnd.run();
+      runBeforeEnd();
       callback.succeeded();
     }
   }
@@ -101,7 +118,7 @@ final class ClientResponse {
   void abort(Throwable cause) {
     if (!completed) {
       completed = true;
-      beforeEnd.run();
+      runBeforeEnd();
       callback.failed(cause);
     }
   }

@@ -31,8 +31,7 @@ final class StreamRelay {
         while ((event = stream.next()) != null) {
           out.write(event);
         }
-        body.close();
-        client.complete();
+        client.endStream(body);
         return ResilientStream.Outcome.COMPLETE;
       } catch (StreamFailureException e) {
         if (e.failure().kind() == FailureKind.CANCELLED) {
@@ -40,8 +39,7 @@ final class StreamRelay {
           return ResilientStream.Outcome.CLIENT_GONE;
         }
         out.write(e.errorEvent());
-        body.close();
-        client.complete();
+        client.endStream(body);
         return ResilientStream.Outcome.FAILED;
       }
     } catch (IOException e) { // writing to the client failed: it went away

@@ -1,0 +1,156 @@
+package dev.levee.gateway.e2e;
+
+import com.anthropic.client.AnthropicClient;
+import com.anthropic.client.okhttp.AnthropicOkHttpClient;
+import com.anthropic.core.http.StreamResponse;
+import com.anthropic.helpers.MessageAccumulator;
+import com.anthropic.models.messages.Message;
+import com.anthropic.models.messages.MessageCreateParams;
+import com.anthropic.models.messages.RawMessageStreamEvent;
+import dev.levee.emulator.Emulator;
+import dev.levee.emulator.EmulatorOptions;
+import dev.levee.emulator.LogEntry;
+import dev.levee.gateway.Gateway;
+import dev.levee.gateway.config.ConfigLoader;
+import dev.levee.gateway.config.GatewayConfig;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
+
+/**
+ * An emulator and a gateway in front of it, on loopback, plus the official Java SDK pointed at
+ * the gateway with its own retries off. The gateway's YAML names the emulator's upstream {@code
+ * emu}; write {@code ${EMU}} for its URL.
+ */
+final class Harness implements AutoCloseable {
+
+  static final String BASE_POLICY = """
+      policy:
+        deadline: 10s
+        attempt-timeout: 5s
+        min-attempt-time: 10ms
+        retry: { max-retries: 2, base-delay: 10ms, max-delay: 50ms }
+        breaker: default
+        retry-budget: { max: 100, ratio: 0.5 }
+        stream: { ttft-timeout: 3s, idle-timeout: 2s }
+      """;
+
+  final Emulator emulator;
+  final Gateway gateway;
+  final AnthropicClient sdk;
+  private final List<AutoCloseable> closeables = new ArrayList<>();
+
+  private Harness(Emulator emulator, Gateway gateway) {
+    this.emulator = emulator;
+    this.gateway = gateway;
+    this.sdk = sdk(Duration.ofSeconds(20));
+  }
+
+  /** Starts an emulator with default options and a gateway with {@code yaml}. */
+  static Harness start(String yaml) throws Exception {
+    return start(EmulatorOptions.defaults(), yaml);
+  }
+
+  static Harness start(EmulatorOptions options, String yaml) throws Exception {
+    Emulator emulator = Emulator.start(options);
+    try {
+      String full = "upstreams:\n  emu:\n    url: ${EMU}\n" + yaml;
+      GatewayConfig config = new ConfigLoader(Map.of("EMU", emulator.baseUrl())::get).parse(
+          "server: { port: 0 }\n" + full, "test.yaml");
+      return new Harness(emulator, Gateway.start(config));
+    } catch (Exception | Error e) {
+      emulator.close();
+      throw e;
+    }
+  }
+
+  /** A new SDK client for the gateway with the given timeout and no retries. */
+  AnthropicClient sdk(Duration timeout) {
+    AnthropicClient client = AnthropicOkHttpClient.builder()
+        .baseUrl(gateway.baseUrl().toString())
+        .apiKey("sk-test-client-key")
+        .maxRetries(0)
+        .timeout(timeout)
+        .build();
+    closeables.add(client::close);
+    return client;
+  }
+
+  static MessageCreateParams params(String model, String prompt) {
+    return MessageCreateParams.builder().model(model).maxTokens(1024).addUserMessage(prompt).build();
+  }
+
+  /** Streams and accumulates a message through the gateway. */
+  Message streamed(MessageCreateParams params) {
+    return streamed(sdk, params);
+  }
+
+  static Message streamed(AnthropicClient client, MessageCreateParams params) {
+    MessageAccumulator accumulator = MessageAccumulator.create();
+    try (StreamResponse<RawMessageStreamEvent> stream = client.messages().createStreaming(params)) {
+      stream.stream().forEach(accumulator::accumulate);
+    }
+    return accumulator.message();
+  }
+
+  /** The text of all text blocks of a message. */
+  static String text(Message message) {
+    return message.content().stream().flatMap(b -> b.text().stream()).map(t -> t.text()).collect(Collectors.joining());
+  }
+
+  /** The emulator's answer for {@code prompt}, asked directly (content does not depend on the model). */
+  String expectedText(String prompt) {
+    AnthropicClient direct = AnthropicOkHttpClient.builder().baseUrl(emulator.baseUrl()).apiKey("k").maxRetries(0)
+        .build();
+    try {
+      return text(direct.messages().create(params("emu-ok", prompt)));
+    } finally {
+      direct.close();
+    }
+  }
+
+  /** Emulator log entries for {@code model}. */
+  List<LogEntry> attempts(String model) {
+    return emulator.log().stream().filter(e -> model.equals(e.model())).toList();
+  }
+
+  /** Waits (without sleeping blindly) until the emulator log satisfies {@code condition}. */
+  List<LogEntry> awaitLog(Predicate<? super List<LogEntry>> condition) throws InterruptedException, TimeoutException {
+    return emulator.awaitLog(condition, Duration.ofSeconds(10));
+  }
+
+  /** A raw HTTP exchange with the gateway. */
+  HttpResponse<String> post(String path, String body, Map<String, String> headers) throws Exception {
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(gateway.baseUrl() + path))
+        .timeout(Duration.ofSeconds(20))
+        .POST(HttpRequest.BodyPublishers.ofString(body));
+    headers.forEach(request::header);
+    try (HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
+      return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+  }
+
+  HttpResponse<String> get(String path) throws Exception {
+    try (HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
+      return http.send(HttpRequest.newBuilder(URI.create(gateway.baseUrl() + path)).GET().build(),
+          HttpResponse.BodyHandlers.ofString());
+    }
+  }
+
+  @Override
+  public void close() throws Exception {
+    for (AutoCloseable c : closeables) {
+      c.close();
+    }
+    gateway.close();
+    emulator.close();
+  }
+}
