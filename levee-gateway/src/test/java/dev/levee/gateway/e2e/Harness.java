@@ -60,11 +60,16 @@ final class Harness implements AutoCloseable {
   }
 
   static Harness start(EmulatorOptions options, String yaml) throws Exception {
+    return start(options, yaml, "");
+  }
+
+  /** With extra {@code server:} settings, e.g. {@code max-body: 1KiB}. */
+  static Harness start(EmulatorOptions options, String yaml, String serverSettings) throws Exception {
     Emulator emulator = Emulator.start(options);
     try {
       String full = "upstreams:\n  emu:\n    url: ${EMU}\n" + yaml;
-      GatewayConfig config = new ConfigLoader(Map.of("EMU", emulator.baseUrl())::get).parse(
-          "server: { port: 0 }\n" + full, "test.yaml");
+      String server = "server: { port: 0" + (serverSettings.isEmpty() ? "" : ", " + serverSettings) + " }\n";
+      GatewayConfig config = new ConfigLoader(Map.of("EMU", emulator.baseUrl())::get).parse(server + full, "test.yaml");
       return new Harness(emulator, Gateway.start(config));
     } catch (Exception | Error e) {
       emulator.close();

@@ -1,0 +1,179 @@
+package dev.levee.gateway.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.anthropic.client.AnthropicClient;
+import com.anthropic.errors.AnthropicIoException;
+import com.anthropic.models.messages.Message;
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.levee.anthropic.Json;
+import dev.levee.core.breaker.CircuitBreaker;
+import dev.levee.core.breaker.CircuitState;
+import dev.levee.core.chain.Target;
+import dev.levee.core.time.ManualClock;
+import dev.levee.emulator.EmulatorOptions;
+import dev.levee.emulator.LogEntry;
+import dev.levee.emulator.Scenario;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Ingress refusals, health, the breaker's full cycle and client disconnects. */
+class GatewayEdgesTest {
+
+  private static final Map<String, String> JSON = Map.of("x-api-key", "k", "content-type", "application/json");
+
+  @Test
+  void malformedJsonIsRefusedWith400AndNeverForwarded() throws Exception {
+    try (Harness h = Harness.start(Harness.BASE_POLICY)) {
+      HttpResponse<String> response = h.post("/v1/messages", "{\"model\": \"emu-ok\", \"messages\": [", JSON);
+
+      assertThat(response.statusCode()).isEqualTo(400);
+      JsonNode body = Json.tryParse(response.body());
+      assertThat(body.path("type").asText()).isEqualTo("error");
+      assertThat(body.path("error").path("type").asText()).isEqualTo("invalid_request_error");
+      assertThat(h.emulator.log()).isEmpty();
+    }
+  }
+
+  @Test
+  void aBodyWithoutAModelIsRefusedLikeTheApiDoes() throws Exception {
+    try (Harness h = Harness.start(Harness.BASE_POLICY)) {
+      HttpResponse<String> response = h.post("/v1/messages", "{\"max_tokens\": 5, \"messages\": []}", JSON);
+
+      assertThat(response.statusCode()).isEqualTo(400);
+      assertThat(Json.tryParse(response.body()).path("error").path("message").asText()).isEqualTo("model: Field required");
+      assertThat(h.emulator.log()).isEmpty();
+    }
+  }
+
+  @Test
+  void aBodyOverTheLimitIsRefusedWith413AndNeverForwarded() throws Exception {
+    try (Harness h = Harness.start(EmulatorOptions.defaults(), Harness.BASE_POLICY, "max-body: 1KiB")) {
+      String big = "{\"model\":\"emu-ok\",\"max_tokens\":5,\"messages\":[{\"role\":\"user\",\"content\":\"" + "x".repeat(2000) + "\"}]}";
+      HttpResponse<String> response = h.post("/v1/messages", big, JSON);
+
+      assertThat(response.statusCode()).isEqualTo(413);
+      assertThat(Json.tryParse(response.body()).path("error").path("type").asText()).isEqualTo("request_too_large");
+      assertThat(h.emulator.log()).isEmpty();
+    }
+  }
+
+  @Test
+  void unknownPathsGetAnAnthropicShaped404() throws Exception {
+    try (Harness h = Harness.start(Harness.BASE_POLICY)) {
+      HttpResponse<String> response = h.get("/v1/nothing-here");
+
+      assertThat(response.statusCode()).isEqualTo(404);
+      assertThat(Json.tryParse(response.body()).path("error").path("type").asText()).isEqualTo("not_found_error");
+    }
+  }
+
+  @Test
+  void healthReportsEveryTargetWithoutCallingAnyUpstream() throws Exception {
+    try (Harness h = Harness.start("models:\n  smart:\n    chain: [emu/emu-ok, emu/claude-b]\n" + Harness.BASE_POLICY)) {
+      h.sdk.messages().create(Harness.params("smart", "health one"));
+      int calls = h.emulator.log().size();
+
+      HttpResponse<String> response = h.get("/health");
+
+      assertThat(response.statusCode()).isEqualTo(200);
+      JsonNode health = Json.tryParse(response.body());
+      assertThat(health.path("status").asText()).isEqualTo("healthy");
+      JsonNode primary = health.path("targets").path("emu/emu-ok");
+      assertThat(primary.path("circuit").asText()).isEqualTo("CLOSED");
+      assertThat(primary.path("success_rate").asDouble()).isEqualTo(1.0);
+      assertThat(primary.path("requests_per_minute").asDouble()).isEqualTo(1.0);
+      assertThat(primary.path("p95_ms").asLong()).isPositive();
+      assertThat(health.path("targets").has("emu/claude-b")).isTrue();
+      assertThat(h.emulator.log()).hasSize(calls);
+    }
+  }
+
+  @Test
+  void theBreakerOpensAfterItsFailuresRejectsWithoutCallingAndClosesThroughTrials() throws Exception {
+    ManualClock emulatorTime = new ManualClock();
+    EmulatorOptions options = EmulatorOptions.builder().ticker(emulatorTime).sleeper(emulatorTime)
+        .scenario(Scenario.builder().phase(Scenario.Phase.builder().model("flaky").to(Duration.ofSeconds(60))
+            .status(503).build()).build())
+        .build();
+    String config = """
+        models:
+          flaky:
+            chain: [emu/flaky]
+        policy:
+          retry: { max-retries: 0 }
+          breaker: { failures: 3, window: 30s, open-for: 400ms, close-after: 2 }
+        """;
+    try (Harness h = Harness.start(options, config)) {
+      CircuitBreaker breaker = h.gateway.chain().breakers().of(new Target("emu", "flaky"));
+      for (int i = 0; i < 3; i++) {
+        assertThatThrownBy(() -> h.sdk.messages().create(Harness.params("flaky", "breaker"))).isNotNull();
+      }
+      assertThat(breaker.state()).isEqualTo(CircuitState.OPEN);
+
+      HttpResponse<String> rejected = h.post("/v1/messages",
+          "{\"model\":\"flaky\",\"max_tokens\":5,\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}", JSON);
+      assertThat(rejected.statusCode()).isEqualTo(503);
+      assertThat(rejected.headers().firstValue("retry-after")).hasValue("1");
+      assertThat(rejected.headers().firstValue("x-should-retry")).hasValue("false");
+      assertThat(h.emulator.log()).hasSize(3); // no call while open
+
+      emulatorTime.advance(Duration.ofSeconds(61)); // the incident is over
+      awaitOpenPeriodOver(breaker);
+      h.sdk.messages().create(Harness.params("flaky", "trial one"));
+      assertThat(breaker.state()).isEqualTo(CircuitState.HALF_OPEN);
+      h.sdk.messages().create(Harness.params("flaky", "trial two"));
+      assertThat(breaker.state()).isEqualTo(CircuitState.CLOSED);
+      assertThat(Json.tryParse(h.get("/health").body()).path("targets").path("emu/flaky").path("circuit").asText())
+          .isEqualTo("CLOSED");
+    }
+  }
+
+  @Test
+  void aClientThatGoesAwayCancelsTheUpstreamCallWithoutPenalty() throws Exception {
+    String config = "models:\n  hanging:\n    chain: [emu/emu-hang]\n" + Harness.BASE_POLICY;
+    try (Harness h = Harness.start(config)) {
+      AnthropicClient impatient = h.sdk(Duration.ofMillis(400));
+
+      assertThatThrownBy(() -> impatient.messages().create(Harness.params("hanging", "leaving early")))
+          .isInstanceOf(AnthropicIoException.class);
+
+      h.awaitLog(log -> log.size() == 1 && log.get(0).clientGoneEarly());
+      CircuitBreaker.Snapshot circuit = h.gateway.chain().breakers().of(new Target("emu", "emu-hang")).snapshot();
+      assertThat(circuit.recentFailures()).isZero();
+      assertThat(h.emulator.log()).extracting(LogEntry::model).containsExactly("emu-hang");
+    }
+  }
+
+  @Test
+  void healthIsUnhealthyWith503WhenEveryCircuitIsOpen() throws Exception {
+    String config = """
+        models:
+          down:
+            chain: [emu/emu-503]
+        policy:
+          retry: { max-retries: 0 }
+          breaker: { failures: 1, open-for: 60s }
+        """;
+    try (Harness h = Harness.start(config)) {
+      assertThatThrownBy(() -> h.sdk.messages().create(Harness.params("down", "x"))).isNotNull();
+
+      HttpResponse<String> health = h.get("/health");
+      assertThat(health.statusCode()).isEqualTo(503);
+      assertThat(Json.tryParse(health.body()).path("status").asText()).isEqualTo("unhealthy");
+    }
+  }
+
+  private static void awaitOpenPeriodOver(CircuitBreaker breaker) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+    while (!breaker.snapshot().openRemaining().isZero()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("the breaker stayed open");
+      }
+      Thread.sleep(Math.max(1, breaker.snapshot().openRemaining().toMillis()));
+    }
+  }
+}
