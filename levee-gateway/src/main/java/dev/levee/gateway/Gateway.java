@@ -65,7 +65,9 @@ public final class Gateway implements AutoCloseable {
   public static Gateway start(GatewayConfig config) throws Exception {
     Ticker ticker = Ticker.system();
     GatewayConfig.Policy policy = config.policy();
-    Breakers breakers = new Breakers(policy.breaker().config(), ticker, Gateway::logTransition);
+    Breakers breakers = policy.breaker().enabled()
+        ? new Breakers(policy.breaker().config(), ticker, Gateway::logTransition)
+        : Breakers.disabled(ticker);
     RetryBudget budget = new RetryBudget(policy.retryBudget().max(), policy.retryBudget().ratio());
     TargetStats stats = new TargetStats(ticker);
     GatewayConfig.Retry retry = policy.retry();
