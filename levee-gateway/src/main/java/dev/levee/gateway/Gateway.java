@@ -26,6 +26,7 @@ import dev.levee.gateway.config.Feature;
 import dev.levee.gateway.config.GatewayConfig;
 import dev.levee.gateway.tier.TierBoard;
 import dev.levee.gateway.health.HealthReport;
+import dev.levee.gateway.health.Metrics;
 import dev.levee.gateway.health.TargetStats;
 import dev.levee.gateway.pipeline.MessagesHandler;
 import java.net.URI;
@@ -84,41 +85,42 @@ public final class Gateway implements AutoCloseable {
     RetryBudget budget = new RetryBudget(policy.retryBudget().max(), policy.retryBudget().ratio());
     TargetStats stats = new TargetStats(ticker);
     TierBoard tiers = new TierBoard(config, ticker, clock.wall(), clock.scheduleTiers());
+    StreamStats streamStats = new StreamStats(ticker);
+    ResponseCache cache = new ResponseCache(new ResponseCache.Config(config.cache().maxBytes(),
+        Duration.ofMinutes(10), Duration.ofMinutes(60), config.cache().maxStaleness()), ticker);
+    Routes routes = new Routes(config);
+    Metrics metrics = new Metrics(routes.configuredTargets(), breakers, budget, tiers, streamStats, cache);
     GatewayConfig.Retry retry = policy.retry();
     ChainPolicy chainPolicy = new ChainPolicy(
         new RetryPolicy(retry.maxRetries(), new Backoff(retry.baseDelay(), retry.maxDelay()),
             new RetryAfterPolicy(retry.maxRetryAfter(), 0.10)),
         policy.attemptTimeout(), policy.minAttemptTime());
-    FallbackChain chain = new FallbackChain(chainPolicy, breakers, budget, CallObserver.both(stats, tiers), ticker,
-        clock.sleeper(), clock.random());
+    FallbackChain chain = new FallbackChain(chainPolicy, breakers, budget,
+        CallObserver.both(stats, CallObserver.both(tiers, metrics)), ticker, clock.sleeper(), clock.random());
     Duration connectTimeout = config.upstreams().values().stream()
         .map(GatewayConfig.Upstream::connectTimeout).max(Duration::compareTo).orElse(Duration.ofSeconds(5));
     UpstreamClient client = new UpstreamClient(connectTimeout);
     Watchdog watchdog = new Watchdog(ticker);
-    Routes routes = new Routes(config);
     ErrorClassifier classifier = new ErrorClassifier(clock.wall());
     Map<String, Endpoint> endpoints = new HashMap<>();
     config.upstreams().forEach((name, u) -> endpoints.put(name, new Endpoint(u.url(), u.apiKey())));
     Function<Target, Endpoint> endpointOf = target -> endpoints.get(target.upstream());
     GatewayConfig.Stream limits = policy.stream();
-    StreamStats streamStats = new StreamStats(ticker);
     StreamEngine streams = new StreamEngine(chain, client, classifier, watchdog, ticker,
         new StreamSettings(limits.ttftTimeout(), limits.idleTimeout(), limits.holdLimit(), limits.maxResumes(),
             limits.recoveryWindow()),
         endpointOf, routes::prefill, streamStats);
-    ResponseCache cache = new ResponseCache(new ResponseCache.Config(config.cache().maxBytes(),
-        Duration.ofMinutes(10), Duration.ofMinutes(60), config.cache().maxStaleness()), ticker);
     SemanticCache semantic = config.features().values().stream().anyMatch(Feature::semantic)
         ? new SemanticCache(MiniLmEmbedder.instance(), new SemanticCache.Config(
             config.features().values().stream().filter(Feature::semantic).mapToDouble(Feature::semanticThreshold)
                 .max().orElse(0.95), 1_000, 20_000))
         : null;
     MessagesHandler messages = MessagesHandler.create(new MessagesHandler.Parts(config, routes, chain, streams,
-        endpointOf, client, classifier, watchdog, tiers, cache, semantic, clock.random(), ticker));
+        endpointOf, client, classifier, watchdog, tiers, cache, semantic, clock.random(), ticker, metrics));
     HealthReport health = new HealthReport(routes.configuredTargets(), breakers, stats, budget, streamStats, tiers);
     AdminHandler admin = new AdminHandler(config.admin().token(), tiers);
     Server server = VirtualThreadServer.create(config.server().host(), config.server().port(),
-        config.server().idleTimeout(), "levee-gateway", new Router(messages, health, admin));
+        config.server().idleTimeout(), "levee-gateway", new Router(messages, health, admin, metrics));
     server.start();
     LOG.info("Levee gateway listening on http://{}:{}", config.server().host(), VirtualThreadServer.port(server));
     return new Gateway(server, chain, client, watchdog, health, tiers, cache);
@@ -165,7 +167,11 @@ public final class Gateway implements AutoCloseable {
 
   @Override
   public void close() throws Exception {
-    server.stop();
+    try {
+      server.stop(); // lets requests in flight finish, for at most the server's stop timeout (2 s)
+    } catch (java.util.concurrent.TimeoutException e) {
+      LOG.info("connections still busy after the stop timeout were closed");
+    }
     tiers.close();
     watchdog.close();
     client.close();

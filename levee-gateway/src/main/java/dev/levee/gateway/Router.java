@@ -3,6 +3,7 @@ package dev.levee.gateway;
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.Json;
 import dev.levee.gateway.health.HealthReport;
+import dev.levee.gateway.health.Metrics;
 import dev.levee.gateway.pipeline.MessagesHandler;
 import java.nio.ByteBuffer;
 import org.eclipse.jetty.http.HttpHeader;
@@ -18,9 +19,11 @@ final class Router extends Handler.Abstract {
   private final MessagesHandler messages;
   private final HealthReport health;
   private final AdminHandler admin;
+  private final Metrics metrics;
 
-  Router(MessagesHandler messages, HealthReport health, AdminHandler admin) {
+  Router(MessagesHandler messages, HealthReport health, AdminHandler admin, Metrics metrics) {
     super(Invocable.InvocationType.BLOCKING);
+    this.metrics = metrics;
     this.messages = messages;
     this.health = health;
     this.admin = admin;
@@ -42,6 +45,11 @@ final class Router extends Handler.Abstract {
         response.setStatus(report.verdict().httpStatus());
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
         response.write(true, ByteBuffer.wrap(Json.bytes(report.body())), callback);
+      }
+      case "/metrics" -> {
+        response.setStatus(200);
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8");
+        response.write(true, ByteBuffer.wrap(metrics.scrape().getBytes(java.nio.charset.StandardCharsets.UTF_8)), callback);
       }
       default -> {
         if (path.startsWith("/admin/")) {

@@ -23,6 +23,7 @@ import dev.levee.gateway.Routes;
 import dev.levee.gateway.cache.ResponseCache;
 import dev.levee.gateway.cache.SemanticCache;
 import dev.levee.gateway.config.GatewayConfig;
+import dev.levee.gateway.health.Metrics;
 import dev.levee.gateway.tier.TierBoard;
 import java.time.Duration;
 import java.util.Optional;
@@ -62,9 +63,12 @@ public final class MessagesHandler {
   private final Duration deadline;
   private final Duration failClosedRetryAfter;
   private final Ticker ticker;
+  private final AccessLog log;
 
   private MessagesHandler(Ingress ingress, Routes routes, Admission admission, FallbackChain chain, UpstreamCalls calls,
-      StreamEngine streams, LeveeAnswers answers, Duration deadline, Duration failClosedRetryAfter, Ticker ticker) {
+      StreamEngine streams, LeveeAnswers answers, Duration deadline, Duration failClosedRetryAfter, Ticker ticker,
+      AccessLog log) {
+    this.log = log;
     this.ingress = ingress;
     this.routes = routes;
     this.admission = admission;
@@ -80,7 +84,8 @@ public final class MessagesHandler {
   /** The gateway's shared parts the handler is wired from. */
   public record Parts(GatewayConfig config, Routes routes, FallbackChain chain, StreamEngine streams,
       Function<Target, Endpoint> endpoints, UpstreamClient client, ErrorClassifier classifier, Watchdog watchdog,
-      TierBoard tiers, ResponseCache cache, SemanticCache semantic, RandomGenerator random, Ticker ticker) {}
+      TierBoard tiers, ResponseCache cache, SemanticCache semantic, RandomGenerator random, Ticker ticker,
+      Metrics metrics) {}
 
   public static MessagesHandler create(Parts p) {
     GatewayConfig config = p.config();
@@ -94,7 +99,8 @@ public final class MessagesHandler {
         new LeveeAnswers(p.random()),
         config.policy().deadline(),
         config.tiers().healthyFor().plus(config.tiers().evaluateEvery()),
-        p.ticker());
+        p.ticker(),
+        new AccessLog(p.metrics()));
   }
 
   public void handle(Request request, Response response, Callback callback) {
@@ -105,7 +111,7 @@ public final class MessagesHandler {
       in = ingress.read(request);
     } catch (Ingress.Refused refused) {
       client.error(refused.error, null);
-      AccessLog.log(null, "-", refused.error.status(), null, 0, false, millisSince(start), refused.error.type());
+      log.log(null, "-", null, refused.error.status(), null, 0, false, millisSince(start), refused.error.type());
       return;
     }
     client.header(LeveeHeaders.REQUEST_ID, in.id());
@@ -118,17 +124,17 @@ public final class MessagesHandler {
         client.header(LeveeHeaders.CACHE, hit.cacheStatus());
         disclose(client, ticket, ticket.tier() + ": cached answer");
         answers.cached(in, ticket, hit.message(), "Served from cache while the assistant is degraded.", client);
-        AccessLog.log(in, route.alias(), client.status(), null, 0, false, millisSince(start), "cache_" + hit.cacheStatus());
+        log.log(in, route.alias(), ticket.tier().name(), client.status(), null, 0, false, millisSince(start), "cache_" + hit.cacheStatus());
       }
       case Admission.Static s -> {
         disclose(client, ticket, "T3: static answer");
         answers.staticText(in, ticket, client);
-        AccessLog.log(in, route.alias(), client.status(), null, 0, false, millisSince(start), "static");
+        log.log(in, route.alias(), ticket.tier().name(), client.status(), null, 0, false, millisSince(start), "static");
       }
       case Admission.FailClosed f -> {
         disclose(client, ticket, "T3: paused");
         answers.failClosed(in, failClosedRetryAfter, client);
-        AccessLog.log(in, route.alias(), client.status(), null, 0, false, millisSince(start), "fail_closed");
+        log.log(in, route.alias(), ticket.tier().name(), client.status(), null, 0, false, millisSince(start), "fail_closed");
       }
       case Admission.Upstream plan -> upstream(request, in, route, plan, client, start);
     }
@@ -194,8 +200,8 @@ public final class MessagesHandler {
           JsonRelay.relay(answered, client);
           outcome = "ok";
         }
-        AccessLog.log(in, route.alias(), client.status(), answered.target().id(), calls, answered.fallback(),
-            millisSince(start), outcome + " tier=" + ticket.tier());
+        log.log(in, route.alias(), ticket.tier().name(), client.status(), answered.target().id(), calls, answered.fallback(),
+            millisSince(start), outcome);
       }
       case ChainResult.Rejected<Reply> rejected -> {
         Reply reply = rejected.response();
@@ -208,7 +214,7 @@ public final class MessagesHandler {
           client.header(LeveeHeaders.SHOULD_RETRY, "false");
           client.error(new ApiError(ApiError.statusFor(f.errorType()), f.errorType(), f.message()), null);
         }
-        AccessLog.log(in, route.alias(), client.status(), rejected.target().id(), calls, false, millisSince(start),
+        log.log(in, route.alias(), ticket.tier().name(), client.status(), rejected.target().id(), calls, false, millisSince(start),
             "rejected " + rejected.failure().errorType());
       }
       case ChainResult.Exhausted<Reply> exhausted -> {
@@ -219,19 +225,19 @@ public final class MessagesHandler {
           disclose(client, ticket, "stale answer: every target failed");
           answers.cached(in, ticket, lastResort.get().message(),
               "Served from cache because the assistant could not be reached.", client);
-          AccessLog.log(in, route.alias(), client.status(), null, calls, false, millisSince(start),
+          log.log(in, route.alias(), ticket.tier().name(), client.status(), null, calls, false, millisSince(start),
               "last_resort_" + lastResort.get().cacheStatus() + " " + failure.reason());
           return;
         }
         client.header(LeveeHeaders.SHOULD_RETRY, "false").header(LeveeHeaders.REASON, failure.reason());
         failure.retryAfter().ifPresent(wait -> client.header("retry-after", RetryAfter.seconds(wait)));
         client.error(failure.error(), null);
-        AccessLog.log(in, route.alias(), client.status(), null, calls, false, millisSince(start),
+        log.log(in, route.alias(), ticket.tier().name(), client.status(), null, calls, false, millisSince(start),
             "exhausted " + failure.reason());
       }
       case ChainResult.Cancelled<Reply> cancelled -> {
         client.abort(new CancellationException("client went away"));
-        AccessLog.log(in, route.alias(), 499, null, calls, false, millisSince(start), "client_gone");
+        log.log(in, route.alias(), ticket.tier().name(), 499, null, calls, false, millisSince(start), "client_gone");
       }
     }
   }

@@ -93,6 +93,24 @@ class GatewayEdgesTest {
   }
 
   @Test
+  void metricsCountRequestsUpstreamCallsAndCircuitsInPrometheusForm() throws Exception {
+    try (Harness h = Harness.start("models:\n  smart:\n    chain: [emu/emu-529, emu/claude-b]\n" + Harness.BASE_POLICY)) {
+      h.sdk.messages().create(Harness.params("smart", "metrics"));
+
+      HttpResponse<String> metrics = h.get("/metrics");
+
+      assertThat(metrics.statusCode()).isEqualTo(200);
+      assertThat(metrics.headers().firstValue("content-type")).hasValueSatisfying(t -> assertThat(t).startsWith("text/plain"));
+      assertThat(metrics.body())
+          .contains("levee_requests_total{outcome=\"ok\",tier=\"T0\"} 1.0")
+          .contains("levee_upstream_calls_total{outcome=\"overloaded\",target=\"emu/emu-529\"} 3.0")
+          .contains("levee_upstream_calls_total{outcome=\"success\",target=\"emu/claude-b\"} 1.0")
+          .contains("levee_circuit_state{target=\"emu/emu-529\"} 0.0")
+          .contains("levee_retry_budget_tokens");
+    }
+  }
+
+  @Test
   void theBreakerOpensAfterItsFailuresRejectsWithoutCallingAndClosesThroughTrials() throws Exception {
     ManualClock emulatorTime = new ManualClock();
     EmulatorOptions options = EmulatorOptions.builder().ticker(emulatorTime).sleeper(emulatorTime)

@@ -1,0 +1,111 @@
+package dev.levee.gateway.health;
+
+import dev.levee.anthropic.stream.StreamStats;
+import dev.levee.core.breaker.CircuitState;
+import dev.levee.core.budget.RetryBudget;
+import dev.levee.core.chain.Breakers;
+import dev.levee.core.chain.CallObserver;
+import dev.levee.core.chain.Target;
+import dev.levee.core.retry.Failure;
+import dev.levee.gateway.cache.ResponseCache;
+import dev.levee.gateway.tier.TierBoard;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Levee's numbers in Prometheus form ({@code GET /metrics}), through Micrometer:
+ *
+ * <ul>
+ *   <li>{@code levee_requests_total{outcome,tier}} — client requests and how they ended;
+ *   <li>{@code levee_upstream_calls_total{target,outcome}} and {@code levee_upstream_latency_seconds{target}};
+ *   <li>{@code levee_circuit_state{target}} — 0 closed, 1 half-open, 2 open;
+ *   <li>{@code levee_retry_budget_tokens}, {@code levee_tier{feature}} (0 = T0 … 3 = T3),
+ *       {@code levee_tier_transitions_total};
+ *   <li>{@code levee_stream_*} — started, completed, failed, resumes, time to first token p95,
+ *       duplicate-event rate;
+ *   <li>{@code levee_cache_*} — entries, bytes, lookups by result.
+ * </ul>
+ *
+ * <p>Thread-safe.
+ */
+public final class Metrics implements CallObserver {
+
+  private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final Breakers breakers;
+  private final Set<Target> circuits = ConcurrentHashMap.newKeySet();
+
+  public Metrics(Set<Target> configured, Breakers breakers, RetryBudget budget, TierBoard tiers, StreamStats streams,
+      ResponseCache cache) {
+    this.breakers = breakers;
+    configured.forEach(this::watchCircuit);
+    Gauge.builder("levee_retry_budget_tokens", budget, RetryBudget::remaining)
+        .description("Tokens left in the retry budget").register(registry);
+    tiers.status().forEach(f -> {
+      String feature = f.path("feature").asText();
+      Gauge.builder("levee_tier", tiers, t -> t.tier(feature).ordinal()).tag("feature", feature)
+          .description("Degradation tier of the feature: 0 = T0 full ... 3 = T3 static").register(registry);
+    });
+    Gauge.builder("levee_tier_transitions", tiers, TierBoard::transitions).register(registry);
+    Gauge.builder("levee_stream_started", streams, s -> s.snapshot().started()).register(registry);
+    Gauge.builder("levee_stream_completed", streams, s -> s.snapshot().completed()).register(registry);
+    Gauge.builder("levee_stream_failed", streams, s -> s.snapshot().failed()).register(registry);
+    Gauge.builder("levee_stream_resumes", streams, s -> s.snapshot().resumes()).register(registry);
+    Gauge.builder("levee_stream_ttft_p95_seconds", streams, s -> s.snapshot().ttftP95Millis() / 1000.0).register(registry);
+    Gauge.builder("levee_stream_duplicate_event_rate", streams, s -> s.snapshot().duplicateRate()).register(registry);
+    Gauge.builder("levee_cache_entries", cache, ResponseCache::size).register(registry);
+    Gauge.builder("levee_cache_bytes", cache, ResponseCache::weightedBytes).register(registry);
+    Gauge.builder("levee_cache_lookups", cache, c -> c.stats().fresh()).tag("result", "fresh").register(registry);
+    Gauge.builder("levee_cache_lookups", cache, c -> c.stats().stale()).tag("result", "stale").register(registry);
+    Gauge.builder("levee_cache_lookups", cache, c -> c.stats().misses()).tag("result", "miss").register(registry);
+  }
+
+  /** One finished client request. */
+  public void request(String outcome, String tier) {
+    Counter.builder("levee_requests").tag("outcome", outcome).tag("tier", tier == null ? "-" : tier)
+        .register(registry).increment();
+  }
+
+  @Override
+  public void onSuccess(Target target, Duration latency) {
+    call(target, "success", latency);
+  }
+
+  @Override
+  public void onFailure(Target target, Failure failure, Duration latency) {
+    call(target, failure.kind().name().toLowerCase(Locale.ROOT), latency);
+  }
+
+  private void call(Target target, String outcome, Duration latency) {
+    watchCircuit(target);
+    Counter.builder("levee_upstream_calls").tag("target", target.id()).tag("outcome", outcome)
+        .register(registry).increment();
+    Timer.builder("levee_upstream_latency").tag("target", target.id()).register(registry).record(latency);
+  }
+
+  private void watchCircuit(Target target) {
+    if (circuits.add(target)) {
+      Gauge.builder("levee_circuit_state", breakers, b -> code(b.of(target).state())).tag("target", target.id())
+          .description("0 closed, 1 half-open, 2 open").register(registry);
+    }
+  }
+
+  private static int code(CircuitState state) {
+    return switch (state) {
+      case CLOSED -> 0;
+      case HALF_OPEN -> 1;
+      case OPEN -> 2;
+    };
+  }
+
+  /** The Prometheus text exposition. */
+  public String scrape() {
+    return registry.scrape();
+  }
+}
