@@ -2,7 +2,9 @@ package dev.levee.gateway.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.levee.emulator.EmulatorOptions;
 import dev.levee.emulator.LogEntry;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -21,8 +23,7 @@ class TypeScriptSdkTest {
 
   /**
    * No test here waits for a timeout (a cut is seen when the connection closes), so the limits
-   * are generous: a cold JVM on a busy machine must not turn the cut's first attempt into a
-   * time-to-first-token failure, which would retry from scratch instead of resuming.
+   * are generous: a cold JVM on a busy machine must not turn a healthy attempt into a timeout.
    */
   private static final String STREAM_POLICY = """
       policy:
@@ -34,6 +35,15 @@ class TypeScriptSdkTest {
         retry-budget: { max: 100, ratio: 0.5 }
         stream: { ttft-timeout: 5s, idle-timeout: 5s, recovery-window: 10s }
       """;
+
+  /**
+   * Deltas 50 ms apart, so that the gateway has read the first one (its commit point) well before
+   * {@code emu-cut-5} closes the connection. Closer together, a slow reader can lose the race:
+   * the JDK HttpClient's body stream throws at the cut even while earlier bytes wait unread in
+   * its queue, the attempt fails before the commit point, and the gateway retries from scratch
+   * instead of resuming — correct, but not the path these tests are about.
+   */
+  private static final EmulatorOptions PACED = EmulatorOptions.builder().deltaDelay(Duration.ofMillis(50)).build();
 
   private static TypeScriptSdk sdk;
 
@@ -64,7 +74,7 @@ class TypeScriptSdkTest {
 
   @Test
   void aStreamCutMidwayIsResumedIntoTheUninterruptedAnswer() throws Exception {
-    try (Harness h = Harness.start("models:\n  s:\n    chain: [emu/emu-cut-5]\n" + STREAM_POLICY)) {
+    try (Harness h = Harness.start(PACED, "models:\n  s:\n    chain: [emu/emu-cut-5]\n" + STREAM_POLICY)) {
       String prompt = "a TypeScript SDK stream with a cut";
 
       TypeScriptSdk.Result result = sdk.stream(h.gateway.baseUrl(), "s", prompt);
@@ -85,7 +95,7 @@ class TypeScriptSdkTest {
   @Test
   void withResumeOffACutStreamMakesTheSdkRaise() throws Exception {
     String config = "models:\n  s:\n    chain: [emu/emu-cut-5]\n    resume: off\n" + STREAM_POLICY;
-    try (Harness h = Harness.start(config)) {
+    try (Harness h = Harness.start(PACED, config)) {
       TypeScriptSdk.Result result = sdk.stream(h.gateway.baseUrl(), "s", "no resume for the TypeScript SDK");
 
       assertThat(result.ok()).as("the SDK must raise, not return a truncated message: %s", result).isFalse();
