@@ -30,9 +30,7 @@ final class ServeCommand implements Callable<Integer> {
       return 2;
     }
     if (port != null) {
-      GatewayConfig.Server s = loaded.server();
-      loaded = new GatewayConfig(new GatewayConfig.Server(s.host(), port, s.maxBody(), s.idleTimeout()),
-          loaded.upstreams(), loaded.models(), loaded.policy());
+      loaded = loaded.withPort(port);
     }
     try (Gateway gateway = Gateway.start(loaded)) {
       Runtime.getRuntime().addShutdownHook(new Thread(() -> {

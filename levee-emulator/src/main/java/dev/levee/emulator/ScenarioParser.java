@@ -27,7 +27,7 @@ final class ScenarioParser {
   private static final YAMLFactory YAML = new YAMLFactory();
   private static final Set<String> TOP_KEYS = Set.of("seed", "phases");
   private static final Set<String> PHASE_KEYS =
-      Set.of("model", "from", "to", "status", "rate", "retry_after", "ttft", "delta_delay");
+      Set.of("model", "from", "to", "status", "rate", "retry-after", "ttft", "delta-delay");
   private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ms|s|m)?");
 
   private final String source;
@@ -111,14 +111,14 @@ final class ScenarioParser {
       }
       phase.rate(rate.asDouble());
     }
-    if (node.has("retry_after")) {
-      phase.retryAfter(duration(node, path, "retry_after"));
+    if (node.has("retry-after")) {
+      phase.retryAfter(duration(node, path, "retry-after"));
     }
     if (node.has("ttft")) {
       phase.ttft(duration(node, path, "ttft"));
     }
-    if (node.has("delta_delay")) {
-      phase.deltaDelay(duration(node, path, "delta_delay"));
+    if (node.has("delta-delay")) {
+      phase.deltaDelay(duration(node, path, "delta-delay"));
     }
     return phase.build();
   }

@@ -32,7 +32,7 @@ class ScenarioTest {
           from: 5s
           to: 10s
           status: 429
-          retry_after: 3s
+          retry-after: 3s
         - model: "*"
           from: 200s
           ttft: 800ms

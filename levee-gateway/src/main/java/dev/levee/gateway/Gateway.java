@@ -11,24 +11,27 @@ import dev.levee.anthropic.upstream.Watchdog;
 import dev.levee.core.breaker.Transition;
 import dev.levee.core.budget.RetryBudget;
 import dev.levee.core.chain.Breakers;
+import dev.levee.core.chain.CallObserver;
 import dev.levee.core.chain.ChainPolicy;
 import dev.levee.core.chain.FallbackChain;
 import dev.levee.core.chain.Target;
 import dev.levee.core.retry.Backoff;
 import dev.levee.core.retry.RetryAfterPolicy;
 import dev.levee.core.retry.RetryPolicy;
-import dev.levee.core.time.Sleeper;
 import dev.levee.core.time.Ticker;
+import dev.levee.gateway.cache.MiniLmEmbedder;
+import dev.levee.gateway.cache.ResponseCache;
+import dev.levee.gateway.cache.SemanticCache;
+import dev.levee.gateway.config.Feature;
 import dev.levee.gateway.config.GatewayConfig;
+import dev.levee.gateway.tier.TierBoard;
 import dev.levee.gateway.health.HealthReport;
 import dev.levee.gateway.health.TargetStats;
 import dev.levee.gateway.pipeline.MessagesHandler;
 import java.net.URI;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
 import org.eclipse.jetty.server.Server;
 import org.slf4j.Logger;
@@ -48,39 +51,52 @@ public final class Gateway implements AutoCloseable {
   private final UpstreamClient client;
   private final Watchdog watchdog;
   private final HealthReport health;
+  private final TierBoard tiers;
+  private final ResponseCache cache;
 
-  private Gateway(Server server, FallbackChain chain, UpstreamClient client, Watchdog watchdog, HealthReport health) {
+  private Gateway(Server server, FallbackChain chain, UpstreamClient client, Watchdog watchdog, HealthReport health,
+      TierBoard tiers, ResponseCache cache) {
     this.server = server;
     this.chain = chain;
     this.client = client;
     this.watchdog = watchdog;
     this.health = health;
+    this.tiers = tiers;
+    this.cache = cache;
   }
 
   /**
-   * Starts a gateway for {@code config}.
+   * Starts a gateway for {@code config} on real time.
    *
    * @throws Exception when the server cannot start (e.g. the port is taken)
    */
   public static Gateway start(GatewayConfig config) throws Exception {
-    Ticker ticker = Ticker.system();
+    return start(config, GatewayClock.system());
+  }
+
+  /** Starts a gateway whose policies run on {@code clock} (tests use virtual time). */
+  public static Gateway start(GatewayConfig config, GatewayClock clock) throws Exception {
+    Ticker ticker = clock.ticker();
     GatewayConfig.Policy policy = config.policy();
-    Breakers breakers = new Breakers(policy.breaker().config(), ticker, Gateway::logTransition);
+    Breakers breakers = policy.breaker().enabled()
+        ? new Breakers(policy.breaker().config(), ticker, Gateway::logTransition)
+        : Breakers.disabled(ticker);
     RetryBudget budget = new RetryBudget(policy.retryBudget().max(), policy.retryBudget().ratio());
     TargetStats stats = new TargetStats(ticker);
+    TierBoard tiers = new TierBoard(config, ticker, clock.wall(), clock.scheduleTiers());
     GatewayConfig.Retry retry = policy.retry();
     ChainPolicy chainPolicy = new ChainPolicy(
         new RetryPolicy(retry.maxRetries(), new Backoff(retry.baseDelay(), retry.maxDelay()),
             new RetryAfterPolicy(retry.maxRetryAfter(), 0.10)),
         policy.attemptTimeout(), policy.minAttemptTime());
-    FallbackChain chain = new FallbackChain(chainPolicy, breakers, budget, stats, ticker, Sleeper.system(),
-        ThreadLocalRandom.current());
+    FallbackChain chain = new FallbackChain(chainPolicy, breakers, budget, CallObserver.both(stats, tiers), ticker,
+        clock.sleeper(), clock.random());
     Duration connectTimeout = config.upstreams().values().stream()
         .map(GatewayConfig.Upstream::connectTimeout).max(Duration::compareTo).orElse(Duration.ofSeconds(5));
     UpstreamClient client = new UpstreamClient(connectTimeout);
     Watchdog watchdog = new Watchdog(ticker);
     Routes routes = new Routes(config);
-    ErrorClassifier classifier = new ErrorClassifier(Clock.systemUTC());
+    ErrorClassifier classifier = new ErrorClassifier(clock.wall());
     Map<String, Endpoint> endpoints = new HashMap<>();
     config.upstreams().forEach((name, u) -> endpoints.put(name, new Endpoint(u.url(), u.apiKey())));
     Function<Target, Endpoint> endpointOf = target -> endpoints.get(target.upstream());
@@ -90,14 +106,22 @@ public final class Gateway implements AutoCloseable {
         new StreamSettings(limits.ttftTimeout(), limits.idleTimeout(), limits.holdLimit(), limits.maxResumes(),
             limits.recoveryWindow()),
         endpointOf, routes::prefill, streamStats);
-    MessagesHandler messages = MessagesHandler.create(config, routes, chain, streams, endpointOf, client, classifier,
-        watchdog, ticker);
-    HealthReport health = new HealthReport(routes.configuredTargets(), breakers, stats, budget, streamStats);
+    ResponseCache cache = new ResponseCache(new ResponseCache.Config(config.cache().maxBytes(),
+        Duration.ofMinutes(10), Duration.ofMinutes(60), config.cache().maxStaleness()), ticker);
+    SemanticCache semantic = config.features().values().stream().anyMatch(Feature::semantic)
+        ? new SemanticCache(MiniLmEmbedder.instance(), new SemanticCache.Config(
+            config.features().values().stream().filter(Feature::semantic).mapToDouble(Feature::semanticThreshold)
+                .max().orElse(0.95), 1_000, 20_000))
+        : null;
+    MessagesHandler messages = MessagesHandler.create(new MessagesHandler.Parts(config, routes, chain, streams,
+        endpointOf, client, classifier, watchdog, tiers, cache, semantic, clock.random(), ticker));
+    HealthReport health = new HealthReport(routes.configuredTargets(), breakers, stats, budget, streamStats, tiers);
+    AdminHandler admin = new AdminHandler(config.admin().token(), tiers);
     Server server = VirtualThreadServer.create(config.server().host(), config.server().port(),
-        config.server().idleTimeout(), "levee-gateway", new Router(messages, health));
+        config.server().idleTimeout(), "levee-gateway", new Router(messages, health, admin));
     server.start();
     LOG.info("Levee gateway listening on http://{}:{}", config.server().host(), VirtualThreadServer.port(server));
-    return new Gateway(server, chain, client, watchdog, health);
+    return new Gateway(server, chain, client, watchdog, health, tiers, cache);
   }
 
   /** The port the gateway listens on. */
@@ -113,6 +137,16 @@ public final class Gateway implements AutoCloseable {
   /** The fallback chain (its breakers and retry budget), for reports and tests. */
   public FallbackChain chain() {
     return chain;
+  }
+
+  /** The degradation tiers of every feature. */
+  public TierBoard tiers() {
+    return tiers;
+  }
+
+  /** The answer cache. */
+  public ResponseCache cache() {
+    return cache;
   }
 
   /** The health report. */
@@ -132,6 +166,7 @@ public final class Gateway implements AutoCloseable {
   @Override
   public void close() throws Exception {
     server.stop();
+    tiers.close();
     watchdog.close();
     client.close();
   }

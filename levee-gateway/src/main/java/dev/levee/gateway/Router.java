@@ -17,11 +17,13 @@ final class Router extends Handler.Abstract {
 
   private final MessagesHandler messages;
   private final HealthReport health;
+  private final AdminHandler admin;
 
-  Router(MessagesHandler messages, HealthReport health) {
+  Router(MessagesHandler messages, HealthReport health, AdminHandler admin) {
     super(Invocable.InvocationType.BLOCKING);
     this.messages = messages;
     this.health = health;
+    this.admin = admin;
   }
 
   @Override
@@ -42,6 +44,10 @@ final class Router extends Handler.Abstract {
         response.write(true, ByteBuffer.wrap(Json.bytes(report.body())), callback);
       }
       default -> {
+        if (path.startsWith("/admin/")) {
+          admin.handle(path, request, response, callback);
+          return true;
+        }
         return error(response, callback, ApiError.notFound("Levee does not serve " + method + " " + path));
       }
     }

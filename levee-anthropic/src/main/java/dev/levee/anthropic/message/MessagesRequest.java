@@ -29,18 +29,26 @@ public final class MessagesRequest {
           .build())
       .build();
 
+  /** Where one top-level field sits: its key's opening quote, and just past its value. */
+  private record Span(String name, int keyStart, int valueStart, int valueEnd) {}
+
   private final byte[] body;
   private final String model;
   private final int modelStart; // byte offset of the model string's opening quote
   private final int modelEnd; // byte offset just past its closing quote
   private final boolean stream;
+  private final java.util.List<Span> fields;
+  private final long maxTokens; // -1 when absent or not an integer
 
-  private MessagesRequest(byte[] body, String model, int modelStart, int modelEnd, boolean stream) {
+  private MessagesRequest(byte[] body, String model, int modelStart, int modelEnd, boolean stream,
+      java.util.List<Span> fields, long maxTokens) {
     this.body = body;
     this.model = model;
     this.modelStart = modelStart;
     this.modelEnd = modelEnd;
     this.stream = stream;
+    this.fields = fields;
+    this.maxTokens = maxTokens;
   }
 
   /**
@@ -59,6 +67,8 @@ public final class MessagesRequest {
     int modelStart = -1;
     int modelEnd = -1;
     boolean stream = false;
+    long maxTokens = -1;
+    java.util.List<Span> fields = new java.util.ArrayList<>();
     try (JsonParser p = JSON.createParser(body)) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
         throw new InvalidRequestException("request body must be a JSON object");
@@ -66,7 +76,12 @@ public final class MessagesRequest {
       JsonToken t;
       while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
         String field = p.currentName();
+        int keyStart = (int) p.currentTokenLocation().getByteOffset();
         JsonToken value = p.nextToken();
+        int valueStart = (int) p.currentTokenLocation().getByteOffset();
+        if (field.equals("max_tokens") && value == JsonToken.VALUE_NUMBER_INT) {
+          maxTokens = p.getLongValue();
+        }
         switch (field) {
           case "model" -> {
             if (value != JsonToken.VALUE_STRING) {
@@ -85,6 +100,8 @@ public final class MessagesRequest {
           }
           default -> p.skipChildren();
         }
+        p.finishToken();
+        fields.add(new Span(field, keyStart, valueStart, (int) p.currentLocation().getByteOffset()));
       }
       if (t != JsonToken.END_OBJECT) {
         throw new InvalidRequestException("request body is not valid JSON");
@@ -103,7 +120,7 @@ public final class MessagesRequest {
     if (body[modelStart] != '"' || body[modelEnd - 1] != '"') {
       throw new IllegalStateException("model string offsets do not point at quotes");
     }
-    return new MessagesRequest(body, model, modelStart, modelEnd, stream);
+    return new MessagesRequest(body, model, modelStart, modelEnd, stream, java.util.List.copyOf(fields), maxTokens);
   }
 
   /** The {@code model} the client asked for (an alias or a real model name). */
@@ -121,6 +138,61 @@ public final class MessagesRequest {
     return body;
   }
 
+  /** The top-level {@code max_tokens}, or -1 when absent or not an integer. */
+  public long maxTokens() {
+    return maxTokens;
+  }
+
+  /** Whether the body has a top-level field of that name. */
+  public boolean has(String field) {
+    return fields.stream().anyMatch(f -> f.name().equals(field));
+  }
+
+  /**
+   * The body with the edits a tier imposes, every other byte unchanged: {@code model} replaced,
+   * {@code max_tokens} lowered to at most {@code maxTokensCap} (when given and lower), and the
+   * top-level fields named in {@code drop} removed (e.g. {@code thinking} below T0).
+   *
+   * @param maxTokensCap the cap, or 0 for none
+   */
+  public byte[] rewrite(String newModel, long maxTokensCap, java.util.Set<String> drop) {
+    java.util.List<int[]> cuts = new java.util.ArrayList<>(); // {start, end, replacement index}
+    java.util.List<byte[]> replacements = new java.util.ArrayList<>();
+    if (!newModel.equals(model)) {
+      cuts.add(new int[] {modelStart, modelEnd, replacements.size()});
+      replacements.add(quote(newModel));
+    }
+    for (int i = 0; i < fields.size(); i++) {
+      Span f = fields.get(i);
+      if (maxTokensCap > 0 && f.name().equals("max_tokens") && maxTokens > maxTokensCap) {
+        cuts.add(new int[] {f.valueStart(), f.valueEnd(), replacements.size()});
+        replacements.add(Long.toString(maxTokensCap).getBytes(StandardCharsets.UTF_8));
+      } else if (drop.contains(f.name())) {
+        boolean last = i == fields.size() - 1;
+        int start = last && i > 0 ? fields.get(i - 1).valueEnd() : f.keyStart();
+        int end = last ? f.valueEnd() : fields.get(i + 1).keyStart();
+        cuts.add(new int[] {start, end, replacements.size()});
+        replacements.add(new byte[0]);
+      }
+    }
+    if (cuts.isEmpty()) {
+      return body;
+    }
+    cuts.sort(java.util.Comparator.comparingInt(c -> c[0]));
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(body.length);
+    int at = 0;
+    for (int[] cut : cuts) {
+      if (cut[0] < at) {
+        continue; // overlapping edits cannot happen for distinct fields; stay safe
+      }
+      out.write(body, at, cut[0] - at);
+      out.writeBytes(replacements.get(cut[2]));
+      at = cut[1];
+    }
+    out.write(body, at, body.length - at);
+    return out.toByteArray();
+  }
+
   /** Body size in bytes. */
   public int size() {
     return body.length;
@@ -128,15 +200,7 @@ public final class MessagesRequest {
 
   /** The body with {@code model} replaced and every other byte unchanged. */
   public byte[] withModel(String newModel) {
-    if (newModel.equals(model)) {
-      return body;
-    }
-    byte[] quoted = quote(newModel);
-    byte[] out = new byte[body.length - (modelEnd - modelStart) + quoted.length];
-    System.arraycopy(body, 0, out, 0, modelStart);
-    System.arraycopy(quoted, 0, out, modelStart, quoted.length);
-    System.arraycopy(body, modelEnd, out, modelStart + quoted.length, body.length - modelEnd);
-    return out;
+    return rewrite(newModel, 0, java.util.Set.of());
   }
 
   private static byte[] quote(String value) {

@@ -144,7 +144,7 @@ public final class ResilientStream implements AutoCloseable {
     Deadline window = Deadline.after(engine.settings().recoveryWindow(), engine.ticker());
     ChainResult<Reply> result = engine.chain().execute(continuationOrder(), window, true, engine.attempt(
         t -> request.to(engine.endpoint(t),
-            ContinuationRequest.build(request.body().body(), t.model(), partial, engine.prefill(t))),
+            ContinuationRequest.build(request.bodyFor(t.model()), t.model(), partial, engine.prefill(t))),
         cancellation));
     switch (result) {
       case ChainResult.Answered<Reply> answered -> {

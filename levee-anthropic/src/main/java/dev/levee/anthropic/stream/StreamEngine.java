@@ -61,7 +61,7 @@ public final class StreamEngine {
   public ChainResult<Reply> open(OriginalRequest request, List<Target> targets, Deadline deadline,
       Cancellation cancellation) {
     return chain.execute(targets, deadline, false,
-        attempt(target -> request.to(endpoints.apply(target), request.body().withModel(target.model())), cancellation));
+        attempt(target -> request.to(endpoints.apply(target), request.bodyFor(target.model())), cancellation));
   }
 
   /**

@@ -4,16 +4,40 @@ import dev.levee.anthropic.message.MessagesRequest;
 import java.net.URI;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
- * A client's request as it arrived, from which each upstream call is made.
+ * A client's request as it arrived, from which each upstream call is made, with the edits a
+ * degradation tier imposes (a lower {@code max_tokens}, fields removed); none by default.
  *
  * @param path e.g. {@code /v1/messages}
  * @param query the raw query string without {@code ?} (e.g. {@code beta=true}), or null
  * @param headers the client's headers (any case), filtered per call by {@link Headers#toUpstream}
  * @param body the parsed body
+ * @param maxTokensCap the most {@code max_tokens} a call may ask for, or 0 for no cap
+ * @param drop top-level body fields removed from every call (e.g. {@code thinking})
  */
-public record OriginalRequest(String path, String query, Map<String, List<String>> headers, MessagesRequest body) {
+public record OriginalRequest(String path, String query, Map<String, List<String>> headers, MessagesRequest body,
+    long maxTokensCap, Set<String> drop) {
+
+  public OriginalRequest {
+    drop = Set.copyOf(drop);
+  }
+
+  /** A request as it arrived, without tier edits. */
+  public OriginalRequest(String path, String query, Map<String, List<String>> headers, MessagesRequest body) {
+    this(path, query, headers, body, 0, Set.of());
+  }
+
+  /** This request with a tier's edits. */
+  public OriginalRequest shaped(long cap, Set<String> dropped) {
+    return new OriginalRequest(path, query, headers, body, cap, dropped);
+  }
+
+  /** The body to send as {@code model}: only {@code model} and the tier's edits differ from the client's bytes. */
+  public byte[] bodyFor(String model) {
+    return body.rewrite(model, maxTokensCap, drop);
+  }
 
   /** The upstream call carrying {@code body} to {@code endpoint}: same path, query and headers. */
   public UpstreamRequest to(Endpoint endpoint, byte[] body) {

@@ -90,4 +90,33 @@ class MessagesRequestTest {
     assertThatThrownBy(() -> MessagesRequest.parse(utf8("{\"model\":\"m\",\"stream\":\"yes\"}")))
         .hasMessageContaining("stream");
   }
+
+  @Test
+  void aTierCapLowersMaxTokensAndDropsThinkingLeavingTheRestByteForByte() throws Exception {
+    String before = "{\"model\":\"smart\", \"max_tokens\": 4096,\"thinking\":{\"type\":\"enabled\",\"budget_tokens\":2000},"
+        + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}], \"temperature\":0.70}";
+    MessagesRequest request = MessagesRequest.parse(utf8(before));
+
+    String after = new String(request.rewrite("haiku", 1024, java.util.Set.of("thinking")), StandardCharsets.UTF_8);
+
+    assertThat(after).isEqualTo("{\"model\":\"haiku\", \"max_tokens\": 1024,"
+        + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}], \"temperature\":0.70}");
+    assertThat(request.maxTokens()).isEqualTo(4096);
+  }
+
+  @Test
+  void aCapAboveTheRequestedMaxTokensChangesNothing() throws Exception {
+    byte[] body = utf8("{\"model\":\"m\",\"max_tokens\":100}");
+    assertThat(MessagesRequest.parse(body).rewrite("m", 1024, java.util.Set.of())).isSameAs(body);
+  }
+
+  @Test
+  void droppingTheLastOrOnlyFieldKeepsValidJson() throws Exception {
+    MessagesRequest last = MessagesRequest.parse(utf8("{\"model\":\"m\" , \"thinking\" : {\"type\":\"adaptive\"} }"));
+    assertThat(new String(last.rewrite("m", 0, java.util.Set.of("thinking")), StandardCharsets.UTF_8))
+        .isEqualTo("{\"model\":\"m\" }");
+    MessagesRequest first = MessagesRequest.parse(utf8("{\"thinking\":{},\"model\":\"m\"}"));
+    assertThat(new String(first.rewrite("m", 0, java.util.Set.of("thinking")), StandardCharsets.UTF_8))
+        .isEqualTo("{\"model\":\"m\"}");
+  }
 }

@@ -50,6 +50,7 @@ public final class CircuitBreaker {
   private final String name;
   private final CircuitBreakerConfig config;
   private final Ticker ticker;
+  private final boolean enabled;
   private final List<Consumer<Transition>> listeners = new CopyOnWriteArrayList<>();
 
   private final Object lock = new Object();
@@ -63,10 +64,23 @@ public final class CircuitBreaker {
   private int trialSuccesses;
 
   public CircuitBreaker(String name, CircuitBreakerConfig config, Ticker ticker) {
+    this(name, config, ticker, true);
+  }
+
+  private CircuitBreaker(String name, CircuitBreakerConfig config, Ticker ticker, boolean enabled) {
     this.name = Objects.requireNonNull(name, "name");
     this.config = Objects.requireNonNull(config, "config");
     this.ticker = Objects.requireNonNull(ticker, "ticker");
-    this.failureTimes = new long[config.failures()];
+    this.enabled = enabled;
+    this.failureTimes = new long[enabled ? config.failures() : 0];
+  }
+
+  /**
+   * A breaker that admits every call and never changes state ({@code breaker: off}): for
+   * baselines and for upstreams whose own protection is trusted.
+   */
+  public static CircuitBreaker disabled(String name, Ticker ticker) {
+    return new CircuitBreaker(name, CircuitBreakerConfig.DEFAULT, ticker, false);
   }
 
   public String name() {
@@ -131,6 +145,9 @@ public final class CircuitBreaker {
   }
 
   void settle(Permit permit, Permit.Outcome outcome) {
+    if (!enabled) {
+      return;
+    }
     Transition transition = null;
     synchronized (lock) {
       if (permit.generation() != generation) {

@@ -16,7 +16,7 @@ import java.util.function.Consumer;
  */
 public final class Breakers {
 
-  private final CircuitBreakerConfig config;
+  private final CircuitBreakerConfig config; // null: breakers are off
   private final Ticker ticker;
   private final Consumer<Transition> listener;
   private final Map<Target, CircuitBreaker> byTarget = new ConcurrentHashMap<>();
@@ -30,9 +30,23 @@ public final class Breakers {
     this.listener = Objects.requireNonNull(listener, "listener");
   }
 
+  /** Breakers that admit every call and never open ({@code breaker: off}). */
+  public static Breakers disabled(Ticker ticker) {
+    return new Breakers(ticker);
+  }
+
+  private Breakers(Ticker ticker) {
+    this.config = null;
+    this.ticker = Objects.requireNonNull(ticker, "ticker");
+    this.listener = t -> { };
+  }
+
   /** The breaker of {@code target}, created CLOSED on first use. */
   public CircuitBreaker of(Target target) {
     return byTarget.computeIfAbsent(target, t -> {
+      if (config == null) {
+        return CircuitBreaker.disabled(t.id(), ticker);
+      }
       CircuitBreaker breaker = new CircuitBreaker(t.id(), config, ticker);
       breaker.onTransition(listener);
       return breaker;

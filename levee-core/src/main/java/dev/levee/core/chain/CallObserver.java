@@ -19,6 +19,23 @@ public interface CallObserver {
   /** A call failed; {@code latency} is the time until the failure was known. */
   void onFailure(Target target, Failure failure, Duration latency);
 
+  /** Tells {@code first}, then {@code second}. */
+  static CallObserver both(CallObserver first, CallObserver second) {
+    return new CallObserver() {
+      @Override
+      public void onSuccess(Target target, Duration latency) {
+        first.onSuccess(target, latency);
+        second.onSuccess(target, latency);
+      }
+
+      @Override
+      public void onFailure(Target target, Failure failure, Duration latency) {
+        first.onFailure(target, failure, latency);
+        second.onFailure(target, failure, latency);
+      }
+    };
+  }
+
   /** An observer that ignores everything. */
   CallObserver NONE = new CallObserver() {
     @Override

@@ -379,4 +379,16 @@ class CircuitBreakerTest {
     assertThat(second).isEqualTo(expected);
     assertThat(transitions).allSatisfy(t -> assertThat(t.reason()).isNotBlank());
   }
+
+  @Test
+  void aDisabledBreakerAdmitsEveryCallAndNeverOpens() {
+    CircuitBreaker off = CircuitBreaker.disabled("anthropic/m", clock);
+
+    for (int i = 0; i < 100; i++) {
+      assertThat(off.tryAcquire()).isInstanceOf(CircuitBreaker.Admitted.class);
+      ((CircuitBreaker.Admitted) off.tryAcquire()).permit().failure();
+    }
+
+    assertThat(off.state()).isEqualTo(CircuitState.CLOSED);
+  }
 }

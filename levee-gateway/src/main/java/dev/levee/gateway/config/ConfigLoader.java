@@ -105,6 +105,14 @@ public final class ConfigLoader {
     if (config.upstreams().isEmpty()) {
       throw new ConfigException(source + ": upstreams: at least one upstream is required");
     }
+    for (var feature : config.features().entrySet()) {
+      var reduced = feature.getValue().reduced();
+      if (reduced != null && reduced.target() != null && !config.upstreams().containsKey(reduced.target().upstream())) {
+        throw new ConfigException(source + ": line " + reduced.target().line() + ": features." + feature.getKey()
+            + ".reduced.target: unknown upstream '" + reduced.target().upstream() + "' (known: "
+            + String.join(", ", new TreeSet<>(config.upstreams().keySet())) + ")");
+      }
+    }
     for (Map.Entry<String, Route> model : config.models().entrySet()) {
       int i = 0;
       for (TargetRef target : model.getValue().chain()) {

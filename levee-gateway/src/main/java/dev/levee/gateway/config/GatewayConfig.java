@@ -18,13 +18,75 @@ import java.util.Map;
  * @param policy retries, breaker, budget, deadline and stream limits
  */
 public record GatewayConfig(
-    Server server, Map<String, Upstream> upstreams, Map<String, Route> models, Policy policy) {
+    Server server, Map<String, Upstream> upstreams, Map<String, Route> models, Policy policy,
+    Map<String, Feature> features, Tiers tiers, Cache cache, Admin admin) {
 
   public GatewayConfig {
     server = server == null ? new Server(null, null, null, null) : server;
     upstreams = upstreams == null ? Map.of() : upstreams;
     models = models == null ? Map.of() : models;
     policy = policy == null ? new Policy(null, null, null, null, null, null, null) : policy;
+    features = features == null ? Map.of() : features;
+    tiers = tiers == null ? new Tiers(null, null, null, null) : tiers;
+    cache = cache == null ? new Cache(null, null) : cache;
+    admin = admin == null ? new Admin(null) : admin;
+  }
+
+  /** This config listening on another port. */
+  public GatewayConfig withPort(int port) {
+    return new GatewayConfig(new Server(server.host(), port, server.maxBody(), server.idleTimeout()),
+        upstreams, models, policy, features, tiers, cache, admin);
+  }
+
+  /** The feature named {@code name}, or the {@code default} feature (configured or implicit). */
+  public Feature feature(String name) {
+    Feature f = name == null ? null : features.get(name);
+    return f != null ? f : features.getOrDefault(Feature.DEFAULT_NAME, Feature.defaults());
+  }
+
+  /**
+   * How degradation tiers are decided.
+   *
+   * @param evaluateEvery how often every feature's tier is re-evaluated (default 5 s)
+   * @param healthyFor continuous healthy readings needed before stepping up one tier (default 30 s)
+   * @param slo the success objective whose error-budget burn is watched (default 0.995)
+   * @param webhook a URL that receives each transition as JSON, or empty
+   */
+  public record Tiers(Duration evaluateEvery, Duration healthyFor, Double slo, String webhook) {
+    public Tiers {
+      evaluateEvery = evaluateEvery == null ? Duration.ofSeconds(5) : evaluateEvery;
+      healthyFor = healthyFor == null ? Duration.ofSeconds(30) : healthyFor;
+      slo = slo == null ? 0.995 : slo;
+      webhook = webhook == null ? "" : webhook;
+      if (!evaluateEvery.isPositive()) throw new IllegalArgumentException("evaluate-every must be positive");
+      if (!(slo > 0 && slo < 1)) throw new IllegalArgumentException("slo must be between 0 and 1, e.g. 0.995");
+    }
+  }
+
+  /**
+   * The answer cache, also the last resort when every target fails.
+   *
+   * @param maxBytes memory for cached answers (default 64 MiB)
+   * @param maxStaleness how long past its TTL an answer may still be served when every target
+   *     failed (default 24 h)
+   */
+  public record Cache(@JsonDeserialize(using = Deserializers.Size.class) Long maxBytes, Duration maxStaleness) {
+    public Cache {
+      maxBytes = maxBytes == null ? 64L << 20 : maxBytes;
+      maxStaleness = maxStaleness == null ? Duration.ofHours(24) : maxStaleness;
+    }
+  }
+
+  /** @param token the bearer token of {@code /admin/*}; empty disables them (default) */
+  public record Admin(String token) {
+    public Admin {
+      token = token == null ? "" : token;
+    }
+
+    @Override
+    public String toString() {
+      return "Admin[token=" + (token.isEmpty() ? "(none)" : "(set)") + "]";
+    }
   }
 
   /**

@@ -3,6 +3,7 @@ package dev.levee.gateway.health;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.levee.anthropic.Json;
 import dev.levee.anthropic.stream.StreamStats;
+import dev.levee.gateway.tier.TierBoard;
 import dev.levee.core.breaker.CircuitBreaker;
 import dev.levee.core.breaker.CircuitState;
 import dev.levee.core.budget.RetryBudget;
@@ -33,9 +34,11 @@ public final class HealthReport {
   private final TargetStats stats;
   private final RetryBudget budget;
   private final StreamStats streams;
+  private final TierBoard tiers;
 
   public HealthReport(Set<Target> configured, Breakers breakers, TargetStats stats, RetryBudget budget,
-      StreamStats streams) {
+      StreamStats streams, TierBoard tiers) {
+    this.tiers = tiers;
     this.configured = configured;
     this.breakers = breakers;
     this.stats = stats;
@@ -85,6 +88,7 @@ public final class HealthReport {
     stream.put("resumes_per_stream", round(s.resumesPerStream()));
     stream.put("ttft_p95_ms", s.ttftP95Millis());
     stream.put("duplicate_event_rate", round(s.duplicateRate()));
+    root.set("tiers", tiers.status());
     return new Report(root, verdict);
   }
 

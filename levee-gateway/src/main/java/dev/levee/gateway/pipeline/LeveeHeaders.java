@@ -13,6 +13,12 @@ public final class LeveeHeaders {
   public static final String REQUEST_ID = "x-levee-request-id";
   /** Why the request failed, one line per target, when it did. */
   public static final String REASON = "x-levee-reason";
+  /** The feature's degradation tier when the request was admitted: T0 full, T1 reduced, T2 cached, T3 static. */
+  public static final String TIER = "x-levee-tier";
+  /** How the answer cache was used: {@code hit}, {@code miss}, {@code stale} or {@code semantic}. */
+  public static final String CACHE = "x-levee-cache";
+  /** Why the answer is not the full one, when it is not (unless the feature's disclosure is {@code none}). */
+  public static final String DEGRADED = "x-levee-degraded";
   /** Tells clients whether retrying could help; Levee owns retries, so a final failure says false. */
   public static final String SHOULD_RETRY = "x-should-retry";
 

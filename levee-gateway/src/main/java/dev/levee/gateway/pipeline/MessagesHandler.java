@@ -4,6 +4,7 @@ import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.error.ErrorClassifier;
 import dev.levee.anthropic.error.RetryAfter;
 import dev.levee.anthropic.server.DisconnectWatch;
+import dev.levee.anthropic.stream.MessageAssembler;
 import dev.levee.anthropic.stream.ResilientStream;
 import dev.levee.anthropic.stream.StreamEngine;
 import dev.levee.anthropic.upstream.Cancellation;
@@ -19,10 +20,15 @@ import dev.levee.core.deadline.Deadline;
 import dev.levee.core.retry.Failure;
 import dev.levee.core.time.Ticker;
 import dev.levee.gateway.Routes;
+import dev.levee.gateway.cache.ResponseCache;
+import dev.levee.gateway.cache.SemanticCache;
 import dev.levee.gateway.config.GatewayConfig;
+import dev.levee.gateway.tier.TierBoard;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.function.Function;
+import java.util.random.RandomGenerator;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
@@ -32,11 +38,14 @@ import org.eclipse.jetty.util.Callback;
  *
  * <ol>
  *   <li><b>ingress</b> — read and validate the body ({@link Ingress});
- *   <li><b>plan</b> — the targets for the requested alias ({@link Routes}) and one deadline;
- *   <li><b>execute</b> — the fallback chain runs one attempt per call: a JSON call ({@link
- *       UpstreamCalls}) or a stream up to its commit point ({@link StreamEngine});
- *   <li><b>relay</b> — the JSON answer ({@link JsonRelay}) or the resilient stream ({@link StreamRelay});
- *   <li><b>respond</b> — {@code x-levee-*} headers, or one Anthropic-shaped error; then the access log.
+ *   <li><b>admission</b> — the feature's tier: a cached or static answer, a refusal, or a plan
+ *       for the upstream ({@link Admission});
+ *   <li><b>execute</b> — the fallback chain, one deadline, one attempt per call: a JSON call
+ *       ({@link UpstreamCalls}) or a stream up to its commit point ({@link StreamEngine});
+ *   <li><b>relay</b> — the JSON answer ({@link JsonRelay}) or the resilient stream ({@link
+ *       StreamRelay}); a finished answer is written back to the cache;
+ *   <li><b>respond</b> — {@code x-levee-*} headers; when every target failed, a cached answer as
+ *       the last resort, else one Anthropic-shaped error; then the access log.
  * </ol>
  *
  * <p>A client that goes away cancels everything in flight; that is no upstream failure.
@@ -45,35 +54,47 @@ public final class MessagesHandler {
 
   private final Ingress ingress;
   private final Routes routes;
+  private final Admission admission;
   private final FallbackChain chain;
   private final UpstreamCalls calls;
   private final StreamEngine streams;
+  private final LeveeAnswers answers;
   private final Duration deadline;
+  private final Duration failClosedRetryAfter;
   private final Ticker ticker;
 
-  private MessagesHandler(Ingress ingress, Routes routes, FallbackChain chain, UpstreamCalls calls,
-      StreamEngine streams, Duration deadline, Ticker ticker) {
+  private MessagesHandler(Ingress ingress, Routes routes, Admission admission, FallbackChain chain, UpstreamCalls calls,
+      StreamEngine streams, LeveeAnswers answers, Duration deadline, Duration failClosedRetryAfter, Ticker ticker) {
     this.ingress = ingress;
     this.routes = routes;
+    this.admission = admission;
     this.chain = chain;
     this.calls = calls;
     this.streams = streams;
+    this.answers = answers;
     this.deadline = deadline;
+    this.failClosedRetryAfter = failClosedRetryAfter;
     this.ticker = ticker;
   }
 
-  /** Wires the stages from the gateway's shared parts. */
-  public static MessagesHandler create(GatewayConfig config, Routes routes, FallbackChain chain, StreamEngine streams,
+  /** The gateway's shared parts the handler is wired from. */
+  public record Parts(GatewayConfig config, Routes routes, FallbackChain chain, StreamEngine streams,
       Function<Target, Endpoint> endpoints, UpstreamClient client, ErrorClassifier classifier, Watchdog watchdog,
-      Ticker ticker) {
+      TierBoard tiers, ResponseCache cache, SemanticCache semantic, RandomGenerator random, Ticker ticker) {}
+
+  public static MessagesHandler create(Parts p) {
+    GatewayConfig config = p.config();
     return new MessagesHandler(
-        new Ingress(config.server().maxBody(), ticker),
-        routes,
-        chain,
-        new UpstreamCalls(endpoints, client, classifier, watchdog, ticker),
-        streams,
+        new Ingress(config.server().maxBody(), p.ticker()),
+        p.routes(),
+        new Admission(config, p.tiers(), p.cache(), p.semantic()),
+        p.chain(),
+        new UpstreamCalls(p.endpoints(), p.client(), p.classifier(), p.watchdog(), p.ticker()),
+        p.streams(),
+        new LeveeAnswers(p.random()),
         config.policy().deadline(),
-        ticker);
+        config.tiers().healthyFor().plus(config.tiers().evaluateEvery()),
+        p.ticker());
   }
 
   public void handle(Request request, Response response, Callback callback) {
@@ -89,24 +110,54 @@ public final class MessagesHandler {
     }
     client.header(LeveeHeaders.REQUEST_ID, in.id());
     Routes.Route route = routes.resolve(in.body().model());
-    Deadline requestDeadline = Deadline.after(deadline, ticker);
+    Admission.Decision decision = admission.admit(in, route);
+    Admission.Ticket ticket = decision.ticket();
+    client.header(LeveeHeaders.TIER, ticket.tier().name());
+    switch (decision) {
+      case Admission.FromCache hit -> {
+        client.header(LeveeHeaders.CACHE, hit.cacheStatus());
+        disclose(client, ticket, ticket.tier() + ": cached answer");
+        answers.cached(in, ticket, hit.message(), "Served from cache while the assistant is degraded.", client);
+        AccessLog.log(in, route.alias(), client.status(), null, 0, false, millisSince(start), "cache_" + hit.cacheStatus());
+      }
+      case Admission.Static s -> {
+        disclose(client, ticket, "T3: static answer");
+        answers.staticText(in, ticket, client);
+        AccessLog.log(in, route.alias(), client.status(), null, 0, false, millisSince(start), "static");
+      }
+      case Admission.FailClosed f -> {
+        disclose(client, ticket, "T3: paused");
+        answers.failClosed(in, failClosedRetryAfter, client);
+        AccessLog.log(in, route.alias(), client.status(), null, 0, false, millisSince(start), "fail_closed");
+      }
+      case Admission.Upstream plan -> upstream(request, in, route, plan, client, start);
+    }
+  }
+
+  private void upstream(Request request, InboundRequest in, Routes.Route route, Admission.Upstream plan,
+      ClientResponse client, long start) {
+    if (plan.cacheStatus() != null) {
+      client.header(LeveeHeaders.CACHE, plan.cacheStatus());
+    }
+    if (plan.ticket().degraded()) {
+      disclose(client, plan.ticket(), plan.ticket().tier() + ": reduced model");
+    }
     Cancellation cancellation = new Cancellation();
     DisconnectWatch watch = DisconnectWatch.start(request, cancellation::cancel);
     client.beforeEnd(watch::close);
     request.addFailureListener(failure -> cancellation.cancel());
-
-    ChainResult<Reply> result = execute(in, route, requestDeadline, cancellation);
-    respond(in, route, result, client, cancellation, start);
+    ChainResult<Reply> result = execute(in, plan, cancellation);
+    respond(in, route, plan, result, client, cancellation, start);
   }
 
-  private ChainResult<Reply> execute(InboundRequest in, Routes.Route route, Deadline requestDeadline,
-      Cancellation cancellation) {
+  private ChainResult<Reply> execute(InboundRequest in, Admission.Upstream plan, Cancellation cancellation) {
+    Deadline requestDeadline = Deadline.after(deadline, ticker);
     Thread self = Thread.currentThread();
     AutoCloseable wake = cancellation.register(self::interrupt); // ends a backoff wait at once
     try {
       return in.body().stream()
-          ? streams.open(in.request(), route.targets(), requestDeadline, cancellation)
-          : chain.execute(route.targets(), requestDeadline, false, calls.json(in.request(), cancellation));
+          ? streams.open(plan.request(), plan.targets(), requestDeadline, cancellation)
+          : chain.execute(plan.targets(), requestDeadline, false, calls.json(plan.request(), cancellation));
     } finally {
       try {
         wake.close();
@@ -117,26 +168,34 @@ public final class MessagesHandler {
     }
   }
 
-  private void respond(InboundRequest in, Routes.Route route, ChainResult<Reply> result, ClientResponse client,
-      Cancellation cancellation, long start) {
+  private void respond(InboundRequest in, Routes.Route route, Admission.Upstream plan, ChainResult<Reply> result,
+      ClientResponse client, Cancellation cancellation, long start) {
     int calls = result.calls();
     client.header(LeveeHeaders.ATTEMPTS, Integer.toString(calls));
+    Admission.Ticket ticket = plan.ticket();
     switch (result) {
       case ChainResult.Answered<Reply> answered -> {
         client.header(LeveeHeaders.MODEL, answered.target().id())
             .header(LeveeHeaders.FALLBACK, Boolean.toString(answered.fallback()));
         String outcome;
         if (answered.response().stream() != null) {
-          ResilientStream stream = streams.resilient(answered, in.request(), route.targets(), route.resume(), cancellation);
-          ResilientStream.Outcome ended = StreamRelay.relay(answered.response(), stream, client);
+          ResilientStream stream = streams.resilient(answered, plan.request(), plan.targets(), route.resume(), cancellation);
+          MessageAssembler assembled = new MessageAssembler();
+          ResilientStream.Outcome ended = StreamRelay.relay(answered.response(), stream, client, assembled::accept);
+          if (ended == ResilientStream.Outcome.COMPLETE && assembled.message() != null) {
+            admission.store(ticket, assembled.message(), answered.target().model(), plan.storeTtl());
+          }
           outcome = "stream_" + ended.name().toLowerCase() + (stream.resumes() > 0 ? " resumes=" + stream.resumes()
               + " last=" + stream.target().id() : "");
         } else {
+          if (answered.response().status() == 200) {
+            admission.store(ticket, answered.response().body(), answered.target().model(), plan.storeTtl());
+          }
           JsonRelay.relay(answered, client);
           outcome = "ok";
         }
         AccessLog.log(in, route.alias(), client.status(), answered.target().id(), calls, answered.fallback(),
-            millisSince(start), outcome);
+            millisSince(start), outcome + " tier=" + ticket.tier());
       }
       case ChainResult.Rejected<Reply> rejected -> {
         Reply reply = rejected.response();
@@ -154,6 +213,16 @@ public final class MessagesHandler {
       }
       case ChainResult.Exhausted<Reply> exhausted -> {
         FailureResponse failure = FailureResponse.of(exhausted);
+        Optional<Admission.FromCache> lastResort = admission.staleIfError(ticket);
+        if (lastResort.isPresent()) {
+          client.header(LeveeHeaders.CACHE, lastResort.get().cacheStatus()).header(LeveeHeaders.REASON, failure.reason());
+          disclose(client, ticket, "stale answer: every target failed");
+          answers.cached(in, ticket, lastResort.get().message(),
+              "Served from cache because the assistant could not be reached.", client);
+          AccessLog.log(in, route.alias(), client.status(), null, calls, false, millisSince(start),
+              "last_resort_" + lastResort.get().cacheStatus() + " " + failure.reason());
+          return;
+        }
         client.header(LeveeHeaders.SHOULD_RETRY, "false").header(LeveeHeaders.REASON, failure.reason());
         failure.retryAfter().ifPresent(wait -> client.header("retry-after", RetryAfter.seconds(wait)));
         client.error(failure.error(), null);
@@ -164,6 +233,12 @@ public final class MessagesHandler {
         client.abort(new CancellationException("client went away"));
         AccessLog.log(in, route.alias(), 499, null, calls, false, millisSince(start), "client_gone");
       }
+    }
+  }
+
+  private static void disclose(ClientResponse client, Admission.Ticket ticket, String why) {
+    if (!ticket.config().disclosure().equals("none")) {
+      client.header(LeveeHeaders.DEGRADED, why);
     }
   }
 

@@ -21,7 +21,11 @@ final class StreamRelay {
 
   private StreamRelay() {}
 
-  static ResilientStream.Outcome relay(Reply first, ResilientStream stream, ClientResponse client) {
+  /**
+   * @param tap sees every event the client is sent (e.g. to assemble the answer for the cache)
+   */
+  static ResilientStream.Outcome relay(Reply first, ResilientStream stream, ClientResponse client,
+      java.util.function.Consumer<SseEvent> tap) {
     client.headers(Headers.toClient(first.headers()));
     try (stream) {
       OutputStream body = client.startStream();
@@ -30,6 +34,7 @@ final class StreamRelay {
         SseEvent event;
         while ((event = stream.next()) != null) {
           out.write(event);
+          tap.accept(event);
         }
         client.endStream(body);
         return ResilientStream.Outcome.COMPLETE;

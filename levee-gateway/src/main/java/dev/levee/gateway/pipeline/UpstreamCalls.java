@@ -49,7 +49,7 @@ final class UpstreamCalls {
     return ctx -> {
       long start = ticker.nanos();
       Target target = ctx.target();
-      try (UpstreamResponse response = client.send(in.to(endpoints.apply(target), in.body().withModel(target.model())),
+      try (UpstreamResponse response = client.send(in.to(endpoints.apply(target), in.bodyFor(target.model())),
               ctx.timeout(), cancellation);
            Watchdog.Timer limit = watchdog.start(left(ctx, start), response::close)) {
         byte[] body;

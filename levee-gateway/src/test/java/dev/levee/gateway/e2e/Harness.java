@@ -11,6 +11,7 @@ import dev.levee.emulator.Emulator;
 import dev.levee.emulator.EmulatorOptions;
 import dev.levee.emulator.LogEntry;
 import dev.levee.gateway.Gateway;
+import dev.levee.gateway.GatewayClock;
 import dev.levee.gateway.config.ConfigLoader;
 import dev.levee.gateway.config.GatewayConfig;
 import java.net.URI;
@@ -65,12 +66,18 @@ final class Harness implements AutoCloseable {
 
   /** With extra {@code server:} settings, e.g. {@code max-body: 1KiB}. */
   static Harness start(EmulatorOptions options, String yaml, String serverSettings) throws Exception {
+    return start(options, yaml, serverSettings, GatewayClock.system());
+  }
+
+  /** A gateway on {@code clock} (virtual time in tests). */
+  static Harness start(EmulatorOptions options, String yaml, String serverSettings, GatewayClock clock)
+      throws Exception {
     Emulator emulator = Emulator.start(options);
     try {
       String full = "upstreams:\n  emu:\n    url: ${EMU}\n" + yaml;
       String server = "server: { port: 0" + (serverSettings.isEmpty() ? "" : ", " + serverSettings) + " }\n";
       GatewayConfig config = new ConfigLoader(Map.of("EMU", emulator.baseUrl())::get).parse(server + full, "test.yaml");
-      return new Harness(emulator, Gateway.start(config));
+      return new Harness(emulator, Gateway.start(config, clock));
     } catch (Exception | Error e) {
       emulator.close();
       throw e;

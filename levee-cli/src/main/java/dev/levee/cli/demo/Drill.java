@@ -1,0 +1,125 @@
+package dev.levee.cli.demo;
+
+import dev.levee.emulator.LogEntry;
+import dev.levee.emulator.Scenario;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs the demo: two worlds (with Levee, and a baseline with resilience off) under the same
+ * incident and the same open-loop load, a live per-second timeline, then a summary.
+ */
+public final class Drill {
+
+  /** Loss and amplification of both worlds. */
+  public record Result(double resilientLoss, double resilientAmplification, double baselineLoss,
+      double baselineAmplification) {}
+
+  private final Duration duration;
+  private final int rate;
+  private final int clients;
+  private final long seed;
+  private final Scenario scenario;
+  private final PrintStream out;
+
+  /**
+   * @param scenario the incident, or null for the built-in one scaled to {@code duration}
+   */
+  public Drill(Duration duration, int rate, int clients, long seed, Scenario scenario, PrintStream out) {
+    this.duration = duration;
+    this.rate = rate;
+    this.clients = clients;
+    this.seed = seed;
+    this.scenario = scenario;
+    this.out = out;
+  }
+
+  public Result run() throws Exception {
+    int seconds = (int) duration.toSeconds();
+    Scenario incident = scenario != null ? scenario : Incident.of(World.PRIMARY, duration, seed);
+    header(seconds);
+    try (World levee = World.start("levee", true, incident);
+         World baseline = World.start("baseline", false, incident);
+         Load withLevee = new Load(levee, clients, seconds);
+         Load without = new Load(baseline, clients, seconds)) {
+      levee.reset();
+      baseline.reset();
+      long start = System.nanoTime();
+      withLevee.start(start);
+      without.start(start);
+      ScheduledExecutorService arrivals = Executors.newSingleThreadScheduledExecutor();
+      arrivals.scheduleAtFixedRate(() -> {
+        withLevee.fire();
+        without.fire();
+      }, 0, 1_000_000_000L / rate, TimeUnit.NANOSECONDS);
+      try {
+        for (int s = 0; s < seconds; s++) {
+          waitUntil(start + (s + 1) * 1_000_000_000L);
+          row(s, levee, withLevee, baseline, without);
+        }
+      } finally {
+        arrivals.shutdownNow();
+      }
+      withLevee.drain(Duration.ofSeconds(20));
+      without.drain(Duration.ofSeconds(20));
+      return summary(levee, withLevee, baseline, without);
+    }
+  }
+
+  private void header(int seconds) {
+    out.println("Levee demo: " + seconds + " s, " + rate + " requests/s on each side, " + clients
+        + " official Java SDK clients (their retries off), every third request streamed.");
+    out.println(scenario == null ? Incident.describe(duration) : "incident: the scenario file given");
+    out.println("with Levee: smart = [claude-opus-4-6 -> claude-haiku-4-5], 2 retries with full jitter, breaker, retry budget 50/0.25");
+    out.println("without:    smart = [claude-opus-4-6], no retries, no fallback, no breaker");
+    out.println();
+    out.println("    t | sent | primary fallback failed | circuit    budget calls || without: ok failed calls");
+  }
+
+  private void row(int s, World levee, Load a, World baseline, Load b) {
+    out.printf("%4ds | %4d | %7d %8d %6d | %-9s %6.1f %5d || %13d %6d %5d%n", s, a.sent.get(s), a.primary.get(s),
+        a.fallback.get(s), a.failed.get(s), levee.primaryCircuit(), levee.budgetLeft(), callsIn(levee, s),
+        b.primary.get(s) + b.fallback.get(s), b.failed.get(s), callsIn(baseline, s));
+    out.flush();
+  }
+
+  private Result summary(World levee, Load a, World baseline, Load b) {
+    int sentA = a.total(a.sent);
+    int sentB = b.total(b.sent);
+    int callsA = levee.upstreamCalls().size();
+    int callsB = baseline.upstreamCalls().size();
+    double lossA = ratio(a.total(a.failed), sentA);
+    double lossB = ratio(b.total(b.failed), sentB);
+    double ampA = ratio(callsA, sentA);
+    double ampB = ratio(callsB, sentB);
+    out.println();
+    out.println("                 requests  answered  by fallback  failed    loss  upstream calls  amplification");
+    out.printf("with Levee       %8d  %8d  %11d  %6d  %5.1f%%  %14d  %13.2f%n", sentA,
+        a.total(a.primary) + a.total(a.fallback), a.total(a.fallback), a.total(a.failed), 100 * lossA, callsA, ampA);
+    out.printf("without Levee    %8d  %8d  %11d  %6d  %5.1f%%  %14d  %13.2f%n", sentB,
+        b.total(b.primary) + b.total(b.fallback), b.total(b.fallback), b.total(b.failed), 100 * lossB, callsB, ampB);
+    out.println();
+    out.println("loss = failed / requests; amplification = upstream calls / client requests.");
+    return new Result(lossA, ampA, lossB, ampB);
+  }
+
+  private static int callsIn(World world, int second) {
+    List<LogEntry> calls = world.upstreamCalls();
+    return (int) calls.stream().filter(e -> e.atMs() / 1000 == second).count();
+  }
+
+  private static double ratio(int part, int whole) {
+    return whole == 0 ? 0 : (double) part / whole;
+  }
+
+  private static void waitUntil(long nanos) throws InterruptedException {
+    long left = nanos - System.nanoTime();
+    if (left > 0) {
+      TimeUnit.NANOSECONDS.sleep(left);
+    }
+  }
+}

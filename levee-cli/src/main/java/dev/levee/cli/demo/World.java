@@ -1,0 +1,99 @@
+package dev.levee.cli.demo;
+
+import dev.levee.core.breaker.CircuitState;
+import dev.levee.core.chain.Target;
+import dev.levee.emulator.Emulator;
+import dev.levee.emulator.EmulatorOptions;
+import dev.levee.emulator.LogEntry;
+import dev.levee.emulator.Scenario;
+import dev.levee.gateway.Gateway;
+import dev.levee.gateway.config.ConfigException;
+import dev.levee.gateway.config.ConfigLoader;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One side of the demo: an emulator going through the incident, and a gateway in front of it,
+ * configured with resilience on or off.
+ */
+final class World implements AutoCloseable {
+
+  static final String PRIMARY = "claude-opus-4-6";
+  static final String FALLBACK = "claude-haiku-4-5";
+  static final String ALIAS = "smart";
+
+  private static final String RESILIENT = """
+      server: { port: 0 }
+      upstreams:
+        anthropic: { url: "${EMU}" }
+      models:
+        smart:
+          chain: [anthropic/claude-opus-4-6, anthropic/claude-haiku-4-5]
+      policy:
+        deadline: 10s
+        attempt-timeout: 5s
+        retry: { max-retries: 2, base-delay: 100ms, max-delay: 1s }
+        breaker: { failures: 5, window: 10s, open-for: 4s }
+        retry-budget: { max: 50, ratio: 0.25 }
+      """;
+
+  private static final String BASELINE = """
+      server: { port: 0 }
+      upstreams:
+        anthropic: { url: "${EMU}" }
+      models:
+        smart:
+          chain: [anthropic/claude-opus-4-6]
+      policy:
+        deadline: 10s
+        attempt-timeout: 5s
+        retry: { max-retries: 0 }
+        breaker: off
+      """;
+
+  final String name;
+  final Emulator emulator;
+  final Gateway gateway;
+
+  private World(String name, Emulator emulator, Gateway gateway) {
+    this.name = name;
+    this.emulator = emulator;
+    this.gateway = gateway;
+  }
+
+  static World start(String name, boolean resilient, Scenario incident) throws Exception {
+    Emulator emulator = Emulator.start(EmulatorOptions.builder().scenario(incident).build());
+    try {
+      var config = new ConfigLoader(Map.of("EMU", emulator.baseUrl())::get)
+          .parse(resilient ? RESILIENT : BASELINE, name + " demo config");
+      return new World(name, emulator, Gateway.start(config));
+    } catch (ConfigException | RuntimeException e) {
+      emulator.close();
+      throw e;
+    }
+  }
+
+  /** Restarts the emulator's incident clock and log: time zero of the demo. */
+  void reset() {
+    emulator.reset();
+  }
+
+  CircuitState primaryCircuit() {
+    return gateway.chain().breakers().of(new Target("anthropic", PRIMARY)).state();
+  }
+
+  double budgetLeft() {
+    return gateway.chain().budget().remaining();
+  }
+
+  /** Upstream calls so far, as the emulator saw them. */
+  List<LogEntry> upstreamCalls() {
+    return emulator.log().stream().filter(e -> "/v1/messages".equals(e.path())).toList();
+  }
+
+  @Override
+  public void close() throws Exception {
+    gateway.close();
+    emulator.close();
+  }
+}

@@ -1,0 +1,180 @@
+package dev.levee.core.tier;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * Decides a feature's next tier from its current tier, one {@link SliReading} and its {@link
+ * Priority}: a pure function of its inputs and {@link TierThresholds} (issue 4). The {@link
+ * TierController} adds time (step up only after {@code healthy-for}).
+ *
+ * <p>The rules, in order:
+ *
+ * <ol>
+ *   <li><b>Burn</b> (SRE workbook ch. 5, multiwindow burn rate): when the error budget burns at
+ *       {@code burnThreshold} (14.4) or faster over <em>both</em> 1 h and 5 min, and the 5 min
+ *       window holds at least {@code minRequests} calls, the target is {@code burnTier} (T2);
+ *       for an {@link Priority#OPTIONAL} feature {@code optionalBurnTier} (T3).
+ *   <li><b>Signals</b>: each of 5xx share at or above {@code serverErrorDown} (2%), 429 share at
+ *       or above {@code rateLimitedDown} (5%), p99 at or above {@code p99DownMillis} (800 ms) is
+ *       one step down <em>from the current tier</em>; so 5xx and 429 both elevated are two
+ *       steps. Signal steps never go below {@code signalFloor} (T2): a bad minute of errors may
+ *       put a feature on cached answers, but only a burning error budget takes an optional
+ *       feature to a static answer, and nothing automatic takes a critical or standard feature
+ *       there (a person can, with {@link TierController#force}). A window with fewer than
+ *       {@code minRequests} calls does not step down on signals: its shares are noise.
+ *   <li><b>Combining</b>: the lower (more degraded) of the burn target and the signal target
+ *       wins. A target that is not below the current tier is a hold: the decider never steps
+ *       up while anything is elevated.
+ *   <li><b>Healthy</b>: p99 below {@code healthyP99Millis} (500 ms), 5xx below 0.5%, 429 below
+ *       1%, and burn not at {@code healthyBurn} (2) in both windows — the negation of the same
+ *       multiwindow condition, so the 5 min window, which falls soon after recovery, lets a
+ *       feature up while the 1 h window still remembers the incident. One step up.
+ *   <li><b>Quiet</b>: with fewer than {@code minRequests} calls in the SLI window (no traffic,
+ *       or a feature at T2 whose cache answers everything), the window counts as healthy when
+ *       none of its calls failed and burn is not elevated; so a feature that stopped calling
+ *       upstream still probes its way back up, and the first bad window steps it down again.
+ *   <li>Otherwise <b>hold</b>.
+ * </ol>
+ *
+ * <p>Recovery time: after a storm, "burn below 2" needs the storm to leave the 5 min window, so
+ * with the defaults a feature starts stepping up about 5 min after the storm ends, then one
+ * tier per {@code healthy-for}. Setting {@code healthyBurn} to infinity leaves recovery to the
+ * SLI window (60 s) alone.
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class TierDecider {
+
+  private final TierThresholds thresholds;
+
+  /** A decider with {@link TierThresholds#DEFAULT}. */
+  public TierDecider() {
+    this(TierThresholds.DEFAULT);
+  }
+
+  public TierDecider(TierThresholds thresholds) {
+    this.thresholds = Objects.requireNonNull(thresholds, "thresholds");
+  }
+
+  public TierThresholds thresholds() {
+    return thresholds;
+  }
+
+  /**
+   * The next tier for a feature now at {@code current}.
+   *
+   * @return the proposed tier, the rule that decided, and a reason with the deciding numbers
+   */
+  public TierDecision decide(Tier current, SliReading reading, Priority priority) {
+    Objects.requireNonNull(current, "current");
+    Objects.requireNonNull(reading, "reading");
+    Objects.requireNonNull(priority, "priority");
+    TierThresholds t = thresholds;
+
+    Tier burnTarget = null;
+    String burnWhy = null;
+    if (reading.burnRequests() >= t.minRequests()
+        && reading.burn1h() >= t.burnThreshold() && reading.burn5m() >= t.burnThreshold()) {
+      burnTarget = t.burnTier(priority);
+      burnWhy = "burn " + num(reading.burn1h()) + " (1h) and " + num(reading.burn5m()) + " (5m) >= "
+          + num(t.burnThreshold()) + ": " + priority.name().toLowerCase(Locale.ROOT) + " feature to " + burnTarget;
+    }
+
+    boolean enough = reading.requests() >= t.minRequests();
+    List<String> elevated = new ArrayList<>(3);
+    if (enough) {
+      if (reading.serverErrorShare() >= t.serverErrorDown()) {
+        elevated.add("5xx " + pct(reading.serverErrorShare()) + " >= " + pct(t.serverErrorDown()));
+      }
+      if (reading.rateLimitedShare() >= t.rateLimitedDown()) {
+        elevated.add("429 " + pct(reading.rateLimitedShare()) + " >= " + pct(t.rateLimitedDown()));
+      }
+      if (reading.p99Millis() >= t.p99DownMillis()) {
+        elevated.add("p99 " + ms(reading.p99Millis()) + " >= " + ms(t.p99DownMillis()));
+      }
+    }
+    Tier signalTarget = elevated.isEmpty() ? null : signalStep(current, elevated.size());
+    String signalWhy = elevated.isEmpty() ? null
+        : String.join(", ", elevated) + ": " + steps(elevated.size()) + " down";
+
+    if (burnTarget != null || signalTarget != null) {
+      boolean burnWins = signalTarget == null || (burnTarget != null && !signalTarget.isBelow(burnTarget));
+      Tier target = burnWins ? burnTarget : signalTarget;
+      String why = burnWins ? burnWhy : signalWhy;
+      if (target.isBelow(current)) {
+        return new TierDecision(target, burnWins ? TierDecision.Cause.BURN : TierDecision.Cause.SIGNALS,
+            why + ", " + current + " -> " + target);
+      }
+      String all = burnWhy != null && signalWhy != null ? burnWhy + "; " + signalWhy : why;
+      return new TierDecision(current, TierDecision.Cause.HOLD, all + ", already at " + current);
+    }
+
+    boolean burnHealthy = !(reading.burn1h() >= t.healthyBurn() && reading.burn5m() >= t.healthyBurn());
+    if (!enough) {
+      boolean clean = reading.serverErrorShare() == 0 && reading.rateLimitedShare() == 0;
+      String quiet = "quiet: " + reading.requests() + " calls < " + t.minRequests();
+      if (clean && burnHealthy) {
+        return healthy(current, quiet + ", none failed");
+      }
+      return new TierDecision(current, TierDecision.Cause.HOLD,
+          quiet + (clean ? "" : ", some failed") + (burnHealthy ? "" : ", " + burnText(reading, t)) + ": hold");
+    }
+    List<String> notHealthy = new ArrayList<>(4);
+    if (!(reading.p99Millis() < t.healthyP99Millis())) {
+      notHealthy.add("p99 " + ms(reading.p99Millis()) + " >= " + ms(t.healthyP99Millis()));
+    }
+    if (!(reading.serverErrorShare() < t.healthyServerErrorShare())) {
+      notHealthy.add("5xx " + pct(reading.serverErrorShare()) + " >= " + pct(t.healthyServerErrorShare()));
+    }
+    if (!(reading.rateLimitedShare() < t.healthyRateLimitedShare())) {
+      notHealthy.add("429 " + pct(reading.rateLimitedShare()) + " >= " + pct(t.healthyRateLimitedShare()));
+    }
+    if (!burnHealthy) {
+      notHealthy.add(burnText(reading, t));
+    }
+    if (notHealthy.isEmpty()) {
+      return healthy(current, "healthy: p99 " + ms(reading.p99Millis()) + ", 5xx " + pct(reading.serverErrorShare())
+          + ", 429 " + pct(reading.rateLimitedShare()) + ", burn " + num(reading.burn5m()) + " (5m)");
+    }
+    return new TierDecision(current, TierDecision.Cause.HOLD,
+        "not healthy, not degraded: " + String.join(", ", notHealthy) + ": hold");
+  }
+
+  private Tier signalStep(Tier current, int steps) {
+    Tier floor = thresholds.signalFloor();
+    if (!floor.isBelow(current)) {
+      return current; // at or below the floor already: signals alone take it no lower
+    }
+    Tier stepped = current.down(steps);
+    return stepped.isBelow(floor) ? floor : stepped;
+  }
+
+  private static TierDecision healthy(Tier current, String why) {
+    Tier next = current.up();
+    return new TierDecision(next, TierDecision.Cause.HEALTHY,
+        next == current ? why + ", at " + current : why + ": one step up, " + current + " -> " + next);
+  }
+
+  private static String burnText(SliReading r, TierThresholds t) {
+    return "burn " + num(r.burn1h()) + " (1h) and " + num(r.burn5m()) + " (5m) >= " + num(t.healthyBurn());
+  }
+
+  private static String steps(int n) {
+    return n == 1 ? "one step" : n == 2 ? "two steps" : n + " steps";
+  }
+
+  private static String pct(double share) {
+    return String.format(Locale.ROOT, "%.1f%%", share * 100);
+  }
+
+  private static String ms(double millis) {
+    return String.format(Locale.ROOT, "%.0f ms", millis);
+  }
+
+  private static String num(double value) {
+    return String.format(Locale.ROOT, "%.1f", value);
+  }
+}

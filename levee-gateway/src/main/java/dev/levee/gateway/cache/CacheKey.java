@@ -1,0 +1,189 @@
+package dev.levee.gateway.cache;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.levee.anthropic.Json;
+import dev.levee.anthropic.message.MessagesRequest;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.security.DigestOutputStream;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The exact-match cache key of a Messages request: a SHA-256 over everything that can change the
+ * answer, in a canonical form, plus the tenant and model it belongs to.
+ *
+ * <p><b>What is hashed.</b> The tenant, the model or alias the client asked for, the {@code
+ * anthropic-beta} tokens (sorted, deduplicated: their order does not matter) and {@code
+ * anthropic-version}, and every top-level body field except three that cannot change the
+ * answer: {@code model} (hashed on its own, so the caller decides alias or target), {@code
+ * stream} (a stream and a JSON answer are the same message) and {@code metadata} (only a
+ * {@code user_id} for abuse tracking). So {@code system}, {@code messages}, {@code tools}, {@code
+ * tool_choice}, {@code temperature}, {@code top_p}, {@code top_k}, {@code stop_sequences},
+ * {@code max_tokens} and {@code thinking} all count, and so does any field Levee does not know
+ * yet: an unknown field may well change the answer, and a miss costs less than a wrong answer.
+ *
+ * <p><b>Canonical JSON.</b> Object keys are sorted (key order does not matter), array order is
+ * kept (it does), numbers are compared by value ({@code 0.7}, {@code 0.70} and {@code 7E-1} are
+ * one number; {@code 1} and {@code 1.0} too), strings are kept exactly. Whitespace never
+ * matters.
+ *
+ * <p><b>Tenant</b> ({@link #tenantOf}): {@code key:} and the SHA-256 of the client's API key
+ * ({@code x-api-key}, or the bearer token of {@code authorization}) — never the key itself —
+ * and/or {@code tenant:} and the {@code x-levee-tenant} header. When both are present both
+ * count, so a client can split its own partition but never step into another key's. With
+ * neither, every client shares the {@code anonymous} partition (a gateway holding the only
+ * upstream key and no tenant header serves one tenant).
+ *
+ * @param tenant the tenant partition (hashed key and/or named tenant, never a clear key)
+ * @param model the model or alias the key was made for
+ * @param digest lower-case hex SHA-256 of the canonical form, tenant and model included
+ */
+public record CacheKey(String tenant, String model, String digest) {
+
+  private static final Set<String> IGNORED_FIELDS = Set.of("model", "stream", "metadata");
+  private static final HexFormat HEX = HexFormat.of();
+
+  public CacheKey {
+    Objects.requireNonNull(tenant, "tenant");
+    Objects.requireNonNull(model, "model");
+    Objects.requireNonNull(digest, "digest");
+  }
+
+  /**
+   * The key of a parsed request for the model it names.
+   *
+   * @param headers the client's request headers, names in any case
+   */
+  public static CacheKey of(MessagesRequest request, Map<String, List<String>> headers) {
+    JsonNode body = Json.tryParse(request.body());
+    if (body == null) {
+      throw new IllegalArgumentException("request body is not JSON");
+    }
+    return of(body, request.model(), headers);
+  }
+
+  /**
+   * The key of a request body for {@code model} (the alias, or a concrete target at the
+   * caller's choice).
+   *
+   * @param body the request body, a JSON object
+   * @throws IllegalArgumentException when {@code body} is not a JSON object
+   */
+  public static CacheKey of(JsonNode body, String model, Map<String, List<String>> headers) {
+    Objects.requireNonNull(model, "model");
+    if (body == null || !body.isObject()) {
+      throw new IllegalArgumentException("request body must be a JSON object");
+    }
+    String tenant = tenantOf(headers);
+    MessageDigest sha = sha256();
+    try (JsonGenerator out = Json.MAPPER.getFactory().createGenerator(
+        new DigestOutputStream(OutputStream.nullOutputStream(), sha))) {
+      out.writeStartObject();
+      out.writeStringField("v", "1");
+      out.writeStringField("tenant", tenant);
+      out.writeStringField("model", model);
+      out.writeArrayFieldStart("anthropic-beta");
+      for (String beta : new TreeSet<>(HeaderValues.tokens(headers, "anthropic-beta"))) {
+        out.writeString(beta);
+      }
+      out.writeEndArray();
+      String version = HeaderValues.first(headers, "anthropic-version");
+      if (version != null) {
+        out.writeStringField("anthropic-version", version);
+      }
+      out.writeFieldName("body");
+      writeCanonical(body, out, true);
+      out.writeEndObject();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return new CacheKey(tenant, model, HEX.formatHex(sha.digest()));
+  }
+
+  /**
+   * The tenant partition of a request: see the class comment. Never contains an API key.
+   *
+   * @param headers the client's request headers, names in any case
+   */
+  public static String tenantOf(Map<String, List<String>> headers) {
+    String key = HeaderValues.first(headers, "x-api-key");
+    if (key == null) {
+      String authorization = HeaderValues.first(headers, "authorization");
+      if (authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
+        key = authorization.substring(7).strip();
+      }
+    }
+    String named = HeaderValues.first(headers, "x-levee-tenant");
+    List<String> parts = new ArrayList<>(2);
+    if (key != null && !key.isEmpty()) {
+      parts.add("key:" + HEX.formatHex(sha256().digest(key.getBytes(StandardCharsets.UTF_8))));
+    }
+    if (named != null) {
+      parts.add("tenant:" + named);
+    }
+    return parts.isEmpty() ? "anonymous" : String.join("/", parts);
+  }
+
+  private static void writeCanonical(JsonNode node, JsonGenerator out, boolean top) throws IOException {
+    switch (node.getNodeType()) {
+      case OBJECT -> {
+        TreeSet<String> names = new TreeSet<>();
+        for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
+          String name = it.next();
+          if (!(top && IGNORED_FIELDS.contains(name))) {
+            names.add(name);
+          }
+        }
+        out.writeStartObject();
+        for (String name : names) {
+          out.writeFieldName(name);
+          writeCanonical(node.get(name), out, false);
+        }
+        out.writeEndObject();
+      }
+      case ARRAY -> {
+        out.writeStartArray();
+        for (JsonNode element : node) {
+          writeCanonical(element, out, false);
+        }
+        out.writeEndArray();
+      }
+      case NUMBER -> out.writeNumber(canonicalNumber(node.decimalValue()));
+      case STRING -> out.writeString(node.textValue());
+      case BOOLEAN -> out.writeBoolean(node.booleanValue());
+      case NULL, MISSING -> out.writeNull();
+      default -> out.writeString(node.asText()); // binary and POJO nodes do not come from parsing
+    }
+  }
+
+  private static String canonicalNumber(BigDecimal value) {
+    return value.signum() == 0 ? "0" : value.stripTrailingZeros().toString();
+  }
+
+  private static MessageDigest sha256() {
+    try {
+      return MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every JDK has SHA-256", e);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "CacheKey[" + tenant.substring(0, Math.min(tenant.length(), 16)) + "…, " + model + ", "
+        + digest.substring(0, 12) + "…]";
+  }
+}

@@ -1,0 +1,49 @@
+package dev.levee.gateway.cache;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/** Case-insensitive reads of request headers kept as sent (names in any case). */
+final class HeaderValues {
+
+  private HeaderValues() {}
+
+  /** Every value of {@code name}, across repeated headers, in order; empty when absent. */
+  static List<String> all(Map<String, List<String>> headers, String name) {
+    List<String> out = new ArrayList<>(1);
+    headers.forEach((key, values) -> {
+      if (key != null && key.equalsIgnoreCase(name) && values != null) {
+        out.addAll(values);
+      }
+    });
+    return out;
+  }
+
+  /** The first non-blank value of {@code name}, trimmed; null when absent. */
+  static String first(Map<String, List<String>> headers, String name) {
+    for (String value : all(headers, name)) {
+      if (value != null && !value.isBlank()) {
+        return value.strip();
+      }
+    }
+    return null;
+  }
+
+  /** Every comma-separated token of {@code name}, trimmed, blanks dropped. */
+  static List<String> tokens(Map<String, List<String>> headers, String name) {
+    List<String> out = new ArrayList<>();
+    for (String value : all(headers, name)) {
+      if (value == null) {
+        continue;
+      }
+      for (String token : value.split(",")) {
+        String trimmed = token.strip();
+        if (!trimmed.isEmpty()) {
+          out.add(trimmed);
+        }
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,210 @@
+package dev.levee.gateway.cache;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Expiry;
+import dev.levee.anthropic.Json;
+import dev.levee.core.time.Ticker;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The exact-match answer cache, in memory (Caffeine), bounded by bytes.
+ *
+ * <p>Each entry is fresh for the TTL its writer chose — {@link Config#hotTtl()} (default 10 min)
+ * for answers generated at T0/T1, {@link Config#coldTtl()} (default 60 min) for T2
+ * regenerations — then <em>stale</em> for up to {@link Config#maxStaleness()} (default 24 h),
+ * when only stale-if-error may serve it, then gone. {@link #lookup} says which of the three it
+ * found; serving a stale entry is the caller's decision.
+ *
+ * <p>The bound is the sum of entry weights, about the bytes held ({@link Config#maxBytes()},
+ * default 64 MiB): the message bytes plus the key's strings plus a fixed overhead. Caffeine
+ * evicts by its W-TinyLFU policy when the bound is reached. Entries hold the answer, the model
+ * and the key (whose tenant is a hash): no API key is ever stored.
+ *
+ * <p>Time comes from the injected {@link Ticker} (tests pass a {@link
+ * dev.levee.core.time.ManualClock}); cache maintenance runs on the calling thread, so there is
+ * no background thread and tests are deterministic. Thread-safe.
+ */
+public final class ResponseCache {
+
+  /**
+   * Settings; immutable.
+   *
+   * @param maxBytes the bound on the weights of all entries, bytes (default 64 MiB)
+   * @param hotTtl freshness of answers written at T0/T1 (default 10 min)
+   * @param coldTtl freshness of answers regenerated at T2 (default 60 min)
+   * @param maxStaleness how long after its TTL an entry stays for stale-if-error (default 24 h)
+   */
+  public record Config(long maxBytes, Duration hotTtl, Duration coldTtl, Duration maxStaleness) {
+
+    /** 64 MiB, 10 min, 60 min, 24 h. */
+    public static final Config DEFAULT =
+        new Config(64L << 20, Duration.ofMinutes(10), Duration.ofMinutes(60), Duration.ofHours(24));
+
+    public Config {
+      Objects.requireNonNull(hotTtl, "hotTtl");
+      Objects.requireNonNull(coldTtl, "coldTtl");
+      Objects.requireNonNull(maxStaleness, "maxStaleness");
+      if (maxBytes <= 0) throw new IllegalArgumentException("max-bytes must be positive, was " + maxBytes);
+      if (!hotTtl.isPositive()) throw new IllegalArgumentException("hot TTL must be positive, was " + hotTtl);
+      if (!coldTtl.isPositive()) throw new IllegalArgumentException("cold TTL must be positive, was " + coldTtl);
+      if (maxStaleness.isNegative()) throw new IllegalArgumentException("max staleness must not be negative, was " + maxStaleness);
+    }
+  }
+
+  /** The answer of {@link #lookup}. */
+  public sealed interface Lookup permits Fresh, Stale, Miss {}
+
+  /** A fresh entry: may answer at any tier. */
+  public record Fresh(CachedAnswer answer, Duration age) implements Lookup {}
+
+  /** An expired entry within max staleness: for stale-if-error only ({@code x-levee-cache: stale}). */
+  public record Stale(CachedAnswer answer, Duration age) implements Lookup {}
+
+  /** Nothing usable. */
+  public record Miss() implements Lookup {
+    static final Miss INSTANCE = new Miss();
+  }
+
+  /** Counts since creation, for metrics and hit rates. */
+  public record Stats(long fresh, long stale, long misses, long puts, long refused) {}
+
+  /** Per-entry overhead in weight units (bytes): object headers, the record, the map node. */
+  static final int ENTRY_OVERHEAD = 256;
+
+  private final Config config;
+  private final Ticker ticker;
+  private final Cache<CacheKey, CachedAnswer> cache;
+  private final LongAdder fresh = new LongAdder();
+  private final LongAdder stale = new LongAdder();
+  private final LongAdder misses = new LongAdder();
+  private final LongAdder puts = new LongAdder();
+  private final LongAdder refused = new LongAdder();
+
+  public ResponseCache(Config config, Ticker ticker) {
+    this.config = Objects.requireNonNull(config, "config");
+    this.ticker = Objects.requireNonNull(ticker, "ticker");
+    long stalenessNanos = config.maxStaleness().toNanos();
+    this.cache = Caffeine.newBuilder()
+        .ticker(ticker::nanos)
+        .executor(Runnable::run)
+        .maximumWeight(config.maxBytes())
+        .weigher((CacheKey key, CachedAnswer answer) -> weight(key, answer))
+        .expireAfter(new Expiry<CacheKey, CachedAnswer>() {
+          @Override
+          public long expireAfterCreate(CacheKey key, CachedAnswer answer, long currentTime) {
+            return saturatedAdd(answer.ttl().toNanos(), stalenessNanos);
+          }
+
+          @Override
+          public long expireAfterUpdate(CacheKey key, CachedAnswer answer, long currentTime, long currentDuration) {
+            return saturatedAdd(answer.ttl().toNanos(), stalenessNanos);
+          }
+
+          @Override
+          public long expireAfterRead(CacheKey key, CachedAnswer answer, long currentTime, long currentDuration) {
+            return currentDuration;
+          }
+        })
+        .build();
+  }
+
+  public Config config() {
+    return config;
+  }
+
+  /** Looks {@code key} up: fresh, stale (expired within max staleness) or miss. */
+  public Lookup lookup(CacheKey key) {
+    CachedAnswer answer = cache.getIfPresent(key);
+    long now = ticker.nanos();
+    if (answer == null) {
+      misses.increment();
+      return Miss.INSTANCE;
+    }
+    if (answer.isFresh(now)) {
+      fresh.increment();
+      return new Fresh(answer, answer.age(now));
+    }
+    if (now - answer.storedAtNanos() < saturatedAdd(answer.ttl().toNanos(), config.maxStaleness().toNanos())) {
+      stale.increment();
+      return new Stale(answer, answer.age(now));
+    }
+    misses.increment();
+    return Miss.INSTANCE;
+  }
+
+  /**
+   * Stores a complete answer, replacing any entry under {@code key}.
+   *
+   * @param messageJson the upstream's {@code message} object; copied
+   * @param model the model that produced it
+   * @param ttl freshness: {@link Config#hotTtl()} or {@link Config#coldTtl()}, or the caller's own
+   * @return false (and nothing stored) when the JSON is not a finished assistant message
+   *     ({@code "type": "message"}, a {@code content} array, a non-null {@code stop_reason}),
+   *     or it alone would exceed {@link Config#maxBytes()}
+   */
+  public boolean put(CacheKey key, byte[] messageJson, String model, Duration ttl) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(model, "model");
+    if (!isFinishedMessage(messageJson)) {
+      refused.increment();
+      return false;
+    }
+    CachedAnswer answer = new CachedAnswer(messageJson.clone(), model, ticker.nanos(), ttl);
+    if (weight(key, answer) > config.maxBytes()) {
+      refused.increment();
+      return false;
+    }
+    cache.put(key, answer);
+    puts.increment();
+    return true;
+  }
+
+  /** Drops the entry under {@code key}, if any. */
+  public void invalidate(CacheKey key) {
+    cache.invalidate(key);
+  }
+
+  /** Drops every entry of {@code tenant} (see {@link CacheKey#tenantOf}). */
+  public void invalidateTenant(String tenant) {
+    cache.asMap().keySet().removeIf(key -> key.tenant().equals(tenant));
+  }
+
+  /** Entries held now (after pending maintenance). */
+  public long size() {
+    cache.cleanUp();
+    return cache.estimatedSize();
+  }
+
+  /** The sum of entry weights now, about the bytes held. */
+  public long weightedBytes() {
+    cache.cleanUp();
+    return cache.policy().eviction().map(e -> e.weightedSize().orElse(0)).orElse(0L);
+  }
+
+  public Stats stats() {
+    return new Stats(fresh.sum(), stale.sum(), misses.sum(), puts.sum(), refused.sum());
+  }
+
+  static int weight(CacheKey key, CachedAnswer answer) {
+    long bytes = (long) answer.messageJson().length + 2L * (key.tenant().length() + key.model().length()
+        + key.digest().length() + answer.model().length()) + ENTRY_OVERHEAD;
+    return (int) Math.min(Integer.MAX_VALUE, bytes);
+  }
+
+  private static boolean isFinishedMessage(byte[] json) {
+    JsonNode message = Json.tryParse(json);
+    return message != null && message.isObject()
+        && "message".equals(message.path("type").textValue())
+        && message.path("content").isArray()
+        && message.path("stop_reason").isTextual();
+  }
+
+  private static long saturatedAdd(long a, long b) {
+    long sum = a + b;
+    return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;
+  }
+}

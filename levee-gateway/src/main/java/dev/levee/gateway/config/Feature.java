@@ -1,0 +1,84 @@
+package dev.levee.gateway.config;
+
+import java.time.Duration;
+
+/**
+ * How one feature (named by a request's {@code x-levee-feature}) degrades, tier by tier.
+ *
+ * @param priority {@code critical}, {@code standard} (default) or {@code optional}: on a burning
+ *     error budget optional features go to T3, the others to T2
+ * @param failMode {@code open} (default): at T3 answer {@code static-text}; {@code closed} (for
+ *     features that write user data): at T3 answer 503 with the client's input echoed back
+ * @param staticText the T3 answer of a fail-open feature
+ * @param reduced the T1 target and max_tokens cap; default: the route's last target, 1024 tokens
+ * @param hotTtl how long an answer from T0/T1 is served from the cache at T2 (default 10 min)
+ * @param coldTtl how long an answer generated at T2 is (default 60 min)
+ * @param semantic whether T2 and stale-if-error may serve a semantically close question's answer
+ *     (default false)
+ * @param semanticThreshold cosine similarity needed for a semantic hit (default 0.95)
+ * @param disclosure {@code none}, {@code header} (default: {@code x-levee-degraded}) or {@code
+ *     inline} (also a short note in answers Levee serves itself: cached and static)
+ * @param thinking extended thinking: {@code t0} (default: kept at T0, removed below), {@code
+ *     never}, or {@code always} (critical features only: kept at every tier)
+ */
+public record Feature(
+    String priority,
+    String failMode,
+    String staticText,
+    Reduced reduced,
+    Duration hotTtl,
+    Duration coldTtl,
+    Boolean semantic,
+    Double semanticThreshold,
+    String disclosure,
+    String thinking) {
+
+  public static final String DEFAULT_NAME = "default";
+
+  public Feature {
+    priority = oneOf("priority", priority, "standard", "critical", "standard", "optional");
+    failMode = oneOf("fail-mode", failMode, "open", "open", "closed");
+    staticText = staticText == null
+        ? "This assistant is temporarily unavailable. Please try again in a few minutes." : staticText;
+    hotTtl = hotTtl == null ? Duration.ofMinutes(10) : hotTtl;
+    coldTtl = coldTtl == null ? Duration.ofMinutes(60) : coldTtl;
+    semantic = semantic != null && semantic;
+    semanticThreshold = semanticThreshold == null ? 0.95 : semanticThreshold;
+    disclosure = oneOf("disclosure", disclosure, "header", "none", "header", "inline");
+    thinking = oneOf("thinking", thinking, "t0", "t0", "never", "always");
+    if (thinking.equals("always") && !priority.equals("critical")) {
+      throw new IllegalArgumentException("thinking: always is for critical features only");
+    }
+    if (!(semanticThreshold > 0 && semanticThreshold <= 1)) {
+      throw new IllegalArgumentException("semantic-threshold must be in (0, 1]");
+    }
+  }
+
+  /** A feature with every default. */
+  public static Feature defaults() {
+    return new Feature(null, null, null, null, null, null, null, null, null, null);
+  }
+
+  /**
+   * @param target the T1 target, {@code upstream/model}; null for the route's last target
+   * @param maxTokens the T1 cap on {@code max_tokens} (default 1024)
+   */
+  public record Reduced(GatewayConfig.TargetRef target, Integer maxTokens) {
+    public Reduced {
+      maxTokens = maxTokens == null ? 1024 : maxTokens;
+      if (maxTokens < 1) throw new IllegalArgumentException("max-tokens must be at least 1");
+    }
+  }
+
+  private static String oneOf(String key, String value, String fallback, String... allowed) {
+    if (value == null) {
+      return fallback;
+    }
+    for (String a : allowed) {
+      if (a.equals(value)) {
+        return value;
+      }
+    }
+    throw new IllegalArgumentException(key + " must be one of " + String.join(", ", allowed) + ", was '" + value + "'");
+  }
+}

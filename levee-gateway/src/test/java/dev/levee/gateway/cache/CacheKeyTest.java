@@ -1,0 +1,134 @@
+package dev.levee.gateway.cache;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.levee.anthropic.Json;
+import dev.levee.anthropic.message.MessagesRequest;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class CacheKeyTest {
+
+  private static final String BASE = """
+      {"model":"smart","max_tokens":256,"temperature":0.7,"system":"Be brief.",
+       "messages":[{"role":"user","content":"What is a levee?"}]}""";
+  private static final Map<String, List<String>> KEY_A = Map.of("x-api-key", List.of("sk-ant-aaa"));
+
+  private static JsonNode json(String text) {
+    return Json.tryParse(text);
+  }
+
+  private static CacheKey key(String body, Map<String, List<String>> headers) {
+    return CacheKey.of(json(body), "smart", headers);
+  }
+
+  @ParameterizedTest(name = "[{index}] {1}")
+  @CsvSource(delimiter = '|', textBlock = """
+      {"max_tokens":256,"model":"smart","messages":[{"content":"What is a levee?","role":"user"}],"system":"Be brief.","temperature":0.7} | key order
+      {"model":"smart","max_tokens":256,"temperature":0.70,"system":"Be brief.","messages":[{"role":"user","content":"What is a levee?"}]} | 0.7 and 0.70
+      {"model":"smart","max_tokens":256.0,"temperature":7E-1,"system":"Be brief.","messages":[{"role":"user","content":"What is a levee?"}]} | 256 and 256.0, 0.7 and 7E-1
+      {"model":"smart","max_tokens":256,"temperature":0.7,"system":"Be brief.","messages":[{"role":"user","content":"What is a levee?"}],"stream":true} | stream
+      {"model":"smart","max_tokens":256,"temperature":0.7,"system":"Be brief.","messages":[{"role":"user","content":"What is a levee?"}],"metadata":{"user_id":"u-42"}} | metadata
+      {"model":"smart","max_tokens":256,"temperature":0.7,"system":"Be brief.","messages":[{"role":"user","content":"What is a \\u006cevee?"}]} | an escaped letter
+      """)
+  void theseDoNotSplitTheKey(String variant, String what) {
+    assertThat(key(variant, KEY_A)).isEqualTo(key(BASE, KEY_A));
+  }
+
+  @ParameterizedTest(name = "[{index}] {1}")
+  @CsvSource(delimiter = '|', textBlock = """
+      {"model":"smart","max_tokens":256,"temperature":0.7,"system":"Be brief!","messages":[{"role":"user","content":"What is a levee?"}]} | system
+      {"model":"smart","max_tokens":256,"temperature":0.7,"system":"Be brief.","messages":[{"role":"user","content":"What is a dam?"}]} | messages
+      {"model":"smart","max_tokens":255,"temperature":0.7,"system":"Be brief.","messages":[{"role":"user","content":"What is a levee?"}]} | max_tokens
+      {"model":"smart","max_tokens":256,"temperature":0.8,"system":"Be brief.","messages":[{"role":"user","content":"What is a levee?"}]} | temperature
+      {"model":"smart","max_tokens":256,"temperature":0.7,"top_p":0.9,"system":"Be brief.","messages":[{"role":"user","content":"What is a levee?"}]} | top_p
+      {"model":"smart","max_tokens":256,"temperature":0.7,"top_k":5,"system":"Be brief.","messages":[{"role":"user","content":"What is a levee?"}]} | top_k
+      {"model":"smart","max_tokens":256,"temperature":0.7,"stop_sequences":["END"],"system":"Be brief.","messages":[{"role":"user","content":"What is a levee?"}]} | stop_sequences
+      {"model":"smart","max_tokens":256,"temperature":0.7,"tools":[{"name":"t","input_schema":{"type":"object"}}],"system":"Be brief.","messages":[{"role":"user","content":"What is a levee?"}]} | tools
+      {"model":"smart","max_tokens":256,"temperature":0.7,"tool_choice":{"type":"any"},"system":"Be brief.","messages":[{"role":"user","content":"What is a levee?"}]} | tool_choice
+      {"model":"smart","max_tokens":256,"temperature":0.7,"thinking":{"type":"enabled","budget_tokens":1024},"system":"Be brief.","messages":[{"role":"user","content":"What is a levee?"}]} | thinking
+      {"model":"smart","max_tokens":256,"temperature":0.7,"output_format":{"type":"json_schema"},"system":"Be brief.","messages":[{"role":"user","content":"What is a levee?"}]} | an unknown field
+      {"model":"smart","max_tokens":256,"temperature":0.7,"system":"Be brief.","messages":[{"role":"user","content":"What is a levee?"},{"role":"assistant","content":"A"}]} | one more message
+      {"model":"smart","max_tokens":256,"temperature":0.7,"system":"Be brief.","messages":[{"role":"user","content":"What is a levee? "}]} | a trailing space
+      """)
+  void theseSplitTheKey(String variant, String what) {
+    assertThat(key(variant, KEY_A)).isNotEqualTo(key(BASE, KEY_A));
+  }
+
+  @ParameterizedTest(name = "[{index}] max_tokens {0} = 1000")
+  @CsvSource({"1000.0", "1E3", "1.000e+3"})
+  void numbersAreComparedByValue(String maxTokens) {
+    String thousand = "{\"model\":\"m\",\"max_tokens\":1000,\"messages\":[]}";
+
+    assertThat(key(thousand.replace("1000", maxTokens), KEY_A)).isEqualTo(key(thousand, KEY_A));
+  }
+
+  @Test
+  void fieldsNamedLikeIgnoredOnesCountWhenNested() {
+    String tool = "{\"model\":\"m\",\"messages\":[],\"tools\":[{\"name\":\"t\",\"input_schema\":{\"type\":\"object\","
+        + "\"properties\":{\"metadata\":{\"type\":\"string\"},\"stream\":{\"type\":\"boolean\"}}}}]}";
+
+    assertThat(key(tool, KEY_A)).isNotEqualTo(key(tool.replace("\"string\"", "\"number\""), KEY_A));
+    assertThat(key(tool, KEY_A)).isNotEqualTo(key(tool.replace("\"boolean\"", "\"integer\""), KEY_A));
+  }
+
+  @Test
+  void theModelOrAliasIsPartOfTheKey() {
+    CacheKey smart = CacheKey.of(json(BASE), "smart", KEY_A);
+    CacheKey fast = CacheKey.of(json(BASE), "fast", KEY_A);
+
+    assertThat(smart.digest()).isNotEqualTo(fast.digest());
+    assertThat(fast.model()).isEqualTo("fast");
+  }
+
+  @Test
+  void betaHeadersCountButNotTheirOrder() {
+    CacheKey none = key(BASE, KEY_A);
+    CacheKey ab = key(BASE, Map.of("x-api-key", List.of("sk-ant-aaa"), "anthropic-beta", List.of("a-1, b-2")));
+    CacheKey ba = key(BASE, Map.of("X-Api-Key", List.of("sk-ant-aaa"), "Anthropic-Beta", List.of("b-2", "a-1")));
+
+    assertThat(ab).isEqualTo(ba).isNotEqualTo(none);
+  }
+
+  @Test
+  void tenantsNeverShareAKey() {
+    CacheKey a = key(BASE, KEY_A);
+    CacheKey b = key(BASE, Map.of("x-api-key", List.of("sk-ant-bbb")));
+    CacheKey bearerA = key(BASE, Map.of("authorization", List.of("Bearer sk-ant-aaa")));
+    CacheKey named = key(BASE, Map.of("x-levee-tenant", List.of("acme")));
+    CacheKey keyAndNamed = key(BASE, Map.of("x-api-key", List.of("sk-ant-aaa"), "x-levee-tenant", List.of("acme")));
+    CacheKey anonymous = key(BASE, Map.of());
+
+    assertThat(List.of(a, b, named, keyAndNamed, anonymous)).doesNotHaveDuplicates();
+    assertThat(bearerA).isEqualTo(a); // the same key, however it is sent
+    assertThat(anonymous.tenant()).isEqualTo("anonymous");
+    assertThat(named.tenant()).isEqualTo("tenant:acme");
+  }
+
+  @Test
+  void theApiKeyNeverAppearsInTheKey() {
+    CacheKey a = key(BASE, KEY_A);
+
+    assertThat(a.tenant()).startsWith("key:").doesNotContain("sk-ant-aaa").hasSize(4 + 64);
+    assertThat(a.toString()).doesNotContain("sk-ant-aaa");
+    assertThat(a.digest()).matches("[0-9a-f]{64}");
+  }
+
+  @Test
+  void aParsedRequestIsKeyedByTheModelItNames() throws Exception {
+    MessagesRequest request = MessagesRequest.parse(BASE.getBytes(StandardCharsets.UTF_8));
+
+    assertThat(CacheKey.of(request, KEY_A)).isEqualTo(key(BASE, KEY_A));
+  }
+
+  @Test
+  void aBodyThatIsNotAnObjectIsRefused() {
+    assertThatThrownBy(() -> CacheKey.of(json("[1]"), "m", Map.of())).isInstanceOf(IllegalArgumentException.class);
+  }
+}

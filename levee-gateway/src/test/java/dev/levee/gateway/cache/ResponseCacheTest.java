@@ -1,0 +1,152 @@
+package dev.levee.gateway.cache;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.levee.anthropic.Json;
+import dev.levee.core.time.ManualClock;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ResponseCacheTest {
+
+  private final ManualClock clock = new ManualClock();
+  private final ResponseCache cache = new ResponseCache(ResponseCache.Config.DEFAULT, clock);
+  private final Duration hot = cache.config().hotTtl();
+  private final Duration cold = cache.config().coldTtl();
+
+  static byte[] message(String text) {
+    return ("{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"claude-x\",\"content\":"
+        + "[{\"type\":\"text\",\"text\":\"" + text + "\"}],\"stop_reason\":\"end_turn\",\"stop_sequence\":null,"
+        + "\"usage\":{\"input_tokens\":3,\"output_tokens\":5}}").getBytes(StandardCharsets.UTF_8);
+  }
+
+  static CacheKey key(String question, String apiKey) {
+    return CacheKey.of(Json.tryParse("{\"model\":\"smart\",\"max_tokens\":64,\"messages\":[{\"role\":\"user\",\"content\":\""
+        + question + "\"}]}"), "smart", Map.of("x-api-key", List.of(apiKey)));
+  }
+
+  @Test
+  void anEntryIsFreshForItsTtlThenStaleUntilMaxStalenessThenGone() {
+    CacheKey key = key("q", "k1");
+    cache.put(key, message("hello"), "claude-x", hot);
+
+    clock.advance(hot.minusSeconds(1));
+    assertThat(cache.lookup(key)).isInstanceOfSatisfying(ResponseCache.Fresh.class, fresh -> {
+      assertThat(fresh.answer().messageText()).contains("hello");
+      assertThat(fresh.answer().model()).isEqualTo("claude-x");
+      assertThat(fresh.age()).isEqualTo(hot.minusSeconds(1));
+    });
+
+    clock.advance(Duration.ofSeconds(1));
+    assertThat(cache.lookup(key)).isInstanceOf(ResponseCache.Stale.class);
+
+    clock.advance(cache.config().maxStaleness().minusSeconds(1));
+    assertThat(cache.lookup(key)).isInstanceOf(ResponseCache.Stale.class);
+
+    clock.advance(Duration.ofSeconds(1));
+    assertThat(cache.lookup(key)).isInstanceOf(ResponseCache.Miss.class);
+    assertThat(cache.size()).isZero();
+  }
+
+  @Test
+  void theCallerChoosesHotOrColdTtl() {
+    CacheKey generatedAtT0 = key("a", "k1");
+    CacheKey regeneratedAtT2 = key("b", "k1");
+    cache.put(generatedAtT0, message("a"), "claude-x", hot);
+    cache.put(regeneratedAtT2, message("b"), "claude-x", cold);
+
+    clock.advance(Duration.ofMinutes(30));
+
+    assertThat(cache.lookup(generatedAtT0)).isInstanceOf(ResponseCache.Stale.class);
+    assertThat(cache.lookup(regeneratedAtT2)).isInstanceOf(ResponseCache.Fresh.class);
+  }
+
+  @Test
+  void aNewPutReplacesTheEntryAndRestartsItsClock() {
+    CacheKey key = key("q", "k1");
+    cache.put(key, message("old"), "claude-x", hot);
+    clock.advance(hot.plusMinutes(1));
+
+    cache.put(key, message("new"), "claude-y", hot);
+
+    assertThat(cache.lookup(key)).isInstanceOfSatisfying(ResponseCache.Fresh.class,
+        fresh -> assertThat(fresh.answer().messageText()).contains("new"));
+  }
+
+  @Test
+  void onlyFinishedAssistantMessagesAreStored() {
+    CacheKey key = key("q", "k1");
+    String noStop = new String(message("x"), StandardCharsets.UTF_8).replace("\"end_turn\"", "null");
+    String error = "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}";
+
+    assertThat(cache.put(key, noStop.getBytes(StandardCharsets.UTF_8), "m", hot)).isFalse();
+    assertThat(cache.put(key, error.getBytes(StandardCharsets.UTF_8), "m", hot)).isFalse();
+    assertThat(cache.put(key, "{\"type\":\"message\"".getBytes(StandardCharsets.UTF_8), "m", hot)).isFalse();
+    assertThat(cache.lookup(key)).isInstanceOf(ResponseCache.Miss.class);
+    assertThat(cache.stats().refused()).isEqualTo(3);
+  }
+
+  @Test
+  void theCacheIsBoundedByBytes() {
+    long maxBytes = 16 * 1024;
+    ResponseCache small = new ResponseCache(new ResponseCache.Config(maxBytes, hot, cold, Duration.ofHours(24)), clock);
+    String text = "x".repeat(3000);
+
+    for (int i = 0; i < 20; i++) {
+      small.put(key("q" + i, "k1"), message(text), "claude-x", hot);
+    }
+
+    assertThat(small.weightedBytes()).isLessThanOrEqualTo(maxBytes).isGreaterThan(maxBytes / 2);
+    assertThat(small.size()).isBetween(1L, 5L);
+  }
+
+  @Test
+  void anAnswerLargerThanTheWholeCacheIsRefused() {
+    ResponseCache tiny = new ResponseCache(new ResponseCache.Config(1024, hot, cold, Duration.ZERO), clock);
+
+    assertThat(tiny.put(key("q", "k1"), message("y".repeat(2000)), "claude-x", hot)).isFalse();
+    assertThat(tiny.size()).isZero();
+  }
+
+  @Test
+  void tenantsHaveTheirOwnEntries() {
+    CacheKey tenantA = key("same question", "key-a");
+    CacheKey tenantB = key("same question", "key-b");
+    cache.put(tenantA, message("for A"), "claude-x", hot);
+
+    assertThat(cache.lookup(tenantB)).isInstanceOf(ResponseCache.Miss.class);
+
+    cache.put(tenantB, message("for B"), "claude-x", hot);
+    cache.invalidateTenant(tenantA.tenant());
+
+    assertThat(cache.lookup(tenantA)).isInstanceOf(ResponseCache.Miss.class);
+    assertThat(cache.lookup(tenantB)).isInstanceOfSatisfying(ResponseCache.Fresh.class,
+        fresh -> assertThat(fresh.answer().messageText()).contains("for B"));
+  }
+
+  @Test
+  void storedBytesAreACopy() {
+    CacheKey key = key("q", "k1");
+    byte[] bytes = message("original");
+    cache.put(key, bytes, "claude-x", hot);
+
+    java.util.Arrays.fill(bytes, (byte) 'z');
+
+    assertThat(((ResponseCache.Fresh) cache.lookup(key)).answer().messageText()).contains("original");
+  }
+
+  @Test
+  void statsCountWhatLookupsFound() {
+    CacheKey key = key("q", "k1");
+    cache.lookup(key);
+    cache.put(key, message("a"), "claude-x", hot);
+    cache.lookup(key);
+    clock.advance(hot);
+    cache.lookup(key);
+
+    assertThat(cache.stats()).isEqualTo(new ResponseCache.Stats(1, 1, 1, 1, 0));
+  }
+}
