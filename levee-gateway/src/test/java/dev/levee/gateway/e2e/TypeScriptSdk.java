@@ -33,7 +33,7 @@ final class TypeScriptSdk {
   private static final int MIN_NODE_MAJOR = 20;
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private static TypeScriptSdk installed;
+  private static TypeScriptSdk shared;
 
   private final Path dir;
   private final Path logs;
@@ -54,15 +54,15 @@ final class TypeScriptSdk {
 
   /** The SDK folder, with the pinned SDK installed. */
   static synchronized TypeScriptSdk installed() throws IOException, InterruptedException {
-    if (installed == null) {
+    if (shared == null) {
       Path base = Path.of(System.getProperty("basedir", System.getProperty("user.dir"))).toAbsolutePath();
       TypeScriptSdk sdk = new TypeScriptSdk(base.resolve("src/test/ts"), base.resolve("target/ts-sdk"));
       Files.createDirectories(sdk.logs);
       sdk.requireNode();
       sdk.installIfMissing();
-      installed = sdk;
+      shared = sdk;
     }
-    return installed;
+    return shared;
   }
 
   /** Streams {@code prompt} to {@code model} at {@code baseUrl} with the SDK's retries off. */
