@@ -108,7 +108,7 @@ public final class Gateway implements AutoCloseable {
     GatewayConfig.Stream limits = policy.stream();
     StreamEngine streams = new StreamEngine(chain, client, classifier, watchdog, ticker,
         new StreamSettings(limits.ttftTimeout(), limits.idleTimeout(), limits.holdLimit(), limits.maxResumes(),
-            limits.recoveryWindow()),
+            limits.recoveryWindow(), limits.duplicates().equals("drop")),
         endpointOf, routes::prefill, streamStats);
     SemanticCache semantic = config.features().values().stream().anyMatch(Feature::semantic)
         ? new SemanticCache(MiniLmEmbedder.instance(), new SemanticCache.Config(

@@ -44,7 +44,7 @@ public final class ResilientStream implements AutoCloseable {
   private final List<Target> chain;
   private final boolean resume;
   private final Cancellation cancellation;
-  private final StreamSplicer splicer = new StreamSplicer();
+  private final StreamSplicer splicer;
   private final Deque<SseEvent> fromUpstream = new ArrayDeque<>();
   private final Deque<SseEvent> toClient = new ArrayDeque<>();
 
@@ -62,6 +62,7 @@ public final class ResilientStream implements AutoCloseable {
     this.chain = List.copyOf(chain);
     this.resume = resume;
     this.cancellation = cancellation;
+    this.splicer = new StreamSplicer(engine.settings().dropDuplicates());
     adopt(first);
     engine.stats().started(first.steps().get(first.steps().size() - 1).took());
   }

@@ -11,12 +11,15 @@ import java.time.Duration;
  * @param maxResumes continuations tried for one stream (default 5)
  * @param recoveryWindow the time allowed to recover one break: a fresh deadline from the break,
  *     since a long healthy stream may outlive the request's own deadline (default 30 s)
+ * @param dropDuplicates whether a content delta byte-identical to the one just before it, at the
+ *     same block, is dropped as a replayed event (default false: such pairs are only counted,
+ *     because a model may genuinely stream the same chunk twice, e.g. " very", " very")
  */
 public record StreamSettings(Duration ttftTimeout, Duration idleTimeout, int holdLimit, int maxResumes,
-    Duration recoveryWindow) {
+    Duration recoveryWindow, boolean dropDuplicates) {
 
   public static final StreamSettings DEFAULT =
-      new StreamSettings(Duration.ofSeconds(15), Duration.ofSeconds(30), 64, 5, Duration.ofSeconds(30));
+      new StreamSettings(Duration.ofSeconds(15), Duration.ofSeconds(30), 64, 5, Duration.ofSeconds(30), false);
 
   public StreamSettings {
     if (!ttftTimeout.isPositive() || !idleTimeout.isPositive() || !recoveryWindow.isPositive()) {

@@ -30,7 +30,8 @@ import java.util.Set;
  *       discards it and continues from the last text;
  *   <li>a continuation's {@code message_start} and its thinking blocks are dropped; its first text
  *       block extends the client's open text block, minus any overlap ({@link Overlap});
- *   <li>a content delta repeated byte for byte at the same block is dropped and counted.
+ *   <li>a content delta repeated byte for byte at the same block is counted as a suspected
+ *       duplicate, and dropped when so configured (a model may genuinely repeat a chunk).
  * </ul>
  *
  * <p>Not thread-safe: one splicer per client stream.
@@ -76,6 +77,11 @@ final class StreamSplicer {
 
   private String lastDelta;
   private long duplicates;
+  private final boolean dropDuplicates;
+
+  StreamSplicer(boolean dropDuplicates) {
+    this.dropDuplicates = dropDuplicates;
+  }
 
   /**
    * Takes one upstream event of the current attempt; returns what to send the client now.
@@ -164,7 +170,9 @@ final class StreamSplicer {
     String key = upstream + "\u0000" + event.data();
     if (key.equals(lastDelta)) {
       duplicates++;
-      return List.of();
+      if (dropDuplicates) {
+        return List.of();
+      }
     }
     lastDelta = key;
     Integer index = clientIndex.get(upstream);
@@ -383,7 +391,7 @@ final class StreamSplicer {
     return List.of(new SseEvent("message_stop", "{\"type\":\"message_stop\"}"));
   }
 
-  /** Content deltas dropped as byte-identical repeats. */
+  /** Content deltas that repeated the previous one byte for byte (dropped or not). */
   long duplicates() {
     return duplicates;
   }

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 
 class StreamSplicerTest {
 
-  private final StreamSplicer splicer = new StreamSplicer();
+  private StreamSplicer splicer = new StreamSplicer(false);
   private final Events.Client client = new Events.Client();
 
   private void feed(SseEvent... events) throws StreamFailureException {
@@ -42,11 +42,22 @@ class StreamSplicerTest {
   }
 
   @Test
-  void aDeltaRepeatedByteForByteIsDroppedAndCounted() throws Exception {
+  void whenConfiguredADeltaRepeatedByteForByteIsDroppedAndCounted() throws Exception {
+    splicer = new StreamSplicer(true);
     feed(messageStart("msg_1", 1), textStart(0), text(0, "ab"), text(0, "ab"), text(0, "cd"), stop(0),
         messageDelta("end_turn", 2), messageStop());
 
     assertThat(client.text(0)).isEqualTo("abcd");
+    assertThat(splicer.duplicates()).isEqualTo(1);
+  }
+
+  /** Regression: a chunk the model really streams twice (" very", " very") lost a word. */
+  @Test
+  void byDefaultARepeatedChunkIsKeptAndOnlyCounted() throws Exception {
+    feed(messageStart("msg_1", 1), textStart(0), text(0, "a"), text(0, " very"), text(0, " very"), text(0, " big"),
+        stop(0), messageDelta("end_turn", 4), messageStop());
+
+    assertThat(client.text(0)).isEqualTo("a very very big");
     assertThat(splicer.duplicates()).isEqualTo(1);
   }
 

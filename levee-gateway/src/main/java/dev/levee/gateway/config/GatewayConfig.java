@@ -161,7 +161,7 @@ public record GatewayConfig(
       retry = retry == null ? new Retry(null, null, null, null) : retry;
       breaker = breaker == null ? new BreakerSetting(true, CircuitBreakerConfig.DEFAULT) : breaker;
       retryBudget = retryBudget == null ? new Budget(null, null) : retryBudget;
-      stream = stream == null ? new Stream(null, null, null, null, null) : stream;
+      stream = stream == null ? new Stream(null, null, null, null, null, null) : stream;
       if (!deadline.isPositive()) throw new IllegalArgumentException("deadline must be positive");
       if (!attemptTimeout.isPositive()) throw new IllegalArgumentException("attempt-timeout must be positive");
     }
@@ -202,15 +202,22 @@ public record GatewayConfig(
    * @param holdLimit the most events read before the first content delta per attempt (default 64)
    * @param maxResumes continuations tried for one stream (default 5)
    * @param recoveryWindow the time allowed to recover one break, from the break (default 30 s)
+   * @param duplicates {@code keep} (default) or {@code drop}: what to do with a content delta
+   *     byte-identical to the one before it (counted either way; drop only for upstreams known
+   *     to replay events, since a model may genuinely repeat a chunk)
    */
   public record Stream(Duration ttftTimeout, Duration idleTimeout, Integer holdLimit, Integer maxResumes,
-      Duration recoveryWindow) {
+      Duration recoveryWindow, String duplicates) {
     public Stream {
       ttftTimeout = ttftTimeout == null ? Duration.ofSeconds(15) : ttftTimeout;
       idleTimeout = idleTimeout == null ? Duration.ofSeconds(30) : idleTimeout;
       holdLimit = holdLimit == null ? 64 : holdLimit;
       maxResumes = maxResumes == null ? 5 : maxResumes;
       recoveryWindow = recoveryWindow == null ? Duration.ofSeconds(30) : recoveryWindow;
+      duplicates = duplicates == null ? "keep" : duplicates;
+      if (!duplicates.equals("keep") && !duplicates.equals("drop")) {
+        throw new IllegalArgumentException("duplicates must be keep or drop, was '" + duplicates + "'");
+      }
       if (!ttftTimeout.isPositive() || !idleTimeout.isPositive() || !recoveryWindow.isPositive()) {
         throw new IllegalArgumentException("stream timeouts must be positive");
       }

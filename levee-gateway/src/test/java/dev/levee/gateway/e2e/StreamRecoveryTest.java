@@ -68,7 +68,9 @@ class StreamRecoveryTest {
       case NO_PREFILL_FALLBACK -> "[" + primary + ", emu/emu-ok-noprefill]";
     };
     String breaker = mode == Mode.SAME_TARGET ? "default" : "{ failures: 1, open-for: 60s }";
-    return "models:\n  s:\n    chain: " + chain + "\n" + STREAM_POLICY + "  breaker: " + breaker + "\n";
+    String policy = fault.equals("dup") // an upstream known to replay events: drop the copies
+        ? STREAM_POLICY.replace("recovery-window: 8s }", "recovery-window: 8s, duplicates: drop }") : STREAM_POLICY;
+    return "models:\n  s:\n    chain: " + chain + "\n" + policy + "  breaker: " + breaker + "\n";
   }
 
   @ParameterizedTest(name = "{0} / {1}")

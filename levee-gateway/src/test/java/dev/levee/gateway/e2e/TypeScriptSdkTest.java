@@ -7,7 +7,6 @@ import dev.levee.emulator.LogEntry;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -107,17 +106,12 @@ class TypeScriptSdkTest {
   }
 
   /**
-   * BUG, gateway ({@code StreamSplicer.blockDelta}, levee-anthropic): a content delta equal byte
-   * for byte to the one before it at the same block is dropped as a duplicate, so a healthy
-   * answer in which the model streams the same chunk twice in a row (here {@code " narrow"},
-   * {@code " narrow"}) reaches every client, Java SDK too, with a word missing. A break later in
-   * the stream makes it worse: the continuation is asked for with that corrupted partial, which
-   * the emulator no longer recognises as a prefix, so the client gets the start of one answer
-   * followed by an unrelated one, ending {@code end_turn}. Fails today (run it with {@code
-   * -Djunit.jupiter.conditions.deactivate=org.junit.*DisabledCondition}); enable when fixed.
+   * Regression: a content delta equal byte for byte to the one before it was dropped as a
+   * duplicate, so a chunk the model really streams twice ({@code " narrow"}, {@code " narrow"})
+   * reached every client with a word missing. Repeats are now only counted unless the route says
+   * {@code duplicates: drop}.
    */
   @Test
-  @Disabled("BUG: the gateway drops a genuinely repeated delta as a duplicate (StreamSplicer); enable when fixed")
   void aChunkTheModelStreamsTwiceInARowReachesTheSdkTwice() throws Exception {
     try (Harness h = Harness.start("models:\n  s:\n    chain: [emu/emu-ok]\n" + STREAM_POLICY)) {
       String prompt = "a word said twice 244"; // the emulator streams ..., " narrow", " narrow", ...
