@@ -54,6 +54,22 @@ public final class StreamEngine {
   }
 
   /**
+   * An engine for applications that embed Levee without the gateway: its own HTTP client (5 s
+   * connect timeout), watchdog and statistics, the system clocks, and prefill support by model
+   * family ({@link PrefillSupport}). Its threads are daemons that live as long as the process:
+   * create one engine per application, not per request.
+   *
+   * @param endpoints where each target's upstream lives
+   */
+  public static StreamEngine standalone(FallbackChain chain, Function<Target, Endpoint> endpoints,
+      StreamSettings settings) {
+    Ticker ticker = Ticker.system();
+    return new StreamEngine(chain, new UpstreamClient(java.time.Duration.ofSeconds(5)),
+        new ErrorClassifier(java.time.InstantSource.system()), new Watchdog(ticker), ticker, settings, endpoints,
+        target -> PrefillSupport.byDefault(target.model()), new StreamStats(ticker));
+  }
+
+  /**
    * Runs the first attempt(s) of a stream through the chain, up to the commit point. On {@link
    * ChainResult.Answered} wrap the answer with {@link #resilient}; any other result is final and
    * nothing has reached the client.

@@ -1,10 +1,12 @@
 package dev.levee.gateway.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.anthropic.client.AnthropicClient;
 import com.anthropic.client.okhttp.AnthropicOkHttpClient;
 import com.anthropic.core.http.HttpResponseFor;
+import com.anthropic.errors.ServiceUnavailableException;
 import com.anthropic.models.messages.Message;
 import com.anthropic.models.messages.MessageCreateParams;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -130,6 +132,22 @@ class DegradationTest {
       assertThat(error.path("type").asText()).isEqualTo("overloaded_error");
       assertThat(error.path("input").path("messages").get(0).path("content").asText()).isEqualTo("save my note: buy milk");
       assertThat(h.emulator.log()).isEmpty();
+    }
+  }
+
+  @Test
+  void theSdkRaisesTheFailClosedRefusalWithTheInputInItsBody() throws Exception {
+    try (Harness h = Harness.start(CONFIG)) {
+      h.gateway.tiers().controller("notes").force(Tier.T3, Duration.ofMinutes(5));
+
+      assertThatThrownBy(() -> ask(h.sdk, "notes", "save my note: call mum"))
+          .isInstanceOfSatisfying(ServiceUnavailableException.class, e -> {
+            assertThat(e.statusCode()).isEqualTo(503);
+            assertThat(e.headers().values("retry-after")).isNotEmpty();
+            JsonNode body = e.body().convert(JsonNode.class);
+            assertThat(body.path("error").path("input").path("messages").get(0).path("content").asText())
+                .isEqualTo("save my note: call mum");
+          });
     }
   }
 
