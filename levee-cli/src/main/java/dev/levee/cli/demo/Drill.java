@@ -74,15 +74,16 @@ public final class Drill {
     out.println("Levee demo: " + seconds + " s, " + rate + " requests/s on each side, " + clients
         + " official Java SDK clients (their retries off), every third request streamed.");
     out.println(scenario == null ? Incident.describe(duration) : "incident: the scenario file given");
-    out.println("with Levee: smart = [claude-opus-4-6 -> claude-haiku-4-5], 2 retries with full jitter, breaker, retry budget 50/0.25");
+    out.println("with Levee: smart = [claude-opus-4-6 -> claude-haiku-4-5], 2 retries with full jitter, breaker (open 4 s),");
+    out.println("            retry budget 50/0.25, tiers (T1 answers from the reduced model, claude-haiku-4-5)");
     out.println("without:    smart = [claude-opus-4-6], no retries, no fallback, no breaker");
     out.println();
-    out.println("    t | sent | primary fallback failed | circuit    budget calls || without: ok failed calls");
+    out.println("    t | sent | primary fallback failed | tier circuit    budget calls || without: ok failed calls");
   }
 
   private void row(int s, World levee, Load a, World baseline, Load b) {
-    out.printf("%4ds | %4d | %7d %8d %6d | %-9s %6.1f %5d || %13d %6d %5d%n", s, a.sent.get(s), a.primary.get(s),
-        a.fallback.get(s), a.failed.get(s), levee.primaryCircuit(), levee.budgetLeft(), callsIn(levee, s),
+    out.printf("%4ds | %4d | %7d %8d %6d | %-4s %-9s %6.1f %5d || %13d %6d %5d%n", s, a.sent.get(s), a.primary.get(s),
+        a.fallback.get(s), a.failed.get(s), levee.tier(), levee.primaryCircuit(), levee.budgetLeft(), callsIn(levee, s),
         b.primary.get(s) + b.fallback.get(s), b.failed.get(s), callsIn(baseline, s));
     out.flush();
   }

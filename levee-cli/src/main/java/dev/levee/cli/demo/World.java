@@ -35,6 +35,11 @@ final class World implements AutoCloseable {
         retry: { max-retries: 2, base-delay: 100ms, max-delay: 1s }
         breaker: { failures: 5, window: 10s, open-for: 4s }
         retry-budget: { max: 50, ratio: 0.25 }
+      tiers:                   # compressed like the incident: a real deployment keeps the defaults
+        window: 10s
+        evaluate-every: 1s
+        healthy-for: 5s
+        slo: 0.9
       """;
 
   private static final String BASELINE = """
@@ -80,6 +85,10 @@ final class World implements AutoCloseable {
 
   CircuitState primaryCircuit() {
     return gateway.chain().breakers().of(new Target("anthropic", PRIMARY)).state();
+  }
+
+  String tier() {
+    return gateway.tiers().tier("default").name();
   }
 
   double budgetLeft() {

@@ -27,7 +27,7 @@ public record GatewayConfig(
     models = models == null ? Map.of() : models;
     policy = policy == null ? new Policy(null, null, null, null, null, null, null) : policy;
     features = features == null ? Map.of() : features;
-    tiers = tiers == null ? new Tiers(null, null, null, null) : tiers;
+    tiers = tiers == null ? new Tiers(null, null, null, null, null) : tiers;
     cache = cache == null ? new Cache(null, null) : cache;
     admin = admin == null ? new Admin(null) : admin;
   }
@@ -51,9 +51,12 @@ public record GatewayConfig(
    * @param healthyFor continuous healthy readings needed before stepping up one tier (default 30 s)
    * @param slo the success objective whose error-budget burn is watched (default 0.995)
    * @param webhook a URL that receives each transition as JSON, or empty
+   * @param window the SLI window behind p99 and the error shares (default 60 s)
    */
-  public record Tiers(Duration evaluateEvery, Duration healthyFor, Double slo, String webhook) {
+  public record Tiers(Duration evaluateEvery, Duration healthyFor, Double slo, String webhook, Duration window) {
     public Tiers {
+      window = window == null ? Duration.ofSeconds(60) : window;
+      if (!window.isPositive()) throw new IllegalArgumentException("window must be positive");
       evaluateEvery = evaluateEvery == null ? Duration.ofSeconds(5) : evaluateEvery;
       healthyFor = healthyFor == null ? Duration.ofSeconds(30) : healthyFor;
       slo = slo == null ? 0.995 : slo;

@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The degradation tier of every feature, decided from live SLIs: one {@link TierController} per
- * feature, all reading the overall SLI window (every upstream call, one minute) and the SLO
+ * feature, all reading the overall SLI window (every upstream call, default one minute) and the SLO
  * tracker (error-budget burn over 1 h and 5 min). Transitions are logged, counted, kept for
  * {@code /admin/tiers} and {@code /health}, and posted to the optional webhook.
  *
@@ -61,7 +61,7 @@ public final class TierBoard implements CallObserver, AutoCloseable {
   public TierBoard(GatewayConfig config, Ticker ticker, InstantSource wall, boolean schedule) {
     this.ticker = ticker;
     this.wall = wall;
-    this.window = new SlidingWindow(ticker);
+    this.window = new SlidingWindow(config.tiers().window(), 12, ticker);
     this.slo = new SloTracker(config.tiers().slo(), ticker);
     this.webhook = config.tiers().webhook().isEmpty() ? null : new Webhook(config.tiers().webhook());
     TierControllerConfig controllerConfig = new TierControllerConfig(config.tiers().evaluateEvery(),
