@@ -1,6 +1,9 @@
 package dev.levee.anthropic;
 
+import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.StreamWriteConstraints;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -16,7 +19,14 @@ public final class Json {
    * Shared and thread-safe. Floats are read as {@link java.math.BigDecimal} so that numbers pass
    * through unchanged ({@code 0.70} stays {@code 0.70}).
    */
-  public static final ObjectMapper MAPPER = JsonMapper.builder()
+  public static final ObjectMapper MAPPER = JsonMapper.builder(JsonFactory.builder()
+          .streamReadConstraints(StreamReadConstraints.builder()
+              .maxStringLength(Integer.MAX_VALUE) // a base64 PDF in one string; the body limit bounds it
+              .maxNestingDepth(2000)
+              .maxNumberLength(10_000)
+              .build())
+          .streamWriteConstraints(StreamWriteConstraints.builder().maxNestingDepth(2000).build())
+          .build())
       .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
       .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
       .disable(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)

@@ -34,9 +34,20 @@ final class EmulatorCommand implements Callable<Integer> {
       } catch (ScenarioException e) {
         System.err.println("levee: bad scenario: " + e.getMessage());
         return 2;
+      } catch (java.io.IOException e) {
+        System.err.println("levee: cannot read the scenario " + scenario + ": " + e.getMessage());
+        return 2;
       }
     }
-    try (Emulator emulator = Emulator.start(options.build())) {
+    Emulator started;
+    try {
+      started = Emulator.start(options.build());
+    } catch (java.io.UncheckedIOException e) {
+      System.err.println("levee: cannot listen on " + host + ":" + port + ": "
+          + (e.getCause().getCause() != null ? e.getCause().getCause().getMessage() : e.getCause().getMessage()));
+      return 1;
+    }
+    try (Emulator emulator = started) {
       System.err.println("Levee emulator listening on " + emulator.baseUrl());
       CountDownLatch stopped = new CountDownLatch(1);
       Runtime.getRuntime().addShutdownHook(new Thread(stopped::countDown));

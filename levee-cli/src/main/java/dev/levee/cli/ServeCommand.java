@@ -32,7 +32,15 @@ final class ServeCommand implements Callable<Integer> {
     if (port != null) {
       loaded = loaded.withPort(port);
     }
-    try (Gateway gateway = Gateway.start(loaded)) {
+    Gateway started;
+    try {
+      started = Gateway.start(loaded);
+    } catch (java.io.IOException e) {
+      System.err.println("levee: cannot listen on " + loaded.server().host() + ":" + loaded.server().port() + ": "
+          + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()));
+      return 1;
+    }
+    try (Gateway gateway = started) {
       Runtime.getRuntime().addShutdownHook(new Thread(() -> {
         try {
           gateway.close();

@@ -83,12 +83,12 @@ public final class Gateway implements AutoCloseable {
         ? new Breakers(policy.breaker().config(), ticker, Gateway::logTransition)
         : Breakers.disabled(ticker);
     RetryBudget budget = new RetryBudget(policy.retryBudget().max(), policy.retryBudget().ratio());
-    TargetStats stats = new TargetStats(ticker);
+    Routes routes = new Routes(config);
+    TargetStats stats = new TargetStats(routes.configuredTargets(), ticker);
     TierBoard tiers = new TierBoard(config, ticker, clock.wall(), clock.scheduleTiers());
     StreamStats streamStats = new StreamStats(ticker);
     ResponseCache cache = new ResponseCache(new ResponseCache.Config(config.cache().maxBytes(),
         Duration.ofMinutes(10), Duration.ofMinutes(60), config.cache().maxStaleness()), ticker);
-    Routes routes = new Routes(config);
     Metrics metrics = new Metrics(routes.configuredTargets(), breakers, budget, tiers, streamStats, cache);
     GatewayConfig.Retry retry = policy.retry();
     ChainPolicy chainPolicy = new ChainPolicy(
@@ -120,7 +120,8 @@ public final class Gateway implements AutoCloseable {
     HealthReport health = new HealthReport(routes.configuredTargets(), breakers, stats, budget, streamStats, tiers);
     AdminHandler admin = new AdminHandler(config.admin().token(), tiers);
     Server server = VirtualThreadServer.create(config.server().host(), config.server().port(),
-        config.server().idleTimeout(), "levee-gateway", new Router(messages, health, admin, metrics));
+        config.server().idleTimeout(), "levee-gateway", new Router(messages, health, admin, metrics,
+            new PassThrough(endpoints.get(routes.defaultUpstream()), client)));
     server.start();
     LOG.info("Levee gateway listening on http://{}:{}", config.server().host(), VirtualThreadServer.port(server));
     return new Gateway(server, chain, client, watchdog, health, tiers, cache);

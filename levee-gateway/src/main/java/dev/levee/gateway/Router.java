@@ -16,14 +16,18 @@ import org.eclipse.jetty.util.thread.Invocable;
 /** Dispatches each HTTP request to its handler; runs on virtual threads (blocking is fine). */
 final class Router extends Handler.Abstract {
 
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Router.class);
+
   private final MessagesHandler messages;
   private final HealthReport health;
   private final AdminHandler admin;
   private final Metrics metrics;
+  private final PassThrough passThrough;
 
-  Router(MessagesHandler messages, HealthReport health, AdminHandler admin, Metrics metrics) {
+  Router(MessagesHandler messages, HealthReport health, AdminHandler admin, Metrics metrics, PassThrough passThrough) {
     super(Invocable.InvocationType.BLOCKING);
     this.metrics = metrics;
+    this.passThrough = passThrough;
     this.messages = messages;
     this.health = health;
     this.admin = admin;
@@ -31,6 +35,19 @@ final class Router extends Handler.Abstract {
 
   @Override
   public boolean handle(Request request, Response response, Callback callback) {
+    try {
+      return route(request, response, callback);
+    } catch (RuntimeException e) { // a bug must still answer in the API's shape, never Jetty's HTML page
+      LOG.error("unexpected failure on {} {}", request.getMethod(), Request.getPathInContext(request), e);
+      if (!response.isCommitted()) {
+        return error(response, callback, ApiError.api("Levee failed unexpectedly; the request was not completed."));
+      }
+      callback.failed(e);
+      return true;
+    }
+  }
+
+  private boolean route(Request request, Response response, Callback callback) {
     String path = Request.getPathInContext(request);
     String method = request.getMethod();
     switch (path) {
@@ -54,6 +71,10 @@ final class Router extends Handler.Abstract {
       default -> {
         if (path.startsWith("/admin/")) {
           admin.handle(path, request, response, callback);
+          return true;
+        }
+        if ((path.equals("/v1/models") || path.startsWith("/v1/models/")) && method.equals("GET")) {
+          passThrough.handle(request, response, callback);
           return true;
         }
         return error(response, callback, ApiError.notFound("Levee does not serve " + method + " " + path));

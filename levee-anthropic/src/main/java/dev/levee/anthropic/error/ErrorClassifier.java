@@ -29,7 +29,12 @@ import java.util.function.Function;
  * </ul>
  *
  * <p>{@code x-should-retry: true|false} is carried on the failure and overrides the same-target
- * retry rule. Thread-safe.
+ * retry rule.
+ *
+ * <p>A 401 or 403 is a fault of the deployment only when the deployment chose the key (an
+ * upstream with its own {@code api-key}); when the gateway forwards the client's own key, it is
+ * the client's error: surfaced at once, no fallback, no breaker penalty — else anyone with a bad
+ * key could open every circuit for everyone. Thread-safe.
  */
 public final class ErrorClassifier {
 
@@ -47,6 +52,24 @@ public final class ErrorClassifier {
    * @param body the response body (may be empty)
    */
   public Failure classifyResponse(int status, Function<String, String> header, byte[] body) {
+    return classifyResponse(status, header, body, false);
+  }
+
+  /**
+   * Classifies an HTTP error response.
+   *
+   * @param clientCredentials whether the call carried the client's own key (then 401 and 403
+   *     are the client's error, not the deployment's)
+   */
+  public Failure classifyResponse(int status, Function<String, String> header, byte[] body, boolean clientCredentials) {
+    Failure failure = classify(status, header, body);
+    return clientCredentials && failure.kind() == FailureKind.CREDENTIALS
+        ? new Failure(FailureKind.CLIENT_ERROR, failure.status(), failure.errorType(), failure.message(),
+            failure.retryAfter(), failure.shouldRetry())
+        : failure;
+  }
+
+  private Failure classify(int status, Function<String, String> header, byte[] body) {
     ApiError error = ApiError.parse(status, body);
     Optional<Duration> retryAfter = RetryAfter.parse(header, wallClock);
     Optional<Boolean> shouldRetry = shouldRetry(header.apply("x-should-retry"));

@@ -3,7 +3,6 @@ package dev.levee.anthropic.message;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -22,12 +21,7 @@ import java.util.Objects;
  */
 public final class MessagesRequest {
 
-  private static final JsonFactory JSON = JsonFactory.builder()
-      .streamReadConstraints(StreamReadConstraints.builder()
-          .maxStringLength(Integer.MAX_VALUE)
-          .maxNestingDepth(2000)
-          .build())
-      .build();
+  private static final JsonFactory JSON = dev.levee.anthropic.Json.MAPPER.getFactory(); // same limits everywhere
 
   /** Where one top-level field sits: its key's opening quote, and just past its value. */
   private record Span(String name, int keyStart, int valueStart, int valueEnd) {}

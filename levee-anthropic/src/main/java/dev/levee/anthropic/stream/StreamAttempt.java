@@ -33,6 +33,7 @@ final class StreamAttempt implements Attempt<Reply> {
   private static final int MAX_ERROR_BODY = 1 << 20;
 
   private final Function<Target, UpstreamRequest> requests;
+  private final java.util.function.Predicate<Target> clientCredentials;
   private final UpstreamClient client;
   private final ErrorClassifier classifier;
   private final Watchdog watchdog;
@@ -40,9 +41,11 @@ final class StreamAttempt implements Attempt<Reply> {
   private final StreamSettings settings;
   private final Cancellation cancellation;
 
-  StreamAttempt(Function<Target, UpstreamRequest> requests, UpstreamClient client, ErrorClassifier classifier,
-      Watchdog watchdog, Ticker ticker, StreamSettings settings, Cancellation cancellation) {
+  StreamAttempt(Function<Target, UpstreamRequest> requests, java.util.function.Predicate<Target> clientCredentials,
+      UpstreamClient client, ErrorClassifier classifier, Watchdog watchdog, Ticker ticker, StreamSettings settings,
+      Cancellation cancellation) {
     this.requests = requests;
+    this.clientCredentials = clientCredentials;
     this.client = client;
     this.classifier = classifier;
     this.watchdog = watchdog;
@@ -69,7 +72,8 @@ final class StreamAttempt implements Attempt<Reply> {
       try (response) {
         byte[] body = response.readBody(MAX_ERROR_BODY);
         Reply reply = Reply.whole(response.status(), response.headers(), body);
-        return AttemptResult.failed(classifier.classifyResponse(response.status(), response::header, body), reply);
+        return AttemptResult.failed(classifier.classifyResponse(response.status(), response::header, body,
+            clientCredentials.test(ctx.target())), reply);
       } catch (IOException e) {
         return cancellation.isCancelled() ? cancelled() : AttemptResult.failed(classifier.classifyException(e), null);
       }

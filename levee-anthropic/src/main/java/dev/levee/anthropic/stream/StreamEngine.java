@@ -93,7 +93,8 @@ public final class StreamEngine {
   }
 
   StreamAttempt attempt(Function<Target, UpstreamRequest> requests, Cancellation cancellation) {
-    return new StreamAttempt(requests, client, classifier, watchdog, ticker, settings, cancellation);
+    return new StreamAttempt(requests, target -> endpoints.apply(target).apiKey().isEmpty(), client, classifier,
+        watchdog, ticker, settings, cancellation);
   }
 
   FallbackChain chain() {

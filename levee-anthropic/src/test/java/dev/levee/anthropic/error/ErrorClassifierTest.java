@@ -56,6 +56,20 @@ class ErrorClassifierTest {
   }
 
   @Test
+  void aRejectedKeyIsTheClientsErrorWhenItWasTheClientsOwnKey() {
+    byte[] body = error("authentication_error", "invalid x-api-key");
+
+    assertThat(classifier.classifyResponse(401, Map.<String, String>of()::get, body, true).kind())
+        .isEqualTo(FailureKind.CLIENT_ERROR);
+    assertThat(classifier.classifyResponse(403, Map.<String, String>of()::get, body, true).kind())
+        .isEqualTo(FailureKind.CLIENT_ERROR);
+    assertThat(classifier.classifyResponse(401, Map.<String, String>of()::get, body, false).kind())
+        .isEqualTo(FailureKind.CREDENTIALS);
+    assertThat(classifier.classifyResponse(529, Map.<String, String>of()::get, body, true).kind())
+        .isEqualTo(FailureKind.OVERLOADED);
+  }
+
+  @Test
   void a429WithRetryAfterIsARateLimitWithItsWait() {
     Failure failure = classify(429, Map.of("retry-after", "2"), error("rate_limit_error", "slow down"));
 

@@ -12,13 +12,18 @@ import java.util.function.Consumer;
 
 /**
  * The circuit breakers of all targets, one per {@link Target}, created on first use with one
- * shared config. Thread-safe.
+ * shared config. Clients can name any model, so the number of breakers is bounded: past {@link
+ * #MAX_TARGETS} distinct targets, further new targets share one breaker per upstream, named
+ * {@code upstream/*}. Thread-safe.
  */
 public final class Breakers {
 
   private final CircuitBreakerConfig config; // null: breakers are off
   private final Ticker ticker;
   private final Consumer<Transition> listener;
+  /** Distinct targets that get a breaker of their own. */
+  public static final int MAX_TARGETS = 1000;
+
   private final Map<Target, CircuitBreaker> byTarget = new ConcurrentHashMap<>();
 
   /**
@@ -43,7 +48,12 @@ public final class Breakers {
 
   /** The breaker of {@code target}, created CLOSED on first use. */
   public CircuitBreaker of(Target target) {
-    return byTarget.computeIfAbsent(target, t -> {
+    CircuitBreaker existing = byTarget.get(target);
+    if (existing != null) {
+      return existing;
+    }
+    Target key = byTarget.size() < MAX_TARGETS ? target : new Target(target.upstream(), "*");
+    return byTarget.computeIfAbsent(key, t -> {
       if (config == null) {
         return CircuitBreaker.disabled(t.id(), ticker);
       }

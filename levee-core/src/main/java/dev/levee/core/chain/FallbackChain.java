@@ -187,6 +187,7 @@ public final class FallbackChain {
             return null;
           }
           if (breaker.state() == CircuitState.OPEN) {
+            run.offerRetryAfter(breaker.snapshot().openRemaining());
             return null; // this failure opened the circuit: waiting to retry would only spend the deadline
           }
           Optional<Duration> wait = waitBeforeRetry(failure, retry);

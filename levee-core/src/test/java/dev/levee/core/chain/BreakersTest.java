@@ -46,4 +46,20 @@ class BreakersTest {
     assertThat(breakers.all()).containsOnlyKeys("up/a", "up/b");
     assertThat(breakers.all().keySet()).containsExactly("up/a", "up/b");
   }
+
+  /** Regression: every model name a client invented got a breaker of its own, without bound. */
+  @Test
+  void pastTheLimitNewTargetsShareOneBreakerPerUpstream() {
+    Breakers breakers = new Breakers(CircuitBreakerConfig.DEFAULT, new dev.levee.core.time.ManualClock(), t -> { });
+    for (int i = 0; i < Breakers.MAX_TARGETS; i++) {
+      breakers.of(new Target("anthropic", "model-" + i));
+    }
+
+    CircuitBreaker overflow = breakers.of(new Target("anthropic", "one-too-many"));
+
+    assertThat(overflow.name()).isEqualTo("anthropic/*");
+    assertThat(breakers.of(new Target("anthropic", "and-another"))).isSameAs(overflow);
+    assertThat(breakers.of(new Target("anthropic", "model-7")).name()).isEqualTo("anthropic/model-7");
+    assertThat(breakers.all()).hasSize(Breakers.MAX_TARGETS + 1);
+  }
 }

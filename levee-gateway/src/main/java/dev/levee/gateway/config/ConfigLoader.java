@@ -64,6 +64,9 @@ public final class ConfigLoader {
    * @param source a name for messages (the file name)
    */
   public GatewayConfig parse(String yaml, String source) throws ConfigException {
+    if (yaml.isBlank() || yaml.lines().allMatch(l -> l.isBlank() || l.strip().startsWith("#"))) {
+      throw new ConfigException(source + ": the file is empty (it needs at least upstreams:)");
+    }
     GatewayConfig config;
     try {
       config = reader().withAttribute(Deserializers.ENV, new EnvSubstitution(env)).readValue(yaml);
@@ -93,6 +96,7 @@ public final class ConfigLoader {
         .addDeserializer(Duration.class, new Deserializers.Dur())
         .addDeserializer(URI.class, new Deserializers.Uri());
     YAMLMapper mapper = YAMLMapper.builder()
+        .enable(com.fasterxml.jackson.core.StreamReadFeature.STRICT_DUPLICATE_DETECTION)
         .propertyNamingStrategy(PropertyNamingStrategies.KEBAB_CASE)
         .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
         .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)

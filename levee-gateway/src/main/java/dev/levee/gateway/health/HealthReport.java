@@ -102,11 +102,15 @@ public final class HealthReport {
     return new Verdict("healthy", 200);
   }
 
+  /** Configured targets first, then at most {@value #MAX_OTHERS} others clients named. */
   private Set<Target> targets() {
     Set<Target> all = new LinkedHashSet<>(configured);
-    breakers.all().keySet().forEach(id -> all.add(Target.parse(id)));
+    breakers.all().keySet().stream().map(Target::parse).filter(t -> !configured.contains(t))
+        .limit(MAX_OTHERS).forEach(all::add);
     return all;
   }
+
+  private static final int MAX_OTHERS = 50;
 
   private static double round(double value) {
     return Math.round(value * 1000) / 1000.0;

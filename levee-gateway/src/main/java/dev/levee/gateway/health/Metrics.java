@@ -10,6 +10,7 @@ import dev.levee.core.retry.Failure;
 import dev.levee.gateway.cache.ResponseCache;
 import dev.levee.gateway.tier.TierBoard;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -28,8 +29,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>{@code levee_circuit_state{target}} — 0 closed, 1 half-open, 2 open;
  *   <li>{@code levee_retry_budget_tokens}, {@code levee_tier{feature}} (0 = T0 … 3 = T3),
  *       {@code levee_tier_transitions_total};
- *   <li>{@code levee_stream_*} — started, completed, failed, resumes, time to first token p95,
- *       duplicate-event rate;
+ *   <li>{@code levee_streams_*_total}, {@code levee_stream_resumes_total}, {@code
+ *       levee_stream_ttft_p95_seconds}, {@code levee_stream_duplicate_event_rate};
  *   <li>{@code levee_cache_*} — entries, bytes, lookups by result.
  * </ul>
  *
@@ -39,11 +40,13 @@ public final class Metrics implements CallObserver {
 
   private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final Breakers breakers;
+  private final Set<Target> configured;
   private final Set<Target> circuits = ConcurrentHashMap.newKeySet();
 
   public Metrics(Set<Target> configured, Breakers breakers, RetryBudget budget, TierBoard tiers, StreamStats streams,
       ResponseCache cache) {
     this.breakers = breakers;
+    this.configured = Set.copyOf(configured);
     configured.forEach(this::watchCircuit);
     Gauge.builder("levee_retry_budget_tokens", budget, RetryBudget::remaining)
         .description("Tokens left in the retry budget").register(registry);
@@ -52,18 +55,23 @@ public final class Metrics implements CallObserver {
       Gauge.builder("levee_tier", tiers, t -> t.tier(feature).ordinal()).tag("feature", feature)
           .description("Degradation tier of the feature: 0 = T0 full ... 3 = T3 static").register(registry);
     });
-    Gauge.builder("levee_tier_transitions", tiers, TierBoard::transitions).register(registry);
-    Gauge.builder("levee_stream_started", streams, s -> s.snapshot().started()).register(registry);
-    Gauge.builder("levee_stream_completed", streams, s -> s.snapshot().completed()).register(registry);
-    Gauge.builder("levee_stream_failed", streams, s -> s.snapshot().failed()).register(registry);
-    Gauge.builder("levee_stream_resumes", streams, s -> s.snapshot().resumes()).register(registry);
+    FunctionCounter.builder("levee_tier_transitions", tiers, TierBoard::transitions)
+        .description("Tier transitions, all features").register(registry);
+    FunctionCounter.builder("levee_streams_started", streams, s -> s.snapshot().started())
+        .description("Streams that reached their commit point").register(registry);
+    FunctionCounter.builder("levee_streams_completed", streams, s -> s.snapshot().completed())
+        .description("Streams that ended with message_stop").register(registry);
+    FunctionCounter.builder("levee_streams_failed", streams, s -> s.snapshot().failed())
+        .description("Streams that ended with an error event").register(registry);
+    FunctionCounter.builder("levee_stream_resumes", streams, s -> s.snapshot().resumes())
+        .description("Continuations spliced into streams").register(registry);
     Gauge.builder("levee_stream_ttft_p95_seconds", streams, s -> s.snapshot().ttftP95Millis() / 1000.0).register(registry);
     Gauge.builder("levee_stream_duplicate_event_rate", streams, s -> s.snapshot().duplicateRate()).register(registry);
     Gauge.builder("levee_cache_entries", cache, ResponseCache::size).register(registry);
     Gauge.builder("levee_cache_bytes", cache, ResponseCache::weightedBytes).register(registry);
-    Gauge.builder("levee_cache_lookups", cache, c -> c.stats().fresh()).tag("result", "fresh").register(registry);
-    Gauge.builder("levee_cache_lookups", cache, c -> c.stats().stale()).tag("result", "stale").register(registry);
-    Gauge.builder("levee_cache_lookups", cache, c -> c.stats().misses()).tag("result", "miss").register(registry);
+    FunctionCounter.builder("levee_cache_lookups", cache, c -> c.stats().fresh()).tag("result", "fresh").register(registry);
+    FunctionCounter.builder("levee_cache_lookups", cache, c -> c.stats().stale()).tag("result", "stale").register(registry);
+    FunctionCounter.builder("levee_cache_lookups", cache, c -> c.stats().misses()).tag("result", "miss").register(registry);
   }
 
   /** One finished client request. */
@@ -83,10 +91,11 @@ public final class Metrics implements CallObserver {
   }
 
   private void call(Target target, String outcome, Duration latency) {
-    watchCircuit(target);
-    Counter.builder("levee_upstream_calls").tag("target", target.id()).tag("outcome", outcome)
+    // a client may name any model: only configured targets get series of their own
+    String label = configured.contains(target) ? target.id() : target.upstream() + "/*";
+    Counter.builder("levee_upstream_calls").tag("target", label).tag("outcome", outcome)
         .register(registry).increment();
-    Timer.builder("levee_upstream_latency").tag("target", target.id()).register(registry).record(latency);
+    Timer.builder("levee_upstream_latency").tag("target", label).register(registry).record(latency);
   }
 
   private void watchCircuit(Target target) {

@@ -13,14 +13,20 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A one-minute {@link SlidingWindow} per target, fed with every upstream call's outcome: the
- * numbers behind {@code /health}. Thread-safe.
+ * numbers behind {@code /health}. Configured targets and the first {@value #MAX_OTHERS} others
+ * get their own window; further model names a client invents share one per upstream ({@code
+ * upstream/*}), so memory stays bounded. Thread-safe.
  */
 public final class TargetStats implements CallObserver {
 
+  static final int MAX_OTHERS = 100;
+
   private final Ticker ticker;
+  private final java.util.Set<Target> configured;
   private final Map<Target, SlidingWindow> windows = new ConcurrentHashMap<>();
 
-  public TargetStats(Ticker ticker) {
+  public TargetStats(java.util.Set<Target> configured, Ticker ticker) {
+    this.configured = java.util.Set.copyOf(configured);
     this.ticker = ticker;
   }
 
@@ -43,6 +49,11 @@ public final class TargetStats implements CallObserver {
   }
 
   private SlidingWindow window(Target target) {
-    return windows.computeIfAbsent(target, t -> new SlidingWindow(ticker));
+    SlidingWindow existing = windows.get(target);
+    if (existing != null) {
+      return existing;
+    }
+    boolean own = configured.contains(target) || windows.size() < configured.size() + MAX_OTHERS;
+    return windows.computeIfAbsent(own ? target : new Target(target.upstream(), "*"), t -> new SlidingWindow(ticker));
   }
 }

@@ -19,6 +19,14 @@ final class AccessLog {
     this.metrics = metrics;
   }
 
+  /** A request refused at ingress (nothing was forwarded). */
+  void refused(String id, String path, int status, long tookMillis, String errorType) {
+    metrics.request("refused", null);
+    if (LOG.isInfoEnabled()) {
+      LOG.info("{} {} status={} ms={} outcome=refused {}", id, path, status, tookMillis, errorType);
+    }
+  }
+
   /**
    * @param outcome a word first (counted in metrics), then details for the log
    */

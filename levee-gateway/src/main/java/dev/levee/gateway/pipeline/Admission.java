@@ -101,7 +101,7 @@ final class Admission {
     }
     Tier tier = tiers.tier(feature);
     CacheDirectives directives = CacheDirectives.of(in.request().headers());
-    CacheKey key = CacheKey.of(in.body(), in.request().headers());
+    CacheKey key = cacheKey(in);
     SemanticQuery query = f.semantic() && semantic != null ? semanticQuery(in) : null;
     Ticket ticket = new Ticket(feature, f, tier, key, directives, query);
     return switch (tier) {
@@ -184,6 +184,15 @@ final class Admission {
     boolean keepThinking = f.thinking().equals("always") || (tier == Tier.T0 && f.thinking().equals("t0"));
     long cap = tier == Tier.T0 ? 0 : (f.reduced() != null ? f.reduced().maxTokens() : 1024);
     return in.request().shaped(cap, keepThinking ? Set.of() : Set.of("thinking"));
+  }
+
+  /** The request's cache key, or null (no caching) for a body the key cannot be computed from. */
+  private static CacheKey cacheKey(InboundRequest in) {
+    try {
+      return CacheKey.of(in.body(), in.request().headers());
+    } catch (RuntimeException e) { // not a JSON object, or beyond the JSON limits: simply not cached
+      return null;
+    }
   }
 
   private static SemanticQuery semanticQuery(InboundRequest in) {

@@ -42,7 +42,12 @@ final class Ingress {
     this.ticker = ticker;
   }
 
-  InboundRequest read(Request request) throws Refused {
+  /** A fresh id for the next request (access log and {@code x-levee-request-id}). */
+  String nextId() {
+    return "lv_" + instance + "_" + sequence.incrementAndGet();
+  }
+
+  InboundRequest read(Request request, String id) throws Refused {
     long start = ticker.nanos();
     long declared = request.getHeaders().getLongField("content-length");
     if (declared > maxBody) {
@@ -67,7 +72,6 @@ final class Ingress {
     for (HttpField field : request.getHeaders()) {
       headers.computeIfAbsent(field.getName(), k -> new ArrayList<>()).add(field.getValue());
     }
-    String id = "lv_" + instance + "_" + sequence.incrementAndGet();
     return new InboundRequest(id,
         new OriginalRequest(request.getHttpURI().getPath(), request.getHttpURI().getQuery(), headers, parsed), start);
   }

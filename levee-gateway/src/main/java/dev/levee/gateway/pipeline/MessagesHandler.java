@@ -106,15 +106,16 @@ public final class MessagesHandler {
   public void handle(Request request, Response response, Callback callback) {
     ClientResponse client = new ClientResponse(response, callback);
     long start = ticker.nanos();
+    String id = ingress.nextId();
+    client.header(LeveeHeaders.REQUEST_ID, id);
     InboundRequest in;
     try {
-      in = ingress.read(request);
+      in = ingress.read(request, id);
     } catch (Ingress.Refused refused) {
       client.error(refused.error, null);
-      log.log(null, "-", null, refused.error.status(), null, 0, false, millisSince(start), refused.error.type());
+      log.refused(id, request.getHttpURI().getPath(), refused.error.status(), millisSince(start), refused.error.type());
       return;
     }
-    client.header(LeveeHeaders.REQUEST_ID, in.id());
     Routes.Route route = routes.resolve(in.body().model());
     Admission.Decision decision = admission.admit(in, route);
     Admission.Ticket ticket = decision.ticket();

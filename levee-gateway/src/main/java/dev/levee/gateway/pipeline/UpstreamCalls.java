@@ -49,7 +49,8 @@ final class UpstreamCalls {
     return ctx -> {
       long start = ticker.nanos();
       Target target = ctx.target();
-      try (UpstreamResponse response = client.send(in.to(endpoints.apply(target), in.bodyFor(target.model())),
+      Endpoint endpoint = endpoints.apply(target);
+      try (UpstreamResponse response = client.send(in.to(endpoint, in.bodyFor(target.model())),
               ctx.timeout(), cancellation);
            Watchdog.Timer limit = watchdog.start(left(ctx, start), response::close)) {
         byte[] body;
@@ -65,7 +66,8 @@ final class UpstreamCalls {
         Reply reply = Reply.whole(response.status(), response.headers(), body);
         return response.status() >= 200 && response.status() < 300
             ? AttemptResult.success(reply)
-            : AttemptResult.failed(classifier.classifyResponse(response.status(), response::header, body), reply);
+            : AttemptResult.failed(classifier.classifyResponse(response.status(), response::header, body,
+                endpoint.apiKey().isEmpty()), reply);
       } catch (CancellationException e) {
         return cancelled();
       } catch (IOException e) {

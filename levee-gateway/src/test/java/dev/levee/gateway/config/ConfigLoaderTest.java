@@ -160,6 +160,17 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void aKeyWrittenTwiceIsRefused() {
+    assertThatThrownBy(() -> parse("server:\n  port: 1\n  port: 2\nupstreams: { a: { url: https://x } }\n", Map.of()))
+        .hasMessageContaining("port");
+  }
+
+  @Test
+  void anEmptyFileIsRefusedInWords() {
+    assertThatThrownBy(() -> parse("# nothing yet\n\n", Map.of())).hasMessageContaining("the file is empty");
+  }
+
+  @Test
   void defaultsApplyWhenSectionsAreLeftOut() throws ConfigException {
     GatewayConfig config = parse("upstreams: { a: { url: https://x.example } }", Map.of());
     assertThat(config.server().host()).isEqualTo("127.0.0.1");

@@ -31,6 +31,7 @@ class GatewayEdgesTest {
       HttpResponse<String> response = h.post("/v1/messages", "{\"model\": \"emu-ok\", \"messages\": [", JSON);
 
       assertThat(response.statusCode()).isEqualTo(400);
+      assertThat(response.headers().firstValue("x-levee-request-id")).hasValueSatisfying(id -> assertThat(id).startsWith("lv_"));
       JsonNode body = Json.tryParse(response.body());
       assertThat(body.path("type").asText()).isEqualTo("error");
       assertThat(body.path("error").path("type").asText()).isEqualTo("invalid_request_error");
@@ -58,6 +59,29 @@ class GatewayEdgesTest {
       assertThat(response.statusCode()).isEqualTo(413);
       assertThat(Json.tryParse(response.body()).path("error").path("type").asText()).isEqualTo("request_too_large");
       assertThat(h.emulator.log()).isEmpty();
+    }
+  }
+
+  /** Regression: a 21 MB string (a base64 document) or deep nesting got Jetty's HTML 500. */
+  @Test
+  void aLongStringOrDeepNestingWithinTheLimitIsServed() throws Exception {
+    try (Harness h = Harness.start(Harness.BASE_POLICY)) {
+      String document = "{\"model\":\"emu-ok\",\"max_tokens\":5,\"messages\":[{\"role\":\"user\",\"content\":\""
+          + "A".repeat(21_000_000) + "\"}]}";
+      String nested = "{\"model\":\"emu-ok\",\"max_tokens\":5,\"metadata_x\":" + "[".repeat(1500) + "]".repeat(1500)
+          + ",\"messages\":[{\"role\":\"user\",\"content\":\"deep\"}]}";
+
+      assertThat(h.post("/v1/messages", document, JSON).statusCode()).isEqualTo(200);
+      assertThat(h.post("/v1/messages", nested, JSON).statusCode()).isEqualTo(200);
+    }
+  }
+
+  @Test
+  void listingModelsPassesThroughToTheFirstUpstream() throws Exception {
+    try (Harness h = Harness.start(Harness.BASE_POLICY)) {
+      var models = h.sdk.models().list();
+
+      assertThat(models.data()).isNotEmpty();
     }
   }
 
@@ -163,6 +187,26 @@ class GatewayEdgesTest {
       CircuitBreaker.Snapshot circuit = h.gateway.chain().breakers().of(new Target("emu", "emu-hang")).snapshot();
       assertThat(circuit.recentFailures()).isZero();
       assertThat(h.emulator.log()).extracting(LogEntry::model).containsExactly("emu-hang");
+    }
+  }
+
+  /** Regression: five requests with a bad key opened every circuit and shut out every other client. */
+  @Test
+  void aClientsBadKeyIsItsOwnErrorAndOpensNoCircuit() throws Exception {
+    try (Harness h = Harness.start("models:\n  smart:\n    chain: [emu/claude-a, emu/claude-b]\n" + Harness.BASE_POLICY)) {
+      AnthropicClient intruder = com.anthropic.client.okhttp.AnthropicOkHttpClient.builder()
+          .baseUrl(h.gateway.baseUrl().toString()).apiKey("invalid-key").maxRetries(0).build();
+      for (int i = 0; i < 7; i++) {
+        assertThatThrownBy(() -> intruder.messages().create(Harness.params("smart", "let me in")))
+            .isInstanceOf(com.anthropic.errors.UnauthorizedException.class);
+      }
+      intruder.close();
+
+      Message answered = h.sdk.messages().create(Harness.params("smart", "a real user"));
+
+      assertThat(answered.model().asString()).isEqualTo("claude-a");
+      assertThat(h.attempts("claude-b")).isEmpty(); // a bad key is not failed over
+      assertThat(h.gateway.chain().breakers().of(new Target("emu", "claude-a")).state()).isEqualTo(CircuitState.CLOSED);
     }
   }
 
