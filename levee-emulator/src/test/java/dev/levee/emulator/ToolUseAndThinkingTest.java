@@ -81,7 +81,8 @@ class ToolUseAndThinkingTest {
   @Test
   void theSdkAccumulatesTheToolUseAndAToolResultGetsAFinalText() {
     Tool tool = Tool.builder().name("lookup").inputSchema(Tool.InputSchema.builder()
-        .properties(JsonValue.from(Map.of("query", Map.of("type", "string")))).build()).build();
+        .properties(Tool.InputSchema.Properties.builder()
+            .putAdditionalProperty("query", JsonValue.from(Map.of("type", "string"))).build()).build()).build();
     MessageCreateParams ask = MessageCreateParams.builder().model("claude-sonnet-4-5").maxTokens(1024)
         .addTool(tool).addUserMessage("Find the lamp.").build();
 
@@ -122,7 +123,7 @@ class ToolUseAndThinkingTest {
   void aPartialWithTheCompleteTextGetsOnlyTheToolCall() throws Exception {
     JsonNode full = wire.message(withTool(Wire.body("emu-ok", false, "Weather in Oslo?")));
     ObjectNode body = withTool(Wire.body("emu-ok", false, "Weather in Oslo?"));
-    ArrayNode partial = ((ObjectNode) body.withArray("messages").addObject().put("role", "assistant"))
+    ArrayNode partial = body.withArray("messages").addObject().put("role", "assistant")
         .putArray("content");
     partial.add(full.path("content").get(0));
 
@@ -160,7 +161,7 @@ class ToolUseAndThinkingTest {
     ask.putObject("thinking").put("type", "enabled").put("budget_tokens", 1024);
     JsonNode full = wire.message(ask);
     ObjectNode continued = ask.deepCopy();
-    ArrayNode partial = ((ObjectNode) continued.withArray("messages").addObject().put("role", "assistant"))
+    ArrayNode partial = continued.withArray("messages").addObject().put("role", "assistant")
         .putArray("content");
     partial.add(full.path("content").get(0));
     partial.addObject().put("type", "text").put("text", Words.first(Wire.text(full), 4));

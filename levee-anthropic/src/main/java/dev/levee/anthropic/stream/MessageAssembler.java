@@ -40,9 +40,9 @@ public final class MessageAssembler {
       case CONTENT_BLOCK_DELTA -> delta(data.path("index").asInt(), data.path("delta"));
       case MESSAGE_DELTA -> {
         if (message != null) {
-          data.path("delta").fields().forEachRemaining(f -> message.set(f.getKey(), f.getValue()));
-          ObjectNode usage = message.with("usage");
-          data.path("usage").fields().forEachRemaining(f -> usage.set(f.getKey(), f.getValue()));
+          data.path("delta").properties().forEach(f -> message.set(f.getKey(), f.getValue()));
+          ObjectNode usage = message.withObjectProperty("usage");
+          data.path("usage").properties().forEach(f -> usage.set(f.getKey(), f.getValue()));
         }
       }
       case MESSAGE_STOP -> complete = message != null;

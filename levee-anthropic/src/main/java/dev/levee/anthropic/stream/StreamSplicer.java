@@ -291,7 +291,7 @@ final class StreamSplicer {
   }
 
   private void readUsage(JsonNode usage) {
-    usage.fields().forEachRemaining(field -> {
+    usage.properties().forEach(field -> {
       if (field.getValue().isIntegralNumber()) {
         usageCurrent.merge(field.getKey(), field.getValue().asLong(), Math::max);
       }
@@ -300,7 +300,7 @@ final class StreamSplicer {
 
   private SseEvent withSummedUsage(JsonNode data) {
     ObjectNode copy = ((ObjectNode) data).deepCopy();
-    ObjectNode usage = copy.with("usage");
+    ObjectNode usage = copy.withObjectProperty("usage");
     Map<String, Long> total = new HashMap<>(usageBefore);
     usageCurrent.forEach((k, v) -> total.merge(k, v, Long::sum));
     total.forEach(usage::put);

@@ -72,7 +72,6 @@ class RetryBudgetTest {
     assertThat(budget.remaining()).isEqualTo(2.0);
   }
 
-  /** Regression: tokens were a double summed by repeated addition, so 10 × 0.1 was 0.999… */
   /** The spec's arithmetic, step by step: tokens = min(max, tokens + ratio) in doubles. */
   private static double earned(double start, double max, double ratio, int successes) {
     double tokens = start;

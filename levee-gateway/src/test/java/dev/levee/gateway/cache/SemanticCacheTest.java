@@ -166,7 +166,7 @@ class SemanticCacheTest {
       [{"role":"user","content":"How tall is a levee?"}]                                                       | a string turn                  | How tall is a levee?
       [{"role":"user","content":[{"type":"text","text":"How tall"},{"type":"text","text":"is a levee?"}]}]     | text blocks, joined            | 'How tall\nis a levee?'
       [{"role":"user","content":"Hi"},{"role":"assistant","content":"Hello"}]                                 | last turn is the assistant's   |
-      [{"role":"user","content":[{"type":"image","source":{"type":"url","url":"u"}},{"type":"text","text":"What is this?"}]}] | an image in the turn | 
+      [{"role":"user","content":[{"type":"image","source":{"type":"url","url":"u"}},{"type":"text","text":"What is this?"}]}] | an image in the turn |
       [{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"42"}]}]                   | a tool result                  |
       [{"role":"user","content":"   "}]                                                                       | blank text                     |
       []                                                                                                    | no messages                    |
