@@ -51,19 +51,14 @@ public final class Gateway implements AutoCloseable {
   private final FallbackChain chain;
   private final UpstreamClient client;
   private final Watchdog watchdog;
-  private final HealthReport health;
   private final TierBoard tiers;
-  private final ResponseCache cache;
 
-  private Gateway(Server server, FallbackChain chain, UpstreamClient client, Watchdog watchdog, HealthReport health,
-      TierBoard tiers, ResponseCache cache) {
+  private Gateway(Server server, FallbackChain chain, UpstreamClient client, Watchdog watchdog, TierBoard tiers) {
     this.server = server;
     this.chain = chain;
     this.client = client;
     this.watchdog = watchdog;
-    this.health = health;
     this.tiers = tiers;
-    this.cache = cache;
   }
 
   /**
@@ -124,7 +119,7 @@ public final class Gateway implements AutoCloseable {
             new PassThrough(endpoints.get(routes.defaultUpstream()), client)));
     server.start();
     LOG.info("Levee gateway listening on http://{}:{}", config.server().host(), VirtualThreadServer.port(server));
-    return new Gateway(server, chain, client, watchdog, health, tiers, cache);
+    return new Gateway(server, chain, client, watchdog, tiers);
   }
 
   /** The port the gateway listens on. */
@@ -147,15 +142,6 @@ public final class Gateway implements AutoCloseable {
     return tiers;
   }
 
-  /** The answer cache. */
-  public ResponseCache cache() {
-    return cache;
-  }
-
-  /** The health report. */
-  public HealthReport health() {
-    return health;
-  }
 
   private static void logTransition(Transition t) {
     LOG.warn("circuit {} {} -> {}: {}", t.breaker(), t.from(), t.to(), t.reason());

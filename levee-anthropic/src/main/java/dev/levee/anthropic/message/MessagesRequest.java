@@ -137,11 +137,6 @@ public final class MessagesRequest {
     return maxTokens;
   }
 
-  /** Whether the body has a top-level field of that name. */
-  public boolean has(String field) {
-    return fields.stream().anyMatch(f -> f.name().equals(field));
-  }
-
   /**
    * The body with the edits a tier imposes, every other byte unchanged: {@code model} replaced,
    * {@code max_tokens} lowered to at most {@code maxTokensCap} (when given and lower), and the

@@ -11,8 +11,8 @@ import java.nio.charset.StandardCharsets;
  * <p>Accepts LF, CRLF and CR line endings; skips comment lines ({@code :keep-alive}); joins
  * multi-line {@code data:} fields with {@code \n}; strips one leading space after the colon;
  * ignores {@code id:} and {@code retry:}; keeps events of any name, known or not. An event is
- * complete only at its terminating blank line: a partial event at end of input is dropped and
- * reported by {@link #endedCleanly()}.
+ * complete only at its terminating blank line: a partial event at end of input is dropped (the
+ * caller sees a stream that ended without its last event, e.g. without {@code message_stop}).
  *
  * <p>Not thread-safe; one reader per stream. Reads through its own buffer, so the underlying
  * stream may be unbuffered.
@@ -25,7 +25,6 @@ public final class SseReader implements AutoCloseable {
   private int limit;
   private boolean skipLf; // the previous line ended in CR; an LF right after it belongs to it
   private boolean eof;
-  private boolean partialAtEof;
 
   public SseReader(InputStream in) {
     this.in = in;
@@ -39,7 +38,6 @@ public final class SseReader implements AutoCloseable {
   public SseEvent next() throws IOException {
     String event = null;
     StringBuilder data = null;
-    boolean sawField = false;
     String line;
     while ((line = readLine()) != null) {
       if (line.isEmpty()) {
@@ -47,13 +45,11 @@ public final class SseReader implements AutoCloseable {
           return new SseEvent(event == null ? "message" : event, data.toString());
         }
         event = null; // an event without data is not dispatched (per the SSE spec)
-        sawField = false;
         continue;
       }
       if (line.charAt(0) == ':') {
         continue;
       }
-      sawField = true;
       int colon = line.indexOf(':');
       String field = colon < 0 ? line : line.substring(0, colon);
       String value = colon < 0 ? "" : line.substring(colon + 1);
@@ -72,26 +68,14 @@ public final class SseReader implements AutoCloseable {
         default -> { } // id, retry and unknown fields carry nothing Levee needs
       }
     }
-    partialAtEof |= sawField || data != null;
     return null;
-  }
-
-  /**
-   * Whether the stream ended between events. False when it ended in the middle of an event
-   * (the upstream was cut), or has not ended yet.
-   */
-  public boolean endedCleanly() {
-    return eof && !partialAtEof;
   }
 
   private String readLine() throws IOException {
     ByteArrayOutputStream line = null;
     while (true) {
       if (position == limit && !fill()) {
-        if (line != null && line.size() > 0) {
-          partialAtEof = true;
-        }
-        return null;
+        return null; // a line without its end is part of an event that never completed
       }
       int start = position;
       while (position < limit) {

@@ -41,16 +41,4 @@ public final class SseWriter {
     out.write(encode(event));
     out.flush();
   }
-
-  /** Writes and flushes {@code : <text>}, a comment every client ignores (keeps the connection busy). */
-  public void comment(String text) throws IOException {
-    out.write((": " + text + "\n\n").getBytes(StandardCharsets.UTF_8));
-    out.flush();
-  }
-
-  /** Writes bytes already encoded as events, unchanged. */
-  public void writeRaw(byte[] bytes) throws IOException {
-    out.write(bytes);
-    out.flush();
-  }
 }

@@ -92,11 +92,6 @@ public final class UpstreamStream implements AutoCloseable {
     return event;
   }
 
-  /** Whether a content delta has been read (the commit point was reachable). */
-  public boolean sawContent() {
-    return sawContent;
-  }
-
   /** Whether {@code message_stop} has been read. */
   public boolean finished() {
     return finished;
