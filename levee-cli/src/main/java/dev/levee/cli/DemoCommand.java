@@ -48,8 +48,8 @@ final class DemoCommand implements Callable<Integer> {
     quietLogs();
     Scenario incident = scenario == null ? null : Scenario.load(scenario);
     PrintStream out = System.out;
-    Drill.Result result = new Drill(duration, rate, clients, seed, incident, out).run();
-    return result.resilientLoss() <= result.baselineLoss() ? 0 : 1;
+    new Drill(duration, rate, clients, seed, incident, out).run();
+    return 0;
   }
 
   private static void quietLogs() {

@@ -1,0 +1,29 @@
+package dev.levee.cli.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** The main job, shortened: the same incident through Levee and through a gateway without resilience. */
+class DrillTest {
+
+  @Test
+  void leveeLosesNothingWhereTheBaselineLosesRequests() throws Exception {
+    ByteArrayOutputStream printed = new ByteArrayOutputStream();
+    Drill.Result result;
+    try (PrintStream out = new PrintStream(printed, true, StandardCharsets.UTF_8)) {
+      result = new Drill(Duration.ofSeconds(6), 10, 4, 7, null, out).run();
+    }
+    String timeline = printed.toString(StandardCharsets.UTF_8);
+
+    assertThat(result.resilientLoss()).isZero();
+    assertThat(result.baselineLoss()).isGreaterThan(0.1);
+    assertThat(result.resilientAmplification()).isBetween(1.0, 1.5);
+    assertThat(result.baselineAmplification()).isEqualTo(1.0);
+    assertThat(timeline).contains("   5s |").contains("with Levee").contains("without Levee").contains("OPEN");
+  }
+}
