@@ -26,9 +26,11 @@ pick_jdk() {
   export JAVA_HOME="$best"
 }
 
-# Maven 3.8's bundled Guava warns on JDK 24+ about sun.misc.Unsafe; silence that noise only.
+# Maven 3.8 prints stray ANSI resets even in batch mode, and its bundled Guava warns on JDK 24+
+# about sun.misc.Unsafe; silence that noise only.
 quiet_maven_on_new_jdks() {
   local v
+  export MAVEN_OPTS="${MAVEN_OPTS:-} -Djansi.noreset=true"
   v=$(jdk_major "$JAVA_HOME")
   if [ -n "$v" ] && [ "$v" -ge 24 ]; then
     export MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow"
