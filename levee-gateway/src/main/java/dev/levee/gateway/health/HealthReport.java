@@ -66,6 +66,9 @@ public final class HealthReport {
       ObjectNode t = targets.putObject(target.id());
       t.put("circuit", circuit.state().name());
       t.put("open_remaining_ms", circuit.openRemaining().toMillis());
+      if (circuit.state() == CircuitState.OPEN && circuit.openRemaining().isZero()) {
+        t.put("trial_ready", true); // the next call to this target will be a half-open trial
+      }
       t.put("success_rate", round(window.successRate()));
       t.put("p95_ms", window.p95Millis());
       t.put("requests_per_minute", round(window.perMinute()));
