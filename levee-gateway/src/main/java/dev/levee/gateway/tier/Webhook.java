@@ -40,9 +40,9 @@ final class Webhook implements AutoCloseable {
         .POST(HttpRequest.BodyPublishers.ofByteArray(Json.bytes(body))).build();
     http.sendAsync(request, HttpResponse.BodyHandlers.discarding()).whenComplete((response, error) -> {
       if (error != null) {
-        LOG.warn("tier webhook {} failed: {}", url, error.toString());
+        LOG.warn("tier webhook to {} failed: {}", url.getHost(), error.toString()); // the full URL may hold a secret
       } else if (response.statusCode() >= 300) {
-        LOG.warn("tier webhook {} answered {}", url, response.statusCode());
+        LOG.warn("tier webhook to {} answered {}", url.getHost(), response.statusCode());
       }
     });
   }
