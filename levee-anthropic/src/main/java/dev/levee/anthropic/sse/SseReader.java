@@ -71,6 +71,21 @@ public final class SseReader implements AutoCloseable {
     return null;
   }
 
+  /**
+   * Whether more bytes are already at hand, so that {@link #next()} may not have to wait: lets a
+   * relay write several events and flush once instead of flushing each.
+   */
+  public boolean ready() {
+    if (position < limit) {
+      return true;
+    }
+    try {
+      return !eof && in.available() > 0;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
   private String readLine() throws IOException {
     ByteArrayOutputStream line = null;
     while (true) {

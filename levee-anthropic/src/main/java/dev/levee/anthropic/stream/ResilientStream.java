@@ -101,6 +101,14 @@ public final class ResilientStream implements AutoCloseable {
     return toClient.poll();
   }
 
+  /**
+   * Whether {@link #next()} has an event at hand without waiting on the upstream (the caller may
+   * hold its flush until it has written them).
+   */
+  public boolean ready() {
+    return !toClient.isEmpty() || !fromUpstream.isEmpty() || (upstream != null && upstream.ready());
+  }
+
   /** The target now answering. */
   public Target target() {
     return target;

@@ -97,6 +97,11 @@ public final class UpstreamStream implements AutoCloseable {
     return finished;
   }
 
+  /** Whether the next event's bytes are (at least partly) already received. */
+  public boolean ready() {
+    return reader.ready();
+  }
+
   private Failure timeoutFailure() {
     return sawContent
         ? Failure.of(FailureKind.TIMEOUT, 0, "stream_stalled", "no content for " + idleTimeout.toMillis() + " ms")

@@ -33,7 +33,7 @@ final class StreamRelay {
       try {
         SseEvent event;
         while ((event = stream.next()) != null) {
-          out.write(event);
+          out.write(event, !stream.ready()); // flush whenever the next event would have to be waited for
           tap.accept(event);
         }
         client.endStream(body);
