@@ -58,12 +58,18 @@ final class Router extends Handler.Abstract {
         messages.handle(request, response, callback);
       }
       case "/health" -> {
+        if (!method.equals("GET") && !method.equals("HEAD")) {
+          return error(response, callback, new ApiError(405, "invalid_request_error", method + " is not allowed on " + path));
+        }
         HealthReport.Report report = health.report();
         response.setStatus(report.verdict().httpStatus());
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
         response.write(true, ByteBuffer.wrap(Json.bytes(report.body())), callback);
       }
       case "/metrics" -> {
+        if (!method.equals("GET") && !method.equals("HEAD")) {
+          return error(response, callback, new ApiError(405, "invalid_request_error", method + " is not allowed on " + path));
+        }
         response.setStatus(200);
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8");
         response.write(true, ByteBuffer.wrap(metrics.scrape().getBytes(java.nio.charset.StandardCharsets.UTF_8)), callback);

@@ -111,6 +111,9 @@ public final class MessagesRequest {
     if (model == null) {
       throw new InvalidRequestException("model: Field required");
     }
+    if (model.isBlank()) {
+      throw new InvalidRequestException("model: String should have at least 1 character");
+    }
     if (body[modelStart] != '"' || body[modelEnd - 1] != '"') {
       throw new IllegalStateException("model string offsets do not point at quotes");
     }
@@ -203,7 +206,9 @@ public final class MessagesRequest {
 
   private static String firstLine(String message) {
     int newline = message.indexOf('\n');
-    return newline < 0 ? message : message.substring(0, newline);
+    String line = newline < 0 ? message : message.substring(0, newline);
+    int source = line.indexOf(" at [Source");
+    return (source < 0 ? line : line.substring(0, source)).strip();
   }
 
   @Override

@@ -52,9 +52,12 @@ public final class Drill {
       withLevee.start(start);
       without.start(start);
       ScheduledExecutorService arrivals = Executors.newSingleThreadScheduledExecutor();
+      long end = start + seconds * 1_000_000_000L;
       arrivals.scheduleAtFixedRate(() -> {
-        withLevee.fire();
-        without.fire();
+        if (System.nanoTime() - end < 0) {
+          withLevee.fire();
+          without.fire();
+        }
       }, 0, 1_000_000_000L / rate, TimeUnit.NANOSECONDS);
       try {
         for (int s = 0; s < seconds; s++) {
@@ -77,6 +80,11 @@ public final class Drill {
     out.println("with Levee: smart = [claude-opus-4-6 -> claude-haiku-4-5], 2 retries with full jitter, breaker (open 4 s),");
     out.println("            retry budget 50/0.25, tiers (T1 answers from the reduced model, claude-haiku-4-5)");
     out.println("without:    smart = [claude-opus-4-6], no retries, no fallback, no breaker");
+    out.println();
+    out.println("Per second: requests sent; answers by the primary and by the fallback (T1's reduced model is the");
+    out.println("fallback too) and failures, counted when they finish; the default feature's tier; the primary's");
+    out.println("circuit (it admits a trial only when called, so it stays OPEN while T1 bypasses it); retry-budget");
+    out.println("tokens left; upstream calls. Right: the same load without resilience.");
     out.println();
     out.println("    t | sent | primary fallback failed | tier circuit    budget calls || without: ok failed calls");
   }

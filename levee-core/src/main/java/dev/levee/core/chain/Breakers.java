@@ -64,6 +64,11 @@ public final class Breakers {
   }
 
   /** Every breaker created so far, ordered by target id. */
+  /** Every target that has a breaker, ordered by id. */
+  public java.util.List<Target> targets() {
+    return byTarget.keySet().stream().sorted(java.util.Comparator.comparing(Target::id)).toList();
+  }
+
   public Map<String, CircuitBreaker> all() {
     Map<String, CircuitBreaker> sorted = new TreeMap<>();
     byTarget.forEach((target, breaker) -> sorted.put(target.id(), breaker));

@@ -108,7 +108,7 @@ public final class HealthReport {
   /** Configured targets first, then at most {@value #MAX_OTHERS} others clients named. */
   private Set<Target> targets() {
     Set<Target> all = new LinkedHashSet<>(configured);
-    breakers.all().keySet().stream().map(Target::parse).filter(t -> !configured.contains(t))
+    breakers.targets().stream().filter(t -> !configured.contains(t))
         .limit(MAX_OTHERS).forEach(all::add);
     return all;
   }

@@ -65,19 +65,27 @@ public final class Metrics implements CallObserver {
         .description("Streams that ended with an error event").register(registry);
     FunctionCounter.builder("levee_stream_resumes", streams, s -> s.snapshot().resumes())
         .description("Continuations spliced into streams").register(registry);
-    Gauge.builder("levee_stream_ttft_p95_seconds", streams, s -> s.snapshot().ttftP95Millis() / 1000.0).register(registry);
-    Gauge.builder("levee_stream_duplicate_event_rate", streams, s -> s.snapshot().duplicateRate()).register(registry);
-    Gauge.builder("levee_cache_entries", cache, ResponseCache::size).register(registry);
-    Gauge.builder("levee_cache_bytes", cache, ResponseCache::weightedBytes).register(registry);
-    FunctionCounter.builder("levee_cache_lookups", cache, c -> c.stats().fresh()).tag("result", "fresh").register(registry);
-    FunctionCounter.builder("levee_cache_lookups", cache, c -> c.stats().stale()).tag("result", "stale").register(registry);
-    FunctionCounter.builder("levee_cache_lookups", cache, c -> c.stats().misses()).tag("result", "miss").register(registry);
+    Gauge.builder("levee_stream_ttft_p95_seconds", streams, s -> s.snapshot().ttftP95Millis() / 1000.0)
+        .description("Time to first token, p95 over the last minute").register(registry);
+    Gauge.builder("levee_stream_duplicate_event_rate", streams, s -> s.snapshot().duplicateRate())
+        .description("Share of content deltas that repeated the previous one").register(registry);
+    Gauge.builder("levee_cache_entries", cache, ResponseCache::size).description("Answers in the cache").register(registry);
+    Gauge.builder("levee_cache_bytes", cache, ResponseCache::weightedBytes).description("Bytes held by the cache")
+        .register(registry);
+    for (String result : new String[] {"fresh", "stale", "miss"}) {
+      FunctionCounter.builder("levee_cache_lookups", cache, c -> switch (result) {
+            case "fresh" -> c.stats().fresh();
+            case "stale" -> c.stats().stale();
+            default -> c.stats().misses();
+          })
+          .tag("result", result).description("Cache lookups by result").register(registry);
+    }
   }
 
   /** One finished client request. */
   public void request(String outcome, String tier) {
     Counter.builder("levee_requests").tag("outcome", outcome).tag("tier", tier == null ? "-" : tier)
-        .register(registry).increment();
+        .description("Client requests by how they ended and the tier they were admitted at").register(registry).increment();
   }
 
   @Override
@@ -94,8 +102,9 @@ public final class Metrics implements CallObserver {
     // a client may name any model: only configured targets get series of their own
     String label = configured.contains(target) ? target.id() : target.upstream() + "/*";
     Counter.builder("levee_upstream_calls").tag("target", label).tag("outcome", outcome)
-        .register(registry).increment();
-    Timer.builder("levee_upstream_latency").tag("target", label).register(registry).record(latency);
+        .description("Upstream calls by target and outcome").register(registry).increment();
+    Timer.builder("levee_upstream_latency").tag("target", label)
+        .description("Time to the answer (JSON) or first token (streams)").register(registry).record(latency);
   }
 
   private void watchCircuit(Target target) {

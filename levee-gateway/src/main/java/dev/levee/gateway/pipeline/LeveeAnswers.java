@@ -43,7 +43,9 @@ final class LeveeAnswers {
   /** T3 fail-open: the feature's static text as a well-formed message. */
   void staticText(InboundRequest in, Admission.Ticket ticket, ClientResponse client) {
     StaticAnswer answer = new StaticAnswer(ticket.config().staticText(), random);
-    if (in.body().stream()) {
+    if (ticket.config().disclosure().equals("inline")) {
+      cached(in, ticket, answer.json(in.body().model()), "The assistant is unavailable; this is a standard reply.", client);
+    } else if (in.body().stream()) {
       stream(answer.events(in.body().model()), client);
     } else {
       client.send(200, "application/json", answer.json(in.body().model()));
@@ -54,7 +56,7 @@ final class LeveeAnswers {
   void failClosed(InboundRequest in, Duration retryAfter, ClientResponse client) {
     ApiError error = new ApiError(503, "overloaded_error", "This feature is paused while the model is "
         + "unavailable; nothing was sent. Your input is returned in error.input so that nothing is lost.");
-    ObjectNode body = error.toJson(null);
+    ObjectNode body = error.toJson(in.id());
     JsonNode input = Json.tryParse(in.body().body());
     ObjectNode echo = ((ObjectNode) body.get("error")).putObject("input");
     if (input != null) {

@@ -112,7 +112,7 @@ public final class MessagesHandler {
     try {
       in = ingress.read(request, id);
     } catch (Ingress.Refused refused) {
-      client.error(refused.error, null);
+      client.error(refused.error, id);
       log.refused(id, request.getHttpURI().getPath(), refused.error.status(), millisSince(start), refused.error.type());
       return;
     }
@@ -213,7 +213,7 @@ public final class MessagesHandler {
         } else {
           Failure f = rejected.failure();
           client.header(LeveeHeaders.SHOULD_RETRY, "false");
-          client.error(new ApiError(ApiError.statusFor(f.errorType()), f.errorType(), f.message()), null);
+          client.error(new ApiError(ApiError.statusFor(f.errorType()), f.errorType(), f.message()), in.id());
         }
         log.log(in, route.alias(), ticket.tier().name(), client.status(), rejected.target().id(), calls, false, millisSince(start),
             "rejected " + rejected.failure().errorType());
@@ -232,7 +232,7 @@ public final class MessagesHandler {
         }
         client.header(LeveeHeaders.SHOULD_RETRY, "false").header(LeveeHeaders.REASON, failure.reason());
         failure.retryAfter().ifPresent(wait -> client.header("retry-after", RetryAfter.seconds(wait)));
-        client.error(failure.error(), null);
+        client.error(failure.error(), in.id());
         log.log(in, route.alias(), ticket.tier().name(), client.status(), null, calls, false, millisSince(start),
             "exhausted " + failure.reason());
       }

@@ -110,7 +110,8 @@ class DegradationTest {
       Message json = ask(h.sdk, "faq", "anything");
       Message streamed = Harness.streamed(h.sdk, params("anything").toBuilder().putAdditionalHeader("x-levee-feature", "faq").build());
 
-      assertThat(Harness.text(json)).startsWith("The FAQ bot is resting. Try again soon.");
+      assertThat(Harness.text(json)).startsWith("The FAQ bot is resting. Try again soon.")
+          .endsWith("[The assistant is unavailable; this is a standard reply.]"); // disclosure: inline
       assertThat(Harness.text(streamed)).isEqualTo(Harness.text(json));
       assertThat(json.stopReason()).hasValueSatisfying(r -> assertThat(r.asString()).isEqualTo("end_turn"));
       assertThat(h.emulator.log()).isEmpty();

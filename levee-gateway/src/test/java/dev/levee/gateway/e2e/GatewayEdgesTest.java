@@ -35,6 +35,8 @@ class GatewayEdgesTest {
       JsonNode body = Json.tryParse(response.body());
       assertThat(body.path("type").asText()).isEqualTo("error");
       assertThat(body.path("error").path("type").asText()).isEqualTo("invalid_request_error");
+      assertThat(body.path("error").path("message").asText()).doesNotContain("[Source");
+      assertThat(body.path("request_id").asText()).startsWith("lv_");
       assertThat(h.emulator.log()).isEmpty();
     }
   }
@@ -82,6 +84,28 @@ class GatewayEdgesTest {
       var models = h.sdk.models().list();
 
       assertThat(models.data()).isNotEmpty();
+    }
+  }
+
+  /** Regression: an empty model created a target named "emu/" and broke /health until restart. */
+  @Test
+  void anEmptyModelIsRefusedAndHealthStaysReadable() throws Exception {
+    try (Harness h = Harness.start(Harness.BASE_POLICY)) {
+      HttpResponse<String> refused = h.post("/v1/messages",
+          "{\"model\":\"\",\"max_tokens\":5,\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}", JSON);
+
+      assertThat(refused.statusCode()).isEqualTo(400);
+      assertThat(Json.tryParse(refused.body()).path("error").path("message").asText()).startsWith("model:");
+      assertThat(h.get("/health").statusCode()).isEqualTo(200);
+      assertThat(h.emulator.log()).isEmpty();
+    }
+  }
+
+  @Test
+  void healthAndMetricsAnswerOnlyGet() throws Exception {
+    try (Harness h = Harness.start(Harness.BASE_POLICY)) {
+      assertThat(h.post("/health", "", Map.of()).statusCode()).isEqualTo(405);
+      assertThat(h.post("/metrics", "", Map.of()).statusCode()).isEqualTo(405);
     }
   }
 
