@@ -1,9 +1,9 @@
 package dev.levee.bench;
 
+import dev.levee.anthropic.time.SystemClock;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.levee.anthropic.Json;
 import dev.levee.anthropic.message.MessagesRequest;
-import dev.levee.core.time.Ticker;
 import dev.levee.gateway.cache.CacheKey;
 import dev.levee.gateway.cache.MiniLmEmbedder;
 import dev.levee.gateway.cache.ResponseCache;
@@ -32,7 +32,7 @@ public final class CacheLookupCost {
 
   public static void main(String[] args) {
     Map<String, List<String>> headers = Map.of("x-api-key", List.of("bench-key"));
-    ResponseCache cache = new ResponseCache(ResponseCache.Config.DEFAULT, Ticker.system());
+    ResponseCache cache = new ResponseCache(ResponseCache.Config.DEFAULT, SystemClock.ticker());
     SemanticCache semantic = new SemanticCache(MiniLmEmbedder.instance(), SemanticCache.Config.DEFAULT);
     byte[] answer = "{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"m\",\"content\":[{\"type\":\"text\",\"text\":\"ok\"}],\"stop_reason\":\"end_turn\",\"stop_sequence\":null,\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}"
         .getBytes(StandardCharsets.UTF_8);

@@ -1,5 +1,6 @@
 package dev.levee.emulator;
 
+import dev.levee.anthropic.time.SystemClock;
 import dev.levee.core.time.Sleeper;
 import dev.levee.core.time.Ticker;
 import java.time.Duration;
@@ -79,8 +80,8 @@ public record EmulatorOptions(String host, int port, Scenario scenario, Duration
     private Duration pingInterval = Duration.ofSeconds(5);
     private long seed;
     private int continuationOverlap = 2;
-    private Ticker ticker = Ticker.system();
-    private Sleeper sleeper = Sleeper.system();
+    private Ticker ticker = SystemClock.ticker();
+    private Sleeper sleeper = SystemClock.sleeper();
 
     private Builder() {}
 

@@ -1,5 +1,6 @@
 package dev.levee.gateway;
 
+import dev.levee.anthropic.time.SystemClock;
 import dev.levee.core.time.Sleeper;
 import dev.levee.core.time.Ticker;
 import java.time.InstantSource;
@@ -21,7 +22,7 @@ public record GatewayClock(Ticker ticker, Sleeper sleeper, InstantSource wall, R
     boolean scheduleTiers) {
 
   public static GatewayClock system() {
-    return new GatewayClock(Ticker.system(), Sleeper.system(), InstantSource.system(),
+    return new GatewayClock(SystemClock.ticker(), SystemClock.sleeper(), InstantSource.system(),
         java.util.concurrent.ThreadLocalRandom.current(), true);
   }
 }

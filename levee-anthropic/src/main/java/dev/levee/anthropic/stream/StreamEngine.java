@@ -1,5 +1,6 @@
 package dev.levee.anthropic.stream;
 
+import dev.levee.anthropic.time.SystemClock;
 import dev.levee.anthropic.error.ErrorClassifier;
 import dev.levee.anthropic.upstream.Cancellation;
 import dev.levee.anthropic.upstream.Endpoint;
@@ -63,7 +64,7 @@ public final class StreamEngine {
    */
   public static StreamEngine standalone(FallbackChain chain, Function<Target, Endpoint> endpoints,
       StreamSettings settings) {
-    Ticker ticker = Ticker.system();
+    Ticker ticker = SystemClock.ticker();
     return new StreamEngine(chain, new UpstreamClient(java.time.Duration.ofSeconds(5)),
         new ErrorClassifier(java.time.InstantSource.system()), new Watchdog(ticker), ticker, settings, endpoints,
         target -> PrefillSupport.byDefault(target.model()), new StreamStats(ticker));

@@ -5,8 +5,9 @@ import java.time.Duration;
 /**
  * Waits for a duration: the only way Levee's policies pause (backoff, retry-after).
  *
- * <p>{@link #system()} parks the calling (virtual) thread; a {@link ManualClock} advances its
- * virtual time instead, so tests never sleep. Implementations must be thread-safe.
+ * <p>levee-core never sleeps itself: production passes a sleeper that parks the calling (virtual)
+ * thread ({@code dev.levee.anthropic.time.SystemClock}); a {@link ManualClock} advances its virtual
+ * time instead, so tests never sleep. Implementations must be thread-safe.
  */
 @FunctionalInterface
 public interface Sleeper {
@@ -17,13 +18,4 @@ public interface Sleeper {
    * @throws InterruptedException if the waiting thread is interrupted (the request was cancelled)
    */
   void sleep(Duration duration) throws InterruptedException;
-
-  /** Real waiting with {@link Thread#sleep(Duration)}. */
-  static Sleeper system() {
-    return d -> {
-      if (d.isPositive()) {
-        Thread.sleep(d);
-      }
-    };
-  }
 }

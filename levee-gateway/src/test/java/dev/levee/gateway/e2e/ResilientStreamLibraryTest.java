@@ -1,5 +1,6 @@
 package dev.levee.gateway.e2e;
 
+import dev.levee.anthropic.time.SystemClock;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -23,7 +24,6 @@ import dev.levee.core.chain.ChainResult;
 import dev.levee.core.chain.FallbackChain;
 import dev.levee.core.chain.Target;
 import dev.levee.core.deadline.Deadline;
-import dev.levee.core.time.Sleeper;
 import dev.levee.core.time.Ticker;
 import dev.levee.emulator.Emulator;
 import dev.levee.emulator.EmulatorOptions;
@@ -41,9 +41,9 @@ class ResilientStreamLibraryTest {
   @Test
   void anEmbeddedResilientStreamHidesACutAndYieldsTheWholeAnswer() throws Exception {
     try (Emulator emulator = Emulator.start(EmulatorOptions.defaults())) {
-      Ticker ticker = Ticker.system();
+      Ticker ticker = SystemClock.ticker();
       FallbackChain chain = new FallbackChain(ChainPolicy.DEFAULT, new Breakers(CircuitBreakerConfig.DEFAULT, ticker, t -> { }),
-          new RetryBudget(100, 0.2), CallObserver.NONE, ticker, Sleeper.system(), ThreadLocalRandom.current());
+          new RetryBudget(100, 0.2), CallObserver.NONE, ticker, SystemClock.sleeper(), ThreadLocalRandom.current());
       StreamEngine engine = StreamEngine.standalone(chain,
           target -> new Endpoint(URI.create(emulator.baseUrl()), "app-key"), StreamSettings.DEFAULT);
       byte[] body = ("{\"model\":\"ignored\",\"max_tokens\":512,\"stream\":true,"
