@@ -17,6 +17,7 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -38,8 +39,8 @@ public final class OverloadCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--seed", defaultValue = "20260921", description = "mulberry32 seed (default: ${DEFAULT-VALUE})")
-  int seed;
+  @Mixin
+  StudyOptions common;
 
   @Option(names = "--rate", defaultValue = "80", description = "requests per second (default: ${DEFAULT-VALUE})")
   double rate;
@@ -49,9 +50,6 @@ public final class OverloadCommand implements Callable<Integer> {
 
   @Option(names = "--warmup", defaultValue = "120", description = "seconds of arrivals left out of the table (default: ${DEFAULT-VALUE})")
   double warmup;
-
-  @Option(names = "--max-attempts", defaultValue = "5", description = "attempts per request, the first included (default: ${DEFAULT-VALUE})")
-  int maxAttempts;
 
   @Option(names = "--capacity", defaultValue = "100", description = "upstream calls served per second (default: ${DEFAULT-VALUE})")
   double capacity;
@@ -75,15 +73,6 @@ public final class OverloadCommand implements Callable<Integer> {
   @Option(names = "--failure-latency", defaultValue = "0.1", description = "seconds until a 529 returns (default: ${DEFAULT-VALUE})")
   double failureLatency;
 
-  @Option(names = "--immediate-delay", defaultValue = "0.05", description = "the immediate policy's wait, seconds (default: ${DEFAULT-VALUE})")
-  double immediateDelay;
-
-  @Option(names = "--backoff-base", defaultValue = "1", description = "first jittered wait's ceiling, seconds (default: ${DEFAULT-VALUE})")
-  double backoffBase;
-
-  @Option(names = "--backoff-cap", defaultValue = "30", description = "cap on any jittered wait, seconds (default: ${DEFAULT-VALUE})")
-  double backoffCap;
-
   @Option(names = "--budget", defaultValue = "100/0.1", description = "retry budget max/ratio (default: ${DEFAULT-VALUE})")
   String budget;
 
@@ -106,16 +95,12 @@ public final class OverloadCommand implements Callable<Integer> {
   @Option(names = "--chart", paramLabel = "FILE", description = "write an SVG chart of load, goodput and tokens over time to FILE")
   Path chart;
 
-  @Option(names = "--format", defaultValue = "table", converter = FormatConverter.class,
-      description = "table, csv or json (default: ${DEFAULT-VALUE})")
-  Table.Format format;
-
   @Override
   public Integer call() {
     OverloadStudy study;
     try {
-      study = new OverloadStudy(seed, rate, horizon, warmup, maxAttempts, capacity, triggerCapacity, triggerStart,
-          triggerEnd, rejectCost, successLatency, failureLatency, immediateDelay, backoffBase, backoffCap,
+      study = new OverloadStudy(common.seed, rate, horizon, warmup, common.maxAttempts, capacity, triggerCapacity, triggerStart,
+          triggerEnd, rejectCost, successLatency, failureLatency, common.immediateDelay, common.backoffBase, common.backoffCap,
           BudgetSetting.parse(budget), CircuitBreakerConfig.profile(breakerProfile), throttleK, throttleWindow,
           grpcMaxTokens, grpcTokenRatio);
       study.policies(); // validates the policy settings
@@ -125,14 +110,14 @@ public final class OverloadCommand implements Callable<Integer> {
     }
     List<OverloadStudy.Row> rows = study.run();
     PrintWriter out = spec.commandLine().getOut();
-    if (format == Table.Format.TABLE) {
+    if (common.format == Table.Format.TABLE) {
       out.printf(Locale.ROOT, "overload study: %s req/s, capacity %s/s dropping to %s/s during [%s s, %s s), "
               + "a 529 costs %s of a call; %d requests counted after a %s s warm-up, seed %d%n%n",
-          RetryBudgetCommand.n(rate), RetryBudgetCommand.n(capacity), RetryBudgetCommand.n(triggerCapacity),
-          RetryBudgetCommand.n(triggerStart), RetryBudgetCommand.n(triggerEnd), RetryBudgetCommand.n(rejectCost),
-          rows.get(0).stats().requests(), RetryBudgetCommand.n(warmup), seed);
+          StudyOptions.n(rate), StudyOptions.n(capacity), StudyOptions.n(triggerCapacity),
+          StudyOptions.n(triggerStart), StudyOptions.n(triggerEnd), StudyOptions.n(rejectCost),
+          rows.get(0).stats().requests(), StudyOptions.n(warmup), common.seed);
     }
-    out.print(StudyTables.overload(rows).render(format));
+    out.print(StudyTables.overload(rows).render(common.format));
     out.flush();
     if (chart != null) {
       try {

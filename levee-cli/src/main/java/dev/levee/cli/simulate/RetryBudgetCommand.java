@@ -11,6 +11,7 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -31,17 +32,14 @@ public final class RetryBudgetCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--seed", defaultValue = "20260921", description = "mulberry32 seed (default: ${DEFAULT-VALUE})")
-  int seed;
+  @Mixin
+  StudyOptions common;
 
   @Option(names = "--rate", defaultValue = "5", description = "requests per second (default: ${DEFAULT-VALUE})")
   double rate;
 
   @Option(names = "--horizon", defaultValue = "300", description = "seconds of arrivals (default: ${DEFAULT-VALUE})")
   double horizon;
-
-  @Option(names = "--max-attempts", defaultValue = "5", description = "attempts per request, the first included (default: ${DEFAULT-VALUE})")
-  int maxAttempts;
 
   @Option(names = "--outage-end", defaultValue = "20", description = "every call fails before this second (default: ${DEFAULT-VALUE})")
   double outageEnd;
@@ -56,43 +54,26 @@ public final class RetryBudgetCommand implements Callable<Integer> {
       description = "retry budgets max/ratio, comma-separated (default: ${DEFAULT-VALUE})")
   String budgets;
 
-  @Option(names = "--immediate-delay", defaultValue = "0.05", description = "the immediate policy's wait, seconds (default: ${DEFAULT-VALUE})")
-  double immediateDelay;
-
-  @Option(names = "--backoff-base", defaultValue = "1", description = "first jittered wait's ceiling, seconds (default: ${DEFAULT-VALUE})")
-  double backoffBase;
-
-  @Option(names = "--backoff-cap", defaultValue = "30", description = "cap on any jittered wait, seconds (default: ${DEFAULT-VALUE})")
-  double backoffCap;
-
-  @Option(names = "--format", defaultValue = "table", converter = FormatConverter.class,
-      description = "table, csv or json (default: ${DEFAULT-VALUE})")
-  Table.Format format;
-
   @Override
   public Integer call() {
     RetryBudgetStudy study;
     try {
       List<BudgetSetting> parsed = BudgetSetting.parseList(budgets);
-      study = new RetryBudgetStudy(seed, rate, horizon, maxAttempts, outageEnd, degradedEnd, degradedFailRate,
-          immediateDelay, backoffBase, backoffCap, parsed);
+      study = new RetryBudgetStudy(common.seed, rate, horizon, common.maxAttempts, outageEnd, degradedEnd,
+          degradedFailRate, common.immediateDelay, common.backoffBase, common.backoffCap, parsed);
       study.requests(); // validates rate and horizon
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
     }
     List<RetryBudgetStudy.Row> rows = study.run();
     PrintWriter out = spec.commandLine().getOut();
-    if (format == Table.Format.TABLE) {
+    if (common.format == Table.Format.TABLE) {
       out.printf(Locale.ROOT, "retry-budget study: %d requests at %s/s, outage until %s s, %s failing until %s s, "
-              + "%d attempts max, seed %d%n%n", study.requests(), n(rate), n(outageEnd), n(degradedFailRate),
-          n(degradedEnd), maxAttempts, seed);
+              + "%d attempts max, seed %d%n%n", study.requests(), StudyOptions.n(rate), StudyOptions.n(outageEnd),
+          StudyOptions.n(degradedFailRate), StudyOptions.n(degradedEnd), common.maxAttempts, common.seed);
     }
-    out.print(StudyTables.retryBudget(rows).render(format));
+    out.print(StudyTables.retryBudget(rows).render(common.format));
     out.flush();
     return 0;
-  }
-
-  static String n(double v) {
-    return v == Math.rint(v) && Math.abs(v) < 1e15 ? Long.toString((long) v) : Double.toString(v);
   }
 }
