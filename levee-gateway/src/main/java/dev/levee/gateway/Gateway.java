@@ -82,8 +82,8 @@ public final class Gateway implements AutoCloseable {
     TargetStats stats = new TargetStats(routes.configuredTargets(), ticker);
     TierBoard tiers = new TierBoard(config, ticker, clock.wall(), clock.scheduleTiers());
     StreamStats streamStats = new StreamStats(ticker);
-    ResponseCache cache = new ResponseCache(new ResponseCache.Config(config.cache().maxBytes(),
-        Duration.ofMinutes(10), Duration.ofMinutes(60), config.cache().maxStaleness()), ticker);
+    ResponseCache cache = new ResponseCache(
+        new ResponseCache.Config(config.cache().maxBytes(), config.cache().maxStaleness()), ticker);
     Metrics metrics = new Metrics(routes.configuredTargets(), breakers, budget, tiers, streamStats, cache);
     GatewayConfig.Retry retry = policy.retry();
     ChainPolicy chainPolicy = new ChainPolicy(
@@ -106,9 +106,7 @@ public final class Gateway implements AutoCloseable {
             limits.recoveryWindow(), limits.duplicates().equals("drop")),
         endpointOf, routes::prefill, streamStats);
     SemanticCache semantic = config.features().values().stream().anyMatch(Feature::semantic)
-        ? new SemanticCache(MiniLmEmbedder.instance(), new SemanticCache.Config(
-            config.features().values().stream().filter(Feature::semantic).mapToDouble(Feature::semanticThreshold)
-                .max().orElse(0.95), 1_000, 20_000))
+        ? new SemanticCache(MiniLmEmbedder.instance(), SemanticCache.Config.DEFAULT) // thresholds are per feature
         : null;
     MessagesHandler messages = MessagesHandler.create(new MessagesHandler.Parts(config, routes, chain, streams,
         endpointOf, client, classifier, watchdog, tiers, cache, semantic, clock.random(), ticker, metrics));

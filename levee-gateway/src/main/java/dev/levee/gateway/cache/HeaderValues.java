@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Map;
 
 /** Case-insensitive reads of request headers kept as sent (names in any case). */
-final class HeaderValues {
+public final class HeaderValues {
 
   private HeaderValues() {}
 
@@ -21,7 +21,7 @@ final class HeaderValues {
   }
 
   /** The first non-blank value of {@code name}, trimmed; null when absent. */
-  static String first(Map<String, List<String>> headers, String name) {
+  public static String first(Map<String, List<String>> headers, String name) {
     for (String value : all(headers, name)) {
       if (value != null && !value.isBlank()) {
         return value.strip();

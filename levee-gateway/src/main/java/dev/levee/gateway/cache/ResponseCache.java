@@ -13,9 +13,9 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * The exact-match answer cache, in memory (Caffeine), bounded by bytes.
  *
- * <p>Each entry is fresh for the TTL its writer chose — {@link Config#hotTtl()} (default 10 min)
- * for answers generated at T0/T1, {@link Config#coldTtl()} (default 60 min) for T2
- * regenerations — then <em>stale</em> for up to {@link Config#maxStaleness()} (default 24 h),
+ * <p>Each entry is fresh for the TTL its writer chose — a feature's hot TTL for answers generated
+ * at T0/T1, its cold TTL for T2 regenerations ({@code dev.levee.gateway.config.Feature}) — then
+ * <em>stale</em> for up to {@link Config#maxStaleness()} (default 24 h),
  * when only stale-if-error may serve it, then gone. {@link #lookup} says which of the three it
  * found; serving a stale entry is the caller's decision.
  *
@@ -34,23 +34,16 @@ public final class ResponseCache {
    * Settings; immutable.
    *
    * @param maxBytes the bound on the weights of all entries, bytes (default 64 MiB)
-   * @param hotTtl freshness of answers written at T0/T1 (default 10 min)
-   * @param coldTtl freshness of answers regenerated at T2 (default 60 min)
    * @param maxStaleness how long after its TTL an entry stays for stale-if-error (default 24 h)
    */
-  public record Config(long maxBytes, Duration hotTtl, Duration coldTtl, Duration maxStaleness) {
+  public record Config(long maxBytes, Duration maxStaleness) {
 
-    /** 64 MiB, 10 min, 60 min, 24 h. */
-    public static final Config DEFAULT =
-        new Config(64L << 20, Duration.ofMinutes(10), Duration.ofMinutes(60), Duration.ofHours(24));
+    /** 64 MiB, 24 h. */
+    public static final Config DEFAULT = new Config(64L << 20, Duration.ofHours(24));
 
     public Config {
-      Objects.requireNonNull(hotTtl, "hotTtl");
-      Objects.requireNonNull(coldTtl, "coldTtl");
       Objects.requireNonNull(maxStaleness, "maxStaleness");
       if (maxBytes <= 0) throw new IllegalArgumentException("max-bytes must be positive, was " + maxBytes);
-      if (!hotTtl.isPositive()) throw new IllegalArgumentException("hot TTL must be positive, was " + hotTtl);
-      if (!coldTtl.isPositive()) throw new IllegalArgumentException("cold TTL must be positive, was " + coldTtl);
       if (maxStaleness.isNegative()) throw new IllegalArgumentException("max staleness must not be negative, was " + maxStaleness);
     }
   }
@@ -116,23 +109,30 @@ public final class ResponseCache {
     return config;
   }
 
-  /** Looks {@code key} up: fresh, stale (expired within max staleness) or miss. */
+  /** Looks {@code key} up: fresh, stale (expired within max staleness) or miss; counted in {@link #stats()}. */
   public Lookup lookup(CacheKey key) {
+    Lookup found = peek(key);
+    switch (found) {
+      case Fresh f -> fresh.increment();
+      case Stale s -> stale.increment();
+      case Miss m -> misses.increment();
+    }
+    return found;
+  }
+
+  /** As {@link #lookup}, without counting: for checking candidates (e.g. of a semantic match). */
+  public Lookup peek(CacheKey key) {
     CachedAnswer answer = cache.getIfPresent(key);
     long now = ticker.nanos();
     if (answer == null) {
-      misses.increment();
       return Miss.INSTANCE;
     }
     if (answer.isFresh(now)) {
-      fresh.increment();
       return new Fresh(answer, answer.age(now));
     }
     if (now - answer.storedAtNanos() < saturatedAdd(answer.ttl().toNanos(), config.maxStaleness().toNanos())) {
-      stale.increment();
       return new Stale(answer, answer.age(now));
     }
-    misses.increment();
     return Miss.INSTANCE;
   }
 
@@ -141,7 +141,7 @@ public final class ResponseCache {
    *
    * @param messageJson the upstream's {@code message} object; copied
    * @param model the model that produced it
-   * @param ttl freshness: {@link Config#hotTtl()} or {@link Config#coldTtl()}, or the caller's own
+   * @param ttl how long the answer stays fresh (a feature's hot or cold TTL)
    * @return false (and nothing stored) when the JSON is not a finished assistant message
    *     ({@code "type": "message"}, a {@code content} array, a non-null {@code stop_reason}),
    *     or it alone would exceed {@link Config#maxBytes()}
@@ -161,11 +161,6 @@ public final class ResponseCache {
     cache.put(key, answer);
     puts.increment();
     return true;
-  }
-
-  /** Drops the entry under {@code key}, if any. */
-  public void invalidate(CacheKey key) {
-    cache.invalidate(key);
   }
 
   /** Drops every entry of {@code tenant} (see {@link CacheKey#tenantOf}). */

@@ -89,12 +89,17 @@ public final class SemanticCache {
    * the response cache).
    */
   public Optional<Match> lookup(SemanticQuery query, Predicate<CacheKey> usable) {
+    return lookup(query, config.threshold(), usable);
+  }
+
+  /** As {@link #lookup(SemanticQuery, Predicate)}, with the caller's own cosine threshold. */
+  public Optional<Match> lookup(SemanticQuery query, double threshold, Predicate<CacheKey> usable) {
     Ring ring = partitions.getIfPresent(partition(query));
     if (ring == null) {
       return Optional.empty();
     }
     float[] vector = unit(embedder.embed(query.text()));
-    return ring.best(vector, config.threshold(), usable);
+    return ring.best(vector, threshold, usable);
   }
 
   /** Remembers that the answer to {@code query} is stored under {@code key}. */

@@ -8,6 +8,7 @@ import dev.levee.core.tier.Tier;
 import dev.levee.gateway.Routes;
 import dev.levee.gateway.cache.CacheDirectives;
 import dev.levee.gateway.cache.CacheKey;
+import dev.levee.gateway.cache.HeaderValues;
 import dev.levee.gateway.cache.ResponseCache;
 import dev.levee.gateway.cache.SemanticCache;
 import dev.levee.gateway.cache.SemanticQuery;
@@ -92,7 +93,7 @@ final class Admission {
   }
 
   Decision admit(InboundRequest in, Routes.Route route) {
-    String name = first(in, "x-levee-feature");
+    String name = HeaderValues.first(in.request().headers(), "x-levee-feature");
     String feature = name != null && tiers.knows(name) ? name : Feature.DEFAULT_NAME;
     Feature f = config.feature(feature);
     if (!in.path().equals("/v1/messages")) { // count_tokens: no model answer to degrade or cache
@@ -101,8 +102,10 @@ final class Admission {
     }
     Tier tier = tiers.tier(feature);
     CacheDirectives directives = CacheDirectives.of(in.request().headers());
-    CacheKey key = cacheKey(in);
-    SemanticQuery query = f.semantic() && semantic != null ? semanticQuery(in) : null;
+    JsonNode body = directives.mayStore() || directives.mayServe() ? Json.tryParse(in.body().body()) : null;
+    CacheKey key = cacheKey(body, in);
+    SemanticQuery query = key != null && f.semantic() && semantic != null
+        ? SemanticQuery.of(body, in.body().model(), in.request().headers()).orElse(null) : null;
     Ticket ticket = new Ticket(feature, f, tier, key, directives, query);
     return switch (tier) {
       case T0 -> new Upstream(ticket, route.targets(), shaped(in, f, Tier.T0), f.hotTtl(), null);
@@ -121,14 +124,9 @@ final class Admission {
     if (cache.lookup(ticket.key()) instanceof ResponseCache.Fresh fresh) {
       return Optional.of(new FromCache(ticket, fresh.answer().messageJson(), "hit"));
     }
-    if (ticket.semantic() != null) {
-      Optional<SemanticCache.Match> match = semantic.lookup(ticket.semantic(),
-          k -> cache.lookup(k) instanceof ResponseCache.Fresh);
-      if (match.isPresent() && cache.lookup(match.get().key()) instanceof ResponseCache.Fresh fresh) {
-        return Optional.of(new FromCache(ticket, fresh.answer().messageJson(), "semantic"));
-      }
-    }
-    return Optional.empty();
+    return semanticMatch(ticket, ResponseCache.Fresh.class::isInstance)
+        .filter(lookup -> lookup instanceof ResponseCache.Fresh)
+        .flatMap(lookup -> served(ticket, lookup, "semantic"));
   }
 
   /**
@@ -139,31 +137,29 @@ final class Admission {
     if (!ticket.mayServe()) {
       return Optional.empty();
     }
-    switch (cache.lookup(ticket.key())) {
-      case ResponseCache.Fresh fresh -> {
-        return Optional.of(new FromCache(ticket, fresh.answer().messageJson(), "hit"));
-      }
-      case ResponseCache.Stale stale -> {
-        return Optional.of(new FromCache(ticket, stale.answer().messageJson(), "stale"));
-      }
-      case ResponseCache.Miss miss -> { }
+    Optional<FromCache> exact = served(ticket, cache.lookup(ticket.key()), "hit");
+    return exact.isPresent() ? exact
+        : semanticMatch(ticket, lookup -> !(lookup instanceof ResponseCache.Miss))
+            .flatMap(lookup -> served(ticket, lookup, "semantic"));
+  }
+
+  /** The cache entry of the best semantic match whose entry is {@code usable}; candidates are not counted. */
+  private Optional<ResponseCache.Lookup> semanticMatch(Ticket ticket,
+      java.util.function.Predicate<ResponseCache.Lookup> usable) {
+    if (ticket.semantic() == null) {
+      return Optional.empty();
     }
-    if (ticket.semantic() != null) {
-      Optional<SemanticCache.Match> match = semantic.lookup(ticket.semantic(),
-          k -> !(cache.lookup(k) instanceof ResponseCache.Miss));
-      if (match.isPresent()) {
-        switch (cache.lookup(match.get().key())) {
-          case ResponseCache.Fresh fresh -> {
-            return Optional.of(new FromCache(ticket, fresh.answer().messageJson(), "semantic"));
-          }
-          case ResponseCache.Stale stale -> {
-            return Optional.of(new FromCache(ticket, stale.answer().messageJson(), "stale"));
-          }
-          case ResponseCache.Miss miss -> { }
-        }
-      }
-    }
-    return Optional.empty();
+    return semantic.lookup(ticket.semantic(), ticket.config().semanticThreshold(), k -> usable.test(cache.peek(k)))
+        .map(match -> cache.lookup(match.key()));
+  }
+
+  /** An answer from a lookup: fresh as {@code freshStatus}, expired as {@code stale}. */
+  private static Optional<FromCache> served(Ticket ticket, ResponseCache.Lookup lookup, String freshStatus) {
+    return switch (lookup) {
+      case ResponseCache.Fresh fresh -> Optional.of(new FromCache(ticket, fresh.answer().messageJson(), freshStatus));
+      case ResponseCache.Stale stale -> Optional.of(new FromCache(ticket, stale.answer().messageJson(), "stale"));
+      case ResponseCache.Miss miss -> Optional.empty();
+    };
   }
 
   /** Writes a finished answer back, when the ticket allows. */
@@ -186,26 +182,15 @@ final class Admission {
     return in.request().shaped(cap, keepThinking ? Set.of() : Set.of("thinking"));
   }
 
-  /** The request's cache key, or null (no caching) for a body the key cannot be computed from. */
-  private static CacheKey cacheKey(InboundRequest in) {
-    try {
-      return CacheKey.of(in.body(), in.request().headers());
-    } catch (RuntimeException e) { // not a JSON object, or beyond the JSON limits: simply not cached
+  /** The request's cache key, or null (no caching) when the request may not use the cache or its body cannot be keyed. */
+  private static CacheKey cacheKey(JsonNode body, InboundRequest in) {
+    if (body == null) {
       return null;
     }
-  }
-
-  private static SemanticQuery semanticQuery(InboundRequest in) {
-    JsonNode body = Json.tryParse(in.body().body());
-    return SemanticQuery.of(body, in.body().model(), in.request().headers()).orElse(null);
-  }
-
-  private static String first(InboundRequest in, String header) {
-    for (var entry : in.request().headers().entrySet()) {
-      if (entry.getKey().equalsIgnoreCase(header) && !entry.getValue().isEmpty()) {
-        return entry.getValue().get(0);
-      }
+    try {
+      return CacheKey.of(body, in.body().model(), in.request().headers());
+    } catch (RuntimeException e) { // beyond the JSON limits: simply not cached
+      return null;
     }
-    return null;
   }
 }

@@ -187,10 +187,12 @@ public final class MessagesHandler {
         String outcome;
         if (answered.response().stream() != null) {
           ResilientStream stream = streams.resilient(answered, plan.request(), plan.targets(), route.resume(), cancellation);
-          MessageAssembler assembled = new MessageAssembler();
-          ResilientStream.Outcome ended = StreamRelay.relay(answered.response(), stream, client, assembled::accept);
-          if (ended == ResilientStream.Outcome.COMPLETE && assembled.message() != null) {
-            admission.store(ticket, assembled.message(), answered.target().model(), plan.storeTtl());
+          MessageAssembler assembled = ticket.mayStore() ? new MessageAssembler() : null; // only for the cache
+          ResilientStream.Outcome ended = StreamRelay.relay(answered.response(), stream, client,
+              assembled == null ? event -> { } : assembled::accept);
+          byte[] message = assembled == null || ended != ResilientStream.Outcome.COMPLETE ? null : assembled.message();
+          if (message != null) {
+            admission.store(ticket, message, answered.target().model(), plan.storeTtl());
           }
           outcome = "stream_" + ended.name().toLowerCase() + (stream.resumes() > 0 ? " resumes=" + stream.resumes()
               + " last=" + stream.target().id() : "");

@@ -14,8 +14,8 @@ class ResponseCacheTest {
 
   private final ManualClock clock = new ManualClock();
   private final ResponseCache cache = new ResponseCache(ResponseCache.Config.DEFAULT, clock);
-  private final Duration hot = cache.config().hotTtl();
-  private final Duration cold = cache.config().coldTtl();
+  private final Duration hot = Duration.ofMinutes(10);
+  private final Duration cold = Duration.ofMinutes(60);
 
   static byte[] message(String text) {
     return ("{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"claude-x\",\"content\":"
@@ -92,7 +92,7 @@ class ResponseCacheTest {
   @Test
   void theCacheIsBoundedByBytes() {
     long maxBytes = 16 * 1024;
-    ResponseCache small = new ResponseCache(new ResponseCache.Config(maxBytes, hot, cold, Duration.ofHours(24)), clock);
+    ResponseCache small = new ResponseCache(new ResponseCache.Config(maxBytes, Duration.ofHours(24)), clock);
     String text = "x".repeat(3000);
 
     for (int i = 0; i < 20; i++) {
@@ -105,7 +105,7 @@ class ResponseCacheTest {
 
   @Test
   void anAnswerLargerThanTheWholeCacheIsRefused() {
-    ResponseCache tiny = new ResponseCache(new ResponseCache.Config(1024, hot, cold, Duration.ZERO), clock);
+    ResponseCache tiny = new ResponseCache(new ResponseCache.Config(1024, Duration.ZERO), clock);
 
     assertThat(tiny.put(key("q", "k1"), message("y".repeat(2000)), "claude-x", hot)).isFalse();
     assertThat(tiny.size()).isZero();
@@ -148,5 +148,16 @@ class ResponseCacheTest {
     cache.lookup(key);
 
     assertThat(cache.stats()).isEqualTo(new ResponseCache.Stats(1, 1, 1, 1, 0));
+  }
+
+  /** Regression: checking semantic candidates counted as lookups, so the metrics overcounted. */
+  @Test
+  void peekingIsNotCountedAsALookup() {
+    CacheKey key = new CacheKey("t", "m", "d1");
+    cache.put(key, message("peek"), "m", hot);
+
+    assertThat(cache.peek(key)).isInstanceOf(ResponseCache.Fresh.class);
+    assertThat(cache.peek(new CacheKey("t", "m", "d2"))).isInstanceOf(ResponseCache.Miss.class);
+    assertThat(cache.stats()).isEqualTo(new ResponseCache.Stats(0, 0, 0, 1, 0));
   }
 }

@@ -202,4 +202,16 @@ class SemanticCacheTest {
     assertThat(SemanticQuery.of(streamed, "smart", TENANT_A).orElseThrow().context()).isEqualTo(context);
     assertThat(SemanticQuery.of(otherHistory, "smart", TENANT_A).orElseThrow().context()).isNotEqualTo(context);
   }
+
+  /** Regression: one cache served every feature with the highest threshold any feature set. */
+  @Test
+  void aCallerMayAskForItsOwnThreshold() {
+    direction("stored", 10); // cosine ≈ 0.985 to "asked"
+    direction("asked", 0);
+    SemanticCache cache = cache(SemanticCache.Config.DEFAULT);
+    cache.put(query("stored", TENANT_A), keyOf("stored", TENANT_A));
+
+    assertThat(cache.lookup(query("asked", TENANT_A), 0.99, key -> true)).isEmpty();
+    assertThat(cache.lookup(query("asked", TENANT_A), 0.98, key -> true)).isPresent();
+  }
 }
