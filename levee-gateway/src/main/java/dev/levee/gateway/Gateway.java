@@ -7,6 +7,7 @@ import dev.levee.anthropic.stream.StreamSettings;
 import dev.levee.anthropic.stream.StreamStats;
 import dev.levee.anthropic.upstream.Endpoint;
 import dev.levee.anthropic.upstream.UpstreamClient;
+import dev.levee.anthropic.upstream.Upstreams;
 import dev.levee.anthropic.upstream.Watchdog;
 import dev.levee.core.breaker.Transition;
 import dev.levee.core.budget.RetryBudget;
@@ -101,15 +102,16 @@ public final class Gateway implements AutoCloseable {
     config.upstreams().forEach((name, u) -> endpoints.put(name, new Endpoint(u.url(), u.apiKey())));
     Function<Target, Endpoint> endpointOf = target -> endpoints.get(target.upstream());
     GatewayConfig.Stream limits = policy.stream();
-    StreamEngine streams = new StreamEngine(chain, client, classifier, watchdog, ticker,
+    Upstreams upstreams = new Upstreams(endpointOf, client, classifier, watchdog, ticker);
+    StreamEngine streams = new StreamEngine(chain, upstreams,
         new StreamSettings(limits.ttftTimeout(), limits.idleTimeout(), limits.holdLimit(), limits.maxResumes(),
             limits.recoveryWindow(), limits.duplicates().equals("drop")),
-        endpointOf, routes::prefill, streamStats);
+        routes::prefill, streamStats);
     SemanticCache semantic = config.features().values().stream().anyMatch(Feature::semantic)
         ? new SemanticCache(MiniLmEmbedder.instance(), SemanticCache.Config.DEFAULT) // thresholds are per feature
         : null;
     MessagesHandler messages = MessagesHandler.create(new MessagesHandler.Parts(config, routes, chain, streams,
-        endpointOf, client, classifier, watchdog, tiers, cache, semantic, clock.random(), ticker, metrics));
+        upstreams, tiers, cache, semantic, clock.random(), metrics));
     HealthReport health = new HealthReport(routes.configuredTargets(), breakers, stats, budget, streamStats, tiers);
     AdminHandler admin = new AdminHandler(config.admin().token(), tiers);
     Server server = VirtualThreadServer.create(config.server().host(), config.server().port(),

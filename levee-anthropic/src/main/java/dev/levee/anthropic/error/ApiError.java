@@ -81,6 +81,27 @@ public record ApiError(int status, String type, String message) {
     };
   }
 
+  /**
+   * The error that tells a client about {@code failure}: the upstream's own status and type when
+   * it answered with an error (or sent an error event inside a 200 stream); for failures without
+   * an answer, 529 {@code overloaded_error}, 504 {@code timeout_error} (timeouts, stalls) or 502
+   * {@code api_error} (resets, cuts, malformed streams).
+   */
+  public static ApiError of(dev.levee.core.retry.Failure failure, String message) {
+    if (failure.status() >= 400) {
+      return new ApiError(failure.status(), failure.errorType(), message);
+    }
+    boolean apiType = statusFor(failure.errorType()) != 400 || failure.errorType().equals("invalid_request_error");
+    if (failure.status() == 200 && (apiType || failure.kind() == dev.levee.core.retry.FailureKind.CLIENT_ERROR)) {
+      return new ApiError(statusFor(failure.errorType()), failure.errorType(), message); // an in-band error event
+    }
+    return switch (failure.kind()) {
+      case OVERLOADED -> new ApiError(529, "overloaded_error", message);
+      case TIMEOUT -> new ApiError(504, "timeout_error", message);
+      default -> new ApiError(502, "api_error", message);
+    };
+  }
+
   /** This error as a JSON body tree, optionally with a {@code request_id}. */
   public ObjectNode toJson(String requestId) {
     ObjectNode body = Json.MAPPER.createObjectNode();

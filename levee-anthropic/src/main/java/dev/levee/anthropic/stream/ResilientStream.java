@@ -152,7 +152,7 @@ public final class ResilientStream implements AutoCloseable {
     List<ObjectNode> partial = splicer.partialContent();
     Deadline window = Deadline.after(engine.settings().recoveryWindow(), engine.ticker());
     ChainResult<Reply> result = engine.chain().execute(continuationOrder(), window, true, engine.attempt(
-        t -> request.to(engine.endpoint(t),
+        t -> engine.upstreams().request(request, t,
             ContinuationRequest.build(request.bodyFor(t.model()), t.model(), partial, engine.prefill(t))),
         cancellation));
     switch (result) {
@@ -201,13 +201,8 @@ public final class ResilientStream implements AutoCloseable {
   }
 
   private static SseEvent errorEvent(Failure failure, String why) {
-    String type = failure.status() == 200 && !failure.errorType().equals("malformed_event")
-        ? failure.errorType()
-        : failure.kind() == FailureKind.OVERLOADED ? "overloaded_error"
-        : failure.kind() == FailureKind.TIMEOUT ? "timeout_error" : "api_error";
-    ApiError error = new ApiError(ApiError.statusFor(type), type,
-        "The answer is incomplete: the upstream stream broke (" + failure.errorType() + ": " + failure.message()
-            + ") and Levee could not resume it because " + why + ".");
+    ApiError error = ApiError.of(failure, "The answer is incomplete: the upstream stream broke ("
+        + failure.errorType() + ": " + failure.message() + ") and Levee could not resume it because " + why + ".");
     return new SseEvent("error", Json.string(error.toJson(null)));
   }
 

@@ -8,6 +8,7 @@ import dev.levee.anthropic.upstream.OriginalRequest;
 import dev.levee.anthropic.upstream.Reply;
 import dev.levee.anthropic.upstream.UpstreamClient;
 import dev.levee.anthropic.upstream.UpstreamRequest;
+import dev.levee.anthropic.upstream.Upstreams;
 import dev.levee.anthropic.upstream.Watchdog;
 import dev.levee.core.chain.ChainResult;
 import dev.levee.core.chain.FallbackChain;
@@ -27,29 +28,20 @@ import java.util.function.Predicate;
 public final class StreamEngine {
 
   private final FallbackChain chain;
-  private final UpstreamClient client;
-  private final ErrorClassifier classifier;
-  private final Watchdog watchdog;
-  private final Ticker ticker;
+  private final Upstreams upstreams;
   private final StreamSettings settings;
-  private final Function<Target, Endpoint> endpoints;
   private final Predicate<Target> prefill;
   private final StreamStats stats;
 
   /**
-   * @param endpoints where each target's upstream lives
+   * @param upstreams how every target is reached
    * @param prefill whether a target accepts a final assistant turn (see {@link PrefillSupport})
    */
-  public StreamEngine(FallbackChain chain, UpstreamClient client, ErrorClassifier classifier, Watchdog watchdog,
-      Ticker ticker, StreamSettings settings, Function<Target, Endpoint> endpoints, Predicate<Target> prefill,
+  public StreamEngine(FallbackChain chain, Upstreams upstreams, StreamSettings settings, Predicate<Target> prefill,
       StreamStats stats) {
     this.chain = Objects.requireNonNull(chain);
-    this.client = Objects.requireNonNull(client);
-    this.classifier = Objects.requireNonNull(classifier);
-    this.watchdog = Objects.requireNonNull(watchdog);
-    this.ticker = Objects.requireNonNull(ticker);
+    this.upstreams = Objects.requireNonNull(upstreams);
     this.settings = Objects.requireNonNull(settings);
-    this.endpoints = Objects.requireNonNull(endpoints);
     this.prefill = Objects.requireNonNull(prefill);
     this.stats = Objects.requireNonNull(stats);
   }
@@ -65,9 +57,10 @@ public final class StreamEngine {
   public static StreamEngine standalone(FallbackChain chain, Function<Target, Endpoint> endpoints,
       StreamSettings settings) {
     Ticker ticker = SystemClock.ticker();
-    return new StreamEngine(chain, new UpstreamClient(java.time.Duration.ofSeconds(5)),
-        new ErrorClassifier(java.time.InstantSource.system()), new Watchdog(ticker), ticker, settings, endpoints,
-        target -> PrefillSupport.byDefault(target.model()), new StreamStats(ticker));
+    Upstreams upstreams = new Upstreams(endpoints, new UpstreamClient(java.time.Duration.ofSeconds(5)),
+        new ErrorClassifier(java.time.InstantSource.system()), new Watchdog(ticker), ticker);
+    return new StreamEngine(chain, upstreams, settings, target -> PrefillSupport.byDefault(target.model()),
+        new StreamStats(ticker));
   }
 
   /**
@@ -78,7 +71,7 @@ public final class StreamEngine {
   public ChainResult<Reply> open(OriginalRequest request, List<Target> targets, Deadline deadline,
       Cancellation cancellation) {
     return chain.execute(targets, deadline, false,
-        attempt(target -> request.to(endpoints.apply(target), request.bodyFor(target.model())), cancellation));
+        attempt(target -> upstreams.request(request, target, request.bodyFor(target.model())), cancellation));
   }
 
   /**
@@ -94,16 +87,15 @@ public final class StreamEngine {
   }
 
   StreamAttempt attempt(Function<Target, UpstreamRequest> requests, Cancellation cancellation) {
-    return new StreamAttempt(requests, target -> endpoints.apply(target).apiKey().isEmpty(), client, classifier,
-        watchdog, ticker, settings, cancellation);
+    return new StreamAttempt(upstreams, requests, settings, cancellation);
   }
 
   FallbackChain chain() {
     return chain;
   }
 
-  Endpoint endpoint(Target target) {
-    return endpoints.apply(target);
+  Upstreams upstreams() {
+    return upstreams;
   }
 
   boolean prefill(Target target) {
@@ -115,7 +107,7 @@ public final class StreamEngine {
   }
 
   Ticker ticker() {
-    return ticker;
+    return upstreams.ticker();
   }
 
   StreamStats stats() {

@@ -3,7 +3,6 @@ package dev.levee.gateway.pipeline;
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.core.chain.ChainResult;
 import dev.levee.core.retry.Failure;
-import dev.levee.core.retry.FailureKind;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.stream.Collectors;
@@ -26,26 +25,9 @@ record FailureResponse(ApiError error, Optional<Duration> retryAfter, String rea
     } else if (last == null) {
       error = new ApiError(504, "timeout_error", "No target could be tried within the deadline. " + reason);
     } else {
-      error = new ApiError(statusOf(last), typeOf(last), "All targets failed. " + reason
+      error = ApiError.of(last, "All targets failed. " + reason
           + (last.message().isEmpty() ? "" : ". Last error: " + last.message()));
     }
     return new FailureResponse(error, exhausted.retryAfter(), reason);
-  }
-
-  private static int statusOf(Failure failure) {
-    if (failure.status() >= 400) {
-      return failure.status();
-    }
-    if (failure.status() == 200) {
-      return ApiError.statusFor(failure.errorType()); // an error event inside a 200 stream
-    }
-    return failure.kind() == FailureKind.TIMEOUT ? 504 : 502;
-  }
-
-  private static String typeOf(Failure failure) {
-    if (failure.status() >= 400 || failure.status() == 200) {
-      return failure.errorType();
-    }
-    return failure.kind() == FailureKind.TIMEOUT ? "timeout_error" : "api_error";
   }
 }

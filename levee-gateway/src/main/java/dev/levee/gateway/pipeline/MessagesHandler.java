@@ -1,21 +1,17 @@
 package dev.levee.gateway.pipeline;
 
 import dev.levee.anthropic.error.ApiError;
-import dev.levee.anthropic.error.ErrorClassifier;
 import dev.levee.anthropic.error.RetryAfter;
 import dev.levee.anthropic.server.DisconnectWatch;
 import dev.levee.anthropic.stream.MessageAssembler;
 import dev.levee.anthropic.stream.ResilientStream;
 import dev.levee.anthropic.stream.StreamEngine;
 import dev.levee.anthropic.upstream.Cancellation;
-import dev.levee.anthropic.upstream.Endpoint;
 import dev.levee.anthropic.upstream.Headers;
 import dev.levee.anthropic.upstream.Reply;
-import dev.levee.anthropic.upstream.UpstreamClient;
-import dev.levee.anthropic.upstream.Watchdog;
+import dev.levee.anthropic.upstream.Upstreams;
 import dev.levee.core.chain.ChainResult;
 import dev.levee.core.chain.FallbackChain;
-import dev.levee.core.chain.Target;
 import dev.levee.core.deadline.Deadline;
 import dev.levee.core.retry.Failure;
 import dev.levee.core.time.Ticker;
@@ -28,7 +24,6 @@ import dev.levee.gateway.tier.TierBoard;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
-import java.util.function.Function;
 import java.util.random.RandomGenerator;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -42,7 +37,8 @@ import org.eclipse.jetty.util.Callback;
  *   <li><b>admission</b> — the feature's tier: a cached or static answer, a refusal, or a plan
  *       for the upstream ({@link Admission});
  *   <li><b>execute</b> — the fallback chain, one deadline, one attempt per call: a JSON call
- *       ({@link UpstreamCalls}) or a stream up to its commit point ({@link StreamEngine});
+ *       ({@link dev.levee.anthropic.upstream.JsonAttempt}) or a stream up to its commit point ({@link
+ *       StreamEngine});
  *   <li><b>relay</b> — the JSON answer ({@link JsonRelay}) or the resilient stream ({@link
  *       StreamRelay}); a finished answer is written back to the cache;
  *   <li><b>respond</b> — {@code x-levee-*} headers; when every target failed, a cached answer as
@@ -57,7 +53,7 @@ public final class MessagesHandler {
   private final Routes routes;
   private final Admission admission;
   private final FallbackChain chain;
-  private final UpstreamCalls calls;
+  private final Upstreams upstreams;
   private final StreamEngine streams;
   private final LeveeAnswers answers;
   private final Duration deadline;
@@ -65,7 +61,7 @@ public final class MessagesHandler {
   private final Ticker ticker;
   private final AccessLog log;
 
-  private MessagesHandler(Ingress ingress, Routes routes, Admission admission, FallbackChain chain, UpstreamCalls calls,
+  private MessagesHandler(Ingress ingress, Routes routes, Admission admission, FallbackChain chain, Upstreams upstreams,
       StreamEngine streams, LeveeAnswers answers, Duration deadline, Duration failClosedRetryAfter, Ticker ticker,
       AccessLog log) {
     this.log = log;
@@ -73,7 +69,7 @@ public final class MessagesHandler {
     this.routes = routes;
     this.admission = admission;
     this.chain = chain;
-    this.calls = calls;
+    this.upstreams = upstreams;
     this.streams = streams;
     this.answers = answers;
     this.deadline = deadline;
@@ -83,23 +79,22 @@ public final class MessagesHandler {
 
   /** The gateway's shared parts the handler is wired from. */
   public record Parts(GatewayConfig config, Routes routes, FallbackChain chain, StreamEngine streams,
-      Function<Target, Endpoint> endpoints, UpstreamClient client, ErrorClassifier classifier, Watchdog watchdog,
-      TierBoard tiers, ResponseCache cache, SemanticCache semantic, RandomGenerator random, Ticker ticker,
+      Upstreams upstreams, TierBoard tiers, ResponseCache cache, SemanticCache semantic, RandomGenerator random,
       Metrics metrics) {}
 
   public static MessagesHandler create(Parts p) {
     GatewayConfig config = p.config();
     return new MessagesHandler(
-        new Ingress(config.server().maxBody(), p.ticker()),
+        new Ingress(config.server().maxBody(), p.upstreams().ticker()),
         p.routes(),
         new Admission(config, p.tiers(), p.cache(), p.semantic()),
         p.chain(),
-        new UpstreamCalls(p.endpoints(), p.client(), p.classifier(), p.watchdog(), p.ticker()),
+        p.upstreams(),
         p.streams(),
         new LeveeAnswers(p.random()),
         config.policy().deadline(),
         config.tiers().healthyFor().plus(config.tiers().evaluateEvery()),
-        p.ticker(),
+        p.upstreams().ticker(),
         new AccessLog(p.metrics()));
   }
 
@@ -164,7 +159,7 @@ public final class MessagesHandler {
     try {
       return in.body().stream()
           ? streams.open(plan.request(), plan.targets(), requestDeadline, cancellation)
-          : chain.execute(plan.targets(), requestDeadline, false, calls.json(plan.request(), cancellation));
+          : chain.execute(plan.targets(), requestDeadline, false, upstreams.json(plan.request(), cancellation));
     } finally {
       try {
         wake.close();
@@ -215,7 +210,7 @@ public final class MessagesHandler {
         } else {
           Failure f = rejected.failure();
           client.header(LeveeHeaders.SHOULD_RETRY, "false");
-          client.error(new ApiError(ApiError.statusFor(f.errorType()), f.errorType(), f.message()), in.id());
+          client.error(ApiError.of(f, f.message()), in.id());
         }
         log.log(in, route.alias(), ticket.tier().name(), client.status(), rejected.target().id(), calls, false, millisSince(start),
             "rejected " + rejected.failure().errorType());

@@ -1,0 +1,86 @@
+package dev.levee.anthropic.upstream;
+
+import dev.levee.core.chain.Attempt;
+import dev.levee.core.chain.AttemptContext;
+import dev.levee.core.chain.AttemptResult;
+import dev.levee.core.chain.Target;
+import dev.levee.core.retry.Failure;
+import dev.levee.core.retry.FailureKind;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.concurrent.CancellationException;
+import java.util.function.Function;
+
+/**
+ * One upstream call as a {@link dev.levee.core.chain.FallbackChain} attempt: sends, classifies
+ * an error answer or a transport failure, and leaves reading a successful answer to the
+ * subclass ({@link JsonAttempt}: the whole body; the stream attempt: up to the commit point).
+ * Never retries on its own; a call the client abandoned is {@code CANCELLED}, whatever broke.
+ */
+public abstract class UpstreamAttempt implements Attempt<Reply> {
+
+  private static final int MAX_ERROR_BODY = 1 << 20;
+
+  protected final Upstreams upstreams;
+  protected final Cancellation cancellation;
+  private final Function<Target, UpstreamRequest> requests;
+
+  /**
+   * @param requests the call to make for each target
+   */
+  protected UpstreamAttempt(Upstreams upstreams, Function<Target, UpstreamRequest> requests, Cancellation cancellation) {
+    this.upstreams = upstreams;
+    this.requests = requests;
+    this.cancellation = cancellation;
+  }
+
+  @Override
+  public final AttemptResult<Reply> call(AttemptContext ctx) {
+    long start = upstreams.ticker().nanos();
+    UpstreamResponse response;
+    try {
+      response = upstreams.client().send(requests.apply(ctx.target()), ctx.timeout(), cancellation);
+    } catch (CancellationException e) {
+      return cancelled();
+    } catch (IOException e) {
+      return failed(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return cancelled();
+    }
+    if (response.status() < 200 || response.status() >= 300) {
+      try (response) {
+        byte[] body = response.readBody(MAX_ERROR_BODY);
+        return AttemptResult.failed(upstreams.classifier().classifyResponse(response.status(), response::header, body,
+            upstreams.forwardsClientKey(ctx.target())), Reply.whole(response.status(), response.headers(), body));
+      } catch (IOException e) {
+        return failed(e);
+      }
+    }
+    return answered(ctx, response, start);
+  }
+
+  /**
+   * Reads a successful answer; closes {@code response} unless the result keeps it open.
+   *
+   * @param startNanos the ticker reading when the call was sent
+   */
+  protected abstract AttemptResult<Reply> answered(AttemptContext ctx, UpstreamResponse response, long startNanos);
+
+  /** The attempt's time still left, at least 1 ms. */
+  protected Duration left(Duration limit, long startNanos) {
+    Duration left = limit.minus(Duration.ofNanos(upstreams.ticker().nanos() - startNanos));
+    return left.isPositive() ? left : Duration.ofMillis(1);
+  }
+
+  /** A transport failure: cancelled when the client went away, else classified. */
+  protected AttemptResult<Reply> failed(IOException e) {
+    return cancellation.isCancelled() ? cancelled()
+        : AttemptResult.failed(upstreams.classifier().classifyException(e), null);
+  }
+
+  /** The client went away: nothing more is owed, and the target is not to blame. */
+  protected static AttemptResult<Reply> cancelled() {
+    return AttemptResult.failed(Failure.of(FailureKind.CANCELLED, 0, "cancelled", "the client went away"), null);
+  }
+}
