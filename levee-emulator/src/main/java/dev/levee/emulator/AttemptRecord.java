@@ -49,10 +49,6 @@ final class AttemptRecord {
     this.body = new String(Arrays.copyOf(body, Math.min(body.length, BODY_COPY_LIMIT)), StandardCharsets.UTF_8);
   }
 
-  long startNanos() {
-    return startNanos;
-  }
-
   // Mutators update under this record's lock, then wake log waiters outside it: the log's lock is
   // always taken first (snapshot), so a record never holds its own lock while taking the log's.
 
@@ -86,11 +82,10 @@ final class AttemptRecord {
     log.changed();
   }
 
+  /** Records the time to first content; called once, when the first content is written. */
   void firstContent(long nowNanos) {
     synchronized (this) {
-      if (ttftMs < 0) {
-        ttftMs = (nowNanos - startNanos) / 1_000_000;
-      }
+      ttftMs = (nowNanos - startNanos) / 1_000_000;
     }
     log.changed();
   }

@@ -1,6 +1,7 @@
 package dev.levee.emulator;
 
 import java.util.Optional;
+import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -89,8 +90,11 @@ record FaultSpec(Kind kind, int n, boolean always) {
     return Optional.of(new FaultSpec(kind, Integer.parseInt(numbered.group(2)), always));
   }
 
-  /** Whether this fault strikes an attempt that is (or is not) the conversation's first. */
-  boolean strikes(boolean firstAttempt) {
-    return kind != Kind.OK && (!kind.firstAttemptOnly() || always || firstAttempt);
+  /**
+   * Whether this fault strikes an attempt; {@code firstAttempt} (which records the attempt) is
+   * asked only for a fault that strikes first attempts only, so healthy models are not remembered.
+   */
+  boolean strikes(BooleanSupplier firstAttempt) {
+    return kind != Kind.OK && (!kind.firstAttemptOnly() || always || firstAttempt.getAsBoolean());
   }
 }

@@ -2,6 +2,7 @@ package dev.levee.emulator;
 
 import dev.levee.anthropic.Json;
 import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.stream.PrefillSupport;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -11,6 +12,13 @@ import java.util.Optional;
  * {@code max_tokens} → JSON or SSE.
  */
 final class MessagesEndpoint {
+
+  /**
+   * The error for a refused prefill. Paraphrases the API's 400 ("This model does not support
+   * assistant message prefill. ..."), keeping the phrase clients match on.
+   */
+  private static final ApiError PREFILL_REFUSED = ApiError.invalidRequest(
+      "This model does not support assistant message prefill; end the conversation with a user message.");
 
   private final EmulatorState state;
   private final StreamResponder stream;
@@ -32,8 +40,8 @@ final class MessagesEndpoint {
       case MessagesRequest.Valid valid -> request = valid.request();
     }
     exchange.record.request(request.model(), request.stream(), request.lastRole());
-    if (request.lastRole().equals("assistant") && PrefillPolicy.refusesPrefill(request.model())) {
-      exchange.fail(PrefillPolicy.REFUSED);
+    if (request.lastRole().equals("assistant") && !PrefillSupport.byDefault(request.model())) {
+      exchange.fail(PREFILL_REFUSED);
       return;
     }
     Optional<FaultSpec> named = FaultSpec.of(request.model());
@@ -52,8 +60,8 @@ final class MessagesEndpoint {
       }
     }
     FaultSpec fault = named.get();
-    boolean first = state.memory.firstAttempt(request.model(), request.conversationIdentity());
-    FaultSpec strikes = fault.strikes(first) ? fault : null;
+    FaultSpec strikes =
+        fault.strikes(() -> state.memory.firstAttempt(request.model(), request.conversationIdentity())) ? fault : null;
     if (strikes != null) {
       switch (strikes.kind()) {
         case OVERLOADED -> {
@@ -110,12 +118,11 @@ final class MessagesEndpoint {
     exchange.record.continuation(continuation.kind().label());
     ResponsePlan plan = ResponsePlan.of(continuation.blocks(), request.maxTokens());
     String id = state.ids.messageId();
-    StreamPlan events = StreamPlan.of(id, request.model(), request.inputTokens(), plan);
     if (request.stream()) {
-      stream.respond(exchange, events, timing, fault);
+      stream.respond(exchange, StreamPlan.of(id, request.model(), request.inputTokens(), plan), timing, fault);
     } else {
       byte[] message = Json.bytes(MessageJson.message(id, request.model(), request.inputTokens(), plan));
-      json.respond(exchange, message, events.deltaIndexes().size(), timing, fault);
+      json.respond(exchange, message, StreamPlan.deltaCount(plan), timing, fault);
     }
   }
 

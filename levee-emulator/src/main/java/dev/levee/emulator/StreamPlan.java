@@ -59,6 +59,11 @@ record StreamPlan(List<SseEvent> events, List<Integer> deltaIndexes) {
     return new StreamPlan(List.copyOf(events), List.copyOf(deltas));
   }
 
+  /** How many content deltas {@code plan} streams in, without building the events. */
+  static int deltaCount(ResponsePlan plan) {
+    return plan.blocks().stream().mapToInt(block -> deltas(block).size()).sum();
+  }
+
   /**
    * Where a fault "after {@code n} deltas" strikes: the position in {@link #events()} right after
    * the n-th delta; n is capped at the number of deltas, and with n = 0 (or no deltas at all) it is

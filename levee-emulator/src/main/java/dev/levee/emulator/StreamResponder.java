@@ -64,7 +64,9 @@ final class StreamResponder {
         }
         writer.write(plan.events().get(i));
         if (delta) {
-          exchange.record.firstContent(ticker.nanos());
+          if (deltasSent == 0) {
+            exchange.record.firstContent(ticker.nanos());
+          }
           deltasSent++;
           if (kind == FaultSpec.Kind.DUP) {
             writer.write(plan.events().get(i));

@@ -2,6 +2,8 @@ package dev.levee.emulator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.levee.anthropic.stream.PrefillSupport;
+
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -61,6 +63,6 @@ class ModelNamesTest {
       "emu-cut-5, false",
   })
   void prefillIsRefusedByNoprefillNamesAndClaude46AndLater(String model, boolean refused) {
-    assertThat(PrefillPolicy.refusesPrefill(model)).isEqualTo(refused);
+    assertThat(PrefillSupport.byDefault(model)).isEqualTo(!refused);
   }
 }

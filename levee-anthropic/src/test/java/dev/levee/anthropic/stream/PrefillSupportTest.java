@@ -22,6 +22,11 @@ class PrefillSupportTest {
       "emu-ok, true",
       "emu-cut-5-noprefill, false",
       "some-other-model, true",
+      "claude-opus-4.6, false",
+      "Claude-Opus-4-6, false",
+      "anthropic.claude-opus-4-6-v1:0, false",
+      "emu-cut-5-noprefill-always, false",
+      "EMU-OK-NOPREFILL, false",
   })
   void defaultsFollowTheModelFamily(String model, boolean prefill) {
     assertThat(PrefillSupport.byDefault(model)).isEqualTo(prefill);
