@@ -44,12 +44,20 @@ public final class Completion {
   /** The call failed after it had answered (a stream cut, stalled or errored). */
   public void failure(Failure failure) {
     if (done.compareAndSet(false, true)) {
-      if (failure.kind().countsForBreaker()) {
-        permit.failure();
-      } else {
-        permit.cancelled();
-      }
+      settle(permit, failure);
       observer.onFailure(target, failure, latency);
+    }
+  }
+
+  /**
+   * Settles {@code permit} for a failed call: a failure if its kind counts against the target's
+   * health, otherwise no verdict (a client error or cancellation says nothing about the target).
+   */
+  static void settle(Permit permit, Failure failure) {
+    if (failure.kind().countsForBreaker()) {
+      permit.failure();
+    } else {
+      permit.cancelled();
     }
   }
 

@@ -100,7 +100,7 @@ public final class FallbackChain {
           return result;
         }
         if (run.lastFailure != null && !run.lastFailure.kind().tryNextTarget()) {
-          // the client's own error, retried only because the upstream said so: it never moves on
+          // the client's own error (retried on this target only if the upstream said so): it never moves on
           return new ChainResult.Rejected<>(targets.get(i), run.lastFailure, run.lastResponse, List.copyOf(run.steps));
         }
         if (run.stop) {
@@ -173,16 +173,9 @@ public final class FallbackChain {
             permit.cancelled();
             return new ChainResult.Cancelled<>(List.copyOf(run.steps));
           }
-          if (failure.kind().countsForBreaker()) {
-            permit.failure();
-          } else {
-            permit.cancelled();
-          }
+          Completion.settle(permit, failure);
           observer.onFailure(target, failure, took);
           run.failed(target, failure, failed.response(), retry + 1);
-          if (!failure.mayRetrySameTarget() && !failure.kind().tryNextTarget()) {
-            return new ChainResult.Rejected<>(target, failure, failed.response(), List.copyOf(run.steps));
-          }
           if (!failure.mayRetrySameTarget() || retry >= policy.retry().maxRetries()) {
             return null;
           }

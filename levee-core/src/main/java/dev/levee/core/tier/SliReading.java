@@ -52,6 +52,11 @@ public record SliReading(
         snapshot.total(), burn.burn1h(), burn.burn5m(), burn.requests5m());
   }
 
+  /** The burn part of this reading. */
+  public BurnRates burnRates() {
+    return new BurnRates(burn1h, burn5m, burnRequests);
+  }
+
   private static void check(String name, double value, double max) {
     if (!(value >= 0 && value <= max)) {
       throw new IllegalArgumentException(name + " must be in [0, " + max + "], was " + value);

@@ -1,5 +1,6 @@
 package dev.levee.core.tier;
 
+import dev.levee.core.slo.BurnRates;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -74,10 +75,10 @@ public final class TierDecider {
     Objects.requireNonNull(priority, "priority");
     TierThresholds t = thresholds;
 
+    BurnRates burn = reading.burnRates();
     Tier burnTarget = null;
     String burnWhy = null;
-    if (reading.burnRequests() >= t.minRequests()
-        && reading.burn1h() >= t.burnThreshold() && reading.burn5m() >= t.burnThreshold()) {
+    if (burn.requests5m() >= t.minRequests() && burn.bothAtLeast(t.burnThreshold())) {
       burnTarget = t.burnTier(priority);
       burnWhy = "burn " + num(reading.burn1h()) + " (1h) and " + num(reading.burn5m()) + " (5m) >= "
           + num(t.burnThreshold()) + ": " + priority.name().toLowerCase(Locale.ROOT) + " feature to " + burnTarget;
@@ -112,7 +113,7 @@ public final class TierDecider {
       return new TierDecision(current, TierDecision.Cause.HOLD, all + ", already at " + current);
     }
 
-    boolean burnHealthy = !(reading.burn1h() >= t.healthyBurn() && reading.burn5m() >= t.healthyBurn());
+    boolean burnHealthy = !burn.bothAtLeast(t.healthyBurn());
     if (!enough) {
       boolean clean = reading.serverErrorShare() == 0 && reading.rateLimitedShare() == 0;
       String quiet = "quiet: " + reading.requests() + " calls < " + t.minRequests();
