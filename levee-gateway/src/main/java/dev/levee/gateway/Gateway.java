@@ -127,7 +127,10 @@ public final class Gateway implements AutoCloseable {
     return VirtualThreadServer.port(server);
   }
 
-  /** {@code http://host:port}, for clients' base URL. */
+  /**
+   * {@code http://127.0.0.1:port}: the loopback URL, for clients on this machine (a gateway bound
+   * to another address is reached there by remote clients).
+   */
   public URI baseUrl() {
     return URI.create("http://127.0.0.1:" + port());
   }

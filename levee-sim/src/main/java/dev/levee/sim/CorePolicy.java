@@ -16,10 +16,13 @@ import java.util.random.RandomGenerator;
  * {@link CircuitBreaker}, {@link AdaptiveThrottle}, {@link RetryThrottle} — never copies of
  * their rules.
  *
- * <p>Order, as in DESIGN.md's execute stage: before each attempt the breaker admits it, then the
- * adaptive throttle; after a failure with attempts left the retry budget is asked, then the gRPC
- * retry throttle; the wait comes from the fixed delay or the backoff. Not thread-safe (the
- * simulation is single-threaded), although the core classes are.
+ * <p>Order: before each attempt the breaker admits it, then the adaptive throttle; after a failure
+ * with attempts left the retry budget is asked, then the gRPC retry throttle; the wait comes from
+ * the fixed delay or the backoff (never the overload-specific one). This differs from {@code
+ * FallbackChain}, which asks the budget after the wait, just before the call and after the
+ * breaker, so a retry the breaker refuses costs the gateway no token; the studies keep their
+ * order because their published figures were measured with it. Not thread-safe (the simulation
+ * is single-threaded), although the core classes are.
  */
 public final class CorePolicy implements ClientPolicy {
 

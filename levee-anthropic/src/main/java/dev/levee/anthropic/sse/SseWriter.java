@@ -6,8 +6,9 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Writes server-sent events byte for byte as the Messages API does: {@code event: <name>\n},
- * one {@code data: <line>\n} per line of data, then a blank line. Each event is flushed so that
- * it reaches the client at once.
+ * one {@code data: <line>\n} per line of data, then a blank line. {@link #write(SseEvent)}
+ * flushes so the event reaches the client at once; a relay may defer the flush to the last of a
+ * burst ({@link #write(SseEvent, boolean)}).
  *
  * <p>Not thread-safe; one writer per response.
  */

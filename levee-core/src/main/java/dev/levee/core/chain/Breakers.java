@@ -4,6 +4,8 @@ import dev.levee.core.breaker.CircuitBreaker;
 import dev.levee.core.breaker.CircuitBreakerConfig;
 import dev.levee.core.breaker.Transition;
 import dev.levee.core.time.Ticker;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -63,12 +65,12 @@ public final class Breakers {
     });
   }
 
-  /** Every breaker created so far, ordered by target id. */
   /** Every target that has a breaker, ordered by id. */
-  public java.util.List<Target> targets() {
-    return byTarget.keySet().stream().sorted(java.util.Comparator.comparing(Target::id)).toList();
+  public List<Target> targets() {
+    return byTarget.keySet().stream().sorted(Comparator.comparing(Target::id)).toList();
   }
 
+  /** Every breaker created so far, by target id, ordered by id. */
   public Map<String, CircuitBreaker> all() {
     Map<String, CircuitBreaker> sorted = new TreeMap<>();
     byTarget.forEach((target, breaker) -> sorted.put(target.id(), breaker));

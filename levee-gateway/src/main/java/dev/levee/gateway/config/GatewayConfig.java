@@ -113,7 +113,8 @@ public record GatewayConfig(
   /**
    * @param url the API's base URL, e.g. {@code https://api.anthropic.com}
    * @param apiKey the key Levee sends; empty to forward each client's own {@code x-api-key}
-   * @param connectTimeout the longest wait to open a connection (default 5 s)
+   * @param connectTimeout the longest wait to open a connection (default 5 s); one HTTP client
+   *     serves every upstream, so the longest of the upstreams' values applies to all of them
    */
   public record Upstream(URI url, String apiKey, Duration connectTimeout) {
     public Upstream {
