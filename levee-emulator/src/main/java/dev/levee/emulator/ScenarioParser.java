@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.levee.anthropic.Units;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -15,8 +16,6 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Reads the YAML form of a {@link Scenario}, remembering the line of every key so that each
@@ -28,8 +27,6 @@ final class ScenarioParser {
   private static final Set<String> TOP_KEYS = Set.of("seed", "phases");
   private static final Set<String> PHASE_KEYS =
       Set.of("model", "from", "to", "status", "rate", "retry-after", "ttft", "delta-delay");
-  private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ms|s|m)?");
-
   private final String source;
   private final Map<String, Integer> lines = new HashMap<>();
 
@@ -123,21 +120,14 @@ final class ScenarioParser {
     return phase.build();
   }
 
-  /** A duration: {@code 500ms}, {@code 20s}, {@code 2m}, or a bare number of seconds. */
+  /** A duration: {@code 500ms}, {@code 20s}, {@code 2m}, or a bare number of seconds ({@link Units}). */
   private Duration duration(JsonNode parent, String path, String key) {
     JsonNode node = parent.get(key);
-    Matcher matcher = DURATION.matcher(node.isNumber() || node.isTextual() ? node.asText().trim() : "");
-    if (!matcher.matches()) {
+    try {
+      return Units.durationOrSeconds(node.isNumber() || node.isTextual() ? node.asText() : "");
+    } catch (IllegalArgumentException e) {
       throw problem(path + "." + key, "expected a duration like 500ms, 20s or 2m, was " + node);
     }
-    double amount = Double.parseDouble(matcher.group(1));
-    String unit = matcher.group(2) == null ? "s" : matcher.group(2);
-    double millis = switch (unit) {
-      case "ms" -> amount;
-      case "m" -> amount * 60_000;
-      default -> amount * 1000;
-    };
-    return Duration.ofNanos(Math.round(millis * 1_000_000));
   }
 
   private void checkKeys(ObjectNode node, String path, Set<String> allowed) {

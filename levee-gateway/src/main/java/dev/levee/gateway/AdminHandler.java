@@ -3,6 +3,7 @@ package dev.levee.gateway;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.levee.anthropic.Json;
+import dev.levee.anthropic.Units;
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.core.tier.Tier;
 import dev.levee.gateway.tier.TierBoard;
@@ -73,7 +74,7 @@ final class AdminHandler {
       if (tier.equals("AUTO")) {
         tiers.controller(feature).clearForce();
       } else {
-        Duration duration = parseDuration(body.path("for").asText("10m"));
+        Duration duration = Units.duration(body.path("for").asText("10m"));
         tiers.controller(feature).force(Tier.valueOf(tier), duration);
       }
     } catch (IllegalArgumentException | NullPointerException e) {
@@ -84,20 +85,6 @@ final class AdminHandler {
     ObjectNode ok = Json.MAPPER.createObjectNode();
     ok.set("features", tiers.status());
     send(response, callback, 200, ok);
-  }
-
-  private static Duration parseDuration(String text) {
-    java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+)(ms|s|m|h)").matcher(text.trim());
-    if (!m.matches()) {
-      throw new IllegalArgumentException("bad duration " + text);
-    }
-    long n = Long.parseLong(m.group(1));
-    return switch (m.group(2)) {
-      case "ms" -> Duration.ofMillis(n);
-      case "s" -> Duration.ofSeconds(n);
-      case "m" -> Duration.ofMinutes(n);
-      default -> Duration.ofHours(n);
-    };
   }
 
   private static void send(Response response, Callback callback, int status, JsonNode body) {

@@ -1,0 +1,78 @@
+package dev.levee.anthropic;
+
+import java.time.Duration;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Reads the durations ({@code 500ms}, {@code 30s}, {@code 1.5s}, {@code 2m}, {@code 1h}) and sizes
+ * ({@code 32MiB}, {@code 512KB}, {@code 1048576}) that Levee's config files, command line, admin API
+ * and emulator scenarios accept: one grammar everywhere.
+ */
+public final class Units {
+
+  private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ms|s|m|h)?");
+  private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(B|KB|KiB|MB|MiB|GB|GiB)?");
+
+  private Units() {}
+
+  /**
+   * A duration with its unit: {@code ms}, {@code s}, {@code m} or {@code h}; fractions allowed.
+   *
+   * @throws IllegalArgumentException if {@code text} is not such a duration
+   */
+  public static Duration duration(String text) {
+    return duration(text, false);
+  }
+
+  /**
+   * Like {@link #duration(String)}, but a bare number counts as seconds ({@code 30} is 30 s).
+   *
+   * @throws IllegalArgumentException if {@code text} is not such a duration
+   */
+  public static Duration durationOrSeconds(String text) {
+    return duration(text, true);
+  }
+
+  private static Duration duration(String text, boolean bareIsSeconds) {
+    Matcher m = DURATION.matcher(text.trim());
+    if (!m.matches() || (m.group(2) == null && !bareIsSeconds)) {
+      throw new IllegalArgumentException("expected a duration such as 500ms, 30s, 2m or 1h, got '" + text + "'");
+    }
+    double amount = Double.parseDouble(m.group(1));
+    double millis = switch (m.group(2) == null ? "s" : m.group(2)) {
+      case "ms" -> amount;
+      case "s" -> amount * 1_000;
+      case "m" -> amount * 60_000;
+      default -> amount * 3_600_000;
+    };
+    return Duration.ofNanos(Math.round(millis * 1_000_000));
+  }
+
+  /**
+   * A size in bytes: a plain number, or one with {@code B}, {@code KB}/{@code KiB}, {@code MB}/{@code
+   * MiB} or {@code GB}/{@code GiB} (decimal and binary multiples).
+   *
+   * @throws IllegalArgumentException if {@code text} is not such a size
+   * @throws ArithmeticException if the size does not fit in a {@code long}
+   */
+  public static long bytes(String text) {
+    Matcher m = SIZE.matcher(text.trim());
+    if (!m.matches()) {
+      throw new IllegalArgumentException("expected a size such as 32MiB, 512KiB or 1048576, got '" + text + "'");
+    }
+    long amount = Long.parseLong(m.group(1));
+    String unit = m.group(2) == null ? "B" : m.group(2);
+    long factor = switch (unit.toUpperCase(Locale.ROOT)) {
+      case "KB" -> 1_000L;
+      case "KIB" -> 1L << 10;
+      case "MB" -> 1_000_000L;
+      case "MIB" -> 1L << 20;
+      case "GB" -> 1_000_000_000L;
+      case "GIB" -> 1L << 30;
+      default -> 1L;
+    };
+    return Math.multiplyExact(amount, factor);
+  }
+}

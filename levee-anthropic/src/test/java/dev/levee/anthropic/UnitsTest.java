@@ -1,0 +1,44 @@
+package dev.levee.anthropic;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class UnitsTest {
+
+  @ParameterizedTest(name = "{0} = {1} ms")
+  @CsvSource({"500ms, 500", "30s, 30000", "1.5s, 1500", "2m, 120000", "1h, 3600000", "' 10 s ', 10000", "0.25ms, 0.25"})
+  void durationsNeedAUnit(String text, double millis) {
+    assertThat(Units.duration(text)).isEqualTo(Duration.ofNanos(Math.round(millis * 1_000_000)));
+    assertThat(Units.durationOrSeconds(text)).isEqualTo(Units.duration(text));
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"30", "", "-1s", "1d", "s", "1.s", "ten seconds"})
+  void otherDurationsAreRefused(String text) {
+    assertThatThrownBy(() -> Units.duration(text))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("expected a duration");
+  }
+
+  @ParameterizedTest(name = "{0} = {1} s")
+  @CsvSource({"30, 30", "2.5, 2.5"})
+  void aBareNumberIsSecondsWhereAllowed(String text, double seconds) {
+    assertThat(Units.durationOrSeconds(text)).isEqualTo(Duration.ofNanos(Math.round(seconds * 1e9)));
+  }
+
+  @ParameterizedTest(name = "{0} = {1} B")
+  @CsvSource({"1048576, 1048576", "32MiB, 33554432", "512KB, 512000", "1 GiB, 1073741824", "7B, 7"})
+  void sizes(String text, long bytes) {
+    assertThat(Units.bytes(text)).isEqualTo(bytes);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"", "1.5MiB", "-1", "12 TB", "lots"})
+  void otherSizesAreRefused(String text) {
+    assertThatThrownBy(() -> Units.bytes(text)).isInstanceOf(IllegalArgumentException.class);
+  }
+}
