@@ -5,11 +5,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.levee.anthropic.Json;
 import dev.levee.anthropic.Units;
 import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.server.ServerIo;
 import dev.levee.core.tier.Tier;
 import dev.levee.gateway.tier.TierBoard;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Duration;
@@ -88,8 +88,6 @@ final class AdminHandler {
   }
 
   private static void send(Response response, Callback callback, int status, JsonNode body) {
-    response.setStatus(status);
-    response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
-    response.write(true, ByteBuffer.wrap(Json.bytes(body)), callback);
+    ServerIo.json(response, callback, status, Json.bytes(body));
   }
 }

@@ -1,6 +1,7 @@
 package dev.levee.gateway;
 
 import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.server.ServerIo;
 import dev.levee.anthropic.upstream.Cancellation;
 import dev.levee.anthropic.upstream.Endpoint;
 import dev.levee.anthropic.upstream.Headers;
@@ -11,12 +12,6 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import org.eclipse.jetty.http.HttpField;
-import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
@@ -40,29 +35,19 @@ final class PassThrough {
   }
 
   void handle(Request request, Response response, Callback callback) {
-    Map<String, List<String>> inbound = new LinkedHashMap<>();
-    for (HttpField field : request.getHeaders()) {
-      inbound.computeIfAbsent(field.getName(), k -> new ArrayList<>()).add(field.getValue());
-    }
     String query = request.getHttpURI().getQuery();
     URI uri = URI.create(upstream.baseUrl() + request.getHttpURI().getPath() + (query == null ? "" : "?" + query));
-    UpstreamRequest call = new UpstreamRequest(uri, "GET", Headers.toUpstream(inbound, upstream.apiKey()), null);
+    UpstreamRequest call = new UpstreamRequest(uri, "GET", Headers.toUpstream(ServerIo.headers(request), upstream.apiKey()), null);
     try (UpstreamResponse answer = client.send(call, TIMEOUT, new Cancellation())) {
       byte[] body = answer.readBody(MAX_BODY);
       response.setStatus(answer.status());
       Headers.toClient(answer.headers()).forEach((name, values) -> values.forEach(v -> response.getHeaders().add(name, v)));
       response.write(true, ByteBuffer.wrap(body), callback);
     } catch (IOException e) {
-      fail(response, callback, new ApiError(502, "api_error", "the upstream could not be reached: " + e.getMessage()));
+      ServerIo.error(response, callback, new ApiError(502, "api_error", "the upstream could not be reached: " + e.getMessage()));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       callback.failed(e);
     }
-  }
-
-  private static void fail(Response response, Callback callback, ApiError error) {
-    response.setStatus(error.status());
-    response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
-    response.write(true, ByteBuffer.wrap(error.toBytes(null)), callback);
   }
 }

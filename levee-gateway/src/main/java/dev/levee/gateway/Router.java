@@ -1,12 +1,12 @@
 package dev.levee.gateway;
 
-import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.Json;
+import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.server.ServerIo;
 import dev.levee.gateway.health.HealthReport;
 import dev.levee.gateway.health.Metrics;
 import dev.levee.gateway.pipeline.MessagesHandler;
-import java.nio.ByteBuffer;
-import org.eclipse.jetty.http.HttpHeader;
+import java.nio.charset.StandardCharsets;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -62,17 +62,14 @@ final class Router extends Handler.Abstract {
           return error(response, callback, new ApiError(405, "invalid_request_error", method + " is not allowed on " + path));
         }
         HealthReport.Report report = health.report();
-        response.setStatus(report.verdict().httpStatus());
-        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
-        response.write(true, ByteBuffer.wrap(Json.bytes(report.body())), callback);
+        ServerIo.json(response, callback, report.verdict().httpStatus(), Json.bytes(report.body()));
       }
       case "/metrics" -> {
         if (!method.equals("GET") && !method.equals("HEAD")) {
           return error(response, callback, new ApiError(405, "invalid_request_error", method + " is not allowed on " + path));
         }
-        response.setStatus(200);
-        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8");
-        response.write(true, ByteBuffer.wrap(metrics.scrape().getBytes(java.nio.charset.StandardCharsets.UTF_8)), callback);
+        ServerIo.send(response, callback, 200, "text/plain; version=0.0.4; charset=utf-8",
+            metrics.scrape().getBytes(StandardCharsets.UTF_8));
       }
       default -> {
         if (path.startsWith("/admin/")) {
@@ -90,9 +87,7 @@ final class Router extends Handler.Abstract {
   }
 
   private static boolean error(Response response, Callback callback, ApiError error) {
-    response.setStatus(error.status());
-    response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
-    response.write(true, ByteBuffer.wrap(error.toBytes(null)), callback);
+    ServerIo.error(response, callback, error);
     return true;
   }
 }

@@ -8,9 +8,8 @@ import dev.levee.anthropic.upstream.OriginalRequest;
  *
  * @param id Levee's id for this request (access log and {@code x-levee-request-id})
  * @param request the request as it arrived: path, query, headers, parsed body
- * @param startNanos the ticker reading when it arrived
  */
-public record InboundRequest(String id, OriginalRequest request, long startNanos) {
+public record InboundRequest(String id, OriginalRequest request) {
 
   public MessagesRequest body() {
     return request.body();

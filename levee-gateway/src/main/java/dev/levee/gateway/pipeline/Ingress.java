@@ -2,16 +2,11 @@ package dev.levee.gateway.pipeline;
 
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.message.MessagesRequest;
+import dev.levee.anthropic.server.ServerIo;
 import dev.levee.anthropic.upstream.OriginalRequest;
-import dev.levee.core.time.Ticker;
 import java.io.IOException;
 import java.io.InputStream;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.ArrayList;
 import java.util.concurrent.atomic.AtomicLong;
-import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Request;
 
@@ -33,13 +28,11 @@ final class Ingress {
   }
 
   private final long maxBody;
-  private final Ticker ticker;
   private final AtomicLong sequence = new AtomicLong();
   private final String instance = Integer.toString(java.util.concurrent.ThreadLocalRandom.current().nextInt(1 << 20, 1 << 25), 36);
 
-  Ingress(long maxBody, Ticker ticker) {
+  Ingress(long maxBody) {
     this.maxBody = maxBody;
-    this.ticker = ticker;
   }
 
   /** A fresh id for the next request (access log and {@code x-levee-request-id}). */
@@ -48,7 +41,6 @@ final class Ingress {
   }
 
   InboundRequest read(Request request, String id) throws Refused {
-    long start = ticker.nanos();
     long declared = request.getHeaders().getLongField("content-length");
     if (declared > maxBody) {
       throw new Refused(tooLarge());
@@ -68,12 +60,8 @@ final class Ingress {
     } catch (MessagesRequest.InvalidRequestException e) {
       throw new Refused(ApiError.invalidRequest(e.getMessage()));
     }
-    Map<String, List<String>> headers = new LinkedHashMap<>();
-    for (HttpField field : request.getHeaders()) {
-      headers.computeIfAbsent(field.getName(), k -> new ArrayList<>()).add(field.getValue());
-    }
-    return new InboundRequest(id,
-        new OriginalRequest(request.getHttpURI().getPath(), request.getHttpURI().getQuery(), headers, parsed), start);
+    return new InboundRequest(id, new OriginalRequest(
+        request.getHttpURI().getPath(), request.getHttpURI().getQuery(), ServerIo.headers(request), parsed));
   }
 
   private ApiError tooLarge() {

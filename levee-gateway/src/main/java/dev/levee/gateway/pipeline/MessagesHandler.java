@@ -85,7 +85,7 @@ public final class MessagesHandler {
   public static MessagesHandler create(Parts p) {
     GatewayConfig config = p.config();
     return new MessagesHandler(
-        new Ingress(config.server().maxBody(), p.upstreams().ticker()),
+        new Ingress(config.server().maxBody()),
         p.routes(),
         new Admission(config, p.tiers(), p.cache(), p.semantic()),
         p.chain(),

@@ -1,0 +1,45 @@
+package dev.levee.anthropic.server;
+
+import dev.levee.anthropic.error.ApiError;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.eclipse.jetty.http.HttpField;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+
+/** The few ways Levee's servers read a Jetty request's headers and write a whole response. */
+public final class ServerIo {
+
+  private ServerIo() {}
+
+  /** The request's headers as sent: names in arrival order, repeated names' values in order. */
+  public static Map<String, List<String>> headers(Request request) {
+    Map<String, List<String>> headers = new LinkedHashMap<>();
+    for (HttpField field : request.getHeaders()) {
+      headers.computeIfAbsent(field.getName(), k -> new ArrayList<>()).add(field.getValue());
+    }
+    return headers;
+  }
+
+  /** Writes a complete response: status, content type and body, then completes {@code callback}. */
+  public static void send(Response response, Callback callback, int status, String contentType, byte[] body) {
+    response.setStatus(status);
+    response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
+    response.write(true, ByteBuffer.wrap(body), callback);
+  }
+
+  /** Writes a complete JSON response. */
+  public static void json(Response response, Callback callback, int status, byte[] body) {
+    send(response, callback, status, "application/json", body);
+  }
+
+  /** Answers with {@code error} in the API's shape (no request id). */
+  public static void error(Response response, Callback callback, ApiError error) {
+    json(response, callback, error.status(), error.toBytes(null));
+  }
+}
