@@ -3,7 +3,6 @@ package dev.levee.gateway;
 import dev.levee.anthropic.error.ErrorClassifier;
 import dev.levee.anthropic.server.VirtualThreadServer;
 import dev.levee.anthropic.stream.StreamEngine;
-import dev.levee.anthropic.stream.StreamSettings;
 import dev.levee.anthropic.stream.StreamStats;
 import dev.levee.anthropic.upstream.Endpoint;
 import dev.levee.anthropic.upstream.UpstreamClient;
@@ -25,11 +24,11 @@ import dev.levee.gateway.cache.ResponseCache;
 import dev.levee.gateway.cache.SemanticCache;
 import dev.levee.gateway.config.Feature;
 import dev.levee.gateway.config.GatewayConfig;
-import dev.levee.gateway.tier.TierBoard;
 import dev.levee.gateway.health.HealthReport;
 import dev.levee.gateway.health.Metrics;
 import dev.levee.gateway.health.TargetStats;
 import dev.levee.gateway.pipeline.MessagesHandler;
+import dev.levee.gateway.tier.TierBoard;
 import java.net.URI;
 import java.time.Duration;
 import java.util.HashMap;
@@ -101,12 +100,8 @@ public final class Gateway implements AutoCloseable {
     Map<String, Endpoint> endpoints = new HashMap<>();
     config.upstreams().forEach((name, u) -> endpoints.put(name, new Endpoint(u.url(), u.apiKey())));
     Function<Target, Endpoint> endpointOf = target -> endpoints.get(target.upstream());
-    GatewayConfig.Stream limits = policy.stream();
     Upstreams upstreams = new Upstreams(endpointOf, client, classifier, watchdog, ticker);
-    StreamEngine streams = new StreamEngine(chain, upstreams,
-        new StreamSettings(limits.ttftTimeout(), limits.idleTimeout(), limits.holdLimit(), limits.maxResumes(),
-            limits.recoveryWindow(), limits.duplicates().equals("drop")),
-        routes::prefill, streamStats);
+    StreamEngine streams = new StreamEngine(chain, upstreams, policy.stream().settings(), routes::prefill, streamStats);
     SemanticCache semantic = config.features().values().stream().anyMatch(Feature::semantic)
         ? new SemanticCache(MiniLmEmbedder.instance(), SemanticCache.Config.DEFAULT) // thresholds are per feature
         : null;

@@ -1,6 +1,7 @@
 package dev.levee.gateway.config;
 
 import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
+import dev.levee.anthropic.stream.StreamSettings;
 import dev.levee.core.breaker.CircuitBreakerConfig;
 import java.net.URI;
 import java.time.Duration;
@@ -201,11 +202,9 @@ public record GatewayConfig(
   }
 
   /**
-   * @param ttftTimeout the longest wait for a stream's first content delta (default 15 s)
-   * @param idleTimeout the longest silence inside a stream, pings not counting (default 30 s)
-   * @param holdLimit the most events read before the first content delta per attempt (default 64)
-   * @param maxResumes continuations tried for one stream (default 5)
-   * @param recoveryWindow the time allowed to recover one break, from the break (default 30 s)
+   * The {@code policy.stream} section: {@link StreamSettings} as written in the config, absent
+   * values taking {@link StreamSettings#DEFAULT}'s, checked by the same rules.
+   *
    * @param duplicates {@code keep} (default) or {@code drop}: what to do with a content delta
    *     byte-identical to the one before it (counted either way; drop only for upstreams known
    *     to replay events, since a model may genuinely repeat a chunk)
@@ -213,21 +212,24 @@ public record GatewayConfig(
   public record Stream(Duration ttftTimeout, Duration idleTimeout, Integer holdLimit, Integer maxResumes,
       Duration recoveryWindow, String duplicates) {
     public Stream {
-      ttftTimeout = ttftTimeout == null ? Duration.ofSeconds(15) : ttftTimeout;
-      idleTimeout = idleTimeout == null ? Duration.ofSeconds(30) : idleTimeout;
-      holdLimit = holdLimit == null ? 64 : holdLimit;
-      maxResumes = maxResumes == null ? 5 : maxResumes;
-      recoveryWindow = recoveryWindow == null ? Duration.ofSeconds(30) : recoveryWindow;
-      duplicates = duplicates == null ? "keep" : duplicates;
+      StreamSettings defaults = StreamSettings.DEFAULT;
+      ttftTimeout = ttftTimeout == null ? defaults.ttftTimeout() : ttftTimeout;
+      idleTimeout = idleTimeout == null ? defaults.idleTimeout() : idleTimeout;
+      holdLimit = holdLimit == null ? defaults.holdLimit() : holdLimit;
+      maxResumes = maxResumes == null ? defaults.maxResumes() : maxResumes;
+      recoveryWindow = recoveryWindow == null ? defaults.recoveryWindow() : recoveryWindow;
+      duplicates = duplicates == null ? (defaults.dropDuplicates() ? "drop" : "keep") : duplicates;
       if (!duplicates.equals("keep") && !duplicates.equals("drop")) {
         throw new IllegalArgumentException("duplicates must be keep or drop, was '" + duplicates + "'");
       }
-      if (!ttftTimeout.isPositive() || !idleTimeout.isPositive() || !recoveryWindow.isPositive()) {
-        throw new IllegalArgumentException("stream timeouts must be positive");
-      }
-      if (holdLimit < 1 || maxResumes < 0) {
-        throw new IllegalArgumentException("hold-limit must be at least 1 and max-resumes not negative");
-      }
+      // the engine's own checks (fields are not assigned yet, so settings() cannot be called here)
+      new StreamSettings(ttftTimeout, idleTimeout, holdLimit, maxResumes, recoveryWindow, duplicates.equals("drop"));
+    }
+
+    /** These settings as the stream engine takes them. */
+    public StreamSettings settings() {
+      return new StreamSettings(ttftTimeout, idleTimeout, holdLimit, maxResumes, recoveryWindow,
+          duplicates.equals("drop"));
     }
   }
 
