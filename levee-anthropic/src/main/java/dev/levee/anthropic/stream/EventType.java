@@ -2,26 +2,8 @@ package dev.levee.anthropic.stream;
 
 /** The Messages API's stream event names, plus {@link #UNKNOWN} for any other (kept, relayed). */
 public enum EventType {
-  MESSAGE_START("message_start"),
-  CONTENT_BLOCK_START("content_block_start"),
-  CONTENT_BLOCK_DELTA("content_block_delta"),
-  CONTENT_BLOCK_STOP("content_block_stop"),
-  MESSAGE_DELTA("message_delta"),
-  MESSAGE_STOP("message_stop"),
-  PING("ping"),
-  ERROR("error"),
-  UNKNOWN("");
-
-  private final String wireName;
-
-  EventType(String wireName) {
-    this.wireName = wireName;
-  }
-
-  /** The {@code event:} name on the wire. */
-  public String wireName() {
-    return wireName;
-  }
+  MESSAGE_START, CONTENT_BLOCK_START, CONTENT_BLOCK_DELTA, CONTENT_BLOCK_STOP, MESSAGE_DELTA, MESSAGE_STOP,
+  PING, ERROR, UNKNOWN;
 
   /** The type of an event name; {@link #UNKNOWN} for names this version does not know. */
   public static EventType of(String name) {

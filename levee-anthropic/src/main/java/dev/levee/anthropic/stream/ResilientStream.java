@@ -119,11 +119,6 @@ public final class ResilientStream implements AutoCloseable {
     return resumes;
   }
 
-  /** The text the client has received so far (all text blocks). */
-  public String text() {
-    return splicer.text();
-  }
-
   private void recover(StreamFailureException broken) throws StreamFailureException {
     Failure failure = broken.failure();
     upstream.close();

@@ -75,7 +75,8 @@ final class StreamSplicer {
   private final Map<String, Long> usageBefore = new HashMap<>();
   private final Map<String, Long> usageCurrent = new HashMap<>();
 
-  private String lastDelta;
+  private int lastDeltaIndex = -1; // upstream index of the last content delta, -1 after a block boundary
+  private String lastDeltaData;
   private long duplicates;
   private final boolean dropDuplicates;
 
@@ -125,7 +126,7 @@ final class StreamSplicer {
     int upstream = data.path("index").asInt();
     JsonNode content = data.path("content_block");
     String type = content.path("type").asText();
-    lastDelta = null;
+    lastDeltaIndex = -1;
     if (continuation && (type.equals("thinking") || type.equals("redacted_thinking")) && !blocks.isEmpty()) {
       dropped.add(upstream); // the continuation's own reasoning: the client has its thinking already
       return List.of();
@@ -167,14 +168,14 @@ final class StreamSplicer {
     if (dropped.contains(upstream)) {
       return List.of();
     }
-    String key = upstream + "\u0000" + event.data();
-    if (key.equals(lastDelta)) {
+    if (upstream == lastDeltaIndex && event.data().equals(lastDeltaData)) {
       duplicates++;
       if (dropDuplicates) {
         return List.of();
       }
     }
-    lastDelta = key;
+    lastDeltaIndex = upstream;
+    lastDeltaData = event.data();
     Integer index = clientIndex.get(upstream);
     if (index == null) {
       return List.of(event); // a delta for a block that never started: relay as is
@@ -193,7 +194,7 @@ final class StreamSplicer {
 
   private List<SseEvent> blockStop(SseEvent event, JsonNode data) {
     int upstream = data.path("index").asInt();
-    lastDelta = null;
+    lastDeltaIndex = -1;
     if (dropped.contains(upstream)) {
       return List.of();
     }
@@ -341,19 +342,11 @@ final class StreamSplicer {
         }
         case "thinking" -> node.put("type", "thinking").put("thinking", block.text.toString())
             .put("signature", block.signature == null ? "" : block.signature);
-        case "redacted_thinking" -> node.setAll((ObjectNode) block.start.deepCopy());
-        default -> node.setAll((ObjectNode) block.start.deepCopy());
+        default -> node.setAll((ObjectNode) block.start.deepCopy()); // redacted_thinking and tool_use: as they started
       }
       content.add(node);
     }
     return content;
-  }
-
-  /** The text the client has so far, all text blocks joined (for logs and tests). */
-  String text() {
-    StringBuilder all = new StringBuilder();
-    blocks.stream().filter(b -> b.type.equals("text")).forEach(b -> all.append(b.text));
-    return all.toString();
   }
 
   /**
@@ -375,7 +368,7 @@ final class StreamSplicer {
     firstBlockOfAttempt = true;
     continuedIndex = null;
     overlapBuffer = null;
-    lastDelta = null;
+    lastDeltaIndex = -1;
     if (open != null && open.type.equals("thinking")) {
       // signed but unstopped thinking is complete: the continuation starts a new block after it
       open = open.signature != null ? open : null;

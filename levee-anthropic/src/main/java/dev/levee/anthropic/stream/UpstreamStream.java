@@ -70,9 +70,10 @@ public final class UpstreamStream implements AutoCloseable {
     if (event == null) {
       throw new StreamFailureException(timer.fired() ? timeoutFailure() : cut("stream ended before message_stop"));
     }
-    switch (EventType.of(event.event())) {
+    EventType type = EventType.of(event.event());
+    switch (type) {
       case CONTENT_BLOCK_DELTA, CONTENT_BLOCK_START, CONTENT_BLOCK_STOP, MESSAGE_DELTA -> {
-        if (!sawContent && EventType.of(event.event()) == EventType.CONTENT_BLOCK_DELTA) {
+        if (!sawContent && type == EventType.CONTENT_BLOCK_DELTA) {
           sawContent = true;
           timer.rearm(idleTimeout);
         } else if (sawContent) {
