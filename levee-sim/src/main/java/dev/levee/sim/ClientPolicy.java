@@ -37,7 +37,4 @@ public interface ClientPolicy {
 
   /** The guard's meaning, e.g. {@code "budget tokens / 100"}; empty when there is no guard. */
   String guardName();
-
-  /** Budget tokens left (levee-core's RetryBudget), or NaN without a budget. */
-  double budgetTokens();
 }

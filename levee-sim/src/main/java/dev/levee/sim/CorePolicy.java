@@ -139,11 +139,6 @@ public final class CorePolicy implements ClientPolicy {
     return guardName;
   }
 
-  @Override
-  public double budgetTokens() {
-    return budget == null ? Double.NaN : budget.remaining();
-  }
-
   private static String number(double value) {
     return value == Math.rint(value) ? Long.toString((long) value) : Double.toString(value);
   }

@@ -5,7 +5,7 @@ import java.util.Arrays;
 /**
  * What happened in each whole second of a run: requests that arrived, upstream calls made,
  * calls that failed, requests that succeeded (goodput) or were lost, and the policy's guard
- * level and budget tokens at the end of the second. Not thread-safe.
+ * level at the end of the second. Not thread-safe.
  */
 public final class Timeline {
 
@@ -15,7 +15,6 @@ public final class Timeline {
   private int[] successes = new int[64];
   private int[] lost = new int[64];
   private double[] guard = new double[64];
-  private double[] tokens = new double[64];
   private int seconds;   // seconds touched so far
   private int sampled;   // seconds whose guard is recorded
 
@@ -50,9 +49,7 @@ public final class Timeline {
     if (upTo > sampled) {
       ensure(upTo);
       double g = policy.guard();
-      double t = policy.budgetTokens();
       Arrays.fill(guard, sampled, upTo, g);
-      Arrays.fill(tokens, sampled, upTo, t);
       sampled = upTo;
       seconds = Math.max(seconds, upTo);
     }
@@ -93,11 +90,6 @@ public final class Timeline {
     return guard[second];
   }
 
-  /** Budget tokens at the end of {@code second}, or NaN without a budget. */
-  public double budgetTokens(int second) {
-    return tokens[second];
-  }
-
   private int slot(double time) {
     int s = (int) Math.floor(time);
     if (s >= seconds) {
@@ -116,7 +108,6 @@ public final class Timeline {
       successes = Arrays.copyOf(successes, n);
       lost = Arrays.copyOf(lost, n);
       guard = Arrays.copyOf(guard, n);
-      tokens = Arrays.copyOf(tokens, n);
     }
   }
 }

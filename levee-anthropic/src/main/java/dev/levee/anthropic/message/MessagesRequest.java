@@ -185,11 +185,6 @@ public final class MessagesRequest {
     return out.toByteArray();
   }
 
-  /** Body size in bytes. */
-  public int size() {
-    return body.length;
-  }
-
   /** The body with {@code model} replaced and every other byte unchanged. */
   public byte[] withModel(String newModel) {
     return rewrite(newModel, 0, java.util.Set.of());

@@ -18,8 +18,9 @@ import java.util.Map;
  */
 final class World implements AutoCloseable {
 
+  /** The model the incident strikes: the first of the chain below. */
   static final String PRIMARY = "claude-opus-4-6";
-  static final String FALLBACK = "claude-haiku-4-5";
+  /** The alias the load asks for; both configs define it. */
   static final String ALIAS = "smart";
 
   private static final String RESILIENT = """
@@ -56,12 +57,10 @@ final class World implements AutoCloseable {
         breaker: off
       """;
 
-  final String name;
   final Emulator emulator;
   final Gateway gateway;
 
-  private World(String name, Emulator emulator, Gateway gateway) {
-    this.name = name;
+  private World(Emulator emulator, Gateway gateway) {
     this.emulator = emulator;
     this.gateway = gateway;
   }
@@ -71,7 +70,7 @@ final class World implements AutoCloseable {
     try {
       var config = new ConfigLoader(Map.of("EMU", emulator.baseUrl())::get)
           .parse(resilient ? RESILIENT : BASELINE, name + " demo config");
-      return new World(name, emulator, Gateway.start(config));
+      return new World(emulator, Gateway.start(config));
     } catch (ConfigException | RuntimeException e) {
       emulator.close();
       throw e;

@@ -104,7 +104,6 @@ public final class OverloadCommand implements Callable<Integer> {
           BudgetSetting.parse(budget), CircuitBreakerConfig.profile(breakerProfile), throttleK, throttleWindow,
           grpcMaxTokens, grpcTokenRatio);
       study.policies(); // validates the policy settings
-      new dev.levee.sim.CapacityUpstream(capacity, triggerCapacity, triggerStart, triggerEnd, rejectCost);
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
     }

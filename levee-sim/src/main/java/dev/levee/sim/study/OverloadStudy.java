@@ -97,7 +97,7 @@ public record OverloadStudy(
   public OverloadStudy {
     Objects.requireNonNull(budget, "budget");
     Objects.requireNonNull(breaker, "breaker");
-    if (!(triggerEnd >= triggerStart)) throw new IllegalArgumentException("the trigger must end after it starts");
+    new CapacityUpstream(capacity, triggerCapacity, triggerStart, triggerEnd, rejectCost); // checks the upstream's settings
     if (!(warmup >= 0 && warmup <= triggerStart)) throw new IllegalArgumentException("the warm-up must end before the trigger");
   }
 
@@ -163,8 +163,7 @@ public record OverloadStudy(
     Mulberry32 random = new Mulberry32(seed);
     ManualClock clock = new ManualClock();
     CorePolicy policy = CorePolicy.create(spec, clock, random);
-    CapacityUpstream upstream = new CapacityUpstream(capacity, triggerCapacity, triggerStart, triggerEnd, rejectCost);
-    RunStats stats = Simulation.run(settings, upstream, policy, spec.needsClock() ? clock : null);
+    RunStats stats = Simulation.run(settings, upstream(), policy, spec.needsClock() ? clock : null);
     return new Row(spec.name(), policy.guardName(), stats, recoverySeconds(stats.timeline()));
   }
 
@@ -184,6 +183,10 @@ public record OverloadStudy(
 
   /** The nominal upstream capacity at {@code second} (for charts). */
   public double capacityAt(double second) {
-    return second >= triggerStart && second < triggerEnd ? triggerCapacity : capacity;
+    return upstream().capacityAt(second);
+  }
+
+  private CapacityUpstream upstream() {
+    return new CapacityUpstream(capacity, triggerCapacity, triggerStart, triggerEnd, rejectCost);
   }
 }

@@ -83,12 +83,7 @@ public record RetryBudgetStudy(
 
   /** Runs every policy and returns the table's rows. */
   public List<Row> run() {
-    return run(false);
-  }
-
-  /** Runs every policy; {@code keepTimeline} keeps per-second counts in each row's stats. */
-  public List<Row> run(boolean keepTimeline) {
-    Simulation.Settings settings = new Simulation.Settings(requests(), rate, maxAttempts, 0, 0, keepTimeline);
+    Simulation.Settings settings = new Simulation.Settings(requests(), rate, maxAttempts, 0, 0, false);
     List<Row> rows = new ArrayList<>();
     for (PolicySpec spec : policies()) {
       Mulberry32 random = new Mulberry32(seed);
