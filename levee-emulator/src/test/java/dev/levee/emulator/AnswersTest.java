@@ -2,7 +2,6 @@ package dev.levee.emulator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import com.anthropic.client.AnthropicClient;
 import com.anthropic.errors.BadRequestException;
 import com.anthropic.models.messages.MessageCreateParams;
@@ -11,20 +10,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.levee.anthropic.Json;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** Answers are a function of the conversation; prefill and no-prefill continuations resume them. */
-class AnswersTest {
-
-  private final Emulator emulator = Emulator.start(EmulatorOptions.builder().timeToFirstToken(Duration.ZERO)
-      .deltaDelay(Duration.ZERO).build());
-  private final Wire wire = new Wire(emulator);
-
-  @AfterEach
-  void stop() {
-    emulator.close();
-  }
+class AnswersTest extends InstantEmulatorTest {
 
   @Test
   void theSameConversationGetsTheSameAnswerWhateverTheModel() throws Exception {

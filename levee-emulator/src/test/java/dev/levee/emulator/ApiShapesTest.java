@@ -2,7 +2,6 @@ package dev.levee.emulator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import com.anthropic.client.AnthropicClient;
 import com.anthropic.client.okhttp.AnthropicOkHttpClient;
 import com.anthropic.errors.UnauthorizedException;
@@ -15,24 +14,19 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.levee.anthropic.Json;
 import dev.levee.anthropic.sse.SseEvent;
 import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** The emulator speaks the Messages API's shapes, as the official SDK and the wire see them. */
-class ApiShapesTest {
+class ApiShapesTest extends InstantEmulatorTest {
 
-  private final Emulator emulator = Emulator.start(EmulatorOptions.builder().timeToFirstToken(Duration.ZERO)
-      .deltaDelay(Duration.ZERO).build());
-  private final Wire wire = new Wire(emulator);
   private final AnthropicClient client = Sdk.client(emulator);
 
   @AfterEach
-  void stop() {
+  void closeClient() {
     client.close();
-    emulator.close();
   }
 
   @Test

@@ -1,7 +1,6 @@
 package dev.levee.emulator;
 
 import static org.assertj.core.api.Assertions.assertThat;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.levee.anthropic.Json;
@@ -10,22 +9,11 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.time.Duration;
 import java.util.HexFormat;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** {@code GET /_emulator/log} and {@code POST /_emulator/reset}, and what the log records. */
-class ControlEndpointsTest {
-
-  private final Emulator emulator = Emulator.start(EmulatorOptions.builder().timeToFirstToken(Duration.ZERO)
-      .deltaDelay(Duration.ZERO).build());
-  private final Wire wire = new Wire(emulator);
-
-  @AfterEach
-  void stop() {
-    emulator.close();
-  }
+class ControlEndpointsTest extends InstantEmulatorTest {
 
   @Test
   void theLogRecordsEveryAttemptWithHeadersQueryAndTheRawBodyButNeverTheKey() throws Exception {

@@ -2,27 +2,15 @@ package dev.levee.emulator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import com.anthropic.client.AnthropicClient;
 import com.anthropic.errors.OverloadedException;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.levee.anthropic.Json;
 import java.net.http.HttpResponse;
-import java.time.Duration;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** Faults that answer with an HTTP error status instead of a message. */
-class StatusFaultsTest {
-
-  private final Emulator emulator = Emulator.start(EmulatorOptions.builder().timeToFirstToken(Duration.ZERO)
-      .deltaDelay(Duration.ZERO).build());
-  private final Wire wire = new Wire(emulator);
-
-  @AfterEach
-  void stop() {
-    emulator.close();
-  }
+class StatusFaultsTest extends InstantEmulatorTest {
 
   @Test
   void emu529IsAlwaysOverloadedWithoutRetryAfter() throws Exception {

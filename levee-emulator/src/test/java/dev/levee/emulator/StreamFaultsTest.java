@@ -2,7 +2,6 @@ package dev.levee.emulator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import com.anthropic.client.AnthropicClient;
 import com.anthropic.errors.AnthropicInvalidDataException;
 import com.anthropic.errors.SseException;
@@ -13,20 +12,10 @@ import dev.levee.core.time.ManualClock;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** Faults inside a stream that still ends: error events, malformed data, duplicates, slowness. */
-class StreamFaultsTest {
-
-  private final Emulator emulator = Emulator.start(EmulatorOptions.builder().timeToFirstToken(Duration.ZERO)
-      .deltaDelay(Duration.ZERO).build());
-  private final Wire wire = new Wire(emulator);
-
-  @AfterEach
-  void stop() {
-    emulator.close();
-  }
+class StreamFaultsTest extends InstantEmulatorTest {
 
   @Test
   void emuErrorSendsAnInBandOverloadedErrorAfterNDeltasThenEndsTheResponse() throws Exception {

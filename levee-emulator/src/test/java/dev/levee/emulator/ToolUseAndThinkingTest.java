@@ -1,7 +1,6 @@
 package dev.levee.emulator;
 
 import static org.assertj.core.api.Assertions.assertThat;
-
 import com.anthropic.client.AnthropicClient;
 import com.anthropic.core.JsonValue;
 import com.anthropic.models.messages.ContentBlock;
@@ -17,24 +16,19 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.levee.anthropic.Json;
 import dev.levee.anthropic.sse.SseEvent;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** Tool use and thinking blocks, streamed and continued. */
-class ToolUseAndThinkingTest {
+class ToolUseAndThinkingTest extends InstantEmulatorTest {
 
-  private final Emulator emulator = Emulator.start(EmulatorOptions.builder().timeToFirstToken(Duration.ZERO)
-      .deltaDelay(Duration.ZERO).build());
-  private final Wire wire = new Wire(emulator);
   private final AnthropicClient client = Sdk.client(emulator);
 
   @AfterEach
-  void stop() {
+  void closeClient() {
     client.close();
-    emulator.close();
   }
 
   private static ObjectNode withTool(ObjectNode body) {
