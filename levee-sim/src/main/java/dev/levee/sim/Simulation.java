@@ -58,8 +58,19 @@ public final class Simulation {
       if (firstCounted < 0 || firstCounted > requests) throw new IllegalArgumentException("first counted request out of range");
     }
 
-    /** The number of arrivals {@code i / rate} that fall before {@code horizon} seconds. */
+    /**
+     * The number of arrivals {@code i / rate} that fall before {@code horizon} seconds.
+     *
+     * @throws IllegalArgumentException if the rate is not positive and finite, the horizon not
+     *     finite and non-negative, or the count does not fit in an {@code int}
+     */
     public static int requestsWithin(double rate, double horizon) {
+      if (!(rate > 0 && rate < Double.POSITIVE_INFINITY)) {
+        throw new IllegalArgumentException("the rate must be a positive number of requests per second, was " + rate);
+      }
+      if (!(horizon >= 0 && horizon < Double.POSITIVE_INFINITY)) {
+        throw new IllegalArgumentException("the horizon must be a finite, non-negative number of seconds, was " + horizon);
+      }
       long n = (long) Math.ceil(rate * horizon);
       while (n > 0 && (n - 1) / rate >= horizon) n--;
       while (n / rate < horizon) n++;

@@ -9,15 +9,18 @@ import dev.levee.sim.study.OverloadStudy;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -124,7 +127,13 @@ public final class OverloadCommand implements Callable<Integer> {
         if (parent != null) Files.createDirectories(parent);
         Files.writeString(chart, OverloadChart.svg(study, rows), StandardCharsets.UTF_8);
       } catch (IOException e) {
-        spec.commandLine().getErr().println("levee simulate overload: cannot write " + chart + ": " + e.getMessage());
+        String why = switch (e) {
+          case AccessDeniedException denied -> "permission denied";
+          case NoSuchFileException missing -> "no such file or directory";
+          case FileSystemException fs when fs.getReason() != null -> fs.getReason();
+          default -> e.getClass().getSimpleName();
+        };
+        spec.commandLine().getErr().println("levee simulate overload: cannot write " + chart + ": " + why);
         return 1;
       }
       spec.commandLine().getErr().println("chart written to " + chart);

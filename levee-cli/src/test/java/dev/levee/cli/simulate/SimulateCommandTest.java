@@ -8,6 +8,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import picocli.CommandLine;
 
 class SimulateCommandTest {
@@ -75,6 +77,23 @@ class SimulateCommandTest {
     assertThat(svg).startsWith("<svg xmlns=\"http://www.w3.org/2000/svg\"").endsWith("</svg>\n")
         .contains("gRPC retry throttle 10/0.1", "<polyline").doesNotContain("<script", "href=");
     assertThat(err.toString()).contains("chart written to");
+  }
+
+  /** Regression: an infinite rate or horizon looped forever counting arrivals; other bad values threw a stack trace. */
+  @ParameterizedTest(name = "{0} {1} {2}")
+  @CsvSource({
+      "retry-budget, --rate, Infinity", "retry-budget, --horizon, Infinity", "retry-budget, --rate, -5",
+      "retry-budget, --rate, 0", "retry-budget, --rate, NaN", "retry-budget, --horizon, -1",
+      "retry-budget, --max-attempts, 0", "retry-budget, --degraded-fail-rate, 2", "retry-budget, --outage-end, 500",
+      "overload, --rate, Infinity", "overload, --horizon, Infinity", "overload, --rate, -1", "overload, --horizon, 0",
+      "overload, --max-attempts, 0", "overload, --success-latency, -1", "overload, --failure-latency, NaN",
+      "overload, --throttle-k, 0", "overload, --throttle-window, 0", "overload, --grpc-max-tokens, 0",
+  })
+  void aBadValueIsAUsageErrorNotAStackTraceOrAHang(String study, String option, String value) {
+    assertThat(levee(study, option, value)).isEqualTo(2);
+
+    assertThat(err.toString()).doesNotContain("\tat ").contains("Usage:");
+    assertThat(out.toString()).isEmpty();
   }
 
   @Test

@@ -2,6 +2,8 @@ package dev.levee.sim.study;
 
 import dev.levee.core.breaker.CircuitBreakerConfig;
 import dev.levee.core.retry.Backoff;
+import dev.levee.core.throttle.AdaptiveThrottle;
+import dev.levee.core.throttle.RetryThrottle;
 import dev.levee.core.time.ManualClock;
 import dev.levee.sim.CapacityUpstream;
 import dev.levee.sim.CorePolicy;
@@ -98,6 +100,17 @@ public record OverloadStudy(
     Objects.requireNonNull(budget, "budget");
     Objects.requireNonNull(breaker, "breaker");
     new CapacityUpstream(capacity, triggerCapacity, triggerStart, triggerEnd, rejectCost); // checks the upstream's settings
+    if (Simulation.Settings.requestsWithin(rate, horizon) <= Simulation.Settings.requestsWithin(rate, warmup)) {
+      throw new IllegalArgumentException("nothing would be counted: the horizon (" + horizon + " s) must extend past the warm-up ("
+          + warmup + " s)");
+    }
+    if (maxAttempts < 1) throw new IllegalArgumentException("max attempts must be at least 1, was " + maxAttempts);
+    if (!(successLatency >= 0 && failureLatency >= 0 && Double.isFinite(successLatency) && Double.isFinite(failureLatency))) {
+      throw new IllegalArgumentException("latencies must be finite and not negative, were " + successLatency + " and " + failureLatency);
+    }
+    // the throttles check their own settings
+    new AdaptiveThrottle(throttleK, RetryBudgetStudy.seconds(throttleWindow), new ManualClock(), new Mulberry32(seed));
+    new RetryThrottle(grpcMaxTokens, grpcTokenRatio);
     if (!(warmup >= 0 && warmup <= triggerStart)) throw new IllegalArgumentException("the warm-up must end before the trigger");
   }
 

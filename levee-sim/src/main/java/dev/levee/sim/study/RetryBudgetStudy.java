@@ -54,6 +54,15 @@ public record RetryBudgetStudy(
 
   public RetryBudgetStudy {
     budgets = List.copyOf(Objects.requireNonNull(budgets, "budgets"));
+    Simulation.Settings.requestsWithin(rate, horizon); // checks rate and horizon
+    if (maxAttempts < 1) throw new IllegalArgumentException("max attempts must be at least 1, was " + maxAttempts);
+    if (!(outageEnd >= 0 && degradedEnd >= outageEnd)) {
+      throw new IllegalArgumentException("the outage (until " + outageEnd + " s) must end before the degraded phase does ("
+          + degradedEnd + " s)");
+    }
+    if (!(degradedFailRate >= 0 && degradedFailRate <= 1)) {
+      throw new IllegalArgumentException("the degraded fail rate must be in [0, 1], was " + degradedFailRate);
+    }
     if (!(immediateDelay >= 0)) throw new IllegalArgumentException("immediate delay must not be negative");
     if (!(backoffBase >= 0 && backoffCap >= 0)) throw new IllegalArgumentException("backoff must not be negative");
   }
