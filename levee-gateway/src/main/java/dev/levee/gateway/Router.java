@@ -53,20 +53,20 @@ final class Router extends Handler.Abstract {
     switch (path) {
       case "/v1/messages", "/v1/messages/count_tokens" -> {
         if (!method.equals("POST")) {
-          return error(response, callback, new ApiError(405, "invalid_request_error", method + " is not allowed on " + path));
+          return notAllowed(response, callback, method, path, "POST");
         }
         messages.handle(request, response, callback);
       }
       case "/health" -> {
         if (!method.equals("GET") && !method.equals("HEAD")) {
-          return error(response, callback, new ApiError(405, "invalid_request_error", method + " is not allowed on " + path));
+          return notAllowed(response, callback, method, path, "GET, HEAD");
         }
         HealthReport.Report report = health.report();
         ServerIo.json(response, callback, report.verdict().httpStatus(), Json.bytes(report.body()));
       }
       case "/metrics" -> {
         if (!method.equals("GET") && !method.equals("HEAD")) {
-          return error(response, callback, new ApiError(405, "invalid_request_error", method + " is not allowed on " + path));
+          return notAllowed(response, callback, method, path, "GET, HEAD");
         }
         ServerIo.send(response, callback, 200, "text/plain; version=0.0.4; charset=utf-8",
             metrics.scrape().getBytes(StandardCharsets.UTF_8));
@@ -84,6 +84,12 @@ final class Router extends Handler.Abstract {
       }
     }
     return true;
+  }
+
+  /** 405 with the {@code Allow} header RFC 9110 §15.5.6 requires. */
+  private static boolean notAllowed(Response response, Callback callback, String method, String path, String allowed) {
+    response.getHeaders().put("allow", allowed);
+    return error(response, callback, new ApiError(405, "invalid_request_error", method + " is not allowed on " + path));
   }
 
   private static boolean error(Response response, Callback callback, ApiError error) {

@@ -11,7 +11,8 @@ import org.eclipse.jetty.util.thread.VirtualThreadPool;
 
 /**
  * A Jetty 12 server whose blocking handlers run on virtual threads (Jetty's recommended setup),
- * listening on one HTTP/1.1 connector. Shared by the gateway and the emulator.
+ * listening on one HTTP/1.1 connector, answering Jetty's own errors in the API's shape ({@link
+ * ApiErrorHandler}). Shared by the gateway and the emulator.
  */
 public final class VirtualThreadServer {
 
@@ -41,6 +42,7 @@ public final class VirtualThreadServer {
     connector.setIdleTimeout(idleTimeout.toMillis());
     server.addConnector(connector);
     server.setHandler(handler);
+    server.setErrorHandler(new ApiErrorHandler());
     server.setStopTimeout(2000);
     return server;
   }

@@ -41,6 +41,28 @@ class GatewayEdgesTest {
     }
   }
 
+  /** Regression: Jetty refused these before any handler ran, with its own HTML page. */
+  @Test
+  void requestsJettyRefusesGetTheApisErrorShape() throws Exception {
+    try (Harness h = Harness.start(Harness.BASE_POLICY)) {
+      for (String path : new String[] {"/v1//messages", "/v1/models/..%2f..%2fhealth"}) {
+        assertApiShaped(h.post(path, "{}", JSON), 400, "invalid_request_error");
+      }
+      assertApiShaped(h.post("/v1/messages", "{}", Map.of("x-long", "x".repeat(20_000))), 431, "invalid_request_error");
+      assertThat(h.emulator.log()).isEmpty();
+    }
+  }
+
+  private static void assertApiShaped(HttpResponse<String> response, int status, String type) {
+    assertThat(response.statusCode()).isEqualTo(status);
+    assertThat(response.headers().firstValue("content-type")).hasValueSatisfying(t -> assertThat(t).startsWith("application/json"));
+    JsonNode body = Json.tryParse(response.body());
+    assertThat(body).as(response.body()).isNotNull();
+    assertThat(body.path("type").asText()).isEqualTo("error");
+    assertThat(body.path("error").path("type").asText()).isEqualTo(type);
+    assertThat(body.path("error").path("message").asText()).isNotBlank();
+  }
+
   @Test
   void aBodyWithoutAModelIsRefusedLikeTheApiDoes() throws Exception {
     try (Harness h = Harness.start(Harness.BASE_POLICY)) {
@@ -104,8 +126,12 @@ class GatewayEdgesTest {
   @Test
   void healthAndMetricsAnswerOnlyGet() throws Exception {
     try (Harness h = Harness.start(Harness.BASE_POLICY)) {
-      assertThat(h.post("/health", "", Map.of()).statusCode()).isEqualTo(405);
-      assertThat(h.post("/metrics", "", Map.of()).statusCode()).isEqualTo(405);
+      for (String path : new String[] {"/health", "/metrics"}) {
+        HttpResponse<String> response = h.post(path, "", Map.of());
+        assertApiShaped(response, 405, "invalid_request_error");
+        assertThat(response.headers().firstValue("allow")).contains("GET, HEAD");
+      }
+      assertThat(h.get("/v1/messages").headers().firstValue("allow")).contains("POST");
     }
   }
 

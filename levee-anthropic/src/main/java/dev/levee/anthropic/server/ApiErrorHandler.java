@@ -1,0 +1,24 @@
+package dev.levee.anthropic.server;
+
+import dev.levee.anthropic.error.ApiError;
+import org.eclipse.jetty.http.HttpStatus;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.handler.ErrorHandler;
+import org.eclipse.jetty.util.Callback;
+
+/**
+ * Answers the errors Jetty raises before a handler runs (an ambiguous or malformed URI, a URI or
+ * headers too long, an unparsable request) in the Messages API's error shape instead of Jetty's
+ * HTML page, so that every client of Levee's servers can parse every answer. The status is
+ * Jetty's; the type follows {@link ApiError#typeFor(int)}.
+ */
+final class ApiErrorHandler extends ErrorHandler {
+
+  @Override
+  protected void generateResponse(Request request, Response response, int code, String message, Throwable cause,
+      Callback callback) {
+    String text = message == null || message.isBlank() ? HttpStatus.getMessage(code) : message;
+    ServerIo.error(response, callback, new ApiError(code, ApiError.typeFor(code), text));
+  }
+}
