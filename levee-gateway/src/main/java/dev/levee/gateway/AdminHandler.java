@@ -28,6 +28,9 @@ import org.eclipse.jetty.util.Callback;
  */
 final class AdminHandler {
 
+  /** The longest a tier may be forced for: a drill, not a setting. */
+  private static final Duration MAX_FORCE = Duration.ofHours(24);
+
   private final byte[] token;
   private final TierBoard tiers;
 
@@ -69,22 +72,45 @@ final class AdminHandler {
     } catch (IOException e) {
       body = null;
     }
-    String tier = body == null ? "" : body.path("tier").asText("").toUpperCase(Locale.ROOT);
-    try {
-      if (tier.equals("AUTO")) {
-        tiers.controller(feature).clearForce();
-      } else {
-        Duration duration = Units.duration(body.path("for").asText("10m"));
-        tiers.controller(feature).force(Tier.valueOf(tier), duration);
-      }
-    } catch (IllegalArgumentException | NullPointerException e) {
-      send(response, callback, 400, ApiError.invalidRequest(
-          "expected {\"tier\": \"T0\"|\"T1\"|\"T2\"|\"T3\"|\"auto\", \"for\": \"10m\"}").toJson(null));
+    String problem = applyForce(feature, body);
+    if (problem != null) {
+      send(response, callback, 400, ApiError.invalidRequest(problem + "; expected {\"tier\": \"T0\"|\"T1\"|\"T2\"|\"T3\"|\"auto\", "
+          + "\"for\": \"10m\"}").toJson(null));
       return;
     }
     ObjectNode ok = Json.MAPPER.createObjectNode();
     ok.set("features", tiers.status());
     send(response, callback, 200, ok);
+  }
+
+  /** Forces (or releases) {@code feature}'s tier as {@code body} asks; returns what is wrong with it, or null. */
+  private String applyForce(String feature, JsonNode body) {
+    if (body == null || !body.isObject()) {
+      return "the body must be a JSON object";
+    }
+    String tier = body.path("tier").asText("").toUpperCase(Locale.ROOT);
+    if (tier.equals("AUTO")) {
+      tiers.controller(feature).clearForce();
+      return null;
+    }
+    if (!tier.matches("T[0-3]")) {
+      return "tier must be T0, T1, T2, T3 or auto, was " + body.path("tier");
+    }
+    JsonNode forText = body.path("for");
+    if (!forText.isMissingNode() && !forText.isTextual()) {
+      return "for must be a duration string such as \"10m\", was " + forText;
+    }
+    Duration duration;
+    try {
+      duration = Units.duration(forText.asText("10m"));
+    } catch (IllegalArgumentException e) {
+      return "for: " + e.getMessage();
+    }
+    if (!duration.isPositive() || duration.compareTo(MAX_FORCE) > 0) {
+      return "for must be more than 0 and at most 24h (a lasting change belongs in the config), was " + forText.asText("10m");
+    }
+    tiers.controller(feature).force(Tier.valueOf(tier), duration);
+    return null;
   }
 
   private static void send(Response response, Callback callback, int status, JsonNode body) {
