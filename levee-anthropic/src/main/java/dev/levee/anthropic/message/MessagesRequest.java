@@ -74,6 +74,9 @@ public final class MessagesRequest {
         JsonToken value = p.nextToken();
         int valueStart = (int) p.currentTokenLocation().getByteOffset();
         if (field.equals("max_tokens") && value == JsonToken.VALUE_NUMBER_INT) {
+          if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
+            throw new InvalidRequestException("max_tokens: Input should be a valid integer, was " + p.getText());
+          }
           maxTokens = p.getLongValue();
         }
         switch (field) {

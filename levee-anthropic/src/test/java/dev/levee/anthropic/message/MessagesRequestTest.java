@@ -85,6 +85,15 @@ class MessagesRequestTest {
         .hasMessageContaining("model");
   }
 
+  /** Regression: an integer too large for a long was reported as invalid JSON. */
+  @Test
+  void aMaxTokensBeyondALongIsRefusedAsAnInteger() throws Exception {
+    assertThatThrownBy(() -> MessagesRequest.parse(utf8("{\"model\":\"m\",\"max_tokens\":99999999999999999999}")))
+        .hasMessage("max_tokens: Input should be a valid integer, was 99999999999999999999");
+    assertThat(MessagesRequest.parse(utf8("{\"model\":\"m\",\"metadata\":{\"n\":99999999999999999999}}")).model())
+        .isEqualTo("m");
+  }
+
   @Test
   void aStreamThatIsNotABooleanIsRefused() {
     assertThatThrownBy(() -> MessagesRequest.parse(utf8("{\"model\":\"m\",\"stream\":\"yes\"}")))
