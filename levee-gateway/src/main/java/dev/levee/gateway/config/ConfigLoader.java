@@ -12,7 +12,7 @@ import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
-import dev.levee.gateway.config.GatewayConfig.Route;
+import dev.levee.gateway.config.GatewayConfig.Alias;
 import dev.levee.gateway.config.GatewayConfig.TargetRef;
 import java.io.IOException;
 import java.net.URI;
@@ -117,7 +117,7 @@ public final class ConfigLoader {
             + String.join(", ", new TreeSet<>(config.upstreams().keySet())) + ")");
       }
     }
-    for (Map.Entry<String, Route> model : config.models().entrySet()) {
+    for (Map.Entry<String, Alias> model : config.models().entrySet()) {
       int i = 0;
       for (TargetRef target : model.getValue().chain()) {
         if (!config.upstreams().containsKey(target.upstream())) {

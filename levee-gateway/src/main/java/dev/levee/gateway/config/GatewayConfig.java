@@ -19,7 +19,7 @@ import java.util.Map;
  * @param policy retries, breaker, budget, deadline and stream limits
  */
 public record GatewayConfig(
-    Server server, Map<String, Upstream> upstreams, Map<String, Route> models, Policy policy,
+    Server server, Map<String, Upstream> upstreams, Map<String, Alias> models, Policy policy,
     Map<String, Feature> features, Tiers tiers, Cache cache, Admin admin) {
 
   public GatewayConfig {
@@ -139,8 +139,8 @@ public record GatewayConfig(
    * @param resume whether a stream that breaks after its first token is resumed (default true);
    *     when false it ends with an {@code event: error}
    */
-  public record Route(List<TargetRef> chain, Boolean resume) {
-    public Route {
+  public record Alias(List<TargetRef> chain, Boolean resume) {
+    public Alias {
       if (chain == null || chain.isEmpty()) throw new IllegalArgumentException("chain needs at least one target");
       chain = List.copyOf(chain);
       resume = resume == null || resume;

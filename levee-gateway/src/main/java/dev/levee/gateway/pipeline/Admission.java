@@ -5,7 +5,8 @@ import dev.levee.anthropic.Json;
 import dev.levee.anthropic.upstream.OriginalRequest;
 import dev.levee.core.chain.Target;
 import dev.levee.core.tier.Tier;
-import dev.levee.gateway.Routes;
+import dev.levee.gateway.AliasChain;
+import dev.levee.gateway.Aliases;
 import dev.levee.gateway.cache.CacheDirectives;
 import dev.levee.gateway.cache.CacheKey;
 import dev.levee.gateway.cache.HeaderValues;
@@ -92,7 +93,7 @@ final class Admission {
     this.semantic = semantic;
   }
 
-  Decision admit(InboundRequest in, Routes.Route route) {
+  Decision admit(InboundRequest in, AliasChain route) {
     String name = HeaderValues.first(in.request().headers(), "x-levee-feature");
     String feature = name != null && tiers.knows(name) ? name : Feature.DEFAULT_NAME;
     Feature f = config.feature(feature);
@@ -169,7 +170,7 @@ final class Admission {
     }
   }
 
-  private static List<Target> reduced(Feature f, Routes.Route route) {
+  private static List<Target> reduced(Feature f, AliasChain route) {
     if (f.reduced() != null && f.reduced().target() != null) {
       return List.of(new Target(f.reduced().target().upstream(), f.reduced().target().model()));
     }

@@ -15,7 +15,8 @@ import dev.levee.core.chain.FallbackChain;
 import dev.levee.core.deadline.Deadline;
 import dev.levee.core.retry.Failure;
 import dev.levee.core.time.Ticker;
-import dev.levee.gateway.Routes;
+import dev.levee.gateway.AliasChain;
+import dev.levee.gateway.Aliases;
 import dev.levee.gateway.cache.ResponseCache;
 import dev.levee.gateway.cache.SemanticCache;
 import dev.levee.gateway.config.GatewayConfig;
@@ -50,19 +51,19 @@ import org.eclipse.jetty.util.Callback;
 public final class MessagesHandler {
 
   private final Ingress ingress;
-  private final Routes routes;
+  private final Aliases routes;
   private final Admission admission;
   private final FallbackChain chain;
   private final Upstreams upstreams;
   private final StreamEngine streams;
-  private final LeveeAnswers answers;
+  private final LocalAnswers answers;
   private final Duration deadline;
   private final Duration failClosedRetryAfter;
   private final Ticker ticker;
   private final AccessLog log;
 
-  private MessagesHandler(Ingress ingress, Routes routes, Admission admission, FallbackChain chain, Upstreams upstreams,
-      StreamEngine streams, LeveeAnswers answers, Duration deadline, Duration failClosedRetryAfter, Ticker ticker,
+  private MessagesHandler(Ingress ingress, Aliases routes, Admission admission, FallbackChain chain, Upstreams upstreams,
+      StreamEngine streams, LocalAnswers answers, Duration deadline, Duration failClosedRetryAfter, Ticker ticker,
       AccessLog log) {
     this.log = log;
     this.ingress = ingress;
@@ -78,7 +79,7 @@ public final class MessagesHandler {
   }
 
   /** The gateway's shared parts the handler is wired from. */
-  public record Parts(GatewayConfig config, Routes routes, FallbackChain chain, StreamEngine streams,
+  public record Parts(GatewayConfig config, Aliases routes, FallbackChain chain, StreamEngine streams,
       Upstreams upstreams, TierBoard tiers, ResponseCache cache, SemanticCache semantic, RandomGenerator random,
       Metrics metrics) {}
 
@@ -91,7 +92,7 @@ public final class MessagesHandler {
         p.chain(),
         p.upstreams(),
         p.streams(),
-        new LeveeAnswers(p.random()),
+        new LocalAnswers(p.random()),
         config.policy().deadline(),
         config.tiers().healthyFor().plus(config.tiers().evaluateEvery()),
         p.upstreams().ticker(),
@@ -111,7 +112,7 @@ public final class MessagesHandler {
       log.refused(id, request.getHttpURI().getPath(), refused.error.status(), millisSince(start), refused.error.type());
       return;
     }
-    Routes.Route route = routes.resolve(in.body().model());
+    AliasChain route = routes.resolve(in.body().model());
     Admission.Decision decision = admission.admit(in, route);
     Admission.Ticket ticket = decision.ticket();
     client.header(LeveeHeaders.TIER, ticket.tier().name());
@@ -136,7 +137,7 @@ public final class MessagesHandler {
     }
   }
 
-  private void upstream(Request request, InboundRequest in, Routes.Route route, Admission.Upstream plan,
+  private void upstream(Request request, InboundRequest in, AliasChain route, Admission.Upstream plan,
       ClientResponse client, long start) {
     if (plan.cacheStatus() != null) {
       client.header(LeveeHeaders.CACHE, plan.cacheStatus());
@@ -170,7 +171,7 @@ public final class MessagesHandler {
     }
   }
 
-  private void respond(InboundRequest in, Routes.Route route, Admission.Upstream plan, ChainResult<Reply> result,
+  private void respond(InboundRequest in, AliasChain route, Admission.Upstream plan, ChainResult<Reply> result,
       ClientResponse client, Cancellation cancellation, long start) {
     int calls = result.calls();
     client.header(LeveeHeaders.ATTEMPTS, Integer.toString(calls));
@@ -181,7 +182,7 @@ public final class MessagesHandler {
             .header(LeveeHeaders.FALLBACK, Boolean.toString(answered.fallback()));
         String outcome;
         if (answered.response().stream() != null) {
-          ResilientStream stream = streams.resilient(answered, plan.request(), plan.targets(), route.resume(), cancellation);
+          ResilientStream stream = streams.resilient(answered, plan.request(), plan.targets(), route.recover(), cancellation);
           MessageAssembler assembled = ticket.mayStore() ? new MessageAssembler() : null; // only for the cache
           ResilientStream.Outcome ended = StreamRelay.relay(answered.response(), stream, client,
               assembled == null ? event -> { } : assembled::accept);

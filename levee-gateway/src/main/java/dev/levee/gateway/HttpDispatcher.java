@@ -13,10 +13,14 @@ import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.thread.Invocable;
 
-/** Dispatches each HTTP request to its handler; runs on virtual threads (blocking is fine). */
-final class Router extends Handler.Abstract {
+/**
+ * Dispatches each HTTP request to its handler by path and method ({@code /v1/messages}, {@code
+ * /health}, {@code /metrics}, {@code /admin/*}, {@code /v1/models}); runs on virtual threads
+ * (blocking is fine). Not the model router of DESIGN.md, which chooses a target.
+ */
+final class HttpDispatcher extends Handler.Abstract {
 
-  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Router.class);
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(HttpDispatcher.class);
 
   private final MessagesHandler messages;
   private final HealthReport health;
@@ -24,7 +28,7 @@ final class Router extends Handler.Abstract {
   private final Metrics metrics;
   private final PassThrough passThrough;
 
-  Router(MessagesHandler messages, HealthReport health, AdminHandler admin, Metrics metrics, PassThrough passThrough) {
+  HttpDispatcher(MessagesHandler messages, HealthReport health, AdminHandler admin, Metrics metrics, PassThrough passThrough) {
     super(Invocable.InvocationType.BLOCKING);
     this.metrics = metrics;
     this.passThrough = passThrough;
@@ -36,7 +40,7 @@ final class Router extends Handler.Abstract {
   @Override
   public boolean handle(Request request, Response response, Callback callback) {
     try {
-      return route(request, response, callback);
+      return dispatch(request, response, callback);
     } catch (RuntimeException e) { // a bug must still answer in the API's shape, never Jetty's HTML page
       LOG.error("unexpected failure on {} {}", request.getMethod(), Request.getPathInContext(request), e);
       if (!response.isCommitted()) {
@@ -47,7 +51,7 @@ final class Router extends Handler.Abstract {
     }
   }
 
-  private boolean route(Request request, Response response, Callback callback) {
+  private boolean dispatch(Request request, Response response, Callback callback) {
     String path = Request.getPathInContext(request);
     String method = request.getMethod();
     switch (path) {

@@ -22,11 +22,11 @@ import java.util.random.RandomGenerator;
  * client's input back so nothing typed is lost. With {@code disclosure: inline} a cached or
  * static answer ends with a short note saying so.
  */
-final class LeveeAnswers {
+final class LocalAnswers {
 
   private final RandomGenerator random;
 
-  LeveeAnswers(RandomGenerator random) {
+  LocalAnswers(RandomGenerator random) {
     this.random = random;
   }
 
