@@ -15,9 +15,6 @@ import dev.levee.core.chain.CallObserver;
 import dev.levee.core.chain.ChainPolicy;
 import dev.levee.core.chain.FallbackChain;
 import dev.levee.core.chain.Target;
-import dev.levee.core.retry.Backoff;
-import dev.levee.core.retry.RetryAfterPolicy;
-import dev.levee.core.retry.RetryPolicy;
 import dev.levee.core.time.Ticker;
 import dev.levee.gateway.cache.MiniLmEmbedder;
 import dev.levee.gateway.cache.ResponseCache;
@@ -85,11 +82,7 @@ public final class Gateway implements AutoCloseable {
     ResponseCache cache = new ResponseCache(
         new ResponseCache.Config(config.cache().maxBytes(), config.cache().maxStaleness()), ticker);
     Metrics metrics = new Metrics(aliases.configuredTargets(), breakers, budget, tiers, streamStats, cache);
-    GatewayConfig.Retry retry = policy.retry();
-    ChainPolicy chainPolicy = new ChainPolicy(
-        new RetryPolicy(retry.maxRetries(), new Backoff(retry.baseDelay(), retry.maxDelay()),
-            new RetryAfterPolicy(retry.maxRetryAfter(), 0.10)),
-        policy.attemptTimeout(), policy.minAttemptTime());
+    ChainPolicy chainPolicy = new ChainPolicy(policy.retry().policy(), policy.attemptTimeout(), policy.minAttemptTime());
     FallbackChain chain = new FallbackChain(chainPolicy, breakers, budget,
         CallObserver.both(stats, CallObserver.both(tiers, metrics)), ticker, clock.sleeper(), clock.random());
     Duration connectTimeout = config.upstreams().values().stream()

@@ -13,6 +13,7 @@ import dev.levee.gateway.cache.HeaderValues;
 import dev.levee.gateway.cache.ResponseCache;
 import dev.levee.gateway.cache.SemanticCache;
 import dev.levee.gateway.cache.SemanticQuery;
+import dev.levee.gateway.config.FailMode;
 import dev.levee.gateway.config.Feature;
 import dev.levee.gateway.config.GatewayConfig;
 import dev.levee.gateway.tier.TierBoard;
@@ -116,7 +117,7 @@ final class Admission {
         yield hit.isPresent() ? hit.get()
             : new Upstream(ticket, reduced(f, route), shaped(in, f, Tier.T1), f.coldTtl(), "miss");
       }
-      case T3 -> f.failMode().equals("closed") ? new FailClosed(ticket) : new Static(ticket);
+      case T3 -> f.failMode() == FailMode.CLOSED ? new FailClosed(ticket) : new Static(ticket);
     };
   }
 
@@ -178,7 +179,7 @@ final class Admission {
   }
 
   private static OriginalRequest shaped(InboundRequest in, Feature f, Tier tier) {
-    boolean keepThinking = f.thinking().equals("always") || (tier == Tier.T0 && f.thinking().equals("t0"));
+    boolean keepThinking = f.thinking().keeps(tier);
     long cap = tier == Tier.T0 ? 0 : (f.reduced() != null ? f.reduced().maxTokens() : 1024);
     return in.request().shaped(cap, keepThinking ? Set.of() : Set.of("thinking"));
   }

@@ -10,6 +10,7 @@ import dev.levee.anthropic.sse.SseEvent;
 import dev.levee.anthropic.sse.SseWriter;
 import dev.levee.gateway.cache.SseReplay;
 import dev.levee.gateway.cache.StaticAnswer;
+import dev.levee.gateway.config.Disclosure;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.time.Duration;
@@ -32,7 +33,7 @@ final class LocalAnswers {
 
   /** Serves a cached message as the request asked for it. */
   void cached(InboundRequest in, Admission.Ticket ticket, byte[] message, String why, ClientResponse client) {
-    byte[] body = ticket.config().disclosure().equals("inline") ? withNote(message, why) : message;
+    byte[] body = ticket.config().disclosure() == Disclosure.INLINE ? withNote(message, why) : message;
     if (in.body().stream()) {
       stream(SseReplay.events(body), client);
     } else {
@@ -43,7 +44,7 @@ final class LocalAnswers {
   /** T3 fail-open: the feature's static text as a well-formed message. */
   void staticText(InboundRequest in, Admission.Ticket ticket, ClientResponse client) {
     StaticAnswer answer = new StaticAnswer(ticket.config().staticText(), random);
-    if (ticket.config().disclosure().equals("inline")) {
+    if (ticket.config().disclosure() == Disclosure.INLINE) {
       cached(in, ticket, answer.json(in.body().model()), "The assistant is unavailable; this is a standard reply.", client);
     } else if (in.body().stream()) {
       stream(answer.events(in.body().model()), client);

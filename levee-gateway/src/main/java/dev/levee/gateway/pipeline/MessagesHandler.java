@@ -19,6 +19,7 @@ import dev.levee.gateway.AliasChain;
 import dev.levee.gateway.Aliases;
 import dev.levee.gateway.cache.ResponseCache;
 import dev.levee.gateway.cache.SemanticCache;
+import dev.levee.gateway.config.Disclosure;
 import dev.levee.gateway.config.GatewayConfig;
 import dev.levee.gateway.health.Metrics;
 import dev.levee.gateway.tier.TierBoard;
@@ -242,7 +243,7 @@ public final class MessagesHandler {
   }
 
   private static void disclose(ClientResponse client, Admission.Ticket ticket, String why) {
-    if (!ticket.config().disclosure().equals("none")) {
+    if (ticket.config().disclosure() != Disclosure.NONE) {
       client.header(LeveeHeaders.DEGRADED, why);
     }
   }
