@@ -25,6 +25,7 @@ import dev.levee.gateway.health.HealthReport;
 import dev.levee.gateway.health.Metrics;
 import dev.levee.gateway.health.TargetStats;
 import dev.levee.gateway.pipeline.MessagesHandler;
+import dev.levee.gateway.pipeline.RequestIds;
 import dev.levee.gateway.tier.TierBoard;
 import java.net.URI;
 import java.time.Duration;
@@ -98,12 +99,13 @@ public final class Gateway implements AutoCloseable {
     SemanticCache semantic = config.features().values().stream().anyMatch(Feature::semantic)
         ? new SemanticCache(MiniLmEmbedder.instance(), SemanticCache.Config.DEFAULT) // thresholds are per feature
         : null;
-    MessagesHandler messages = MessagesHandler.create(new MessagesHandler.Parts(config, aliases, chain, streams,
+    RequestIds ids = new RequestIds();
+    MessagesHandler messages = MessagesHandler.create(new MessagesHandler.Parts(config, aliases, ids, chain, streams,
         upstreams, tiers, cache, semantic, clock.random(), metrics));
     HealthReport health = new HealthReport(aliases.configuredTargets(), breakers, stats, budget, streamStats, tiers);
     AdminHandler admin = new AdminHandler(config.admin().token(), tiers);
     Server server = VirtualThreadServer.create(config.server().host(), config.server().port(),
-        config.server().idleTimeout(), "levee-gateway", new HttpDispatcher(messages, health, admin, metrics,
+        config.server().idleTimeout(), "levee-gateway", new HttpDispatcher(ids, messages, health, admin, metrics,
             new PassThrough(endpoints.get(aliases.defaultUpstream()), client)));
     server.start();
     LOG.info("Levee gateway listening on http://{}:{}", config.server().host(), VirtualThreadServer.port(server));

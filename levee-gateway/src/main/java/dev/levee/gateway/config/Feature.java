@@ -65,8 +65,12 @@ public record Feature(
    * @param maxTokens the T1 cap on {@code max_tokens} (default 1024)
    */
   public record Reduced(GatewayConfig.TargetRef target, Integer maxTokens) {
+
+    /** The T1 cap on {@code max_tokens} when none is configured. */
+    public static final int DEFAULT_MAX_TOKENS = 1024;
+
     public Reduced {
-      maxTokens = maxTokens == null ? 1024 : maxTokens;
+      maxTokens = maxTokens == null ? DEFAULT_MAX_TOKENS : maxTokens;
       if (maxTokens < 1) throw new IllegalArgumentException("max-tokens must be at least 1");
     }
   }

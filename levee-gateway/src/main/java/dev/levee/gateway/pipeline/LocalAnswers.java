@@ -5,25 +5,23 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.levee.anthropic.Json;
 import dev.levee.anthropic.error.ApiError;
-import dev.levee.anthropic.error.RetryAfter;
 import dev.levee.anthropic.sse.SseEvent;
-import dev.levee.anthropic.sse.SseWriter;
 import dev.levee.gateway.cache.SseReplay;
 import dev.levee.gateway.cache.StaticAnswer;
 import dev.levee.gateway.config.Disclosure;
-import java.io.IOException;
-import java.io.OutputStream;
-import java.time.Duration;
 import java.util.List;
 import java.util.random.RandomGenerator;
 
 /**
- * Answers Levee gives without an upstream: cached answers (JSON, or replayed as SSE for a
- * streaming request), static answers (T3 fail-open) and fail-closed refusals that echo the
- * client's input back so nothing typed is lost. With {@code disclosure: inline} a cached or
- * static answer ends with a short note saying so.
+ * The bodies of answers Levee gives without an upstream: cached answers (JSON, or replayed as
+ * SSE for a streaming request), static answers (T3 fail-open) and fail-closed refusals that echo
+ * the client's input back so nothing typed is lost. With {@code disclosure: inline} a cached or
+ * static answer ends with a short note saying so. Thread-safe.
  */
 final class LocalAnswers {
+
+  /** A message for the client: {@code json} for a JSON request, else {@code events}. */
+  record Message(byte[] json, List<SseEvent> events) {}
 
   private final RandomGenerator random;
 
@@ -31,30 +29,24 @@ final class LocalAnswers {
     this.random = random;
   }
 
-  /** Serves a cached message as the request asked for it. */
-  void cached(InboundRequest in, Admission.Ticket ticket, byte[] message, String why, ClientResponse client) {
-    byte[] body = ticket.config().disclosure() == Disclosure.INLINE ? withNote(message, why) : message;
-    if (in.body().stream()) {
-      stream(SseReplay.events(body), client);
-    } else {
-      client.send(200, "application/json", body);
-    }
+  /** A cached message as the request asked for it; {@code why} is the inline note. */
+  Message cached(InboundRequest in, byte[] message, String why) {
+    byte[] body = in.config().disclosure() == Disclosure.INLINE ? withNote(message, why) : message;
+    return in.stream() ? new Message(null, SseReplay.events(body)) : new Message(body, null);
   }
 
   /** T3 fail-open: the feature's static text as a well-formed message. */
-  void staticText(InboundRequest in, Admission.Ticket ticket, ClientResponse client) {
-    StaticAnswer answer = new StaticAnswer(ticket.config().staticText(), random);
-    if (ticket.config().disclosure() == Disclosure.INLINE) {
-      cached(in, ticket, answer.json(in.body().model()), "The assistant is unavailable; this is a standard reply.", client);
-    } else if (in.body().stream()) {
-      stream(answer.events(in.body().model()), client);
-    } else {
-      client.send(200, "application/json", answer.json(in.body().model()));
+  Message staticText(InboundRequest in) {
+    StaticAnswer answer = new StaticAnswer(in.config().staticText(), random);
+    String model = in.body().model();
+    if (in.config().disclosure() == Disclosure.INLINE) {
+      return cached(in, answer.json(model), "The assistant is unavailable; this is a standard reply.");
     }
+    return in.stream() ? new Message(null, answer.events(model)) : new Message(answer.json(model), null);
   }
 
-  /** T3 fail-closed: 503, retry-after, and the client's input echoed in {@code error.input}. */
-  void failClosed(InboundRequest in, Duration retryAfter, ClientResponse client) {
+  /** T3 fail-closed: the 503 body, with the client's {@code system} and {@code messages} in {@code error.input}. */
+  static byte[] failClosed(InboundRequest in) {
     ApiError error = new ApiError(503, "overloaded_error", "This feature is paused while the model is "
         + "unavailable; nothing was sent. Your input is returned in error.input so that nothing is lost.");
     ObjectNode body = error.toJson(in.id());
@@ -67,21 +59,7 @@ final class LocalAnswers {
         }
       }
     }
-    client.header("retry-after", RetryAfter.seconds(retryAfter)).header(LeveeHeaders.SHOULD_RETRY, "false");
-    client.send(503, "application/json", Json.bytes(body));
-  }
-
-  private static void stream(List<SseEvent> events, ClientResponse client) {
-    try {
-      OutputStream body = client.startStream();
-      SseWriter out = new SseWriter(body);
-      for (SseEvent event : events) {
-        out.write(event);
-      }
-      client.endStream(body);
-    } catch (IOException e) {
-      client.abort(e);
-    }
+    return Json.bytes(body);
   }
 
   /** The message with a final text block saying how it was served. */
