@@ -6,7 +6,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Writes each {@link AccessRecord} as one line on the {@code levee.access} logger, and counts its
- * outcome in {@link Metrics}.
+ * outcome and upstream calls in {@link Metrics}.
  */
 final class AccessLog {
 
@@ -28,6 +28,7 @@ final class AccessLog {
     }
     String tier = r.tier() == null ? null : r.tier().name();
     metrics.request(r.outcomeWord(), tier);
+    metrics.upstreamCallsPerRequest(r.calls());
     if (LOG.isInfoEnabled()) {
       LOG.info("{} {} model={} stream={} tier={} status={} target={} calls={} fallback={} ms={} outcome={}",
           r.id(), r.path(), r.alias(), r.stream(), tier == null ? "-" : tier, r.status(),
