@@ -3,8 +3,8 @@ package dev.levee.gateway.pipeline;
 import dev.levee.core.tier.Tier;
 import dev.levee.gateway.config.FailMode;
 import dev.levee.gateway.config.Feature;
-import dev.levee.gateway.tier.TierBoard;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * Stage 2, admission: what the request's feature, at its current tier, may have.
@@ -44,10 +44,13 @@ final class Admission {
    */
   record Proceed(Tier tier, CacheSlot cache, boolean cacheMissed) implements Decision {}
 
-  private final TierBoard tiers;
+  private final Function<String, Tier> tiers;
   private final CachedAnswers cache;
 
-  Admission(TierBoard tiers, CachedAnswers cache) {
+  /**
+   * @param tiers each feature's current tier (the {@code TierBoard})
+   */
+  Admission(Function<String, Tier> tiers, CachedAnswers cache) {
     this.tiers = tiers;
     this.cache = cache;
   }
@@ -57,7 +60,7 @@ final class Admission {
       return new Proceed(Tier.T0, CacheSlot.NONE, false);
     }
     Feature feature = in.config();
-    Tier tier = tiers.tier(in.feature());
+    Tier tier = tiers.apply(in.feature());
     CacheSlot slot = CacheSlot.of(in, feature.semantic());
     return switch (tier) {
       case T0, T1 -> new Proceed(tier, slot, false);

@@ -65,7 +65,7 @@ public final class MessagesHandler {
     this.ids = p.ids();
     this.ticker = p.upstreams().ticker();
     this.ingress = new Ingress(config, p.aliases(), config.features().keySet());
-    this.admission = new Admission(p.tiers(), cache);
+    this.admission = new Admission(p.tiers()::tier, cache);
     this.planner = new Planner(config.policy().deadline(), ticker);
     this.chain = p.chain();
     this.upstreams = p.upstreams();
