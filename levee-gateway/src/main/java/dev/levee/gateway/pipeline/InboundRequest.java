@@ -15,8 +15,11 @@ import dev.levee.gateway.config.Feature;
  * @param feature the feature it belongs to ({@code x-levee-feature} when configured, else
  *     {@code default})
  * @param config that feature's settings
+ * @param tenant the tenant partition (a hash of the API key, refined by {@code x-levee-tenant};
+ *     never the key itself): cache entries, and later queued work and limits, are per tenant
  */
-public record InboundRequest(String id, OriginalRequest request, AliasChain alias, String feature, Feature config) {
+public record InboundRequest(String id, OriginalRequest request, AliasChain alias, String feature, Feature config,
+    String tenant) {
 
   public MessagesRequest body() {
     return request.body();

@@ -5,6 +5,7 @@ import dev.levee.anthropic.message.MessagesRequest;
 import dev.levee.anthropic.server.ServerIo;
 import dev.levee.anthropic.upstream.OriginalRequest;
 import dev.levee.gateway.Aliases;
+import dev.levee.gateway.cache.CacheKey;
 import dev.levee.gateway.cache.HeaderValues;
 import dev.levee.gateway.config.Feature;
 import dev.levee.gateway.config.GatewayConfig;
@@ -18,10 +19,10 @@ import org.eclipse.jetty.server.Request;
 
 /**
  * Stage 1, ingress: reads and checks a client request before anything is sent upstream, then
- * says what it is — the alias its {@code model} resolves to and the feature it belongs to. A
- * body over the size limit gets 413 {@code request_too_large}; a body that is not a JSON object
- * with a string {@code model} gets 400 {@code invalid_request_error}. Neither is forwarded.
- * Thread-safe.
+ * says what it is — the alias its {@code model} resolves to, the feature and the tenant it
+ * belongs to. A body over the size limit gets 413 {@code request_too_large}; a body that is not
+ * a JSON object with a string {@code model} gets 400 {@code invalid_request_error}. Neither is
+ * forwarded. Thread-safe.
  */
 final class Ingress {
 
@@ -66,7 +67,8 @@ final class Ingress {
     String feature = named != null && features.contains(named) ? named : Feature.DEFAULT_NAME;
     OriginalRequest original = new OriginalRequest(
         request.getHttpURI().getPath(), request.getHttpURI().getQuery(), headers, body);
-    return new InboundRequest(id, original, aliases.resolve(body.model()), feature, config.feature(feature));
+    return new InboundRequest(id, original, aliases.resolve(body.model()), feature, config.feature(feature),
+        CacheKey.tenantOf(headers));
   }
 
   private byte[] readBody(Request request) throws Refused {

@@ -20,7 +20,7 @@ final class Requests {
   static InboundRequest inbound(String path, String json, Feature feature) throws Exception {
     MessagesRequest body = MessagesRequest.parse(json.getBytes(StandardCharsets.UTF_8));
     OriginalRequest request = new OriginalRequest(path, null, Map.of("x-api-key", List.of("sk-tenant")), body);
-    return new InboundRequest("lv_test_1", request, SMART, "chat", feature);
+    return new InboundRequest("lv_test_1", request, SMART, "chat", feature, "key:test");
   }
 
   static InboundRequest ask(String prompt, Feature feature) throws Exception {
