@@ -15,9 +15,6 @@ import dev.levee.core.chain.CallObserver;
 import dev.levee.core.chain.ChainPolicy;
 import dev.levee.core.chain.FallbackChain;
 import dev.levee.core.chain.Target;
-import dev.levee.core.retry.Backoff;
-import dev.levee.core.retry.RetryAfterPolicy;
-import dev.levee.core.retry.RetryPolicy;
 import dev.levee.core.time.Ticker;
 import dev.levee.gateway.cache.MiniLmEmbedder;
 import dev.levee.gateway.cache.ResponseCache;
@@ -28,6 +25,7 @@ import dev.levee.gateway.health.HealthReport;
 import dev.levee.gateway.health.Metrics;
 import dev.levee.gateway.health.TargetStats;
 import dev.levee.gateway.pipeline.MessagesHandler;
+import dev.levee.gateway.pipeline.RequestIds;
 import dev.levee.gateway.tier.TierBoard;
 import java.net.URI;
 import java.time.Duration;
@@ -78,18 +76,14 @@ public final class Gateway implements AutoCloseable {
         ? new Breakers(policy.breaker().config(), ticker, Gateway::logTransition)
         : Breakers.disabled(ticker);
     RetryBudget budget = new RetryBudget(policy.retryBudget().max(), policy.retryBudget().ratio());
-    Routes routes = new Routes(config);
-    TargetStats stats = new TargetStats(routes.configuredTargets(), ticker);
+    Aliases aliases = new Aliases(config);
+    TargetStats stats = new TargetStats(aliases.configuredTargets(), ticker);
     TierBoard tiers = new TierBoard(config, ticker, clock.wall(), clock.scheduleTiers());
     StreamStats streamStats = new StreamStats(ticker);
     ResponseCache cache = new ResponseCache(
         new ResponseCache.Config(config.cache().maxBytes(), config.cache().maxStaleness()), ticker);
-    Metrics metrics = new Metrics(routes.configuredTargets(), breakers, budget, tiers, streamStats, cache);
-    GatewayConfig.Retry retry = policy.retry();
-    ChainPolicy chainPolicy = new ChainPolicy(
-        new RetryPolicy(retry.maxRetries(), new Backoff(retry.baseDelay(), retry.maxDelay()),
-            new RetryAfterPolicy(retry.maxRetryAfter(), 0.10)),
-        policy.attemptTimeout(), policy.minAttemptTime());
+    Metrics metrics = new Metrics(aliases.configuredTargets(), breakers, budget, tiers, streamStats, cache);
+    ChainPolicy chainPolicy = new ChainPolicy(policy.retry().policy(), policy.attemptTimeout(), policy.minAttemptTime());
     FallbackChain chain = new FallbackChain(chainPolicy, breakers, budget,
         CallObserver.both(stats, CallObserver.both(tiers, metrics)), ticker, clock.sleeper(), clock.random());
     Duration connectTimeout = config.upstreams().values().stream()
@@ -101,17 +95,18 @@ public final class Gateway implements AutoCloseable {
     config.upstreams().forEach((name, u) -> endpoints.put(name, new Endpoint(u.url(), u.apiKey())));
     Function<Target, Endpoint> endpointOf = target -> endpoints.get(target.upstream());
     Upstreams upstreams = new Upstreams(endpointOf, client, classifier, watchdog, ticker);
-    StreamEngine streams = new StreamEngine(chain, upstreams, policy.stream().settings(), routes::prefill, streamStats);
+    StreamEngine streams = new StreamEngine(chain, upstreams, policy.stream().settings(), aliases::prefill, streamStats);
     SemanticCache semantic = config.features().values().stream().anyMatch(Feature::semantic)
         ? new SemanticCache(MiniLmEmbedder.instance(), SemanticCache.Config.DEFAULT) // thresholds are per feature
         : null;
-    MessagesHandler messages = MessagesHandler.create(new MessagesHandler.Parts(config, routes, chain, streams,
+    RequestIds ids = new RequestIds();
+    MessagesHandler messages = MessagesHandler.create(new MessagesHandler.Parts(config, aliases, ids, chain, streams,
         upstreams, tiers, cache, semantic, clock.random(), metrics));
-    HealthReport health = new HealthReport(routes.configuredTargets(), breakers, stats, budget, streamStats, tiers);
+    HealthReport health = new HealthReport(aliases.configuredTargets(), breakers, stats, budget, streamStats, tiers);
     AdminHandler admin = new AdminHandler(config.admin().token(), tiers);
     Server server = VirtualThreadServer.create(config.server().host(), config.server().port(),
-        config.server().idleTimeout(), "levee-gateway", new Router(messages, health, admin, metrics,
-            new PassThrough(endpoints.get(routes.defaultUpstream()), client)));
+        config.server().idleTimeout(), "levee-gateway", new HttpDispatcher(ids, messages, health, admin, metrics,
+            new PassThrough(endpoints.get(aliases.defaultUpstream()), client)));
     server.start();
     LOG.info("Levee gateway listening on http://{}:{}", config.server().host(), VirtualThreadServer.port(server));
     return new Gateway(server, chain, client, watchdog, tiers);

@@ -31,10 +31,10 @@ import java.util.function.Consumer;
 public final class CircuitBreaker {
 
   /** The answer of {@link #tryAcquire()}. */
-  public sealed interface Admission permits Admitted, Rejected {}
+  public sealed interface Verdict permits Admitted, Rejected {}
 
   /** The call may proceed; settle {@code permit} when it ends. */
-  public record Admitted(Permit permit) implements Admission {}
+  public record Admitted(Permit permit) implements Verdict {}
 
   /**
    * The call must not be made.
@@ -42,7 +42,7 @@ public final class CircuitBreaker {
    * @param state OPEN, or HALF_OPEN when every trial slot is taken
    * @param retryAfter time until a trial may be admitted (zero when a trial is already running)
    */
-  public record Rejected(CircuitState state, Duration retryAfter) implements Admission {}
+  public record Rejected(CircuitState state, Duration retryAfter) implements Verdict {}
 
   /** A point-in-time view for health reports. */
   public record Snapshot(CircuitState state, Duration openRemaining, int recentFailures) {}
@@ -105,12 +105,12 @@ public final class CircuitBreaker {
   }
 
   /** Asks to make one call. Never blocks. */
-  public Admission tryAcquire() {
+  public Verdict tryAcquire() {
     if (state == CircuitState.CLOSED) {
       return new Admitted(new Permit(this, generation, false));
     }
     Transition transition = null;
-    Admission admission;
+    Verdict verdict;
     synchronized (lock) {
       long now = ticker.nanos();
       if (state == CircuitState.OPEN) {
@@ -122,16 +122,16 @@ public final class CircuitBreaker {
         trialSuccesses = 0;
       }
       if (state == CircuitState.CLOSED) {
-        admission = new Admitted(new Permit(this, generation, false));
+        verdict = new Admitted(new Permit(this, generation, false));
       } else if (trialsInFlight < config.halfOpenTrials()) {
         trialsInFlight++;
-        admission = new Admitted(new Permit(this, generation, true));
+        verdict = new Admitted(new Permit(this, generation, true));
       } else {
-        admission = new Rejected(CircuitState.HALF_OPEN, Duration.ZERO);
+        verdict = new Rejected(CircuitState.HALF_OPEN, Duration.ZERO);
       }
     }
     publish(transition);
-    return admission;
+    return verdict;
   }
 
   /** State, open time left and failures currently inside the window. */

@@ -25,6 +25,12 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class RetryBudget {
 
+  /** The default capacity and initial fill: 500 tokens. */
+  public static final double DEFAULT_MAX = 500;
+
+  /** The default tokens earned per success: 0.25 (at most 1.25× the offered load on a failing upstream). */
+  public static final double DEFAULT_RATIO = 0.25;
+
   private final double max;
   private final double ratio;
   private final AtomicLong tokenBits; // Double.doubleToRawLongBits(tokens)

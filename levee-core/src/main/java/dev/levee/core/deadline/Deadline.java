@@ -12,6 +12,9 @@ import java.util.Objects;
  */
 public final class Deadline {
 
+  /** The default time budget of one client request, every attempt and wait included: 30 s. */
+  public static final Duration DEFAULT_BUDGET = Duration.ofSeconds(30);
+
   private final Ticker ticker;
   private final long expiresAt;
 

@@ -3,7 +3,7 @@ package dev.levee.core.breaker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.levee.core.breaker.CircuitBreaker.Admission;
+import dev.levee.core.breaker.CircuitBreaker.Verdict;
 import dev.levee.core.breaker.CircuitBreaker.Admitted;
 import dev.levee.core.breaker.CircuitBreaker.Rejected;
 import dev.levee.core.time.ManualClock;
@@ -28,12 +28,12 @@ class CircuitBreakerTest {
     return breaker;
   }
 
-  private static Permit admitted(Admission admission) {
+  private static Permit admitted(Verdict admission) {
     assertThat(admission).isInstanceOf(Admitted.class);
     return ((Admitted) admission).permit();
   }
 
-  private static Rejected rejected(Admission admission) {
+  private static Rejected rejected(Verdict admission) {
     assertThat(admission).isInstanceOf(Rejected.class);
     return (Rejected) admission;
   }

@@ -8,6 +8,7 @@ import dev.levee.anthropic.Json;
 import dev.levee.core.time.Ticker;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -118,6 +119,21 @@ public final class ResponseCache {
       case Miss m -> misses.increment();
     }
     return found;
+  }
+
+  /**
+   * Looks {@code key} up for stale-if-error, when every target failed: an entry still held —
+   * fresh, or expired within max staleness — is served as stale ({@code x-levee-cache: stale})
+   * and counted as a stale lookup; nothing held counts as a miss.
+   */
+  public Optional<CachedAnswer> lastResort(CacheKey key) {
+    CachedAnswer answer = switch (peek(key)) {
+      case Fresh f -> f.answer();
+      case Stale s -> s.answer();
+      case Miss m -> null;
+    };
+    (answer == null ? misses : stale).increment();
+    return Optional.ofNullable(answer);
   }
 
   /** As {@link #lookup}, without counting: for checking candidates (e.g. of a semantic match). */

@@ -12,7 +12,8 @@ import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
-import dev.levee.gateway.config.GatewayConfig.Route;
+import dev.levee.core.tier.Priority;
+import dev.levee.gateway.config.GatewayConfig.Alias;
 import dev.levee.gateway.config.GatewayConfig.TargetRef;
 import java.io.IOException;
 import java.net.URI;
@@ -94,7 +95,11 @@ public final class ConfigLoader {
         .addDeserializer(Double.class, new Deserializers.Dbl())
         .addDeserializer(Boolean.class, new Deserializers.Bool())
         .addDeserializer(Duration.class, new Deserializers.Dur())
-        .addDeserializer(URI.class, new Deserializers.Uri());
+        .addDeserializer(URI.class, new Deserializers.Uri())
+        .addDeserializer(Priority.class, new Deserializers.Choice<>(Priority.class))
+        .addDeserializer(FailMode.class, new Deserializers.Choice<>(FailMode.class))
+        .addDeserializer(Disclosure.class, new Deserializers.Choice<>(Disclosure.class))
+        .addDeserializer(ThinkingPolicy.class, new Deserializers.Choice<>(ThinkingPolicy.class));
     YAMLMapper mapper = YAMLMapper.builder()
         .enable(com.fasterxml.jackson.core.StreamReadFeature.STRICT_DUPLICATE_DETECTION)
         .propertyNamingStrategy(PropertyNamingStrategies.KEBAB_CASE)
@@ -117,7 +122,7 @@ public final class ConfigLoader {
             + String.join(", ", new TreeSet<>(config.upstreams().keySet())) + ")");
       }
     }
-    for (Map.Entry<String, Route> model : config.models().entrySet()) {
+    for (Map.Entry<String, Alias> model : config.models().entrySet()) {
       int i = 0;
       for (TargetRef target : model.getValue().chain()) {
         if (!config.upstreams().containsKey(target.upstream())) {

@@ -92,6 +92,38 @@ final class Deserializers {
     }
   }
 
+  /**
+   * One of an enum's constants, written in lower case ({@code critical}, {@code fail-mode:
+   * closed}); anything else is refused with the allowed values.
+   */
+  static final class Choice<E extends Enum<E>> extends JsonDeserializer<E> {
+    private final Class<E> type;
+
+    Choice(Class<E> type) {
+      this.type = type;
+    }
+
+    @Override
+    public E deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
+      String text = scalar(p, ctxt).trim();
+      for (E constant : type.getEnumConstants()) {
+        if (name(constant).equals(text)) {
+          return constant;
+        }
+      }
+      throw JsonMappingException.from(p, "must be one of " + allowed(type) + ", was '" + text + "'");
+    }
+
+    static String name(Enum<?> constant) {
+      return constant.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+    }
+
+    static String allowed(Class<? extends Enum<?>> type) {
+      return java.util.Arrays.stream(type.getEnumConstants()).map(Choice::name)
+          .collect(java.util.stream.Collectors.joining(", "));
+    }
+  }
+
   static final class Dur extends JsonDeserializer<Duration> {
     @Override
     public Duration deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {

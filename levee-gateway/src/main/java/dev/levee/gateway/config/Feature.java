@@ -1,5 +1,6 @@
 package dev.levee.gateway.config;
 
+import dev.levee.core.tier.Priority;
 import java.time.Duration;
 
 /**
@@ -22,31 +23,31 @@ import java.time.Duration;
  *     never}, or {@code always} (critical features only: kept at every tier)
  */
 public record Feature(
-    String priority,
-    String failMode,
+    Priority priority,
+    FailMode failMode,
     String staticText,
     Reduced reduced,
     Duration hotTtl,
     Duration coldTtl,
     Boolean semantic,
     Double semanticThreshold,
-    String disclosure,
-    String thinking) {
+    Disclosure disclosure,
+    ThinkingPolicy thinking) {
 
   public static final String DEFAULT_NAME = "default";
 
   public Feature {
-    priority = oneOf("priority", priority, "standard", "critical", "standard", "optional");
-    failMode = oneOf("fail-mode", failMode, "open", "open", "closed");
+    priority = priority == null ? Priority.STANDARD : priority;
+    failMode = failMode == null ? FailMode.OPEN : failMode;
     staticText = staticText == null
         ? "This assistant is temporarily unavailable. Please try again in a few minutes." : staticText;
     hotTtl = hotTtl == null ? Duration.ofMinutes(10) : hotTtl;
     coldTtl = coldTtl == null ? Duration.ofMinutes(60) : coldTtl;
     semantic = semantic != null && semantic;
     semanticThreshold = semanticThreshold == null ? 0.95 : semanticThreshold;
-    disclosure = oneOf("disclosure", disclosure, "header", "none", "header", "inline");
-    thinking = oneOf("thinking", thinking, "t0", "t0", "never", "always");
-    if (thinking.equals("always") && !priority.equals("critical")) {
+    disclosure = disclosure == null ? Disclosure.HEADER : disclosure;
+    thinking = thinking == null ? ThinkingPolicy.T0 : thinking;
+    if (thinking == ThinkingPolicy.ALWAYS && priority != Priority.CRITICAL) {
       throw new IllegalArgumentException("thinking: always is for critical features only");
     }
     if (!(semanticThreshold > 0 && semanticThreshold <= 1)) {
@@ -64,21 +65,13 @@ public record Feature(
    * @param maxTokens the T1 cap on {@code max_tokens} (default 1024)
    */
   public record Reduced(GatewayConfig.TargetRef target, Integer maxTokens) {
+
+    /** The T1 cap on {@code max_tokens} when none is configured. */
+    public static final int DEFAULT_MAX_TOKENS = 1024;
+
     public Reduced {
-      maxTokens = maxTokens == null ? 1024 : maxTokens;
+      maxTokens = maxTokens == null ? DEFAULT_MAX_TOKENS : maxTokens;
       if (maxTokens < 1) throw new IllegalArgumentException("max-tokens must be at least 1");
     }
-  }
-
-  private static String oneOf(String key, String value, String fallback, String... allowed) {
-    if (value == null) {
-      return fallback;
-    }
-    for (String a : allowed) {
-      if (a.equals(value)) {
-        return value;
-      }
-    }
-    throw new IllegalArgumentException(key + " must be one of " + String.join(", ", allowed) + ", was '" + value + "'");
   }
 }

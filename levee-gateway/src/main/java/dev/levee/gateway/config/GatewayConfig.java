@@ -3,6 +3,15 @@ package dev.levee.gateway.config;
 import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import dev.levee.anthropic.stream.StreamSettings;
 import dev.levee.core.breaker.CircuitBreakerConfig;
+import dev.levee.core.budget.RetryBudget;
+import dev.levee.core.chain.ChainPolicy;
+import dev.levee.core.deadline.Deadline;
+import dev.levee.core.retry.Backoff;
+import dev.levee.core.retry.RetryAfterPolicy;
+import dev.levee.core.retry.RetryPolicy;
+import dev.levee.core.slo.SloTracker;
+import dev.levee.core.tier.TierControllerConfig;
+import dev.levee.gateway.cache.ResponseCache;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -19,7 +28,7 @@ import java.util.Map;
  * @param policy retries, breaker, budget, deadline and stream limits
  */
 public record GatewayConfig(
-    Server server, Map<String, Upstream> upstreams, Map<String, Route> models, Policy policy,
+    Server server, Map<String, Upstream> upstreams, Map<String, Alias> models, Policy policy,
     Map<String, Feature> features, Tiers tiers, Cache cache, Admin admin) {
 
   public GatewayConfig {
@@ -58,9 +67,9 @@ public record GatewayConfig(
     public Tiers {
       window = window == null ? Duration.ofSeconds(60) : window;
       if (!window.isPositive()) throw new IllegalArgumentException("window must be positive");
-      evaluateEvery = evaluateEvery == null ? Duration.ofSeconds(5) : evaluateEvery;
-      healthyFor = healthyFor == null ? Duration.ofSeconds(30) : healthyFor;
-      slo = slo == null ? 0.995 : slo;
+      evaluateEvery = evaluateEvery == null ? TierControllerConfig.DEFAULT.evaluateEvery() : evaluateEvery;
+      healthyFor = healthyFor == null ? TierControllerConfig.DEFAULT.healthyFor() : healthyFor;
+      slo = slo == null ? SloTracker.DEFAULT_TARGET : slo;
       webhook = webhook == null ? "" : webhook;
       if (!evaluateEvery.isPositive()) throw new IllegalArgumentException("evaluate-every must be positive");
       if (!(slo > 0 && slo < 1)) throw new IllegalArgumentException("slo must be between 0 and 1, e.g. 0.995");
@@ -76,8 +85,8 @@ public record GatewayConfig(
    */
   public record Cache(@JsonDeserialize(using = Deserializers.Size.class) Long maxBytes, Duration maxStaleness) {
     public Cache {
-      maxBytes = maxBytes == null ? 64L << 20 : maxBytes;
-      maxStaleness = maxStaleness == null ? Duration.ofHours(24) : maxStaleness;
+      maxBytes = maxBytes == null ? ResponseCache.Config.DEFAULT.maxBytes() : maxBytes;
+      maxStaleness = maxStaleness == null ? ResponseCache.Config.DEFAULT.maxStaleness() : maxStaleness;
     }
   }
 
@@ -139,8 +148,8 @@ public record GatewayConfig(
    * @param resume whether a stream that breaks after its first token is resumed (default true);
    *     when false it ends with an {@code event: error}
    */
-  public record Route(List<TargetRef> chain, Boolean resume) {
-    public Route {
+  public record Alias(List<TargetRef> chain, Boolean resume) {
+    public Alias {
       if (chain == null || chain.isEmpty()) throw new IllegalArgumentException("chain needs at least one target");
       chain = List.copyOf(chain);
       resume = resume == null || resume;
@@ -160,9 +169,9 @@ public record GatewayConfig(
       @JsonDeserialize(using = Deserializers.Breaker.class) BreakerSetting breaker, Budget retryBudget,
       Stream stream) {
     public Policy {
-      deadline = deadline == null ? Duration.ofSeconds(30) : deadline;
-      attemptTimeout = attemptTimeout == null ? Duration.ofSeconds(20) : attemptTimeout;
-      minAttemptTime = minAttemptTime == null ? Duration.ofMillis(100) : minAttemptTime;
+      deadline = deadline == null ? Deadline.DEFAULT_BUDGET : deadline;
+      attemptTimeout = attemptTimeout == null ? ChainPolicy.DEFAULT.attemptTimeout() : attemptTimeout;
+      minAttemptTime = minAttemptTime == null ? ChainPolicy.DEFAULT.minAttemptTime() : minAttemptTime;
       retry = retry == null ? new Retry(null, null, null, null) : retry;
       breaker = breaker == null ? new BreakerSetting(true, CircuitBreakerConfig.DEFAULT) : breaker;
       retryBudget = retryBudget == null ? new Budget(null, null) : retryBudget;
@@ -180,11 +189,20 @@ public record GatewayConfig(
    */
   public record Retry(Integer maxRetries, Duration baseDelay, Duration maxDelay, Duration maxRetryAfter) {
     public Retry {
-      maxRetries = maxRetries == null ? 2 : maxRetries;
-      baseDelay = baseDelay == null ? Duration.ofMillis(500) : baseDelay;
-      maxDelay = maxDelay == null ? Duration.ofSeconds(8) : maxDelay;
-      maxRetryAfter = maxRetryAfter == null ? Duration.ofSeconds(60) : maxRetryAfter;
+      maxRetries = maxRetries == null ? RetryPolicy.DEFAULT.maxRetries() : maxRetries;
+      baseDelay = baseDelay == null ? Backoff.DEFAULT.baseDelay() : baseDelay;
+      maxDelay = maxDelay == null ? Backoff.DEFAULT.maxDelay() : maxDelay;
+      maxRetryAfter = maxRetryAfter == null ? RetryAfterPolicy.DEFAULT.maxRetryAfter() : maxRetryAfter;
       if (maxRetries < 0) throw new IllegalArgumentException("max-retries must not be negative");
+    }
+
+    /**
+     * These settings as the fallback chain takes them; the retry-after jitter is core's ({@link
+     * RetryAfterPolicy#DEFAULT}, 10%).
+     */
+    public RetryPolicy policy() {
+      return new RetryPolicy(maxRetries, new Backoff(baseDelay, maxDelay),
+          new RetryAfterPolicy(maxRetryAfter, RetryAfterPolicy.DEFAULT.jitter()));
     }
   }
 
@@ -194,8 +212,8 @@ public record GatewayConfig(
    */
   public record Budget(Double max, Double ratio) {
     public Budget {
-      max = max == null ? 500.0 : max;
-      ratio = ratio == null ? 0.25 : ratio;
+      max = max == null ? RetryBudget.DEFAULT_MAX : max;
+      ratio = ratio == null ? RetryBudget.DEFAULT_RATIO : ratio;
       if (!(max > 0)) throw new IllegalArgumentException("max must be positive");
       if (!(ratio >= 0)) throw new IllegalArgumentException("ratio must not be negative");
     }

@@ -10,6 +10,7 @@ import dev.levee.core.retry.Failure;
 import dev.levee.gateway.cache.ResponseCache;
 import dev.levee.gateway.tier.TierBoard;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
@@ -25,6 +26,7 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <ul>
  *   <li>{@code levee_requests_total{outcome,tier}} — client requests and how they ended;
+ *   <li>{@code levee_request_upstream_calls} — upstream calls per admitted request (count, sum, max);
  *   <li>{@code levee_upstream_calls_total{target,outcome}} and {@code levee_upstream_latency_seconds{target}};
  *   <li>{@code levee_circuit_state{target}} — 0 closed, 1 half-open, 2 open;
  *   <li>{@code levee_retry_budget_tokens}, {@code levee_tier{feature}} (0 = T0 … 3 = T3),
@@ -86,6 +88,13 @@ public final class Metrics implements CallObserver {
   public void request(String outcome, String tier) {
     Counter.builder("levee_requests").tag("outcome", outcome).tag("tier", tier == null ? "-" : tier)
         .description("Client requests by how they ended and the tier they were admitted at").register(registry).increment();
+  }
+
+  /** The upstream calls one admitted client request made, a stream's recovery included. */
+  public void upstreamCallsPerRequest(int calls) {
+    DistributionSummary.builder("levee_request_upstream_calls")
+        .description("Upstream calls per client request, retries, fallbacks and stream recovery included")
+        .register(registry).record(calls);
   }
 
   @Override

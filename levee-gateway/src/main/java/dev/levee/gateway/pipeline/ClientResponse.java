@@ -1,6 +1,5 @@
 package dev.levee.gateway.pipeline;
 
-import dev.levee.anthropic.error.ApiError;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.List;
@@ -12,15 +11,16 @@ import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
 
 /**
- * The answer to one client request, written with blocking calls on the request's virtual
- * thread. Exactly one of {@link #send} or {@link #startStream} is used, then {@link #complete}
- * or {@link #abort}.
+ * The wire side of one client answer, written with blocking calls on the request's virtual
+ * thread: a whole answer ({@link #send}), or a stream ({@link #startStream}, then {@link
+ * #endStream}); {@link #abort} ends either abnormally. Headers are given once, with the status;
+ * the {@link Responder} decides them.
  */
 final class ClientResponse {
 
   private final Response response;
   private final Callback callback;
-  private Runnable beforeEnd = () -> { };
+  private OutputStream stream;
   private int status;
   private boolean completed;
 
@@ -29,53 +29,11 @@ final class ClientResponse {
     this.callback = callback;
   }
 
-  /**
-   * Runs {@code action} once, before the last byte goes out (e.g. to stop watching for a
-   * disconnect: a watch still reading when the body ends would swallow the start of the next
-   * request on a kept-alive connection).
-   */
-  void beforeEnd(Runnable action) {
-    this.beforeEnd = action;
-  }
-
-  private void runBeforeEnd() {
-    Runnable action = beforeEnd;
-    beforeEnd = () -> { };
-    action.run();
-  }
-
-  /** Ends a stream started with {@link #startStream()}: writes its last chunk and completes. */
-  void endStream(OutputStream body) throws IOException {
-    runBeforeEnd();
-    body.close();
-    complete();
-  }
-
-  /** Sets a header (replacing any earlier value). */
-  ClientResponse header(String name, String value) {
-    response.getHeaders().put(name, value);
-    return this;
-  }
-
-  /** Copies headers (e.g. the upstream's {@code request-id}, rate-limit headers). */
-  ClientResponse headers(Map<String, List<String>> headers) {
-    HttpFields.Mutable fields = response.getHeaders();
-    headers.forEach((name, values) -> {
-      fields.remove(name);
-      values.forEach(v -> fields.add(name, v));
-    });
-    return this;
-  }
-
-  /** Writes a whole body and completes. */
-  void send(int status, String contentType, byte[] body) {
-    this.status = status;
-    response.setStatus(status);
-    if (contentType != null) {
-      response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
-    }
+  /** Writes a whole answer and completes. */
+  void send(int status, Map<String, List<String>> headers, String contentType, byte[] body) {
+    head(status, headers);
+    response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
     response.getHeaders().put(HttpHeader.CONTENT_LENGTH, body.length);
-    runBeforeEnd(); // the body goes out in one write: stop watching first
     try (OutputStream out = Content.Sink.asOutputStream(response)) {
       out.write(body);
     } catch (IOException e) {
@@ -85,20 +43,26 @@ final class ClientResponse {
     complete();
   }
 
-  /** Writes an Anthropic-shaped error and completes. */
-  void error(ApiError error, String requestId) {
-    send(error.status(), "application/json", error.toBytes(requestId));
-  }
-
-  /** Commits a 200 {@code text/event-stream} response and returns its body stream. */
-  OutputStream startStream() {
-    status = 200;
-    response.setStatus(200);
+  /** Commits a 200 {@code text/event-stream} answer and returns its body. */
+  OutputStream startStream(Map<String, List<String>> headers) {
+    head(200, headers);
     HttpFields.Mutable fields = response.getHeaders();
     fields.put(HttpHeader.CONTENT_TYPE, "text/event-stream; charset=utf-8");
     fields.put(HttpHeader.CACHE_CONTROL, "no-cache");
     fields.remove(HttpHeader.CONTENT_LENGTH);
-    return Content.Sink.asOutputStream(response);
+    stream = Content.Sink.asOutputStream(response);
+    return stream;
+  }
+
+  /** Ends a stream started with {@link #startStream}: writes its last chunk and completes. */
+  void endStream() {
+    try {
+      stream.close();
+    } catch (IOException e) {
+      abort(e);
+      return;
+    }
+    complete();
   }
 
   /** The status sent (0 before anything was). */
@@ -106,20 +70,28 @@ final class ClientResponse {
     return status;
   }
 
-  void complete() {
-    if (!completed) {
-      completed = true;
-      runBeforeEnd();
-      callback.succeeded();
-    }
-  }
-
   /** Ends the exchange abnormally (the client is gone, or the stream must not look finished). */
   void abort(Throwable cause) {
     if (!completed) {
       completed = true;
-      runBeforeEnd();
       callback.failed(cause);
+    }
+  }
+
+  private void head(int status, Map<String, List<String>> headers) {
+    this.status = status;
+    response.setStatus(status);
+    HttpFields.Mutable fields = response.getHeaders();
+    headers.forEach((name, values) -> {
+      fields.remove(name);
+      values.forEach(v -> fields.add(name, v));
+    });
+  }
+
+  private void complete() {
+    if (!completed) {
+      completed = true;
+      callback.succeeded();
     }
   }
 }

@@ -2,14 +2,24 @@ package dev.levee.gateway.pipeline;
 
 import dev.levee.anthropic.message.MessagesRequest;
 import dev.levee.anthropic.upstream.OriginalRequest;
+import dev.levee.gateway.AliasChain;
+import dev.levee.gateway.config.Feature;
 
 /**
- * A client request that passed ingress.
+ * A client request that passed ingress: what every later stage reads about it.
  *
- * @param id Levee's id for this request (access log and {@code x-levee-request-id})
+ * @param id Levee's id for this request (access log, {@code x-levee-request-id}, {@code
+ *     request_id} in Levee's own error bodies)
  * @param request the request as it arrived: path, query, headers, parsed body
+ * @param alias what its {@code model} resolved to
+ * @param feature the feature it belongs to ({@code x-levee-feature} when configured, else
+ *     {@code default})
+ * @param config that feature's settings
+ * @param tenant the tenant partition (a hash of the API key, refined by {@code x-levee-tenant};
+ *     never the key itself): cache entries, and later queued work and limits, are per tenant
  */
-public record InboundRequest(String id, OriginalRequest request) {
+public record InboundRequest(String id, OriginalRequest request, AliasChain alias, String feature, Feature config,
+    String tenant) {
 
   public MessagesRequest body() {
     return request.body();
@@ -19,8 +29,18 @@ public record InboundRequest(String id, OriginalRequest request) {
     return request.path();
   }
 
+  /** Whether the client asked for a stream. */
+  public boolean stream() {
+    return request.body().stream();
+  }
+
+  /** Whether this asks for a model answer ({@code /v1/messages}), not a token count. */
+  public boolean asksForAnswer() {
+    return path().equals("/v1/messages");
+  }
+
   @Override
   public String toString() {
-    return "InboundRequest[" + id + " " + request + "]";
+    return "InboundRequest[" + id + " " + request + " feature=" + feature + "]";
   }
 }

@@ -4,45 +4,75 @@ import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.message.MessagesRequest;
 import dev.levee.anthropic.server.ServerIo;
 import dev.levee.anthropic.upstream.OriginalRequest;
+import dev.levee.gateway.Aliases;
+import dev.levee.gateway.cache.CacheKey;
+import dev.levee.gateway.cache.HeaderValues;
+import dev.levee.gateway.config.Feature;
+import dev.levee.gateway.config.GatewayConfig;
 import java.io.IOException;
 import java.io.InputStream;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Request;
 
 /**
- * The first stage: reads and checks a client request before anything is sent upstream. A body
- * over the size limit gets 413 {@code request_too_large}; a body that is not a JSON object with
- * a string {@code model} gets 400 {@code invalid_request_error}. Neither is forwarded.
+ * Stage 1, ingress: reads and checks a client request before anything is sent upstream, then
+ * says what it is — the alias its {@code model} resolves to, the feature and the tenant it
+ * belongs to. A body over the size limit gets 413 {@code request_too_large}; a body that is not
+ * a JSON object with a string {@code model} gets 400 {@code invalid_request_error}. Neither is
+ * forwarded. Thread-safe.
  */
 final class Ingress {
 
   /** A request refused at the door, with the error to answer. */
   static final class Refused extends Exception {
-    final transient ApiError error;
+    private final transient ApiError error;
 
     Refused(ApiError error) {
       super(error.message());
       this.error = error;
     }
+
+    ApiError error() {
+      return error;
+    }
   }
 
   private final long maxBody;
-  private final AtomicLong sequence = new AtomicLong();
-  private final String instance = Integer.toString(java.util.concurrent.ThreadLocalRandom.current().nextInt(1 << 20, 1 << 25), 36);
+  private final Aliases aliases;
+  private final GatewayConfig config;
+  private final Set<String> features;
 
-  Ingress(long maxBody) {
-    this.maxBody = maxBody;
+  /**
+   * @param features the features whose name a request may carry in {@code x-levee-feature}
+   *     (any other name, or none, is {@code default})
+   */
+  Ingress(GatewayConfig config, Aliases aliases, Set<String> features) {
+    this.maxBody = config.server().maxBody();
+    this.config = config;
+    this.aliases = aliases;
+    this.features = Set.copyOf(features);
   }
 
-  /** A fresh id for the next request (access log and {@code x-levee-request-id}). */
-  String nextId() {
-    return "lv_" + instance + "_" + sequence.incrementAndGet();
-  }
-
+  /**
+   * @param id Levee's id for this request ({@link RequestIds})
+   * @throws Refused when the body is too large, unreadable or not a valid Messages request
+   */
   InboundRequest read(Request request, String id) throws Refused {
-    long declared = request.getHeaders().getLongField("content-length");
-    if (declared > maxBody) {
+    MessagesRequest body = parse(readBody(request));
+    Map<String, List<String>> headers = ServerIo.headers(request);
+    String named = HeaderValues.first(headers, "x-levee-feature");
+    String feature = named != null && features.contains(named) ? named : Feature.DEFAULT_NAME;
+    OriginalRequest original = new OriginalRequest(
+        request.getHttpURI().getPath(), request.getHttpURI().getQuery(), headers, body);
+    return new InboundRequest(id, original, aliases.resolve(body.model()), feature, config.feature(feature),
+        CacheKey.tenantOf(headers));
+  }
+
+  private byte[] readBody(Request request) throws Refused {
+    if (request.getHeaders().getLongField("content-length") > maxBody) {
       throw new Refused(tooLarge());
     }
     byte[] body;
@@ -54,14 +84,15 @@ final class Ingress {
     if (body.length > maxBody) {
       throw new Refused(tooLarge());
     }
-    MessagesRequest parsed;
+    return body;
+  }
+
+  private static MessagesRequest parse(byte[] body) throws Refused {
     try {
-      parsed = MessagesRequest.parse(body);
+      return MessagesRequest.parse(body);
     } catch (MessagesRequest.InvalidRequestException e) {
       throw new Refused(ApiError.invalidRequest(e.getMessage()));
     }
-    return new InboundRequest(id, new OriginalRequest(
-        request.getHttpURI().getPath(), request.getHttpURI().getQuery(), ServerIo.headers(request), parsed));
   }
 
   private ApiError tooLarge() {

@@ -70,7 +70,7 @@ public final class TierBoard implements CallObserver, AutoCloseable {
     Map<String, Feature> features = new TreeMap<>(config.features());
     features.putIfAbsent(Feature.DEFAULT_NAME, config.feature(null));
     features.forEach((name, feature) -> {
-      TierController controller = new TierController(name, Priority.valueOf(feature.priority().toUpperCase(Locale.ROOT)),
+      TierController controller = new TierController(name, feature.priority(),
           decider, this::reading, controllerConfig, ticker);
       controller.onTransition(this::transitioned);
       controllers.put(name, controller);

@@ -157,6 +157,20 @@ final class Harness implements AutoCloseable {
     }
   }
 
+  /**
+   * {@code /metrics} once it contains {@code line} (the access record of a request is written just
+   * after its answer went out), or as it is after 10 s.
+   */
+  String awaitMetrics(String line) throws Exception {
+    long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    String metrics = get("/metrics").body();
+    while (!metrics.contains(line) && System.nanoTime() < until) {
+      Thread.onSpinWait();
+      metrics = get("/metrics").body();
+    }
+    return metrics;
+  }
+
   @Override
   public void close() throws Exception {
     for (AutoCloseable c : closeables) {

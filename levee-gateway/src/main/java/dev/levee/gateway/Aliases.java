@@ -15,36 +15,26 @@ import java.util.Set;
  * fallback chain; any other name goes unchanged to the first configured upstream, alone (retries
  * and breaker, no fallback).
  */
-public final class Routes {
+public final class Aliases {
 
-  /**
-   * The plan for one request.
-   *
-   * @param alias what the client asked for
-   * @param targets the targets in order of preference
-   * @param configured whether {@code alias} is a configured alias (else a pass-through model)
-   * @param resume whether a broken stream is resumed
-   */
-  public record Route(String alias, List<Target> targets, boolean configured, boolean resume) {}
-
-  private final Map<String, Route> aliases = new LinkedHashMap<>();
+  private final Map<String, AliasChain> aliases = new LinkedHashMap<>();
   private final Map<Target, Boolean> prefill = new HashMap<>();
   private final String defaultUpstream;
 
-  public Routes(GatewayConfig config) {
-    config.models().forEach((alias, route) -> {
-      List<Target> chain = route.chain().stream().map(t -> new Target(t.upstream(), t.model())).toList();
-      aliases.put(alias, new Route(alias, chain, true, route.resume()));
-      route.chain().stream().filter(t -> t.prefill() != null)
+  public Aliases(GatewayConfig config) {
+    config.models().forEach((alias, spec) -> {
+      List<Target> chain = spec.chain().stream().map(t -> new Target(t.upstream(), t.model())).toList();
+      aliases.put(alias, new AliasChain(alias, chain, true, spec.resume()));
+      spec.chain().stream().filter(t -> t.prefill() != null)
           .forEach(t -> prefill.put(new Target(t.upstream(), t.model()), t.prefill()));
     });
     this.defaultUpstream = config.upstreams().keySet().iterator().next();
   }
 
-  /** The route for a requested model name. */
-  public Route resolve(String model) {
-    Route route = aliases.get(model);
-    return route != null ? route : new Route(model, List.of(new Target(defaultUpstream, model)), false, true);
+  /** The chain for a requested model name. */
+  public AliasChain resolve(String model) {
+    AliasChain chain = aliases.get(model);
+    return chain != null ? chain : new AliasChain(model, List.of(new Target(defaultUpstream, model)), false, true);
   }
 
   /** Whether {@code target} accepts a prefilled final assistant turn: as configured, else by model family. */

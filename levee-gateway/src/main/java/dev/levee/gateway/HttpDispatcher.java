@@ -5,7 +5,9 @@ import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.server.ServerIo;
 import dev.levee.gateway.health.HealthReport;
 import dev.levee.gateway.health.Metrics;
+import dev.levee.gateway.pipeline.LeveeHeaders;
 import dev.levee.gateway.pipeline.MessagesHandler;
+import dev.levee.gateway.pipeline.RequestIds;
 import java.nio.charset.StandardCharsets;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
@@ -13,19 +15,26 @@ import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.thread.Invocable;
 
-/** Dispatches each HTTP request to its handler; runs on virtual threads (blocking is fine). */
-final class Router extends Handler.Abstract {
+/**
+ * Dispatches each HTTP request to its handler by path and method ({@code /v1/messages}, {@code
+ * /health}, {@code /metrics}, {@code /admin/*}, {@code /v1/models}); runs on virtual threads
+ * (blocking is fine). Not the model router of DESIGN.md, which chooses a target.
+ */
+final class HttpDispatcher extends Handler.Abstract {
 
-  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Router.class);
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(HttpDispatcher.class);
 
+  private final RequestIds ids;
   private final MessagesHandler messages;
   private final HealthReport health;
   private final AdminHandler admin;
   private final Metrics metrics;
   private final PassThrough passThrough;
 
-  Router(MessagesHandler messages, HealthReport health, AdminHandler admin, Metrics metrics, PassThrough passThrough) {
+  HttpDispatcher(RequestIds ids, MessagesHandler messages, HealthReport health, AdminHandler admin, Metrics metrics,
+      PassThrough passThrough) {
     super(Invocable.InvocationType.BLOCKING);
+    this.ids = ids;
     this.metrics = metrics;
     this.passThrough = passThrough;
     this.messages = messages;
@@ -36,7 +45,7 @@ final class Router extends Handler.Abstract {
   @Override
   public boolean handle(Request request, Response response, Callback callback) {
     try {
-      return route(request, response, callback);
+      return dispatch(request, response, callback);
     } catch (RuntimeException e) { // a bug must still answer in the API's shape, never Jetty's HTML page
       LOG.error("unexpected failure on {} {}", request.getMethod(), Request.getPathInContext(request), e);
       if (!response.isCommitted()) {
@@ -47,7 +56,7 @@ final class Router extends Handler.Abstract {
     }
   }
 
-  private boolean route(Request request, Response response, Callback callback) {
+  private boolean dispatch(Request request, Response response, Callback callback) {
     String path = Request.getPathInContext(request);
     String method = request.getMethod();
     switch (path) {
@@ -87,13 +96,16 @@ final class Router extends Handler.Abstract {
   }
 
   /** 405 with the {@code Allow} header RFC 9110 §15.5.6 requires. */
-  private static boolean notAllowed(Response response, Callback callback, String method, String path, String allowed) {
+  private boolean notAllowed(Response response, Callback callback, String method, String path, String allowed) {
     response.getHeaders().put("allow", allowed);
     return error(response, callback, new ApiError(405, "invalid_request_error", method + " is not allowed on " + path));
   }
 
-  private static boolean error(Response response, Callback callback, ApiError error) {
-    ServerIo.error(response, callback, error);
+  /** Levee's own error, with a request id in the body ({@code request_id}) and in {@code x-levee-request-id}. */
+  private boolean error(Response response, Callback callback, ApiError error) {
+    String id = ids.next();
+    response.getHeaders().put(LeveeHeaders.REQUEST_ID, id);
+    ServerIo.json(response, callback, error.status(), error.toBytes(id));
     return true;
   }
 }

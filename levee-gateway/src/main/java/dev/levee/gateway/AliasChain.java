@@ -1,0 +1,26 @@
+package dev.levee.gateway;
+
+import dev.levee.core.chain.Target;
+import java.util.List;
+
+/**
+ * What a client's {@code model} resolves to.
+ *
+ * @param alias what the client asked for
+ * @param targets the targets in order of preference (not empty)
+ * @param configured whether {@code alias} is a configured alias (else a pass-through model name)
+ * @param recover whether a stream that breaks after its commit point is recovered ({@code
+ *     models.<alias>.resume}, default true)
+ */
+public record AliasChain(String alias, List<Target> targets, boolean configured, boolean recover) {
+
+  public AliasChain {
+    targets = List.copyOf(targets);
+    if (targets.isEmpty()) throw new IllegalArgumentException("an alias needs at least one target");
+  }
+
+  /** The chain's last target: the default T1 (reduced) target. */
+  public Target last() {
+    return targets.get(targets.size() - 1);
+  }
+}

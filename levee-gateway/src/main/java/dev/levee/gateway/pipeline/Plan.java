@@ -1,0 +1,26 @@
+package dev.levee.gateway.pipeline;
+
+import dev.levee.anthropic.upstream.OriginalRequest;
+import dev.levee.core.chain.Target;
+import dev.levee.core.deadline.Deadline;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * How one request goes upstream: the planner's answer.
+ *
+ * @param targets the targets to try, in order (not empty)
+ * @param request the request with the tier's edits ({@code max_tokens} cap, thinking removed)
+ * @param deadline the one deadline over every attempt, wait and fallback
+ * @param recover whether a stream that breaks after its commit point is recovered
+ * @param storeTtl how long the answer is cached: the feature's hot TTL, its cold TTL for a T2
+ *     regeneration, zero when it is not cached
+ * @param reduced whether the targets are the feature's reduced ones (T1, or T2 on a miss)
+ */
+record Plan(List<Target> targets, OriginalRequest request, Deadline deadline, boolean recover, Duration storeTtl,
+    boolean reduced) {
+
+  Plan {
+    targets = List.copyOf(targets);
+  }
+}

@@ -1,0 +1,65 @@
+package dev.levee.gateway.pipeline;
+
+import dev.levee.anthropic.upstream.OriginalRequest;
+import dev.levee.core.chain.Target;
+import dev.levee.core.deadline.Deadline;
+import dev.levee.core.tier.Tier;
+import dev.levee.core.time.Ticker;
+import dev.levee.gateway.config.Feature;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Stage 3, plan: the targets for this request and what is sent to them.
+ *
+ * <ul>
+ *   <li><b>T0</b>: the alias's chain; extended thinking kept unless the feature says {@code
+ *       never}; answers cached with the hot TTL.
+ *   <li><b>T1</b>: the feature's reduced target (default: the chain's last), {@code max_tokens}
+ *       capped (default 1024), thinking removed (unless {@code thinking: always}); hot TTL.
+ *   <li><b>T2</b> (a cache miss): as T1, cached with the cold TTL.
+ * </ul>
+ *
+ * <p>A token count goes to the alias's chain unchanged. Every plan carries one deadline ({@code
+ * policy.deadline}, from now). Thread-safe.
+ */
+final class Planner {
+
+  private final Duration deadline;
+  private final Ticker ticker;
+
+  Planner(Duration deadline, Ticker ticker) {
+    this.deadline = deadline;
+    this.ticker = ticker;
+  }
+
+  Plan plan(InboundRequest in, Admission.Proceed admitted) {
+    Deadline requestDeadline = Deadline.after(deadline, ticker);
+    boolean recover = in.alias().recover();
+    if (!in.asksForAnswer()) {
+      return new Plan(in.alias().targets(), in.request(), requestDeadline, recover, Duration.ZERO, false);
+    }
+    Feature feature = in.config();
+    Tier tier = admitted.tier();
+    boolean reduced = tier != Tier.T0;
+    return new Plan(reduced ? reducedTargets(in) : in.alias().targets(), shaped(in, tier), requestDeadline, recover,
+        tier == Tier.T2 ? feature.coldTtl() : feature.hotTtl(), reduced);
+  }
+
+  private static List<Target> reducedTargets(InboundRequest in) {
+    Feature.Reduced reduced = in.config().reduced();
+    if (reduced != null && reduced.target() != null) {
+      return List.of(new Target(reduced.target().upstream(), reduced.target().model()));
+    }
+    return List.of(in.alias().last());
+  }
+
+  /** The request as the tier sends it: below T0 {@code max_tokens} capped; thinking as the feature says. */
+  private static OriginalRequest shaped(InboundRequest in, Tier tier) {
+    Feature feature = in.config();
+    long cap = tier == Tier.T0 ? 0 : (feature.reduced() != null ? feature.reduced().maxTokens() : Feature.Reduced.DEFAULT_MAX_TOKENS);
+    return in.request().shaped(cap,
+        feature.thinking().keeps(tier) ? Set.of() : Set.of("thinking"));
+  }
+}

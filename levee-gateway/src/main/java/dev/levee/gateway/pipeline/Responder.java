@@ -1,0 +1,220 @@
+package dev.levee.gateway.pipeline;
+
+import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.error.RetryAfter;
+import dev.levee.anthropic.sse.SseEvent;
+import dev.levee.anthropic.sse.SseWriter;
+import dev.levee.anthropic.upstream.Headers;
+import dev.levee.anthropic.upstream.Reply;
+import dev.levee.core.chain.ChainResult;
+import dev.levee.core.retry.Failure;
+import dev.levee.core.tier.Tier;
+import dev.levee.gateway.config.Disclosure;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import org.eclipse.jetty.server.Request;
+
+/**
+ * Stage 7, respond: every header and body the client gets, decided here and nowhere else.
+ *
+ * <ul>
+ *   <li>Levee's {@code x-levee-*} headers (DESIGN.md promise 8) on every answer, after the
+ *       upstream's own (so Levee's word wins), and the feature's disclosure policy;
+ *   <li>the answer: the upstream's status, headers and body; a stream's head at its commit point
+ *       and its end; a cached, static or fail-closed answer Levee gives itself;
+ *   <li>failures: the client's own error as the upstream said it, or one Anthropic-shaped error
+ *       with {@code x-should-retry: false} (Levee owns retries, promise 2) — unless a cached answer
+ *       can stand in (stale-if-error);
+ *   <li>the {@link CancellationScope} that lets a client leaving cut execute and relay short.
+ * </ul>
+ *
+ * Thread-safe.
+ */
+final class Responder {
+
+  private final LocalAnswers local;
+  private final CachedAnswers cache;
+  private final Duration failClosedRetryAfter;
+
+  /**
+   * @param failClosedRetryAfter the {@code retry-after} of a fail-closed refusal: the soonest a
+   *     feature at T3 can be back (one evaluation plus {@code tiers.healthy-for})
+   */
+  Responder(LocalAnswers local, CachedAnswers cache, Duration failClosedRetryAfter) {
+    this.local = local;
+    this.cache = cache;
+    this.failClosedRetryAfter = failClosedRetryAfter;
+  }
+
+  /** A scope in which a client leaving cancels everything done for {@code request}. */
+  CancellationScope cancellationScope(Request request) {
+    return CancellationScope.open(request);
+  }
+
+  /** Ingress refused the request. */
+  void refuse(ClientResponse client, String id, ApiError error) {
+    Map<String, List<String>> head = new LinkedHashMap<>();
+    put(head, LeveeHeaders.REQUEST_ID, id);
+    client.send(error.status(), head, "application/json", error.toBytes(id));
+  }
+
+  /** Levee answers by itself, as admission decided. */
+  Sent answerLocally(ClientResponse client, InboundRequest in, Admission.Decision decision) {
+    Map<String, List<String>> head = levee(in, decision.tier());
+    switch (decision) {
+      case Admission.FromCache hit -> {
+        put(head, LeveeHeaders.CACHE, hit.answer().status());
+        put(head, LeveeHeaders.DEGRADED, disclosed(in, decision.tier() + ": cached answer"));
+        message(client, head, local.cached(in, hit.answer().message(), "Served from cache while the assistant is degraded."));
+        return Sent.local(client.status(), "cache_" + hit.answer().status());
+      }
+      case Admission.StaticText text -> {
+        put(head, LeveeHeaders.DEGRADED, disclosed(in, "T3: static answer"));
+        message(client, head, local.staticText(in));
+        return Sent.local(client.status(), "static");
+      }
+      case Admission.FailClosed closed -> {
+        put(head, LeveeHeaders.DEGRADED, disclosed(in, "T3: paused"));
+        put(head, "retry-after", RetryAfter.seconds(failClosedRetryAfter));
+        put(head, LeveeHeaders.SHOULD_RETRY, "false");
+        client.send(503, head, "application/json", LocalAnswers.failClosed(in));
+        return Sent.local(503, "fail_closed");
+      }
+      case Admission.Proceed proceed -> throw new IllegalArgumentException("not answered locally: " + decision);
+    }
+  }
+
+  /** Commits a stream: its head, for the answer that reached the commit point after {@code calls} calls. */
+  OutputStream startStream(ClientResponse client, InboundRequest in, Admission.Proceed admitted,
+      ChainResult.Answered<Reply> first, int calls) {
+    Map<String, List<String>> head = new LinkedHashMap<>(Headers.toClient(first.response().headers()));
+    head.putAll(upstreamHead(in, admitted, calls));
+    put(head, LeveeHeaders.MODEL, first.target().id());
+    put(head, LeveeHeaders.FALLBACK, Boolean.toString(first.fallback()));
+    return client.startStream(head);
+  }
+
+  /** Answers an admitted request from what going upstream came to. */
+  Sent respond(ClientResponse client, InboundRequest in, Admission.Proceed admitted, Outcome outcome) {
+    int calls = outcome.calls();
+    return switch (outcome) {
+      case Outcome.Answered json -> {
+        Reply reply = json.answered().response();
+        Map<String, List<String>> head = new LinkedHashMap<>(Headers.toClient(reply.headers()));
+        head.putAll(upstreamHead(in, admitted, calls));
+        put(head, LeveeHeaders.MODEL, json.answered().target().id());
+        put(head, LeveeHeaders.FALLBACK, Boolean.toString(json.answered().fallback()));
+        client.send(reply.status(), head, reply.contentType(), reply.body());
+        yield new Sent(client.status(), json.answered().target(), calls, json.answered().fallback(), "ok");
+      }
+      case Outcome.Streamed stream -> {
+        switch (stream.ended()) {
+          case COMPLETE, FAILED -> client.endStream(); // a failed one has had its event: error
+          case CLIENT_GONE -> client.abort(new CancellationException("client went away"));
+        }
+        String detail = stream.recoveries() > 0
+            ? " recoveries=" + stream.recoveries() + " last=" + stream.last().id() : "";
+        yield new Sent(client.status(), stream.first().target(), calls, stream.first().fallback(),
+            "stream_" + stream.ended().name().toLowerCase(java.util.Locale.ROOT) + detail);
+      }
+      case Outcome.Rejected rejected -> {
+        Reply reply = rejected.reply();
+        boolean relayed = reply != null && reply.body() != null;
+        Map<String, List<String>> head = relayed ? new LinkedHashMap<>(Headers.toClient(reply.headers())) : new LinkedHashMap<>();
+        head.putAll(upstreamHead(in, admitted, calls));
+        put(head, LeveeHeaders.MODEL, rejected.target().id());
+        put(head, LeveeHeaders.SHOULD_RETRY, "false");
+        if (relayed) {
+          client.send(reply.status(), head, reply.contentType(), reply.body());
+        } else {
+          Failure f = rejected.failure();
+          ApiError error = ApiError.of(f, f.message());
+          client.send(error.status(), head, "application/json", error.toBytes(in.id()));
+        }
+        yield new Sent(client.status(), rejected.target(), calls, false, "rejected " + rejected.failure().errorType());
+      }
+      case Outcome.Exhausted exhausted -> exhausted(client, in, admitted, exhausted);
+      case Outcome.Cancelled cancelled -> {
+        client.abort(new CancellationException("client went away"));
+        yield new Sent(499, null, calls, false, "client_gone");
+      }
+    };
+  }
+
+  /** Every target failed: a cached answer as the last resort (stale-if-error), else one error. */
+  private Sent exhausted(ClientResponse client, InboundRequest in, Admission.Proceed admitted, Outcome.Exhausted exhausted) {
+    FailureResponse failure = exhausted.failure();
+    Map<String, List<String>> head = upstreamHead(in, admitted, exhausted.calls());
+    put(head, LeveeHeaders.REASON, failure.reason());
+    Optional<CachedAnswers.Found> lastResort = cache.lastResort(admitted.cache(), in.config().semanticThreshold());
+    if (lastResort.isPresent()) {
+      CachedAnswers.Found found = lastResort.get();
+      put(head, LeveeHeaders.CACHE, found.status());
+      put(head, LeveeHeaders.DEGRADED, disclosed(in, "stale answer: every target failed"));
+      message(client, head, local.cached(in, found.message(), "Served from cache because the assistant could not be reached."));
+      return new Sent(client.status(), null, exhausted.calls(), false,
+          "last_resort_" + found.status() + (found.semantic() ? " semantic " : " ") + failure.reason());
+    }
+    put(head, LeveeHeaders.SHOULD_RETRY, "false");
+    failure.retryAfter().ifPresent(wait -> put(head, "retry-after", RetryAfter.seconds(wait)));
+    client.send(failure.error().status(), head, "application/json", failure.error().toBytes(in.id()));
+    return new Sent(client.status(), null, exhausted.calls(), false, "exhausted " + failure.reason());
+  }
+
+  /** The headers of every answer to an admitted request that went upstream. */
+  private Map<String, List<String>> upstreamHead(InboundRequest in, Admission.Proceed admitted, int calls) {
+    Map<String, List<String>> head = levee(in, admitted.tier());
+    if (admitted.cacheMissed()) {
+      put(head, LeveeHeaders.CACHE, "miss");
+    }
+    if (admitted.tier() != Tier.T0) {
+      put(head, LeveeHeaders.DEGRADED, disclosed(in, admitted.tier() + ": reduced model"));
+    }
+    put(head, LeveeHeaders.ATTEMPTS, Integer.toString(calls));
+    return head;
+  }
+
+  /** The headers of every answer to an admitted request. */
+  private static Map<String, List<String>> levee(InboundRequest in, Tier tier) {
+    Map<String, List<String>> head = new LinkedHashMap<>();
+    put(head, LeveeHeaders.REQUEST_ID, in.id());
+    put(head, LeveeHeaders.TIER, tier.name());
+    return head;
+  }
+
+  /** {@code why}, or null when the feature's disclosure is {@code none}. */
+  private static String disclosed(InboundRequest in, String why) {
+    return in.config().disclosure() == Disclosure.NONE ? null : why;
+  }
+
+  /** Sets {@code name} (replacing any earlier value); a null value sets nothing. */
+  private static void put(Map<String, List<String>> head, String name, String value) {
+    if (value != null) {
+      head.remove(name);
+      head.put(name, List.of(value));
+    }
+  }
+
+  private static void message(ClientResponse client, Map<String, List<String>> head, LocalAnswers.Message message) {
+    if (message.json() != null) {
+      client.send(200, head, "application/json", message.json());
+      return;
+    }
+    try {
+      OutputStream body = client.startStream(head);
+      SseWriter out = new SseWriter(body);
+      for (SseEvent event : message.events()) {
+        out.write(event);
+      }
+      client.endStream();
+    } catch (IOException e) {
+      client.abort(e);
+    }
+  }
+}

@@ -1,0 +1,88 @@
+package dev.levee.gateway.pipeline;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.levee.anthropic.Json;
+import dev.levee.core.chain.Target;
+import dev.levee.core.tier.Priority;
+import dev.levee.core.tier.Tier;
+import dev.levee.core.time.ManualClock;
+import dev.levee.gateway.config.Feature;
+import dev.levee.gateway.config.GatewayConfig;
+import dev.levee.gateway.config.ThinkingPolicy;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** The plan stage on its own: given a request and its admission, which targets, edits, deadline and TTL. */
+class PlannerTest {
+
+  private final ManualClock clock = new ManualClock();
+  private final Planner planner = new Planner(Duration.ofSeconds(30), clock);
+
+  private static Admission.Proceed admitted(Tier tier) {
+    return new Admission.Proceed(tier, CacheSlot.NONE, tier == Tier.T2);
+  }
+
+  private static JsonNode sent(Plan plan, Target target) {
+    return Json.tryParse(plan.request().bodyFor(target.model()));
+  }
+
+  @Test
+  void atT0TheWholeChainGetsTheRequestAsSentWithTheHotTtlAndOneDeadline() throws Exception {
+    Plan plan = planner.plan(Requests.ask("hello", Feature.defaults()), admitted(Tier.T0));
+
+    assertThat(plan.targets()).isEqualTo(Requests.SMART.targets());
+    assertThat(sent(plan, plan.targets().get(0)).path("max_tokens").asInt()).isEqualTo(4096);
+    assertThat(sent(plan, plan.targets().get(0)).has("thinking")).isTrue();
+    assertThat(plan.storeTtl()).isEqualTo(Feature.defaults().hotTtl());
+    assertThat(plan.deadline().remaining()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(plan.recover()).isTrue();
+    assertThat(plan.reduced()).isFalse();
+  }
+
+  @Test
+  void atT1TheChainsLastTargetAnswersCappedAndWithoutThinking() throws Exception {
+    Plan plan = planner.plan(Requests.ask("hello", Feature.defaults()), admitted(Tier.T1));
+
+    assertThat(plan.targets()).containsExactly(new Target("a", "claude-small"));
+    JsonNode body = sent(plan, plan.targets().get(0));
+    assertThat(body.path("max_tokens").asInt()).isEqualTo(Feature.Reduced.DEFAULT_MAX_TOKENS);
+    assertThat(body.has("thinking")).isFalse();
+    assertThat(plan.storeTtl()).isEqualTo(Feature.defaults().hotTtl());
+    assertThat(plan.reduced()).isTrue();
+  }
+
+  @Test
+  void aT2MissIsGeneratedAsAtT1AndCachedWithTheColdTtl() throws Exception {
+    Plan plan = planner.plan(Requests.ask("hello", Feature.defaults()), admitted(Tier.T2));
+
+    assertThat(plan.targets()).containsExactly(new Target("a", "claude-small"));
+    assertThat(plan.storeTtl()).isEqualTo(Feature.defaults().coldTtl());
+  }
+
+  @Test
+  void theFeaturesReducedTargetCapAndThinkingPolicyApply() throws Exception {
+    Feature critical = new Feature(Priority.CRITICAL, null, null,
+        new Feature.Reduced(new GatewayConfig.TargetRef("b", "claude-haiku", null, 0), 800),
+        null, null, null, null, null, ThinkingPolicy.ALWAYS);
+
+    Plan plan = planner.plan(Requests.ask("hello", critical), admitted(Tier.T1));
+
+    assertThat(plan.targets()).containsExactly(new Target("b", "claude-haiku"));
+    JsonNode body = sent(plan, plan.targets().get(0));
+    assertThat(body.path("max_tokens").asInt()).isEqualTo(800);
+    assertThat(body.has("thinking")).isTrue();
+  }
+
+  @Test
+  void aTokenCountGoesToTheChainUnchangedAndIsNeverCached() throws Exception {
+    InboundRequest count = Requests.inbound("/v1/messages/count_tokens",
+        "{\"model\":\"smart\",\"messages\":[{\"role\":\"user\",\"content\":\"count\"}]}", Feature.defaults());
+
+    Plan plan = planner.plan(count, admitted(Tier.T0));
+
+    assertThat(plan.targets()).isEqualTo(Requests.SMART.targets());
+    assertThat(plan.storeTtl()).isZero();
+  }
+}
