@@ -189,7 +189,7 @@ public final class MessagesHandler {
           if (message != null) {
             admission.store(ticket, message, answered.target().model(), plan.storeTtl());
           }
-          outcome = "stream_" + ended.name().toLowerCase() + (stream.resumes() > 0 ? " resumes=" + stream.resumes()
+          outcome = "stream_" + ended.name().toLowerCase() + (stream.recoveries() > 0 ? " resumes=" + stream.recoveries()
               + " last=" + stream.target().id() : "");
         } else {
           if (answered.response().status() == 200) {
