@@ -126,7 +126,8 @@ class GatewayEndToEndTest {
     assertThat(took).isLessThan(Duration.ofSeconds(10)); // the request's deadline
     List<LogEntry> log = h.awaitLog(l -> l.stream().filter(e -> e.model().equals("emu-hang")).allMatch(LogEntry::clientGoneEarly)
         && l.stream().anyMatch(e -> e.model().equals("emu-hang")));
-    assertThat(log).filteredOn(e -> e.model().equals("emu-hang")).hasSize(3);
+    // a timeout hands off at once (issue 10): the silent primary is not retried while a fallback is left
+    assertThat(log).filteredOn(e -> e.model().equals("emu-hang")).hasSize(1);
   }
 
   @Test
