@@ -89,7 +89,7 @@ class StreamSplicerTest {
   }
 
   @Test
-  void aNoPrefillContinuationThatRepeatsTheLastWordsIsTrimmed() throws Exception {
+  void aNoPrefillRecoveryThatRepeatsTheLastWordsIsTrimmed() throws Exception {
     feed(messageStart("msg_1", 10), textStart(0), text(0, "one two"), text(0, " three four"));
 
     splicer.beginRecovery(false);
@@ -100,7 +100,7 @@ class StreamSplicerTest {
   }
 
   @Test
-  void aPrefillContinuationIsNotTrimmedOfRepeatedWords() throws Exception {
+  void aPrefillRecoveryIsNotTrimmedOfRepeatedWords() throws Exception {
     feed(messageStart("msg_1", 10), textStart(0), text(0, "count: 1 2"));
 
     splicer.beginRecovery(true);
@@ -142,7 +142,7 @@ class StreamSplicerTest {
     assertThat(partial.get(0).path("type").asText()).isEqualTo("text");
 
     splicer.beginRecovery(false);
-    // the continuation repeats the text's last words, then makes the tool call afresh
+    // the recovery repeats the text's last words, then makes the tool call afresh
     feed(messageStart("msg_2", 20), textStart(0), text(0, "check."), stop(0), toolStart(1, "toolu_2", "weather"),
         json(1, "{\"city\":\"Paris\"}"), stop(1), messageDelta("tool_use", 7), messageStop());
 
@@ -153,13 +153,13 @@ class StreamSplicerTest {
   }
 
   @Test
-  void aBreakInsideUnsignedThinkingCannotBeResumed() throws Exception {
+  void aBreakInsideUnsignedThinkingCannotBeRecovered() throws Exception {
     feed(messageStart("msg_1", 10), thinkingStart(0), thinking(0, "Let me think"));
     assertThat(splicer.transcript().recoverable()).isFalse();
   }
 
   @Test
-  void aBreakAfterTheThinkingSignatureResumesAfterTheThinkingBlock() throws Exception {
+  void aBreakAfterTheThinkingSignatureIsRecoveredAfterTheThinkingBlock() throws Exception {
     feed(messageStart("msg_1", 10), thinkingStart(0), thinking(0, "Let me think."), signature(0, "sig-1"));
     assertThat(splicer.transcript().recoverable()).isTrue();
     assertThat(splicer.transcript().content().get(0).path("signature").asText()).isEqualTo("sig-1");
@@ -199,7 +199,7 @@ class StreamSplicerTest {
   }
 
   @Test
-  void aContinuationWhoseTextWasAlreadyCompleteClosesTheBlockAndGoesOn() throws Exception {
+  void aRecoveryWhoseTextWasAlreadyCompleteClosesTheBlockAndGoesOn() throws Exception {
     feed(messageStart("msg_1", 10), textStart(0), text(0, "All said."), stop(0));
 
     splicer.beginRecovery(true);

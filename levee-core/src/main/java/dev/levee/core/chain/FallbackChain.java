@@ -88,7 +88,7 @@ public final class FallbackChain {
    * @param targets the chain, in order of preference (not empty)
    * @param deadline bounds every call and wait
    * @param firstCallIsRetry whether even the first call needs a budget token (a stream
-   *     continuation is extra load, like a retry)
+   *     recovery is extra load, like a retry)
    */
   public <T> ChainResult<T> execute(
       List<Target> targets, Deadline deadline, boolean firstCallIsRetry, Attempt<T> attempt) {
