@@ -20,11 +20,11 @@ public final class ManualClock implements Ticker, Sleeper, Scheduler {
 
   private final PriorityQueue<Entry> queue = new PriorityQueue<>(
       (a, b) -> a.due != b.due ? Long.compare(a.due, b.due) : Long.compare(a.seq, b.seq));
-  private long nanos = 1_000_000_000L;
+  private volatile long nanos = 1_000_000_000L; // read without the lock; written under it
   private long seq;
 
   @Override
-  public synchronized long nanos() {
+  public long nanos() {
     return nanos;
   }
 
