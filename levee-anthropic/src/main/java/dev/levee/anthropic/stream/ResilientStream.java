@@ -154,10 +154,10 @@ public final class ResilientStream implements AutoCloseable {
       return "";
     }
     if (!recovery.enabled()) {
-      return "recovery is off for this route";
+      return "resuming is off for this route";
     }
     if (!splicer.transcript().recoverable()) {
-      return "it broke inside a thinking block, which cannot be recovered";
+      return "it broke inside a thinking block, which cannot be resumed";
     }
     if (recoveries >= recovery.settings().maxRecoveries()) {
       return "it broke " + (recoveries + 1) + " times";
@@ -185,7 +185,7 @@ public final class ResilientStream implements AutoCloseable {
 
   private static SseEvent errorEvent(Failure failure, String why) {
     ApiError error = ApiError.of(failure, "The answer is incomplete: the upstream stream broke ("
-        + failure.errorType() + ": " + failure.message() + ") and Levee could not recover it because " + why + ".");
+        + failure.errorType() + ": " + failure.message() + ") and Levee could not resume it because " + why + ".");
     return new SseEvent("error", Json.string(error.toJson(null)));
   }
 
