@@ -22,6 +22,7 @@ public final class ManualClock implements Ticker, Sleeper, Scheduler {
       (a, b) -> a.due != b.due ? Long.compare(a.due, b.due) : Long.compare(a.seq, b.seq));
   private volatile long nanos = 1_000_000_000L; // read without the lock; written under it
   private long seq;
+  private long goal; // the reading the advances so far have committed to
 
   @Override
   public long nanos() {
@@ -38,7 +39,8 @@ public final class ManualClock implements Ticker, Sleeper, Scheduler {
     }
     long target;
     synchronized (this) {
-      target = nanos + duration.toNanos();
+      goal = Math.max(goal, nanos) + duration.toNanos(); // concurrent advances add up, as they always have
+      target = goal;
     }
     while (true) {
       Entry next;
