@@ -48,14 +48,12 @@ public final class Gateway implements AutoCloseable {
   private final Server server;
   private final FallbackChain chain;
   private final UpstreamClient client;
-  private final Watchdog watchdog;
   private final TierBoard tiers;
 
-  private Gateway(Server server, FallbackChain chain, UpstreamClient client, Watchdog watchdog, TierBoard tiers) {
+  private Gateway(Server server, FallbackChain chain, UpstreamClient client, TierBoard tiers) {
     this.server = server;
     this.chain = chain;
     this.client = client;
-    this.watchdog = watchdog;
     this.tiers = tiers;
   }
 
@@ -78,7 +76,7 @@ public final class Gateway implements AutoCloseable {
     RetryBudget budget = new RetryBudget(policy.retryBudget().max(), policy.retryBudget().ratio());
     Aliases aliases = new Aliases(config);
     TargetStats stats = new TargetStats(aliases.configuredTargets(), ticker);
-    TierBoard tiers = new TierBoard(config, ticker, clock.wall(), clock.scheduleTiers());
+    TierBoard tiers = new TierBoard(config, ticker, clock.wall(), clock.scheduler());
     StreamStats streamStats = new StreamStats(ticker);
     ResponseCache cache = new ResponseCache(
         new ResponseCache.Config(config.cache().maxBytes(), config.cache().maxStaleness()), ticker);
@@ -89,7 +87,7 @@ public final class Gateway implements AutoCloseable {
     Duration connectTimeout = config.upstreams().values().stream()
         .map(GatewayConfig.Upstream::connectTimeout).max(Duration::compareTo).orElse(Duration.ofSeconds(5));
     UpstreamClient client = new UpstreamClient(connectTimeout);
-    Watchdog watchdog = new Watchdog(ticker);
+    Watchdog watchdog = new Watchdog(ticker, clock.scheduler());
     ErrorClassifier classifier = new ErrorClassifier(clock.wall());
     Map<String, Endpoint> endpoints = new HashMap<>();
     config.upstreams().forEach((name, u) -> endpoints.put(name, new Endpoint(u.url(), u.apiKey())));
@@ -109,7 +107,7 @@ public final class Gateway implements AutoCloseable {
             new PassThrough(endpoints.get(aliases.defaultUpstream()), client)));
     server.start();
     LOG.info("Levee gateway listening on http://{}:{}", config.server().host(), VirtualThreadServer.port(server));
-    return new Gateway(server, chain, client, watchdog, tiers);
+    return new Gateway(server, chain, client, tiers);
   }
 
   /** The port the gateway listens on. */
@@ -153,7 +151,6 @@ public final class Gateway implements AutoCloseable {
       LOG.info("connections still busy after the stop timeout were closed");
     }
     tiers.close();
-    watchdog.close();
     client.close();
   }
 }

@@ -1,21 +1,17 @@
 package dev.levee.anthropic.stream;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.levee.anthropic.Json;
 import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.error.TargetReports;
 import dev.levee.anthropic.sse.SseEvent;
 import dev.levee.anthropic.upstream.Cancellation;
-import dev.levee.anthropic.upstream.OriginalRequest;
 import dev.levee.anthropic.upstream.Reply;
 import dev.levee.core.chain.ChainResult;
 import dev.levee.core.chain.Completion;
 import dev.levee.core.chain.Target;
-import dev.levee.core.deadline.Deadline;
 import dev.levee.core.retry.Failure;
 import dev.levee.core.retry.FailureKind;
-import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 
@@ -25,10 +21,11 @@ import java.util.List;
  * answer is incomplete and must be ended with {@link StreamFailureException#errorEvent()}.
  *
  * <p>A break after the commit point (cut, stall, retryable in-band error, malformed event) is
- * recovered by asking for a continuation — the same target first, then the rest of the chain,
- * each in the form it accepts ({@link ContinuationRequest}) — within a fresh recovery window, the
- * retry budget and the breakers; the continuation is spliced in ({@link StreamSplicer}). It is
- * never passed off as complete when it is not (DESIGN.md promise 3).
+ * recovered: the targets of its {@link Recovery} are asked, in {@link Recovery#order} order and
+ * each in the form it accepts ({@link RecoveryRequest}), to continue the client's {@link
+ * Transcript}, within a fresh recovery window, the retry budget and the breakers; the recovery is
+ * spliced in ({@link StreamSplicer}). It is never passed off as complete when it is not (DESIGN.md
+ * promise 3).
  *
  * <p>Usable without the gateway: {@link StreamEngine#open} then {@link StreamEngine#resilient}.
  * Not thread-safe, except that the {@link Cancellation} given at creation may fire from any
@@ -39,11 +36,8 @@ public final class ResilientStream implements AutoCloseable {
   /** How a stream ended. */
   public enum Outcome { COMPLETE, FAILED, CLIENT_GONE }
 
-  private final StreamEngine engine;
-  private final OriginalRequest request;
-  private final List<Target> chain;
-  private final boolean resume;
-  private final Cancellation cancellation;
+  private final Recovery recovery;
+  private final StreamStats stats;
   private final StreamSplicer splicer;
   private final Deque<SseEvent> fromUpstream = new ArrayDeque<>();
   private final Deque<SseEvent> toClient = new ArrayDeque<>();
@@ -51,20 +45,17 @@ public final class ResilientStream implements AutoCloseable {
   private Target target;
   private Completion completion;
   private UpstreamStream upstream;
-  private int resumes;
+  private int recoveries;
+  private int recoveryCalls;
   private long deltas;
   private boolean ended;
 
-  ResilientStream(StreamEngine engine, ChainResult.Answered<Reply> first, OriginalRequest request, List<Target> chain,
-      boolean resume, Cancellation cancellation) {
-    this.engine = engine;
-    this.request = request;
-    this.chain = List.copyOf(chain);
-    this.resume = resume;
-    this.cancellation = cancellation;
-    this.splicer = new StreamSplicer(engine.settings().dropDuplicates());
+  ResilientStream(ChainResult.Answered<Reply> first, Recovery recovery, StreamStats stats) {
+    this.recovery = recovery;
+    this.stats = stats;
+    this.splicer = new StreamSplicer(recovery.settings().dropDuplicates());
     adopt(first);
-    engine.stats().started(first.steps().get(first.steps().size() - 1).took());
+    stats.started(first.steps().get(first.steps().size() - 1).took());
   }
 
   /**
@@ -114,60 +105,72 @@ public final class ResilientStream implements AutoCloseable {
     return target;
   }
 
-  /** Continuations spliced in so far. */
-  public int resumes() {
-    return resumes;
+  /** Recoveries spliced in so far. */
+  public int recoveries() {
+    return recoveries;
+  }
+
+  /** Upstream calls made to recover this stream so far, failed ones included. */
+  public int recoveryCalls() {
+    return recoveryCalls;
   }
 
   private void recover(StreamFailureException broken) throws StreamFailureException {
     Failure failure = broken.failure();
     upstream.close();
-    if (cancellation.isCancelled()) {
+    if (recovery.cancellation().isCancelled()) {
       completion.cancelled();
-      end(Outcome.CLIENT_GONE);
-      throw new StreamFailureException(Failure.of(FailureKind.CANCELLED, 0, "cancelled", "the client went away"));
+      throw clientGone();
     }
-    completion.failure(failure);
     if (splicer.messageDeltaSent()) {
+      completion.failure(failure);
       toClient.addAll(splicer.finishWithoutStop()); // only message_stop was missing: the answer is whole
       return;
     }
-    if (failure.kind().isFinal() || !failure.mayRetrySameTarget() && !failure.kind().tryNextTarget()) {
-      fail(broken.errorEvent() != null ? broken.errorEvent() : errorEvent(failure, "the upstream ended it"), failure);
+    String impossible = whyNotRecoverable(failure);
+    if (impossible != null) {
+      completion.failure(failure);
+      fail(impossible.isEmpty() && broken.errorEvent() != null ? broken.errorEvent()
+          : errorEvent(failure, impossible.isEmpty() ? "the upstream ended it" : impossible), failure);
     }
-    if (!resume) {
-      fail(errorEvent(failure, "resuming is off for this route"), failure);
+    List<Target> order = recovery.order(target, failure.kind());
+    if (order.get(0).equals(target)) {
+      completion.failureRecoveredHere(failure); // a trial's verdict is left to its own recovery
+    } else {
+      completion.failure(failure);
     }
-    if (!splicer.resumable()) {
-      fail(errorEvent(failure, "it broke inside a thinking block, which cannot be resumed"), failure);
-    }
-    if (resumes >= engine.settings().maxResumes()) {
-      fail(errorEvent(failure, "it broke " + (resumes + 1) + " times"), failure);
-    }
-    List<ObjectNode> partial = splicer.partialContent();
-    Deadline window = Deadline.after(engine.settings().recoveryWindow(), engine.ticker());
-    ChainResult<Reply> result = engine.chain().execute(continuationOrder(), window, true, engine.attempt(
-        t -> engine.upstreams().request(request, t,
-            ContinuationRequest.build(request.bodyFor(t.model()), t.model(), partial, engine.prefill(t))),
-        cancellation));
-    switch (result) {
+    ChainResult<Reply> asked = recovery.ask(order, splicer.transcript().content());
+    recoveryCalls += asked.calls();
+    switch (asked) {
       case ChainResult.Answered<Reply> answered -> {
-        resumes++;
-        splicer.beginContinuation(engine.prefill(answered.target()));
+        recoveries++;
+        splicer.beginRecovery(recovery.prefills(answered.target()));
         adopt(answered);
       }
-      case ChainResult.Cancelled<Reply> cancelled -> {
-        end(Outcome.CLIENT_GONE);
-        throw new StreamFailureException(Failure.of(FailureKind.CANCELLED, 0, "cancelled", "the client went away"));
-      }
+      case ChainResult.Cancelled<Reply> cancelled -> throw clientGone();
       case ChainResult.Rejected<Reply> rejected ->
-          fail(errorEvent(rejected.failure(), "the continuation was refused"), rejected.failure());
+          fail(errorEvent(rejected.failure(), "the recovery was refused"), rejected.failure());
       case ChainResult.Exhausted<Reply> exhausted ->
           fail(errorEvent(exhausted.lastFailure() != null ? exhausted.lastFailure() : failure,
-              "no target could continue it (" + exhausted.targets().stream()
-                  .map(t -> t.target().id() + ": " + t.outcome()).reduce((a, b) -> a + "; " + b).orElse("") + ")"),
-              failure);
+              "no target could continue it (" + TargetReports.describe(exhausted.targets()) + ")"), failure);
     }
+  }
+
+  /** Why this break cannot be recovered: null when it can; empty when the upstream's own error says why. */
+  private String whyNotRecoverable(Failure failure) {
+    if (failure.kind().isFinal() || !failure.mayRetrySameTarget() && !failure.kind().tryNextTarget()) {
+      return "";
+    }
+    if (!recovery.enabled()) {
+      return "resuming is off for this route";
+    }
+    if (!splicer.transcript().recoverable()) {
+      return "it broke inside a thinking block, which cannot be resumed";
+    }
+    if (recoveries >= recovery.settings().maxRecoveries()) {
+      return "it broke " + (recoveries + 1) + " times";
+    }
+    return null;
   }
 
   private void adopt(ChainResult.Answered<Reply> answered) {
@@ -178,16 +181,9 @@ public final class ResilientStream implements AutoCloseable {
     fromUpstream.addAll(answered.response().held());
   }
 
-  /** The answering target first, then the rest of the chain in order. */
-  private List<Target> continuationOrder() {
-    List<Target> order = new ArrayList<>();
-    order.add(target);
-    for (Target t : chain) {
-      if (!t.equals(target)) {
-        order.add(t);
-      }
-    }
-    return order;
+  private StreamFailureException clientGone() {
+    end(Outcome.CLIENT_GONE);
+    return new StreamFailureException(Failure.of(FailureKind.CANCELLED, 0, "cancelled", "the client went away"));
   }
 
   private void fail(SseEvent errorEvent, Failure failure) throws StreamFailureException {
@@ -204,7 +200,7 @@ public final class ResilientStream implements AutoCloseable {
   private void end(Outcome outcome) {
     if (!ended) {
       ended = true;
-      engine.stats().ended(outcome, resumes, deltas, splicer.duplicates());
+      stats.ended(outcome, recoveries, deltas, splicer.duplicates());
     }
   }
 

@@ -1,13 +1,12 @@
 package dev.levee.anthropic.stream;
 
-import dev.levee.anthropic.time.SystemClock;
 import dev.levee.anthropic.error.ErrorClassifier;
+import dev.levee.anthropic.time.SystemClock;
 import dev.levee.anthropic.upstream.Cancellation;
 import dev.levee.anthropic.upstream.Endpoint;
 import dev.levee.anthropic.upstream.OriginalRequest;
 import dev.levee.anthropic.upstream.Reply;
 import dev.levee.anthropic.upstream.UpstreamClient;
-import dev.levee.anthropic.upstream.UpstreamRequest;
 import dev.levee.anthropic.upstream.Upstreams;
 import dev.levee.anthropic.upstream.Watchdog;
 import dev.levee.core.chain.ChainResult;
@@ -48,9 +47,8 @@ public final class StreamEngine {
 
   /**
    * An engine for applications that embed Levee without the gateway: its own HTTP client (5 s
-   * connect timeout), watchdog and statistics, the system clocks, and prefill support by model
-   * family ({@link PrefillSupport}). Its threads are daemons that live as long as the process:
-   * create one engine per application, not per request.
+   * connect timeout), watchdog and statistics, the system clock and timers, and prefill support by
+   * model family ({@link PrefillSupport}). Create one engine per application, not per request.
    *
    * @param endpoints where each target's upstream lives
    */
@@ -58,7 +56,7 @@ public final class StreamEngine {
       StreamSettings settings) {
     Ticker ticker = SystemClock.ticker();
     Upstreams upstreams = new Upstreams(endpoints, new UpstreamClient(java.time.Duration.ofSeconds(5)),
-        new ErrorClassifier(java.time.InstantSource.system()), new Watchdog(ticker), ticker);
+        new ErrorClassifier(java.time.InstantSource.system()), new Watchdog(ticker, SystemClock.scheduler()), ticker);
     return new StreamEngine(chain, upstreams, settings, target -> PrefillSupport.byDefault(target.model()),
         new StreamStats(ticker));
   }
@@ -70,47 +68,20 @@ public final class StreamEngine {
    */
   public ChainResult<Reply> open(OriginalRequest request, List<Target> targets, Deadline deadline,
       Cancellation cancellation) {
-    return chain.execute(targets, deadline, false,
-        attempt(target -> upstreams.request(request, target, request.bodyFor(target.model())), cancellation));
+    return chain.execute(targets, deadline, false, new StreamAttempt(upstreams,
+        target -> upstreams.request(request, target, request.bodyFor(target.model())), settings, cancellation));
   }
 
   /**
    * The client's stream from a committed first attempt.
    *
-   * @param targets the chain (continuations start with the answering target, then the others)
-   * @param resume whether breaks after the commit point are recovered ({@code resume: off} ends
+   * @param targets the route's chain (a recovery asks them in {@link Recovery#order} order)
+   * @param recover whether breaks after the commit point are recovered ({@code resume: off} ends
    *     them with an error event)
    */
   public ResilientStream resilient(ChainResult.Answered<Reply> first, OriginalRequest request, List<Target> targets,
-      boolean resume, Cancellation cancellation) {
-    return new ResilientStream(this, first, request, targets, resume, cancellation);
-  }
-
-  StreamAttempt attempt(Function<Target, UpstreamRequest> requests, Cancellation cancellation) {
-    return new StreamAttempt(upstreams, requests, settings, cancellation);
-  }
-
-  FallbackChain chain() {
-    return chain;
-  }
-
-  Upstreams upstreams() {
-    return upstreams;
-  }
-
-  boolean prefill(Target target) {
-    return prefill.test(target);
-  }
-
-  StreamSettings settings() {
-    return settings;
-  }
-
-  Ticker ticker() {
-    return upstreams.ticker();
-  }
-
-  StreamStats stats() {
-    return stats;
+      boolean recover, Cancellation cancellation) {
+    return new ResilientStream(first,
+        new Recovery(request, targets, recover, settings, prefill, cancellation, chain, upstreams), stats);
   }
 }

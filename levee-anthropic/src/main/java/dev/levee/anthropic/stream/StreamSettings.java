@@ -8,14 +8,14 @@ import java.time.Duration;
  * @param ttftTimeout the longest wait for an attempt's first content delta (default 15 s)
  * @param idleTimeout the longest silence between content events; pings do not count (default 30 s)
  * @param holdLimit the most events read before the first content delta (default 64)
- * @param maxResumes continuations tried for one stream (default 5)
+ * @param maxRecoveries recoveries tried for one stream (default 5; config key {@code max-resumes})
  * @param recoveryWindow the time allowed to recover one break: a fresh deadline from the break,
  *     since a long healthy stream may outlive the request's own deadline (default 30 s)
  * @param dropDuplicates whether a content delta byte-identical to the one just before it, at the
  *     same block, is dropped as a replayed event (default false: such pairs are only counted,
  *     because a model may genuinely stream the same chunk twice, e.g. " very", " very")
  */
-public record StreamSettings(Duration ttftTimeout, Duration idleTimeout, int holdLimit, int maxResumes,
+public record StreamSettings(Duration ttftTimeout, Duration idleTimeout, int holdLimit, int maxRecoveries,
     Duration recoveryWindow, boolean dropDuplicates) {
 
   public static final StreamSettings DEFAULT =
@@ -25,7 +25,7 @@ public record StreamSettings(Duration ttftTimeout, Duration idleTimeout, int hol
     if (!ttftTimeout.isPositive() || !idleTimeout.isPositive() || !recoveryWindow.isPositive()) {
       throw new IllegalArgumentException("stream timeouts must be positive");
     }
-    if (holdLimit < 1 || maxResumes < 0) {
+    if (holdLimit < 1 || maxRecoveries < 0) {
       throw new IllegalArgumentException("hold-limit must be at least 1 and max-resumes not negative");
     }
   }

@@ -8,7 +8,7 @@ import java.time.Duration;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Counters of stream health for {@code /health} and metrics: completion rate, resumes per
+ * Counters of stream health for {@code /health} and metrics: completion rate, recoveries per
  * stream, time to first token (p95 over the last minute) and the duplicate-event rate.
  * Thread-safe.
  */
@@ -18,7 +18,7 @@ public final class StreamStats {
   private final LongAdder completed = new LongAdder();
   private final LongAdder failed = new LongAdder();
   private final LongAdder clientGone = new LongAdder();
-  private final LongAdder resumes = new LongAdder();
+  private final LongAdder recoveries = new LongAdder();
   private final LongAdder deltas = new LongAdder();
   private final LongAdder duplicates = new LongAdder();
   private final SlidingWindow ttft;
@@ -28,21 +28,21 @@ public final class StreamStats {
   }
 
   /** A snapshot for reports. */
-  public record Snapshot(long started, long completed, long failed, long clientGone, long resumes,
-      double completionRate, double resumesPerStream, long ttftP95Millis, double duplicateRate) {}
+  public record Snapshot(long started, long completed, long failed, long clientGone, long recoveries,
+      double completionRate, double recoveriesPerStream, long ttftP95Millis, double duplicateRate) {}
 
   void started(Duration timeToFirstToken) {
     started.increment();
     ttft.record(SliOutcome.SUCCESS, timeToFirstToken);
   }
 
-  void ended(ResilientStream.Outcome outcome, int resumed, long deltaCount, long duplicateCount) {
+  void ended(ResilientStream.Outcome outcome, int recovered, long deltaCount, long duplicateCount) {
     switch (outcome) {
       case COMPLETE -> completed.increment();
       case FAILED -> failed.increment();
       case CLIENT_GONE -> clientGone.increment();
     }
-    resumes.add(resumed);
+    recoveries.add(recovered);
     deltas.add(deltaCount);
     duplicates.add(duplicateCount);
   }
@@ -52,9 +52,9 @@ public final class StreamStats {
     long all = started.sum();
     long seen = deltas.sum() + duplicates.sum();
     SliSnapshot window = ttft.snapshot();
-    return new Snapshot(all, completed.sum(), failed.sum(), clientGone.sum(), resumes.sum(),
+    return new Snapshot(all, completed.sum(), failed.sum(), clientGone.sum(), recoveries.sum(),
         done == 0 ? 1.0 : (double) completed.sum() / done,
-        all == 0 ? 0.0 : (double) resumes.sum() / all,
+        all == 0 ? 0.0 : (double) recoveries.sum() / all,
         window.p95Millis(),
         seen == 0 ? 0.0 : (double) duplicates.sum() / seen);
   }

@@ -1,12 +1,17 @@
 package dev.levee.anthropic.time;
 
+import dev.levee.core.time.Scheduler;
 import dev.levee.core.time.Sleeper;
 import dev.levee.core.time.Ticker;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
- * Real time for the policies of levee-core, which never read the clock or sleep themselves:
- * whoever runs them in production passes these, and tests and the simulator pass a {@link
- * dev.levee.core.time.ManualClock}.
+ * Real time for the policies of levee-core, which never read the clock, sleep or start timers
+ * themselves: whoever runs them in production passes these, and tests and the simulator pass a
+ * {@link dev.levee.core.time.ManualClock}.
  */
 public final class SystemClock {
 
@@ -24,5 +29,29 @@ public final class SystemClock {
         Thread.sleep(d);
       }
     };
+  }
+
+  /**
+   * Real timers: one daemon thread ({@code levee-timer}) for the whole process, created on first
+   * use and living as long as the process, serving every watchdog and periodic evaluation. Tasks
+   * must be short and must not block.
+   */
+  public static Scheduler scheduler() {
+    return Timers.SCHEDULER;
+  }
+
+  private static final class Timers {
+    static final Scheduler SCHEDULER = of(Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "levee-timer");
+      t.setDaemon(true);
+      return t;
+    }));
+
+    private static Scheduler of(ScheduledExecutorService executor) {
+      return (delay, task) -> {
+        ScheduledFuture<?> future = executor.schedule(task, Math.max(0, delay.toNanos()), TimeUnit.NANOSECONDS);
+        return () -> future.cancel(false);
+      };
+    }
   }
 }

@@ -1,11 +1,9 @@
 package dev.levee.anthropic.upstream;
 
+import dev.levee.core.time.Scheduler;
 import dev.levee.core.time.Ticker;
 import java.time.Duration;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -14,20 +12,18 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>A {@link Timer} holds one limit at a time. {@link Timer#progress()} only records a
  * timestamp (no rescheduling per event); the scheduled check re-arms itself for the time still
- * left. One scheduler thread serves every timer. Thread-safe.
+ * left. Time and timers come from the injected {@link Ticker} and {@link Scheduler} (in production
+ * {@code SystemClock}; in tests a {@code ManualClock}, so a stall fires when virtual time passes
+ * the limit). Thread-safe.
  */
-public final class Watchdog implements AutoCloseable {
+public final class Watchdog {
 
-  private final ScheduledExecutorService scheduler;
   private final Ticker ticker;
+  private final Scheduler scheduler;
 
-  public Watchdog(Ticker ticker) {
-    this.ticker = ticker;
-    this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "levee-watchdog");
-      t.setDaemon(true);
-      return t;
-    });
+  public Watchdog(Ticker ticker, Scheduler scheduler) {
+    this.ticker = Objects.requireNonNull(ticker, "ticker");
+    this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
   }
 
   /**
@@ -40,11 +36,6 @@ public final class Watchdog implements AutoCloseable {
     return timer;
   }
 
-  @Override
-  public void close() {
-    scheduler.shutdownNow();
-  }
-
   /** One running limit. */
   public final class Timer implements AutoCloseable {
     private final Runnable onExpiry;
@@ -52,7 +43,7 @@ public final class Watchdog implements AutoCloseable {
     private volatile long limitNanos;
     private volatile long lastProgress;
     private volatile boolean stopped;
-    private ScheduledFuture<?> check;
+    private Scheduler.Scheduled check;
 
     private Timer(Runnable onExpiry) {
       this.onExpiry = onExpiry;
@@ -80,9 +71,9 @@ public final class Watchdog implements AutoCloseable {
         return;
       }
       if (check != null) {
-        check.cancel(false);
+        check.cancel();
       }
-      check = scheduler.schedule(this::check, delayNanos, TimeUnit.NANOSECONDS);
+      check = scheduler.schedule(Duration.ofNanos(delayNanos), this::check);
     }
 
     private void check() {
@@ -102,7 +93,7 @@ public final class Watchdog implements AutoCloseable {
     public synchronized void close() {
       stopped = true;
       if (check != null) {
-        check.cancel(false);
+        check.cancel();
       }
     }
   }

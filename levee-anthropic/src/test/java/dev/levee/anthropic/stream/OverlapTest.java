@@ -22,7 +22,7 @@ class OverlapTest {
       "abc | '' | true | 0",
       "Hello, world. | world. And | true | 6",
   })
-  void trimsOnlyWholeRepeatedWordsOrWhitespace(String sent, String continuation, boolean words, int expected) {
-    assertThat(Overlap.of(sent, continuation, words)).isEqualTo(expected);
+  void trimsOnlyWholeRepeatedWordsOrWhitespace(String sent, String recovered, boolean words, int expected) {
+    assertThat(Overlap.of(sent, recovered, words)).isEqualTo(expected);
   }
 }

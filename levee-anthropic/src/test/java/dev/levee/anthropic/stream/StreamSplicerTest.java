@@ -72,10 +72,10 @@ class StreamSplicerTest {
   @Test
   void aCutInsideTextIsContinuedInTheSameBlockAfterAPrefill() throws Exception {
     feed(messageStart("msg_orig", 10), textStart(0), text(0, "The quick"), text(0, " brown "));
-    assertThat(splicer.resumable()).isTrue();
-    assertThat(splicer.partialContent()).extracting(n -> n.path("text").asText()).containsExactly("The quick brown ");
+    assertThat(splicer.transcript().recoverable()).isTrue();
+    assertThat(splicer.transcript().content()).extracting(n -> n.path("text").asText()).containsExactly("The quick brown ");
 
-    splicer.beginContinuation(true);
+    splicer.beginRecovery(true);
     // the API continues the prefill "The quick brown" (trailing space stripped) with " fox jumps."
     feed(messageStart("msg_other", 14), textStart(0), text(0, " fox"), text(0, " jumps."), stop(0),
         messageDelta("end_turn", 3), messageStop());
@@ -89,10 +89,10 @@ class StreamSplicerTest {
   }
 
   @Test
-  void aNoPrefillContinuationThatRepeatsTheLastWordsIsTrimmed() throws Exception {
+  void aNoPrefillRecoveryThatRepeatsTheLastWordsIsTrimmed() throws Exception {
     feed(messageStart("msg_1", 10), textStart(0), text(0, "one two"), text(0, " three four"));
 
-    splicer.beginContinuation(false);
+    splicer.beginRecovery(false);
     feed(messageStart("msg_2", 30), textStart(0), text(0, "three"), text(0, " four five"), text(0, " six"), stop(0),
         messageDelta("end_turn", 4), messageStop());
 
@@ -100,10 +100,10 @@ class StreamSplicerTest {
   }
 
   @Test
-  void aPrefillContinuationIsNotTrimmedOfRepeatedWords() throws Exception {
+  void aPrefillRecoveryIsNotTrimmedOfRepeatedWords() throws Exception {
     feed(messageStart("msg_1", 10), textStart(0), text(0, "count: 1 2"));
 
-    splicer.beginContinuation(true);
+    splicer.beginRecovery(true);
     feed(messageStart("msg_2", 30), textStart(0), text(0, " 2 3"), stop(0), messageDelta("end_turn", 4), messageStop());
 
     assertThat(client.text(0)).isEqualTo("count: 1 2 2 3");
@@ -112,7 +112,7 @@ class StreamSplicerTest {
   @Test
   void usageIsSummedAcrossAttempts() throws Exception {
     feed(messageStart("msg_1", 10), textStart(0), text(0, "a b"));
-    splicer.beginContinuation(true);
+    splicer.beginRecovery(true);
     feed(messageStart("msg_2", 12), textStart(0), text(0, " c"), stop(0), messageDelta("end_turn", 5), messageStop());
 
     assertThat(client.usage.path("input_tokens").asLong()).isEqualTo(22);
@@ -137,12 +137,12 @@ class StreamSplicerTest {
   void aCutInsideAToolCallDiscardsItAndContinuesFromTheText() throws Exception {
     feed(messageStart("msg_1", 10), textStart(0), text(0, "Let me check."), stop(0), toolStart(1, "toolu_1", "weather"),
         json(1, "{\"ci"));
-    List<ObjectNode> partial = splicer.partialContent();
+    List<ObjectNode> partial = splicer.transcript().content();
     assertThat(partial).hasSize(1);
     assertThat(partial.get(0).path("type").asText()).isEqualTo("text");
 
-    splicer.beginContinuation(false);
-    // the continuation repeats the text's last words, then makes the tool call afresh
+    splicer.beginRecovery(false);
+    // the recovery repeats the text's last words, then makes the tool call afresh
     feed(messageStart("msg_2", 20), textStart(0), text(0, "check."), stop(0), toolStart(1, "toolu_2", "weather"),
         json(1, "{\"city\":\"Paris\"}"), stop(1), messageDelta("tool_use", 7), messageStop());
 
@@ -153,18 +153,18 @@ class StreamSplicerTest {
   }
 
   @Test
-  void aBreakInsideUnsignedThinkingCannotBeResumed() throws Exception {
+  void aBreakInsideUnsignedThinkingCannotBeRecovered() throws Exception {
     feed(messageStart("msg_1", 10), thinkingStart(0), thinking(0, "Let me think"));
-    assertThat(splicer.resumable()).isFalse();
+    assertThat(splicer.transcript().recoverable()).isFalse();
   }
 
   @Test
-  void aBreakAfterTheThinkingSignatureResumesAfterTheThinkingBlock() throws Exception {
+  void aBreakAfterTheThinkingSignatureIsRecoveredAfterTheThinkingBlock() throws Exception {
     feed(messageStart("msg_1", 10), thinkingStart(0), thinking(0, "Let me think."), signature(0, "sig-1"));
-    assertThat(splicer.resumable()).isTrue();
-    assertThat(splicer.partialContent().get(0).path("signature").asText()).isEqualTo("sig-1");
+    assertThat(splicer.transcript().recoverable()).isTrue();
+    assertThat(splicer.transcript().content().get(0).path("signature").asText()).isEqualTo("sig-1");
 
-    splicer.beginContinuation(false);
+    splicer.beginRecovery(false);
     feed(messageStart("msg_2", 20), thinkingStart(0), thinking(0, "Again."), signature(0, "sig-2"), stop(0),
         textStart(1), text(1, "Answer."), stop(1), messageDelta("end_turn", 4), messageStop());
 
@@ -178,9 +178,9 @@ class StreamSplicerTest {
   void aBreakInsideTextAfterThinkingKeepsTheThinkingAndContinuesTheText() throws Exception {
     feed(messageStart("msg_1", 10), thinkingStart(0), thinking(0, "Hmm."), signature(0, "sig"), stop(0), textStart(1),
         text(1, "The answer"));
-    assertThat(splicer.partialContent()).extracting(n -> n.path("type").asText()).containsExactly("thinking", "text");
+    assertThat(splicer.transcript().content()).extracting(n -> n.path("type").asText()).containsExactly("thinking", "text");
 
-    splicer.beginContinuation(true);
+    splicer.beginRecovery(true);
     feed(messageStart("msg_2", 20), thinkingStart(0), thinking(0, "x"), signature(0, "s2"), stop(0), textStart(1),
         text(1, " is 42."), stop(1), messageDelta("end_turn", 4), messageStop());
 
@@ -199,10 +199,10 @@ class StreamSplicerTest {
   }
 
   @Test
-  void aContinuationWhoseTextWasAlreadyCompleteClosesTheBlockAndGoesOn() throws Exception {
+  void aRecoveryWhoseTextWasAlreadyCompleteClosesTheBlockAndGoesOn() throws Exception {
     feed(messageStart("msg_1", 10), textStart(0), text(0, "All said."), stop(0));
 
-    splicer.beginContinuation(true);
+    splicer.beginRecovery(true);
     feed(messageStart("msg_2", 20), messageDelta("end_turn", 1), messageStop());
 
     assertThat(client.text(0)).isEqualTo("All said.");

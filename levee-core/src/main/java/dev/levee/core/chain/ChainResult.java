@@ -58,9 +58,45 @@ public sealed interface ChainResult<T> {
   record Cancelled<T>(List<AttemptRecord> steps) implements ChainResult<T> {}
 
   /**
-   * How one target ended.
+   * How one target ended, as facts; the layer that talks to clients words them (in the gateway,
+   * e.g. {@code "529 overloaded_error (3 calls)"} or {@code "circuit open (20 s left)"}).
    *
-   * @param outcome words for the error body and logs, e.g. {@code "529 overloaded_error (3 calls)"}
+   * @param target the target
+   * @param why how it ended
+   * @param calls upstream calls made to it (0 unless {@code why} is {@link Why#FAILED})
+   * @param failure the last classified failure when {@code why} is {@link Why#FAILED}, else null
+   * @param openFor the time left until its breaker admits a trial when {@code why} is {@link
+   *     Why#CIRCUIT_OPEN}, else zero
    */
-  record TargetReport(Target target, String outcome) {}
+  record TargetReport(Target target, Why why, int calls, Failure failure, Duration openFor) {
+
+    public TargetReport {
+      java.util.Objects.requireNonNull(target, "target");
+      java.util.Objects.requireNonNull(why, "why");
+      java.util.Objects.requireNonNull(openFor, "openFor");
+      if ((why == Why.FAILED) != (failure != null)) {
+        throw new IllegalArgumentException("a failure is reported exactly when the target failed");
+      }
+    }
+
+    static TargetReport of(Target target, Why why) {
+      return new TargetReport(target, why, 0, null, Duration.ZERO);
+    }
+  }
+
+  /** Why a target did not answer. */
+  enum Why {
+    /** The chain ended before reaching it (an earlier target's error, the budget, the deadline). */
+    NOT_TRIED,
+    /** Not tried: too little of the deadline was left. */
+    DEADLINE_REACHED,
+    /** Not tried: the retry budget had no token left. */
+    BUDGET_EXHAUSTED,
+    /** Skipped: its circuit breaker is OPEN. */
+    CIRCUIT_OPEN,
+    /** Skipped: its circuit breaker is HALF_OPEN with every trial slot taken. */
+    TRIAL_IN_FLIGHT,
+    /** Called, and its last call failed. */
+    FAILED
+  }
 }

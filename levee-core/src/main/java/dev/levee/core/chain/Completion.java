@@ -50,6 +50,22 @@ public final class Completion {
   }
 
   /**
+   * The call broke after it answered, and its recovery will ask this same target first (it is the
+   * only one that can continue it). The failure is observed like {@link #failure}; the breaker
+   * verdict of a HALF_OPEN trial is left to the recovery call: its slot is freed without counting,
+   * so the recovery call becomes the next trial instead of being shut out by a circuit the break
+   * just reopened (issue 9, item 11). Any other call counts the failure as {@link #failure} does.
+   */
+  public void failureRecoveredHere(Failure failure) {
+    if (!permit.trial()) {
+      failure(failure);
+    } else if (done.compareAndSet(false, true)) {
+      permit.cancelled();
+      observer.onFailure(target, failure, latency);
+    }
+  }
+
+  /**
    * Settles {@code permit} for a failed call: a failure if its kind counts against the target's
    * health, otherwise no verdict (a client error or cancellation says nothing about the target).
    */

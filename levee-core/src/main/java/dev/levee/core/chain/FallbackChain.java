@@ -6,6 +6,7 @@ import dev.levee.core.breaker.Permit;
 import dev.levee.core.budget.RetryBudget;
 import dev.levee.core.chain.AttemptRecord.Step;
 import dev.levee.core.chain.ChainResult.TargetReport;
+import dev.levee.core.chain.ChainResult.Why;
 import dev.levee.core.deadline.Deadline;
 import dev.levee.core.retry.Failure;
 import dev.levee.core.retry.FailureKind;
@@ -33,7 +34,9 @@ import java.util.random.RandomGenerator;
  *       retryable one is retried on the same target up to {@code max-retries} times after a
  *       wait (the stated retry-after plus jitter, else full-jitter backoff), unless the wait does
  *       not fit the deadline or the stated wait exceeds {@code max-retry-after}; then the next
- *       target is tried. A failure that may never go to another target (the client's own
+ *       target is tried. A {@link FailureKind#TIMEOUT} (attempt timeout, slow first token, stall)
+ *       hands off at once: the next target is tried, and a silent target is retried only when
+ *       it is the last of the chain. A failure that may never go to another target (the client's own
  *       error, even one the upstream's {@code x-should-retry: true} let us retry) ends the chain
  *       as {@link ChainResult.Rejected} once it is no longer retried.
  * </ol>
@@ -85,7 +88,7 @@ public final class FallbackChain {
    * @param targets the chain, in order of preference (not empty)
    * @param deadline bounds every call and wait
    * @param firstCallIsRetry whether even the first call needs a budget token (a stream
-   *     continuation is extra load, like a retry)
+   *     recovery is extra load, like a retry)
    */
   public <T> ChainResult<T> execute(
       List<Target> targets, Deadline deadline, boolean firstCallIsRetry, Attempt<T> attempt) {
@@ -95,7 +98,7 @@ public final class FallbackChain {
     Run<T> run = new Run<>(firstCallIsRetry);
     try {
       for (int i = 0; i < targets.size(); i++) {
-        ChainResult<T> result = runTarget(run, targets.get(i), i > 0, deadline, attempt);
+        ChainResult<T> result = runTarget(run, targets.get(i), i > 0, i == targets.size() - 1, deadline, attempt);
         if (result != null) {
           return result;
         }
@@ -116,14 +119,14 @@ public final class FallbackChain {
 
   /** Returns a final result, or null to go on with the next target. */
   private <T> ChainResult<T> runTarget(
-      Run<T> run, Target target, boolean fallback, Deadline deadline, Attempt<T> attempt)
+      Run<T> run, Target target, boolean fallback, boolean last, Deadline deadline, Attempt<T> attempt)
       throws InterruptedException {
     CircuitBreaker breaker = breakers.of(target);
     Duration waited = Duration.ZERO;
     for (int retry = 0; ; retry++) {
       if (!deadline.fits(Duration.ZERO, policy.minAttemptTime())) {
         run.step(target, Step.DEADLINE, null, waited, Duration.ZERO);
-        run.reportIfAbsent(target, "not tried: deadline reached");
+        run.reportIfAbsent(TargetReport.of(target, Why.DEADLINE_REACHED));
         run.stop = true;
         return null;
       }
@@ -139,7 +142,7 @@ public final class FallbackChain {
       if ((run.calls > 0 || run.firstCallIsRetry) && !budget.tryAcquire()) {
         permit.cancelled();
         run.step(target, Step.BUDGET_DENIED, null, waited, Duration.ZERO);
-        run.reportIfAbsent(target, "not tried: retry budget exhausted");
+        run.reportIfAbsent(TargetReport.of(target, Why.BUDGET_EXHAUSTED));
         run.stop = true;
         return null;
       }
@@ -178,6 +181,9 @@ public final class FallbackChain {
           run.failed(target, failure, failed.response(), retry + 1);
           if (!failure.mayRetrySameTarget() || retry >= policy.retry().maxRetries()) {
             return null;
+          }
+          if (failure.kind() == FailureKind.TIMEOUT && !last) {
+            return null; // a silent target: hand off to the next one rather than wait on it again
           }
           if (breaker.state() == CircuitState.OPEN) {
             run.offerRetryAfter(breaker.snapshot().openRemaining());
@@ -222,31 +228,26 @@ public final class FallbackChain {
       steps.add(new AttemptRecord(target, step, failure, waited, took));
     }
 
-    void report(Target target, String outcome) {
-      reports.removeIf(r -> r.target().equals(target));
-      reports.add(new TargetReport(target, outcome));
-    }
-
-    void reportIfAbsent(Target target, String outcome) {
-      if (reports.stream().noneMatch(r -> r.target().equals(target))) {
-        reports.add(new TargetReport(target, outcome));
+    void reportIfAbsent(TargetReport report) {
+      if (reports.stream().noneMatch(r -> r.target().equals(report.target()))) {
+        reports.add(report);
       }
     }
 
     void skippedOpen(Target target, CircuitBreaker.Rejected rejected) {
       skippedOpen++;
       Duration left = rejected.retryAfter();
-      reportIfAbsent(target, rejected.state() == CircuitState.OPEN
-          ? "circuit open (" + Math.max(1, (left.toMillis() + 999) / 1000) + " s left)"
-          : "circuit half-open, trial in flight");
+      reportIfAbsent(rejected.state() == CircuitState.OPEN
+          ? new TargetReport(target, Why.CIRCUIT_OPEN, 0, null, left)
+          : TargetReport.of(target, Why.TRIAL_IN_FLIGHT));
       offerRetryAfter(left);
     }
 
     void failed(Target target, Failure failure, T response, int callsOnTarget) {
       lastFailure = failure;
       lastResponse = response;
-      report(target, (failure.status() > 0 ? failure.status() + " " : "") + failure.errorType()
-          + " (" + callsOnTarget + (callsOnTarget == 1 ? " call)" : " calls)"));
+      reports.removeIf(r -> r.target().equals(target));
+      reports.add(new TargetReport(target, Why.FAILED, callsOnTarget, failure, Duration.ZERO));
       failure.retryAfter().ifPresent(this::offerRetryAfter);
     }
 
@@ -260,7 +261,7 @@ public final class FallbackChain {
       List<TargetReport> ordered = new ArrayList<>();
       for (Target target : targets) {
         ordered.add(reports.stream().filter(r -> r.target().equals(target)).findFirst()
-            .orElse(new TargetReport(target, "not tried")));
+            .orElse(TargetReport.of(target, Why.NOT_TRIED)));
       }
       return new ChainResult.Exhausted<>(lastFailure, lastResponse, Optional.ofNullable(earliestRetry),
           skippedOpen == targets.size() && calls == 0, List.copyOf(ordered), List.copyOf(steps));

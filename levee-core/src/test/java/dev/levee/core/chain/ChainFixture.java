@@ -122,9 +122,21 @@ abstract class ChainFixture {
     return (ChainResult.Cancelled<String>) result;
   }
 
-  /** The outcome words of each target's report, in chain order. */
+  /** Each target's report, in chain order, as one short line of its facts. */
   static List<String> reports(ChainResult.Exhausted<String> result) {
-    return result.targets().stream().map(r -> r.target() + ": " + r.outcome()).toList();
+    return result.targets().stream().map(r -> r.target() + ": " + facts(r)).toList();
+  }
+
+  private static String facts(ChainResult.TargetReport r) {
+    return switch (r.why()) {
+      case NOT_TRIED -> "not tried";
+      case DEADLINE_REACHED -> "not tried: deadline reached";
+      case BUDGET_EXHAUSTED -> "not tried: retry budget exhausted";
+      case CIRCUIT_OPEN -> "circuit open (" + Math.max(1, (r.openFor().toMillis() + 999) / 1000) + " s left)";
+      case TRIAL_IN_FLIGHT -> "circuit half-open, trial in flight";
+      case FAILED -> (r.failure().status() > 0 ? r.failure().status() + " " : "") + r.failure().errorType()
+          + " (" + r.calls() + (r.calls() == 1 ? " call)" : " calls)");
+    };
   }
 
   static List<AttemptRecord.Step> steps(ChainResult<String> result) {

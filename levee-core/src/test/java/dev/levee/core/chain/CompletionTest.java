@@ -49,6 +49,18 @@ class CompletionTest extends ChainFixture {
   }
 
   @Test
+  void aTrialThatBreaksAndIsRecoveredOnItsOwnTargetLeavesTheVerdictToTheRecovery() {
+    Failure cut = Failure.of(FailureKind.CONNECTION, 0, "stream_cut", "stream ended before message_stop");
+
+    answer.completion().failureRecoveredHere(cut);
+
+    assertThat(answer.completion().isDone()).isTrue();
+    assertThat(breaker(A).state()).as("not reopened by its own break").isEqualTo(CircuitState.HALF_OPEN);
+    assertThat(admitsACall(A)).as("the recovery call may be the next trial").isTrue();
+    assertThat(observer.events).containsExactly(new RecordingObserver.Event(A, FailureKind.CONNECTION, TOOK));
+  }
+
+  @Test
   void aFailedCompletionReopensTheBreakerAndCreditsNothing() {
     Failure cut = Failure.of(FailureKind.CONNECTION, 0, "stream_cut", "stream ended before message_stop");
 

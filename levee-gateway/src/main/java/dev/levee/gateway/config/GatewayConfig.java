@@ -234,7 +234,7 @@ public record GatewayConfig(
       ttftTimeout = ttftTimeout == null ? defaults.ttftTimeout() : ttftTimeout;
       idleTimeout = idleTimeout == null ? defaults.idleTimeout() : idleTimeout;
       holdLimit = holdLimit == null ? defaults.holdLimit() : holdLimit;
-      maxResumes = maxResumes == null ? defaults.maxResumes() : maxResumes;
+      maxResumes = maxResumes == null ? defaults.maxRecoveries() : maxResumes;
       recoveryWindow = recoveryWindow == null ? defaults.recoveryWindow() : recoveryWindow;
       duplicates = duplicates == null ? (defaults.dropDuplicates() ? "drop" : "keep") : duplicates;
       if (!duplicates.equals("keep") && !duplicates.equals("drop")) {

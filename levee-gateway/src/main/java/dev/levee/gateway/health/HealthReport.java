@@ -88,7 +88,7 @@ public final class HealthReport {
     stream.put("failed", s.failed());
     stream.put("client_gone", s.clientGone());
     stream.put("completion_rate", round(s.completionRate()));
-    stream.put("resumes_per_stream", round(s.resumesPerStream()));
+    stream.put("resumes_per_stream", round(s.recoveriesPerStream()));
     stream.put("ttft_p95_ms", s.ttftP95Millis());
     stream.put("duplicate_event_rate", round(s.duplicateRate()));
     root.set("tiers", tiers.status());

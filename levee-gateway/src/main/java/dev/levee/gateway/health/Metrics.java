@@ -65,7 +65,7 @@ public final class Metrics implements CallObserver {
         .description("Streams that ended with message_stop").register(registry);
     FunctionCounter.builder("levee_streams_failed", streams, s -> s.snapshot().failed())
         .description("Streams that ended with an error event").register(registry);
-    FunctionCounter.builder("levee_stream_resumes", streams, s -> s.snapshot().resumes())
+    FunctionCounter.builder("levee_stream_resumes", streams, s -> s.snapshot().recoveries())
         .description("Continuations spliced into streams").register(registry);
     Gauge.builder("levee_stream_ttft_p95_seconds", streams, s -> s.snapshot().ttftP95Millis() / 1000.0)
         .description("Time to first token, p95 over the last minute").register(registry);

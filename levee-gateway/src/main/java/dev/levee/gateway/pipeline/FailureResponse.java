@@ -1,11 +1,11 @@
 package dev.levee.gateway.pipeline;
 
 import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.error.TargetReports;
 import dev.levee.core.chain.ChainResult;
 import dev.levee.core.retry.Failure;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.stream.Collectors;
 
 /**
  * The single error a client gets when every target is exhausted: Anthropic-shaped, with the
@@ -15,9 +15,7 @@ import java.util.stream.Collectors;
 record FailureResponse(ApiError error, Optional<Duration> retryAfter, String reason) {
 
   static FailureResponse of(ChainResult.Exhausted<?> exhausted) {
-    String reason = exhausted.targets().stream()
-        .map(t -> t.target().id() + ": " + t.outcome())
-        .collect(Collectors.joining("; "));
+    String reason = TargetReports.describe(exhausted.targets()); // core reports facts; these are the words
     ApiError error;
     Failure last = exhausted.lastFailure();
     if (exhausted.allOpen()) {

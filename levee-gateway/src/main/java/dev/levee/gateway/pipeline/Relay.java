@@ -60,10 +60,10 @@ final class Relay {
     ResilientStream.Outcome ended;
     try (ResilientStream stream = streams.resilient(first, plan.request(), plan.targets(), plan.recover(), cancellation)) {
       ended = pump(stream, start.start(first, first.calls()), assembled);
-      // count what the recovery called too; resumes() counts the continuations that answered
-      int calls = first.calls() + stream.resumes();
+      // every upstream call the stream made, failed recovery calls included
+      int calls = first.calls() + stream.recoveryCalls();
       byte[] message = assembled != null && ended == ResilientStream.Outcome.COMPLETE ? assembled.message() : null;
-      return new Outcome.Streamed(first, ended, stream.target(), stream.resumes(), calls, message);
+      return new Outcome.Streamed(first, ended, stream.target(), stream.recoveries(), calls, message);
     }
   }
 

@@ -16,6 +16,7 @@ import dev.levee.core.tier.TierController;
 import dev.levee.core.tier.TierControllerConfig;
 import dev.levee.core.tier.TierDecider;
 import dev.levee.core.tier.TierTransition;
+import dev.levee.core.time.Scheduler;
 import dev.levee.core.time.Ticker;
 import dev.levee.gateway.config.Feature;
 import dev.levee.gateway.config.GatewayConfig;
@@ -25,9 +26,6 @@ import java.time.InstantSource;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,13 +50,16 @@ public final class TierBoard implements CallObserver, AutoCloseable {
   private final Ticker ticker;
   private final InstantSource wall;
   private final Webhook webhook;
-  private final ScheduledExecutorService scheduler;
+  private final Scheduler scheduler;
+  private final Duration every;
+  private volatile Scheduler.Scheduled next;
+  private volatile boolean closed;
 
   /**
-   * @param schedule whether to evaluate on a timer every {@code tiers.evaluate-every}; tests on a
-   *     fake clock call {@link #evaluateAll()} themselves
+   * @param scheduler evaluates every feature each {@code tiers.evaluate-every} (a {@code
+   *     ManualClock} in tests: evaluations happen as virtual time passes)
    */
-  public TierBoard(GatewayConfig config, Ticker ticker, InstantSource wall, boolean schedule) {
+  public TierBoard(GatewayConfig config, Ticker ticker, InstantSource wall, Scheduler scheduler) {
     this.ticker = ticker;
     this.wall = wall;
     this.window = new SlidingWindow(config.tiers().window(), 12, ticker);
@@ -75,17 +76,9 @@ public final class TierBoard implements CallObserver, AutoCloseable {
       controller.onTransition(this::transitioned);
       controllers.put(name, controller);
     });
-    if (schedule) {
-      scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "levee-tiers");
-        t.setDaemon(true);
-        return t;
-      });
-      long every = config.tiers().evaluateEvery().toMillis();
-      scheduler.scheduleAtFixedRate(this::evaluateAllSafely, every, every, TimeUnit.MILLISECONDS);
-    } else {
-      scheduler = null;
-    }
+    this.scheduler = scheduler;
+    this.every = config.tiers().evaluateEvery();
+    next = scheduler.schedule(every, this::tick);
   }
 
   /** The feature's current tier; unknown features follow {@code default}. */
@@ -109,11 +102,18 @@ public final class TierBoard implements CallObserver, AutoCloseable {
     controllers.values().forEach(TierController::evaluate);
   }
 
-  private void evaluateAllSafely() {
+  /** One scheduled evaluation, then the next one {@code evaluate-every} later. */
+  private void tick() {
+    if (closed) {
+      return;
+    }
     try {
       evaluateAll();
     } catch (RuntimeException e) {
       LOG.error("tier evaluation failed", e);
+    }
+    if (!closed) {
+      next = scheduler.schedule(every, this::tick);
     }
   }
 
@@ -181,9 +181,8 @@ public final class TierBoard implements CallObserver, AutoCloseable {
 
   @Override
   public void close() {
-    if (scheduler != null) {
-      scheduler.shutdownNow();
-    }
+    closed = true;
+    next.cancel();
     if (webhook != null) {
       webhook.close();
     }

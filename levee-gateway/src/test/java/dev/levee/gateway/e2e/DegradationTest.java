@@ -200,7 +200,7 @@ class DegradationTest {
         .scenario(Scenario.builder().phase(Scenario.Phase.builder().from(Duration.ofMinutes(30)).status(529).build())
             .build())
         .build();
-    GatewayClock virtual = new GatewayClock(clock, clock, InstantSource.system(), new SplittableRandom(1), false);
+    GatewayClock virtual = new GatewayClock(clock, clock, InstantSource.system(), new SplittableRandom(1), clock);
     try (Harness h = Harness.start(outage, CONFIG, "", virtual)) {
       Message original = h.sdk.messages().create(params("remember me"));
       clock.advance(Duration.ofMinutes(45)); // past the 10 min hot TTL, and the upstream is now down

@@ -31,7 +31,7 @@ class LastResortSaysStaleRegressionTest {
         .scenario(Scenario.builder().phase(Scenario.Phase.builder().from(Duration.ofMinutes(1)).status(529).build())
             .build())
         .build();
-    GatewayClock virtual = new GatewayClock(clock, clock, InstantSource.system(), new SplittableRandom(1), false);
+    GatewayClock virtual = new GatewayClock(clock, clock, InstantSource.system(), new SplittableRandom(1), clock);
     MessageCreateParams params = Harness.params("chat", "remember me");
     try (Harness h = Harness.start(outage, CONFIG, "", virtual)) {
       Message original = h.sdk.messages().create(params);

@@ -60,7 +60,7 @@ class ResilientStreamLibraryTest {
         while ((event = stream.next()) != null) {
           message.accept(event);
         }
-        assertThat(stream.resumes()).isEqualTo(1);
+        assertThat(stream.recoveries()).isEqualTo(1);
       }
 
       JsonNode whole = Json.tryParse(message.message());

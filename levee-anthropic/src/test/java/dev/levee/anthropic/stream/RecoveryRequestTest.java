@@ -9,7 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-class ContinuationRequestTest {
+class RecoveryRequestTest {
 
   private static final byte[] ORIGINAL = ("{\"model\":\"smart\",\"max_tokens\":100,\"temperature\":0.70,\"x_future\":{\"a\":1},"
       + "\"system\":\"be brief\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"Tell me\"}]}")
@@ -20,7 +20,7 @@ class ContinuationRequestTest {
   }
 
   private static JsonNode build(List<ObjectNode> partial, boolean prefill) {
-    return Json.tryParse(ContinuationRequest.build(ORIGINAL, "claude-x", partial, prefill));
+    return Json.tryParse(RecoveryRequest.build(ORIGINAL, "claude-x", partial, prefill));
   }
 
   @Test
@@ -42,7 +42,7 @@ class ContinuationRequestTest {
     assertThat(messages).hasSize(3);
     assertThat(messages.get(1).path("content").get(0).path("text").asText()).isEqualTo("The quick brown ");
     assertThat(messages.get(2).path("role").asText()).isEqualTo("user");
-    assertThat(messages.get(2).path("content").get(0).path("text").asText()).isEqualTo(ContinuationRequest.INSTRUCTION);
+    assertThat(messages.get(2).path("content").get(0).path("text").asText()).isEqualTo(RecoveryRequest.INSTRUCTION);
   }
 
   @Test
@@ -65,7 +65,7 @@ class ContinuationRequestTest {
   void aClientsOwnPrefillIsMergedWithThePartialAnswer() {
     byte[] prefilled = ("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Q\"},"
         + "{\"role\":\"assistant\",\"content\":\"The answer is\"}]}").getBytes(StandardCharsets.UTF_8);
-    JsonNode body = Json.tryParse(ContinuationRequest.build(prefilled, "m", List.of(text(" 4")), true));
+    JsonNode body = Json.tryParse(RecoveryRequest.build(prefilled, "m", List.of(text(" 4")), true));
 
     assertThat(body.get("messages")).hasSize(2);
     assertThat(body.get("messages").get(1).path("content").get(0).path("text").asText()).isEqualTo("The answer is 4");

@@ -10,7 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Builds the request that asks a target to continue a partial answer, in the way that target
+ * Builds the recovery request: it asks a target to continue a partial answer, in the way that target
  * accepts:
  *
  * <ul>
@@ -26,19 +26,19 @@ import java.util.List;
  * already ending in an assistant turn) is merged with the partial answer into one turn. With no
  * partial content the original request is sent as it was.
  */
-public final class ContinuationRequest {
+public final class RecoveryRequest {
 
   /** The user turn sent to targets that cannot be prefilled. */
   public static final String INSTRUCTION = "Your previous reply was cut off by a network error. Continue it exactly "
       + "where it stopped, as if there had been no interruption: do not repeat any of it, do not add a preamble "
       + "or acknowledge this message.";
 
-  private ContinuationRequest() {}
+  private RecoveryRequest() {}
 
   /**
    * @param original the client's request body
    * @param model the target's model
-   * @param partial the content blocks the client already has (see {@link StreamSplicer#partialContent()})
+   * @param partial the content blocks the client already has (see {@link Transcript#content()})
    * @param prefill whether the target accepts a final assistant turn
    */
   public static byte[] build(byte[] original, String model, List<ObjectNode> partial, boolean prefill) {

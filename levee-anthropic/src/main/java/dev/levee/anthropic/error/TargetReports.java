@@ -1,0 +1,40 @@
+package dev.levee.anthropic.error;
+
+import dev.levee.core.chain.ChainResult.TargetReport;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * The words for how each target of a chain ended, as clients read them in error messages, the
+ * {@code x-levee-reason} header and the access log: levee-core reports facts ({@link
+ * TargetReport}), this is where they become English.
+ *
+ * <p>For example {@code "emu/a: 529 overloaded_error (3 calls); emu/b: circuit open (20 s left)"}.
+ */
+public final class TargetReports {
+
+  private TargetReports() {}
+
+  /** {@code target: outcome} for every report, joined by {@code "; "}. */
+  public static String describe(List<TargetReport> reports) {
+    return reports.stream().map(TargetReports::describe).collect(Collectors.joining("; "));
+  }
+
+  /** {@code target: outcome}, e.g. {@code "emu/a: 500 api_error (1 call)"}. */
+  public static String describe(TargetReport report) {
+    return report.target().id() + ": " + outcome(report);
+  }
+
+  /** The outcome alone, e.g. {@code "circuit open (3 s left)"}; open time is rounded up to whole seconds. */
+  public static String outcome(TargetReport report) {
+    return switch (report.why()) {
+      case NOT_TRIED -> "not tried";
+      case DEADLINE_REACHED -> "not tried: deadline reached";
+      case BUDGET_EXHAUSTED -> "not tried: retry budget exhausted";
+      case CIRCUIT_OPEN -> "circuit open (" + Math.max(1, (report.openFor().toMillis() + 999) / 1000) + " s left)";
+      case TRIAL_IN_FLIGHT -> "circuit half-open, trial in flight";
+      case FAILED -> (report.failure().status() > 0 ? report.failure().status() + " " : "")
+          + report.failure().errorType() + " (" + report.calls() + (report.calls() == 1 ? " call)" : " calls)");
+    };
+  }
+}

@@ -1,0 +1,126 @@
+package dev.levee.anthropic.stream;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.levee.anthropic.Json;
+import dev.levee.anthropic.sse.SseEvent;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The answer as the client has it so far — every block released to it, in order, with its text
+ * accumulated once (a {@code StringBuilder} per block) — and the one still open (its {@code
+ * content_block_stop} not sent). A recovery is built from it ({@link #content()}). Not thread-safe.
+ */
+final class Transcript {
+
+  /** One block as the client has it. */
+  static final class Block {
+    final int index;
+    final String type;
+    final JsonNode start; // the content_block of content_block_start
+    final StringBuilder text = new StringBuilder(); // text, or thinking
+    String signature;
+
+    Block(int index, String type, JsonNode start) {
+      this.index = index;
+      this.type = type;
+      this.start = start;
+    }
+  }
+
+  private final List<Block> blocks = new ArrayList<>();
+  private Block open;
+
+  /** Blocks released so far. */
+  int size() {
+    return blocks.size();
+  }
+
+  boolean isEmpty() {
+    return blocks.isEmpty();
+  }
+
+  /** The last released block while its stop has not been sent, else null. */
+  Block open() {
+    return open;
+  }
+
+  /** Whether the open block is a text block (a recovery's first text can extend it). */
+  boolean openIsText() {
+    return open != null && open.type.equals("text");
+  }
+
+  /** A block released live; it is open until the next one starts or the message ends. */
+  void start(Block block) {
+    blocks.add(block);
+    open = block;
+  }
+
+  /** Held blocks released together (tool calls): the client has them whole. */
+  void released(List<Block> held) {
+    blocks.addAll(held);
+  }
+
+  /** Adds the open block's {@code content_block_stop} to {@code out}, if a block is open. */
+  void closeOpen(List<SseEvent> out) {
+    if (open != null) {
+      out.add(new SseEvent("content_block_stop", "{\"type\":\"content_block_stop\",\"index\":" + open.index + "}"));
+      open = null;
+    }
+  }
+
+  /** Records a delta sent to the client into the open block. */
+  void record(JsonNode delta) {
+    if (open == null) {
+      return;
+    }
+    switch (delta.path("type").asText()) {
+      case "text_delta" -> open.text.append(delta.path("text").asText());
+      case "thinking_delta" -> open.text.append(delta.path("thinking").asText());
+      case "signature_delta" -> open.signature = delta.path("signature").asText();
+      default -> { } // citations and future delta types are relayed, not needed to recover
+    }
+  }
+
+  /** Appends recovered text to the open text block. */
+  void append(String text) {
+    open.text.append(text);
+  }
+
+  /**
+   * Whether a break now can be recovered: not inside a thinking block that has no signature yet
+   * (a recovery cannot extend a thinking block, and an unsigned one cannot be sent back).
+   */
+  boolean recoverable() {
+    return open == null || !open.type.equals("thinking") || open.signature != null;
+  }
+
+  /** A recovery begins: a signed but unstopped thinking block is complete, and the recovery starts a new block after it. */
+  void beginRecovery() {
+    if (open != null && open.type.equals("thinking")) {
+      open = open.signature != null ? open : null;
+    }
+  }
+
+  /** What the client has: the content of the assistant turn a recovery must extend. */
+  List<ObjectNode> content() {
+    List<ObjectNode> content = new ArrayList<>();
+    for (Block block : blocks) {
+      ObjectNode node = Json.MAPPER.createObjectNode();
+      switch (block.type) {
+        case "text" -> {
+          if (block.text.isEmpty()) {
+            continue;
+          }
+          node.put("type", "text").put("text", block.text.toString());
+        }
+        case "thinking" -> node.put("type", "thinking").put("thinking", block.text.toString())
+            .put("signature", block.signature == null ? "" : block.signature);
+        default -> node.setAll((ObjectNode) block.start.deepCopy()); // redacted_thinking and tool_use: as they started
+      }
+      content.add(node);
+    }
+    return content;
+  }
+}

@@ -1,0 +1,67 @@
+package dev.levee.anthropic.upstream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.levee.core.time.ManualClock;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** The watchdog on virtual time: its limits fire as the injected clock passes them, never by waiting. */
+class WatchdogTest {
+
+  private final ManualClock clock = new ManualClock();
+  private final Watchdog watchdog = new Watchdog(clock, clock);
+  private final AtomicInteger expired = new AtomicInteger();
+
+  @Test
+  void aTimerWithoutProgressFiresOnceWhenItsLimitPasses() {
+    Watchdog.Timer timer = watchdog.start(Duration.ofSeconds(2), expired::incrementAndGet);
+
+    clock.advance(Duration.ofMillis(1_999));
+    assertThat(expired).hasValue(0);
+    clock.advance(Duration.ofMillis(1));
+    clock.advance(Duration.ofSeconds(10));
+
+    assertThat(expired).hasValue(1);
+    assertThat(timer.fired()).isTrue();
+  }
+
+  @Test
+  void progressPushesTheLimitBackWithoutFiring() {
+    Watchdog.Timer timer = watchdog.start(Duration.ofSeconds(2), expired::incrementAndGet);
+
+    for (int i = 0; i < 10; i++) {
+      clock.advance(Duration.ofMillis(1_500));
+      timer.progress();
+    }
+    assertThat(expired).hasValue(0);
+
+    clock.advance(Duration.ofSeconds(2));
+    assertThat(expired).hasValue(1);
+  }
+
+  @Test
+  void rearmingReplacesTheLimitAndCountsFromNow() {
+    Watchdog.Timer timer = watchdog.start(Duration.ofSeconds(15), expired::incrementAndGet); // time to first token
+    clock.advance(Duration.ofSeconds(1));
+
+    timer.rearm(Duration.ofSeconds(30)); // stream idle
+    clock.advance(Duration.ofSeconds(29));
+    assertThat(expired).hasValue(0);
+
+    clock.advance(Duration.ofSeconds(1));
+    assertThat(expired).hasValue(1);
+  }
+
+  @Test
+  void aClosedTimerNeverFiresAndLeavesNothingScheduled() {
+    Watchdog.Timer timer = watchdog.start(Duration.ofSeconds(2), expired::incrementAndGet);
+
+    timer.close();
+    clock.advance(Duration.ofMinutes(1));
+
+    assertThat(expired).hasValue(0);
+    assertThat(clock.pending()).isZero();
+  }
+}
