@@ -8,6 +8,7 @@ import java.util.function.Consumer;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.io.EofException;
+import org.eclipse.jetty.io.QuietException;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
@@ -67,7 +68,8 @@ final class GuardedExchange {
     if (action != null) {
       action.run();
     }
-    ShutdownException cause = new ShutdownException();
+    request.setAttribute(ServerShutdownException.ATTRIBUTE, Boolean.TRUE);
+    ServerShutdownException cause = new ServerShutdownException();
     failureListeners.forEach(listener -> listener.accept(cause)); // the handler stops its upstream work
     return true;
   }
@@ -209,6 +211,18 @@ final class GuardedExchange {
     }
   }
 
+  /**
+   * A handler's failure as Jetty gets it: quiet, since the handler has logged it already (one
+   * access log line); otherwise Jetty logs every client that leaves before its answer as a WARN
+   * with a stack trace (issue 9 item 6).
+   */
+  static final class Quiet extends EofException implements QuietException {
+    Quiet(Throwable cause) {
+      super(cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage());
+      initCause(cause);
+    }
+  }
+
   /** The handler's completion: passed on, unless the server ended the exchange already. */
   private final class HandlerCallback implements Callback {
     @Override
@@ -221,20 +235,13 @@ final class GuardedExchange {
     @Override
     public void failed(Throwable cause) {
       if (!takenOver()) {
-        endFailed(cause);
+        endFailed(cause instanceof QuietException ? cause : new Quiet(cause));
       }
     }
 
     @Override
     public InvocationType getInvocationType() {
       return callback.getInvocationType();
-    }
-  }
-
-  /** Given to the handler's failure listeners when the server ends its exchange at shutdown. */
-  static final class ShutdownException extends java.util.concurrent.CancellationException {
-    ShutdownException() {
-      super("server shutting down");
     }
   }
 }

@@ -40,7 +40,7 @@ class GracefulShutdownRegressionTest {
       assertThat(streamAnswer.body()).startsWith("event: ping").endsWith(
           "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"gateway shutting down\"}}\n\n");
       assertThat(server.failures.subList(0, 2)).as("what the handlers heard first")
-          .allMatch(GuardedExchange.ShutdownException.class::isInstance);
+          .allMatch(ServerShutdownException.class::isInstance);
     }
   }
 

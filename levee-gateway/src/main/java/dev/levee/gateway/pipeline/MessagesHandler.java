@@ -3,6 +3,7 @@ package dev.levee.gateway.pipeline;
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.error.RetryAfter;
 import dev.levee.anthropic.server.DisconnectWatch;
+import dev.levee.anthropic.server.ServerShutdownException;
 import dev.levee.anthropic.stream.MessageAssembler;
 import dev.levee.anthropic.stream.ResilientStream;
 import dev.levee.anthropic.stream.StreamEngine;
@@ -24,6 +25,7 @@ import dev.levee.gateway.tier.TierBoard;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
+import java.util.function.BooleanSupplier;
 import java.util.random.RandomGenerator;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -149,7 +151,7 @@ public final class MessagesHandler {
     client.beforeEnd(watch::close);
     request.addFailureListener(failure -> cancellation.cancel());
     ChainResult<Reply> result = execute(in, plan, cancellation);
-    respond(in, route, plan, result, client, cancellation, start);
+    respond(in, route, plan, result, client, cancellation, start, () -> ServerShutdownException.endedByShutdown(request));
   }
 
   private ChainResult<Reply> execute(InboundRequest in, Admission.Upstream plan, Cancellation cancellation) {
@@ -171,7 +173,7 @@ public final class MessagesHandler {
   }
 
   private void respond(InboundRequest in, Routes.Route route, Admission.Upstream plan, ChainResult<Reply> result,
-      ClientResponse client, Cancellation cancellation, long start) {
+      ClientResponse client, Cancellation cancellation, long start, BooleanSupplier shutdown) {
     int calls = result.calls();
     client.header(LeveeHeaders.ATTEMPTS, Integer.toString(calls));
     Admission.Ticket ticket = plan.ticket();
@@ -191,6 +193,7 @@ public final class MessagesHandler {
           }
           outcome = "stream_" + ended.name().toLowerCase() + (stream.resumes() > 0 ? " resumes=" + stream.resumes()
               + " last=" + stream.target().id() : "");
+          outcome = shutdown.getAsBoolean() ? "shutdown stream" : outcome; // ended by the server (RequestGuard)
         } else {
           if (answered.response().status() == 200) {
             admission.store(ticket, answered.response().body(), answered.target().model(), plan.storeTtl());
@@ -234,8 +237,10 @@ public final class MessagesHandler {
             "exhausted " + failure.reason());
       }
       case ChainResult.Cancelled<Reply> cancelled -> {
-        client.abort(new CancellationException("client went away"));
-        log.log(in, route.alias(), ticket.tier().name(), 499, null, calls, false, millisSince(start), "client_gone");
+        boolean stopping = shutdown.getAsBoolean(); // the server ended it at shutdown (RequestGuard)
+        client.abort(new CancellationException(stopping ? "server shutting down" : "client went away"));
+        log.log(in, route.alias(), ticket.tier().name(), stopping ? 503 : 499, null, calls, false, millisSince(start),
+            stopping ? "shutdown" : "client_gone");
       }
     }
   }
