@@ -15,7 +15,8 @@ import org.eclipse.jetty.server.Request;
  * allowance of {@link ServerLimits#headerTimeout()} from the request's first byte. A client that
  * stalls is noticed through the connection's idle timeout, set to the time its allowance has left
  * while waiting for bytes (and restored afterwards), so no read is left pending when the server
- * answers 408.
+ * answers 408. The rule is on the average rate, so a client that sent much early may pause
+ * longer later, but never longer than the connection's idle timeout.
  */
 final class BodyReader {
 
@@ -50,7 +51,8 @@ final class BodyReader {
             return new TooSlow(received);
           }
           CompletableFuture<Void> readable = new CompletableFuture<>();
-          endPoint.setIdleTimeout(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+          // a body that stops altogether is cut when its allowance runs out, at the latest after the idle timeout
+          endPoint.setIdleTimeout(Math.max(1, Math.min(idleTimeout, TimeUnit.NANOSECONDS.toMillis(left))));
           request.demand(() -> readable.complete(null));
           try {
             readable.get();

@@ -88,7 +88,7 @@ public final class RequestGuard extends Handler.Wrapper {
     }
     try {
       byte[] body = null;
-      if (hasBody(request)) {
+      if (hasBody(request) && request.getLength() <= limits.maxBody()) { // a larger declared body: the handler refuses it
         switch (BodyReader.read(request, limits)) {
           case BodyReader.Body b -> body = b.bytes();
           case BodyReader.TooSlow slow -> {
