@@ -42,6 +42,7 @@ import org.HdrHistogram.Histogram;
  * {@code mvn -B -q -pl levee-bench -am package -DskipTests && java -cp levee-bench/target/levee-bench.jar dev.levee.bench.SlowClientsLoad}
  *
  * <p>Goals: every {@code /health} within 100 ms; healthy p99 under load within 2x its idle p99.
+ * Figures of one run are in {@code docs/server.md}.
  */
 public final class SlowClientsLoad {
 

@@ -45,8 +45,9 @@ class GracefulShutdownRegressionTest {
   }
 
   @Test
-  void requestsThatFinishWithinTheGraceAreAnsweredNormally() throws Exception {
-    try (TestServer server = new TestServer(ServerLimits.DEFAULT.withShutdownGrace(Duration.ofSeconds(20)))) {
+  void requestsThatFinishWithinTheGraceAreAnsweredNormallyWhileHealthSaysNotReady() throws Exception {
+    try (TestServer server = new TestServer(ServerLimits.DEFAULT.withShutdownGrace(Duration.ofSeconds(20)));
+         java.net.Socket keptOpen = server.socket()) {
       CompletableFuture<HttpResponse<String>> json = HTTP.sendAsync(
           ServerLimitsRegressionTest.post(server, "/v1/json", "k"), HttpResponse.BodyHandlers.ofString());
       assertThat(server.awaitHeld(1)).isTrue();
@@ -61,9 +62,11 @@ class GracefulShutdownRegressionTest {
       while (!VirtualThreadServer.guard(server.server).draining()) {
         Thread.onSpinWait();
       }
+      String health = TestServer.exchange(keptOpen, "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
       server.release.countDown();
       stopping.join(30_000);
 
+      assertThat(health).startsWith("HTTP/1.1 503").contains("\"shutting_down\"");
       assertThat(json.get().statusCode()).isEqualTo(200);
       assertThat(json.get().body()).isEqualTo("{\"ok\":true}");
       assertThat(server.failures).isEmpty();
