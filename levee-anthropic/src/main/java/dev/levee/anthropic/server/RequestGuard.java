@@ -177,10 +177,14 @@ public final class RequestGuard extends Handler.Wrapper {
     return request.getLength() > 0 || request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING);
   }
 
+  /**
+   * Answers {@code error} in the API's shape; a refusal for load (429, 503, 529) says when to retry.
+   *
+   * @param close whether the connection closes after the answer (the client misbehaved, or the server stops)
+   */
   private static void refuse(Response response, Callback callback, ApiError error, boolean close) {
-    response.getHeaders().put(HttpHeader.RETRY_AFTER, Long.toString(RETRY_AFTER_SECONDS));
-    if (error.status() == 408 || error.status() == 400) {
-      response.getHeaders().remove(HttpHeader.RETRY_AFTER);
+    if (error.status() == 429 || error.status() >= 503) {
+      response.getHeaders().put(HttpHeader.RETRY_AFTER, Long.toString(RETRY_AFTER_SECONDS));
     }
     if (close) {
       response.getHeaders().put(HttpHeader.CONNECTION, "close");

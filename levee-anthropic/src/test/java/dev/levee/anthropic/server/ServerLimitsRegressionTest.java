@@ -44,6 +44,31 @@ class ServerLimitsRegressionTest {
   }
 
   @Test
+  void twoHundredTwentyStalledUploadsLockNobodyOut() throws Exception {
+    try (TestServer server = new TestServer(ServerLimits.DEFAULT)) {
+      server.release.countDown(); // API requests are answered at once
+      List<Socket> stalled = new ArrayList<>();
+      try {
+        for (int i = 0; i < 220; i++) { // the reproduction: declared 1000 bytes, sent 17
+          Socket socket = server.socket();
+          socket.getOutputStream().write(("POST /v1/json HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: s" + i
+              + "\r\ncontent-length: 1000\r\n\r\n{\"model\":\"claude\"").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+          socket.getOutputStream().flush();
+          stalled.add(socket);
+        }
+
+        assertThat(HTTP.send(post(server, "/v1/json", "healthy"), HttpResponse.BodyHandlers.ofString()).statusCode())
+            .isEqualTo(200);
+        assertThat(HTTP.send(get(server, "/health"), HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+      } finally {
+        for (Socket socket : stalled) {
+          socket.close();
+        }
+      }
+    }
+  }
+
+  @Test
   void headersSentTooSlowlyGet408AndTheConnectionCloses() throws Exception {
     try (TestServer server = new TestServer(ServerLimits.DEFAULT.withTimeouts(Duration.ofMillis(300), 1_000));
          Socket socket = server.socket()) {
