@@ -86,6 +86,7 @@ public final class RequestGuard extends Handler.Wrapper {
               + " concurrent requests; retry shortly."), false);
       return true;
     }
+    GuardedExchange exchange = null;
     try {
       byte[] body = null;
       if (hasBody(request) && request.getLength() <= limits.maxBody()) { // a larger declared body: the handler refuses it
@@ -106,7 +107,7 @@ public final class RequestGuard extends Handler.Wrapper {
           }
         }
       }
-      GuardedExchange exchange = new GuardedExchange(request, body, response, callback, ended -> {
+      exchange = new GuardedExchange(request, body, response, callback, ended -> {
         inFlight.remove(ended);
         permit.close();
       });
@@ -117,7 +118,10 @@ public final class RequestGuard extends Handler.Wrapper {
         return false;
       }
       return true;
-    } catch (Exception | Error e) {
+    } catch (Exception | Error e) { // Jetty fails the exchange itself
+      if (exchange != null) {
+        inFlight.remove(exchange);
+      }
       permit.close();
       throw e;
     }
