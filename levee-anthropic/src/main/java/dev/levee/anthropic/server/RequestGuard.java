@@ -143,10 +143,15 @@ public final class RequestGuard extends Handler.Wrapper {
    * {@code event: error} ({@code overloaded_error}, "gateway shutting down"), other answers with
    * 503 and {@code retry-after}. Logged as a shutdown, one line.
    *
-   * @return how many requests were ended by the server
+   * @return how many requests were ended by the server; 0 when a drain had begun already
    */
   public int drain() throws InterruptedException {
-    draining = true;
+    synchronized (this) {
+      if (draining) {
+        return 0; // drained already (a shutdown hook and a try-with-resources both close the gateway)
+      }
+      draining = true;
+    }
     long deadline = System.nanoTime() + limits.shutdownGrace().toNanos();
     while (!inFlight.isEmpty() && System.nanoTime() < deadline) {
       Thread.sleep(Math.max(1, Math.min(20, (deadline - System.nanoTime()) / 1_000_000)));
@@ -166,7 +171,7 @@ public final class RequestGuard extends Handler.Wrapper {
     }
     if (streams + others > 0) {
       LOG.info("shutdown: {} requests still in flight after the {} grace were ended by the server "
-          + "({} streams with event: error, {} with 503)", streams + others, show(limits.shutdownGrace()), streams, others);
+          + "({} streams ended with event: error, {} answered 503)", streams + others, show(limits.shutdownGrace()), streams, others);
     } else {
       LOG.info("shutdown: every request in flight finished within the {} grace", show(limits.shutdownGrace()));
     }
