@@ -58,16 +58,19 @@ public record ServerLimits(int maxConnections, int acceptQueue, Duration headerT
     }
   }
 
+  /** These limits with other concurrency maxima (requests in flight in total and per tenant). */
   public ServerLimits withMaxConcurrent(int total, int perTenant) {
     return new ServerLimits(maxConnections, acceptQueue, headerTimeout, minBodyRate, total, perTenant, shutdownGrace,
         maxBody);
   }
 
+  /** These limits with another header-read deadline and minimum body rate (bytes per second). */
   public ServerLimits withTimeouts(Duration headerTimeout, long minBodyRate) {
     return new ServerLimits(maxConnections, acceptQueue, headerTimeout, minBodyRate, maxConcurrent,
         maxConcurrentPerTenant, shutdownGrace, maxBody);
   }
 
+  /** These limits with another shutdown grace. */
   public ServerLimits withShutdownGrace(Duration grace) {
     return new ServerLimits(maxConnections, acceptQueue, headerTimeout, minBodyRate, maxConcurrent,
         maxConcurrentPerTenant, grace, maxBody);
