@@ -1,5 +1,6 @@
 package dev.levee.emulator;
 
+import dev.levee.anthropic.server.RequestGuard;
 import dev.levee.anthropic.server.VirtualThreadServer;
 import java.io.UncheckedIOException;
 import java.io.IOException;
@@ -26,6 +27,9 @@ import org.eclipse.jetty.server.Server;
  */
 public final class Emulator implements AutoCloseable {
 
+  /** {@code /_emulator/*} is never limited: a test can read the log while the API is saturated. */
+  private static final RequestGuard.Lanes CONTROL_LANE = new RequestGuard.Lanes(p -> p.startsWith("/_emulator/"), null);
+
   private final EmulatorState state;
   private final Server server;
   private final String host;
@@ -44,7 +48,7 @@ public final class Emulator implements AutoCloseable {
   public static Emulator start(EmulatorOptions options) {
     EmulatorState state = new EmulatorState(options);
     Server server = VirtualThreadServer.create(options.host(), options.port(), Duration.ofMinutes(5),
-        "levee-emulator", new EmulatorHandler(state));
+        "levee-emulator", new EmulatorHandler(state), options.limits(), CONTROL_LANE);
     server.setStopTimeout(0); // no graceful drain: an emulator stops at once, closing kept-alive connections
     try {
       server.start();

@@ -1,5 +1,6 @@
 package dev.levee.emulator;
 
+import dev.levee.anthropic.server.ServerLimits;
 import dev.levee.anthropic.time.SystemClock;
 import dev.levee.core.time.Sleeper;
 import dev.levee.core.time.Ticker;
@@ -28,11 +29,14 @@ import java.util.Objects;
  *     Sleeper#system()}. A {@link dev.levee.core.time.ManualClock} passed as both ticker and
  *     sleeper makes those pauses instant and exactly measurable. Waiting for a client to go away
  *     (hang, stall) always uses real time
+ * @param limits connections, header deadline, body rate and concurrency, as the gateway's
+ *     {@code server.*}; default {@link ServerLimits#DEFAULT}
  */
 public record EmulatorOptions(String host, int port, Scenario scenario, Duration timeToFirstToken, Duration deltaDelay,
-    Duration pingInterval, long seed, int continuationOverlap, Ticker ticker, Sleeper sleeper) {
+    Duration pingInterval, long seed, int continuationOverlap, Ticker ticker, Sleeper sleeper, ServerLimits limits) {
 
   public EmulatorOptions {
+    Objects.requireNonNull(limits, "limits");
     Objects.requireNonNull(host, "host");
     requireNonNegative(timeToFirstToken, "timeToFirstToken");
     requireNonNegative(deltaDelay, "deltaDelay");
@@ -60,7 +64,7 @@ public record EmulatorOptions(String host, int port, Scenario scenario, Duration
   public Builder toBuilder() {
     return new Builder().host(host).port(port).scenario(scenario).timeToFirstToken(timeToFirstToken)
         .deltaDelay(deltaDelay).pingInterval(pingInterval).seed(seed).continuationOverlap(continuationOverlap)
-        .ticker(ticker).sleeper(sleeper);
+        .ticker(ticker).sleeper(sleeper).limits(limits);
   }
 
   private static void requireNonNegative(Duration duration, String name) {
@@ -82,6 +86,7 @@ public record EmulatorOptions(String host, int port, Scenario scenario, Duration
     private int continuationOverlap = 2;
     private Ticker ticker = SystemClock.ticker();
     private Sleeper sleeper = SystemClock.sleeper();
+    private ServerLimits limits = ServerLimits.DEFAULT;
 
     private Builder() {}
 
@@ -135,10 +140,15 @@ public record EmulatorOptions(String host, int port, Scenario scenario, Duration
       return this;
     }
 
+    public Builder limits(ServerLimits limits) {
+      this.limits = limits;
+      return this;
+    }
+
     /** @throws IllegalArgumentException when a value is out of range (messages name it) */
     public EmulatorOptions build() {
       return new EmulatorOptions(host, port, scenario, timeToFirstToken, deltaDelay, pingInterval, seed,
-          continuationOverlap, ticker, sleeper);
+          continuationOverlap, ticker, sleeper, limits);
     }
   }
 }

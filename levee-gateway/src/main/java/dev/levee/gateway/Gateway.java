@@ -26,6 +26,7 @@ import dev.levee.gateway.health.Metrics;
 import dev.levee.gateway.health.TargetStats;
 import dev.levee.gateway.pipeline.MessagesHandler;
 import dev.levee.gateway.pipeline.RequestIds;
+import dev.levee.gateway.server.ServerLanes;
 import dev.levee.gateway.tier.TierBoard;
 import java.net.URI;
 import java.time.Duration;
@@ -104,7 +105,8 @@ public final class Gateway implements AutoCloseable {
     AdminHandler admin = new AdminHandler(config.admin().token(), tiers);
     Server server = VirtualThreadServer.create(config.server().host(), config.server().port(),
         config.server().idleTimeout(), "levee-gateway", new HttpDispatcher(ids, messages, health, admin, metrics,
-            new PassThrough(endpoints.get(aliases.defaultUpstream()), client)));
+            new PassThrough(endpoints.get(aliases.defaultUpstream()), client)),
+        config.server().limits(), ServerLanes.GATEWAY);
     server.start();
     LOG.info("Levee gateway listening on http://{}:{}", config.server().host(), VirtualThreadServer.port(server));
     return new Gateway(server, chain, client, tiers);
@@ -145,11 +147,7 @@ public final class Gateway implements AutoCloseable {
 
   @Override
   public void close() throws Exception {
-    try {
-      server.stop(); // lets requests in flight finish, for at most the server's stop timeout (2 s)
-    } catch (java.util.concurrent.TimeoutException e) {
-      LOG.info("connections still busy after the stop timeout were closed");
-    }
+    VirtualThreadServer.shutdown(server); // drains within server.shutdown-grace (ServerLanes)
     tiers.close();
     client.close();
   }

@@ -2,7 +2,7 @@ package dev.levee.anthropic.server;
 
 import java.io.IOException;
 import java.util.concurrent.CancellationException;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
 import org.eclipse.jetty.io.AbstractEndPoint;
 import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.server.Request;
@@ -19,14 +19,26 @@ import org.eclipse.jetty.util.Callback;
  * means end-of-stream or reset (clients do not pipeline POSTs). {@link #close()} withdraws the
  * interest so that Jetty can read the next request of a kept-alive connection.
  *
+ * <p><b>Never reads after {@link #close()}.</b> The watch reads from the socket itself, beside
+ * Jetty. A read that was decided before {@code close()} but ran after it would take the first
+ * bytes of the client's next request on a kept-alive connection (Jetty then answers "400 No URI"
+ * or "Illegal character": issue 9 item 10). Such late wake-ups are common: the readability
+ * interest the watch registers stays on the selector key after {@code close()}, so the next
+ * request's arrival can wake the next exchange's watch on a pool thread that runs later. So
+ * the check "still open" and the read happen under one lock that {@code close()} takes too, and
+ * a wake-up that finds nothing to read re-arms the watch instead of silently ending it.
+ *
  * <p>Start it only after the request body has been read completely. Thread-safe.
  */
 public final class DisconnectWatch implements AutoCloseable {
 
   private final EndPoint endPoint;
-  private final AtomicBoolean gone = new AtomicBoolean();
-  private final AtomicBoolean closed = new AtomicBoolean();
   private final Runnable onGone;
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Callback readable = new Readable();
+  private boolean closed; // guarded by lock
+  private boolean armed; // guarded by lock: our callback is the endpoint's fill interest
+  private volatile boolean gone;
 
   private DisconnectWatch(EndPoint endPoint, Runnable onGone) {
     this.endPoint = endPoint;
@@ -39,53 +51,101 @@ public final class DisconnectWatch implements AutoCloseable {
    */
   public static DisconnectWatch start(Request request, Runnable onGone) {
     EndPoint endPoint = request.getConnectionMetaData().getConnection().getEndPoint();
-    DisconnectWatch watch = new DisconnectWatch(endPoint, onGone);
     if (!request.getConnectionMetaData().getHttpVersion().is("HTTP/1.1")
         && !request.getConnectionMetaData().getHttpVersion().is("HTTP/1.0")) {
-      return watch; // HTTP/2 reports a reset stream through Jetty's own failure listeners
+      return new DisconnectWatch(endPoint, onGone); // HTTP/2 reports a reset stream through Jetty's failure listeners
     }
-    endPoint.tryFillInterested(new Callback() {
-      @Override
-      public void succeeded() {
-        if (watch.closed.get()) {
-          return;
-        }
-        try {
-          int read = endPoint.fill(BufferUtil.allocate(64));
-          if (read != 0) {
-            watch.markGone(); // -1: end of stream; > 0: bytes a non-pipelining client never sends
-          }
-        } catch (IOException e) {
-          watch.markGone();
-        }
-      }
+    return start(endPoint, onGone);
+  }
 
-      @Override
-      public void failed(Throwable cause) {
-        if (!(cause instanceof CancellationException)) {
-          watch.markGone();
-        }
-      }
-    });
+  /** Starts watching {@code endPoint} (an HTTP/1 connection whose request body has been read). */
+  static DisconnectWatch start(EndPoint endPoint, Runnable onGone) {
+    DisconnectWatch watch = new DisconnectWatch(endPoint, onGone);
+    watch.lock.lock();
+    try {
+      watch.arm();
+    } finally {
+      watch.lock.unlock();
+    }
     return watch;
   }
 
   /** Whether the client has gone away. */
   public boolean clientGone() {
-    return gone.get();
-  }
-
-  private void markGone() {
-    if (gone.compareAndSet(false, true)) {
-      onGone.run();
-    }
+    return gone;
   }
 
   /** Stops watching; call before completing the response. Idempotent. */
   @Override
   public void close() {
-    if (closed.compareAndSet(false, true) && !gone.get() && endPoint instanceof AbstractEndPoint ep) {
-      ep.getFillInterest().onFail(new CancellationException("exchange complete"));
+    lock.lock();
+    try {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      if (armed && endPoint instanceof AbstractEndPoint ep) {
+        armed = false;
+        // only our own interest can be registered now: the body is read and the response not complete
+        ep.getFillInterest().onFail(new CancellationException("exchange complete"));
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void arm() { // with lock held
+    armed = endPoint.tryFillInterested(readable);
+  }
+
+  private void markGone() {
+    if (!gone) {
+      gone = true;
+      onGone.run();
+    }
+  }
+
+  private final class Readable implements Callback {
+    @Override
+    public void succeeded() {
+      boolean left;
+      lock.lock();
+      try {
+        armed = false;
+        if (closed) {
+          return; // the exchange is over: what is readable now belongs to the next request
+        }
+        int read;
+        try {
+          read = endPoint.fill(BufferUtil.allocate(64));
+        } catch (IOException e) {
+          read = -1;
+        }
+        left = read != 0; // -1: end of stream; > 0: bytes a non-pipelining client never sends mid-exchange
+        if (!left) {
+          arm(); // a wake-up with nothing to read (a late one, or spurious): keep watching
+        }
+      } finally {
+        lock.unlock();
+      }
+      if (left) {
+        markGone();
+      }
+    }
+
+    @Override
+    public void failed(Throwable cause) {
+      boolean ours;
+      lock.lock();
+      try {
+        armed = false;
+        ours = closed || cause instanceof CancellationException;
+      } finally {
+        lock.unlock();
+      }
+      if (!ours) {
+        markGone();
+      }
     }
   }
 }

@@ -1,22 +1,36 @@
 package dev.levee.anthropic.server;
 
 import java.time.Duration;
+import java.util.concurrent.TimeoutException;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.NetworkConnectionLimit;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.eclipse.jetty.util.thread.VirtualThreadPool;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A Jetty 12 server whose blocking handlers run on virtual threads (Jetty's recommended setup),
  * listening on one HTTP/1.1 connector, answering Jetty's own errors in the API's shape ({@link
- * ApiErrorHandler}). Shared by the gateway and the emulator.
+ * ApiErrorHandler}), with {@link ServerLimits}: connections and virtual threads sized for
+ * thousands of long streams, a header-read deadline ({@link HeaderDeadline}), and a {@link
+ * RequestGuard} in front of the handler (control lane, admission, body rate, graceful
+ * shutdown). Shared by the gateway and the emulator.
  */
 public final class VirtualThreadServer {
 
+  private static final Logger LOG = LoggerFactory.getLogger(VirtualThreadServer.class);
+
   private VirtualThreadServer() {}
+
+  /** Creates (does not start) a server with {@link ServerLimits#DEFAULT} and no control lane. */
+  public static Server create(String host, int port, Duration idleTimeout, String name, Handler handler) {
+    return create(host, port, idleTimeout, name, handler, ServerLimits.DEFAULT, RequestGuard.Lanes.NONE);
+  }
 
   /**
    * Creates (does not start) a server.
@@ -25,11 +39,14 @@ public final class VirtualThreadServer {
    * @param port the port, or 0 for any free port
    * @param idleTimeout how long an idle kept-alive connection stays open
    * @param name a prefix for thread names
+   * @param limits connection, request and shutdown limits
+   * @param lanes the paths of the control lane (never limited) and the readiness path
    */
-  public static Server create(String host, int port, Duration idleTimeout, String name, Handler handler) {
+  public static Server create(String host, int port, Duration idleTimeout, String name, Handler handler,
+      ServerLimits limits, RequestGuard.Lanes lanes) {
     QueuedThreadPool threads = new QueuedThreadPool();
     threads.setName(name);
-    VirtualThreadPool virtual = new VirtualThreadPool();
+    VirtualThreadPool virtual = new VirtualThreadPool(limits.maxConnections() + ServerLimits.THREAD_RESERVE);
     virtual.setName(name + "-vt");
     threads.setVirtualThreadsExecutor(virtual);
     Server server = new Server(threads);
@@ -40,8 +57,11 @@ public final class VirtualThreadServer {
     connector.setHost(host);
     connector.setPort(port);
     connector.setIdleTimeout(idleTimeout.toMillis());
+    connector.setAcceptQueueSize(limits.acceptQueue());
     server.addConnector(connector);
-    server.setHandler(handler);
+    server.addBean(new NetworkConnectionLimit(limits.maxConnections(), connector));
+    server.addBean(new HeaderDeadline(connector, limits.headerTimeout()));
+    server.setHandler(new RequestGuard(limits, lanes, handler));
     server.setErrorHandler(new ApiErrorHandler());
     server.setStopTimeout(2000);
     return server;
@@ -50,5 +70,33 @@ public final class VirtualThreadServer {
   /** The port a started server listens on. */
   public static int port(Server server) {
     return ((ServerConnector) server.getConnectors()[0]).getLocalPort();
+  }
+
+  /** The guard in front of a server's handler. */
+  public static RequestGuard guard(Server server) {
+    return (RequestGuard) server.getHandler();
+  }
+
+  /**
+   * Stops a server gracefully: stops accepting connections, reports not-ready, lets requests in
+   * flight finish within {@link ServerLimits#shutdownGrace()}, ends the rest ({@link
+   * RequestGuard#drain}), then stops. Returns when the server has stopped.
+   */
+  public static void shutdown(Server server) throws Exception {
+    for (var connector : server.getConnectors()) {
+      if (connector instanceof ServerConnector network) {
+        network.close(); // stop accepting; open connections stay
+      }
+    }
+    try {
+      guard(server).drain();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    try {
+      server.stop();
+    } catch (TimeoutException e) {
+      LOG.info("connections still open after the stop timeout were closed");
+    }
   }
 }

@@ -1,6 +1,7 @@
 package dev.levee.anthropic.upstream;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -11,7 +12,8 @@ import java.util.Set;
  * Which headers cross the gateway, in each direction.
  *
  * <p>Everything passes (including {@code anthropic-version}, {@code anthropic-beta} and headers
- * Levee has never heard of) except: hop-by-hop headers (RFC 9110 §7.6.1), headers the HTTP
+ * Levee has never heard of) except: hop-by-hop headers (RFC 9110 §7.6.1: the standard set, and
+ * every header named in the message's own {@code Connection} header), headers the HTTP
  * stack computes itself ({@code host}, {@code content-length}), {@code accept-encoding} (Levee
  * parses streams, so it asks for identity), Levee's own {@code x-levee-*} request headers, and —
  * when the upstream has its own key — the client's credentials.
@@ -38,10 +40,12 @@ public final class Headers {
    */
   public static Map<String, List<String>> toUpstream(Map<String, List<String>> inbound, String apiKey) {
     boolean ownKey = apiKey != null && !apiKey.isEmpty();
+    Set<String> connectionOptions = connectionOptions(inbound);
     Map<String, List<String>> out = new LinkedHashMap<>();
     inbound.forEach((name, values) -> {
       String lower = name.toLowerCase(Locale.ROOT);
-      if (HOP_BY_HOP.contains(lower) || NOT_FORWARDED.contains(lower) || lower.startsWith("x-levee-")) {
+      if (HOP_BY_HOP.contains(lower) || connectionOptions.contains(lower) || NOT_FORWARDED.contains(lower)
+          || lower.startsWith("x-levee-")) {
         return;
       }
       if (ownKey && (lower.equals("x-api-key") || lower.equals("authorization"))) {
@@ -57,13 +61,37 @@ public final class Headers {
 
   /** The upstream response headers to return to the client (lower-case names). */
   public static Map<String, List<String>> toClient(Map<String, List<String>> upstream) {
+    Set<String> connectionOptions = connectionOptions(upstream);
     Map<String, List<String>> out = new LinkedHashMap<>();
     upstream.forEach((name, values) -> {
       String lower = name.toLowerCase(Locale.ROOT);
-      if (!lower.startsWith(":") && !HOP_BY_HOP.contains(lower) && !NOT_RETURNED.contains(lower)) {
+      if (!lower.startsWith(":") && !HOP_BY_HOP.contains(lower) && !connectionOptions.contains(lower)
+          && !NOT_RETURNED.contains(lower)) {
         out.put(lower, values);
       }
     });
     return out;
+  }
+
+  /**
+   * The header names a message's {@code Connection} header lists (RFC 9110 §7.6.1: "a proxy or
+   * gateway MUST ... remove any header or trailer field(s) named in the Connection header field"),
+   * lower-case; every {@code Connection} field and comma-separated token counts.
+   */
+  static Set<String> connectionOptions(Map<String, List<String>> headers) {
+    Set<String> named = new HashSet<>();
+    headers.forEach((name, values) -> {
+      if (name.equalsIgnoreCase("connection")) {
+        for (String value : values) {
+          for (String token : value.split(",")) {
+            String option = token.strip().toLowerCase(Locale.ROOT);
+            if (!option.isEmpty()) {
+              named.add(option);
+            }
+          }
+        }
+      }
+    });
+    return named;
   }
 }

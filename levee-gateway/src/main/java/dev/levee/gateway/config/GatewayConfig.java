@@ -1,6 +1,7 @@
 package dev.levee.gateway.config;
 
 import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
+import dev.levee.anthropic.server.ServerLimits;
 import dev.levee.anthropic.stream.StreamSettings;
 import dev.levee.core.breaker.CircuitBreakerConfig;
 import dev.levee.core.budget.RetryBudget;
@@ -32,7 +33,7 @@ public record GatewayConfig(
     Map<String, Feature> features, Tiers tiers, Cache cache, Admin admin) {
 
   public GatewayConfig {
-    server = server == null ? new Server(null, null, null, null) : server;
+    server = server == null ? new Server(null, null, null, null, null, null, null, null, null, null, null) : server;
     upstreams = upstreams == null ? Map.of() : upstreams;
     models = models == null ? Map.of() : models;
     policy = policy == null ? new Policy(null, null, null, null, null, null, null) : policy;
@@ -44,7 +45,9 @@ public record GatewayConfig(
 
   /** This config listening on another port. */
   public GatewayConfig withPort(int port) {
-    return new GatewayConfig(new Server(server.host(), port, server.maxBody(), server.idleTimeout()),
+    return new GatewayConfig(new Server(server.host(), port, server.maxBody(), server.idleTimeout(),
+        server.maxConnections(), server.acceptQueue(), server.headerTimeout(), server.minBodyRate(),
+        server.maxConcurrent(), server.maxConcurrentPerTenant(), server.shutdownGrace()),
         upstreams, models, policy, features, tiers, cache, admin);
   }
 
@@ -107,16 +110,38 @@ public record GatewayConfig(
    * @param port the port (default 8080; 0 picks a free one)
    * @param maxBody the largest request body accepted, bytes (default 32 MiB, the API's own limit)
    * @param idleTimeout how long an idle client connection is kept (default 300 s)
+   * @param maxConnections, acceptQueue, headerTimeout, minBodyRate, maxConcurrent,
+   *     maxConcurrentPerTenant, shutdownGrace the server's limits: see {@link ServerLimits}, whose
+   *     defaults apply to absent keys
    */
   public record Server(String host, Integer port, @JsonDeserialize(using = Deserializers.Size.class) Long maxBody,
-      Duration idleTimeout) {
+      Duration idleTimeout, Integer maxConnections, Integer acceptQueue, Duration headerTimeout,
+      @JsonDeserialize(using = Deserializers.Size.class) Long minBodyRate, Integer maxConcurrent,
+      Integer maxConcurrentPerTenant, Duration shutdownGrace) {
     public Server {
       host = host == null ? "127.0.0.1" : host;
       port = port == null ? 8080 : port;
       maxBody = maxBody == null ? 32L << 20 : maxBody;
       idleTimeout = idleTimeout == null ? Duration.ofSeconds(300) : idleTimeout;
+      ServerLimits d = ServerLimits.DEFAULT;
+      maxConnections = maxConnections == null ? d.maxConnections() : maxConnections;
+      acceptQueue = acceptQueue == null ? d.acceptQueue() : acceptQueue;
+      headerTimeout = headerTimeout == null ? d.headerTimeout() : headerTimeout;
+      minBodyRate = minBodyRate == null ? d.minBodyRate() : minBodyRate;
+      maxConcurrent = maxConcurrent == null ? d.maxConcurrent() : maxConcurrent;
+      maxConcurrentPerTenant = maxConcurrentPerTenant == null ? Math.min(d.maxConcurrentPerTenant(), maxConcurrent)
+          : maxConcurrentPerTenant;
+      shutdownGrace = shutdownGrace == null ? d.shutdownGrace() : shutdownGrace;
       if (port < 0 || port > 65535) throw new IllegalArgumentException("port must be 0-65535, was " + port);
       if (maxBody < 1) throw new IllegalArgumentException("max-body must be positive");
+      new ServerLimits(maxConnections, acceptQueue, headerTimeout, minBodyRate, maxConcurrent, maxConcurrentPerTenant,
+          shutdownGrace, maxBody); // the same checks, messages naming the key
+    }
+
+    /** These settings as the HTTP server takes them. */
+    public ServerLimits limits() {
+      return new ServerLimits(maxConnections, acceptQueue, headerTimeout, minBodyRate, maxConcurrent,
+          maxConcurrentPerTenant, shutdownGrace, maxBody);
     }
   }
 

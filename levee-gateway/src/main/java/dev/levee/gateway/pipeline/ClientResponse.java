@@ -1,5 +1,6 @@
 package dev.levee.gateway.pipeline;
 
+import dev.levee.anthropic.server.ServerShutdownException;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.List;
@@ -27,6 +28,11 @@ final class ClientResponse {
   ClientResponse(Response response, Callback callback) {
     this.response = response;
     this.callback = callback;
+  }
+
+  /** Whether the server ended this exchange because it is stopping (not the client leaving). */
+  boolean endedByShutdown() {
+    return ServerShutdownException.endedByShutdown(response.getRequest());
   }
 
   /** Writes a whole answer and completes. */

@@ -120,8 +120,9 @@ final class Responder {
         }
         String detail = stream.recoveries() > 0
             ? " recoveries=" + stream.recoveries() + " last=" + stream.last().id() : "";
-        yield new Sent(client.status(), stream.first().target(), calls, stream.first().fallback(),
-            "stream_" + stream.ended().name().toLowerCase(java.util.Locale.ROOT) + detail);
+        String how = client.endedByShutdown() // ended by the stopping server (RequestGuard)
+            ? "shutdown stream" : "stream_" + stream.ended().name().toLowerCase(java.util.Locale.ROOT) + detail;
+        yield new Sent(client.status(), stream.first().target(), calls, stream.first().fallback(), how);
       }
       case Outcome.Rejected rejected -> {
         Reply reply = rejected.reply();
@@ -141,8 +142,9 @@ final class Responder {
       }
       case Outcome.Exhausted exhausted -> exhausted(client, in, admitted, exhausted);
       case Outcome.Cancelled cancelled -> {
-        client.abort(new CancellationException("client went away"));
-        yield new Sent(499, null, calls, false, "client_gone");
+        boolean stopping = client.endedByShutdown(); // the stopping server ended it (RequestGuard)
+        client.abort(new CancellationException(stopping ? "server shutting down" : "client went away"));
+        yield stopping ? new Sent(503, null, calls, false, "shutdown") : new Sent(499, null, calls, false, "client_gone");
       }
     };
   }

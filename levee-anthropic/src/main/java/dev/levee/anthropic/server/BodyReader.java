@@ -1,0 +1,86 @@
+package dev.levee.anthropic.server;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.io.EndPoint;
+import org.eclipse.jetty.server.Request;
+
+/**
+ * Reads a request body at a minimum average rate ({@link ServerLimits#minBodyRate()}), after an
+ * allowance of {@link ServerLimits#headerTimeout()} from the request's first byte. A client that
+ * stalls is noticed through the connection's idle timeout, set to the time its allowance has left
+ * while waiting for bytes (and restored afterwards), so no read is left pending when the server
+ * answers 408. The rule is on the average rate, so a client that sent much early may pause
+ * longer later, but never longer than the connection's idle timeout.
+ */
+final class BodyReader {
+
+  /** How reading ended. */
+  sealed interface Result {}
+
+  /** The whole body, or its first {@code maxBody + 1} bytes when it is larger. */
+  record Body(byte[] bytes) implements Result {}
+
+  /** The client sent too slowly, or stopped. */
+  record TooSlow(long received) implements Result {}
+
+  /** The body could not be read (the client reset, or sent a malformed chunked body). */
+  record Broken() implements Result {}
+
+  private BodyReader() {}
+
+  static Result read(Request request, ServerLimits limits) throws InterruptedException {
+    EndPoint endPoint = request.getConnectionMetaData().getConnection().getEndPoint();
+    long idleTimeout = endPoint.getIdleTimeout();
+    long begin = request.getBeginNanoTime();
+    long allowance = limits.headerTimeout().toNanos();
+    ByteArrayOutputStream body = new ByteArrayOutputStream(
+        (int) Math.max(0, Math.min(request.getLength(), Math.min(limits.maxBody(), 1 << 20))));
+    long received = 0;
+    try {
+      while (true) {
+        Content.Chunk chunk = request.read();
+        if (chunk == null) {
+          long left = begin + allowance + received * 1_000_000_000L / limits.minBodyRate() - System.nanoTime();
+          if (left <= 0) {
+            return new TooSlow(received);
+          }
+          CompletableFuture<Void> readable = new CompletableFuture<>();
+          // a body that stops altogether is cut when its allowance runs out, at the latest after the idle timeout
+          endPoint.setIdleTimeout(Math.max(1, Math.min(idleTimeout, TimeUnit.NANOSECONDS.toMillis(left))));
+          request.demand(() -> readable.complete(null));
+          try {
+            readable.get();
+          } catch (ExecutionException e) {
+            return new Broken();
+          }
+          continue;
+        }
+        if (Content.Chunk.isFailure(chunk)) {
+          return chunk.getFailure() instanceof TimeoutException ? new TooSlow(received) : new Broken();
+        }
+        ByteBuffer bytes = chunk.getByteBuffer();
+        int n = bytes.remaining();
+        if (received + n > limits.maxBody() + 1) {
+          n = (int) (limits.maxBody() + 1 - received);
+        }
+        byte[] copy = new byte[n];
+        bytes.get(copy);
+        body.write(copy, 0, n);
+        received += n;
+        boolean last = chunk.isLast();
+        chunk.release();
+        if (last || received > limits.maxBody()) {
+          return new Body(body.toByteArray());
+        }
+      }
+    } finally {
+      endPoint.setIdleTimeout(idleTimeout);
+    }
+  }
+}

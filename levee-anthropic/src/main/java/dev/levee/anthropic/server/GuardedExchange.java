@@ -1,0 +1,247 @@
+package dev.levee.anthropic.server;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.io.EofException;
+import org.eclipse.jetty.io.QuietException;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+
+/**
+ * One admitted request as the handler sees it: its body already read (served from memory), its
+ * response and callback wrapped so that the server can end the exchange itself at shutdown
+ * ({@link #endForShutdown}) — a 503 with {@code retry-after} before the answer started, an
+ * {@code event: error} after a stream started — without racing the handler's own writes. Once
+ * the server has ended it, the handler's later writes fail as if the client had gone, and its
+ * completion is ignored.
+ */
+final class GuardedExchange {
+
+  /** The in-band error a stream ends with when the server stops (the API's SSE error shape). */
+  static final byte[] SHUTDOWN_EVENT = ("event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":"
+      + "\"overloaded_error\",\"message\":\"gateway shutting down\"}}\n\n").getBytes(StandardCharsets.UTF_8);
+
+  private final Callback callback;
+  private final Consumer<GuardedExchange> onEnd;
+  private final List<Consumer<Throwable>> failureListeners = new CopyOnWriteArrayList<>();
+  final Request request;
+  final Response response;
+  final Callback handlerCallback;
+  private boolean writing; // guarded by this
+  private boolean takenOver; // guarded by this
+  private boolean ended; // guarded by this
+  private Runnable afterWrite; // guarded by this
+
+  GuardedExchange(Request request, byte[] body, Response response, Callback callback, Consumer<GuardedExchange> onEnd) {
+    this.callback = callback;
+    this.onEnd = onEnd;
+    this.request = new BufferedRequest(request, body);
+    this.response = new GuardedResponse(this.request, response);
+    this.handlerCallback = new HandlerCallback();
+  }
+
+  /**
+   * Ends the exchange for a stopping server, once any write in progress has finished.
+   *
+   * @param jsonError the body of the 503 for an answer not yet started
+   * @param retryAfterSeconds the {@code retry-after} of that 503
+   * @return false when the exchange had ended already
+   */
+  boolean endForShutdown(byte[] jsonError, long retryAfterSeconds) {
+    Runnable action = () -> finishForShutdown(jsonError, retryAfterSeconds);
+    synchronized (this) {
+      if (ended || takenOver) {
+        return false;
+      }
+      takenOver = true;
+      if (writing) {
+        afterWrite = action;
+        action = null;
+      }
+    }
+    if (action != null) {
+      action.run();
+    }
+    request.setAttribute(ServerShutdownException.ATTRIBUTE, Boolean.TRUE);
+    ServerShutdownException cause = new ServerShutdownException();
+    failureListeners.forEach(listener -> listener.accept(cause)); // the handler stops its upstream work
+    return true;
+  }
+
+  /** Whether the answer was a stream when the server ended it (for the shutdown log). */
+  boolean streaming() {
+    String type = response.getHeaders().get(HttpHeader.CONTENT_TYPE);
+    return response.isCommitted() && type != null && type.startsWith("text/event-stream");
+  }
+
+  private void finishForShutdown(byte[] jsonError, long retryAfterSeconds) {
+    Response raw = ((GuardedResponse) response).getWrapped();
+    if (!raw.isCommitted()) {
+      raw.setStatus(503);
+      raw.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
+      raw.getHeaders().put(HttpHeader.RETRY_AFTER, Long.toString(retryAfterSeconds));
+      raw.getHeaders().put(HttpHeader.CONTENT_LENGTH, jsonError.length);
+      raw.getHeaders().put(HttpHeader.CONNECTION, "close");
+      raw.write(true, ByteBuffer.wrap(jsonError), Callback.from(this::end, x -> end()));
+    } else if (streaming()) {
+      raw.write(true, ByteBuffer.wrap(SHUTDOWN_EVENT), Callback.from(this::end, x -> end()));
+    } else {
+      endFailed(new EofException("server shutting down"));
+    }
+  }
+
+  private void end() {
+    if (markEnded()) {
+      callback.succeeded();
+      onEnd.accept(this);
+    }
+  }
+
+  private void endFailed(Throwable cause) {
+    if (markEnded()) {
+      callback.failed(cause);
+      onEnd.accept(this);
+    }
+  }
+
+  private synchronized boolean markEnded() {
+    if (ended) {
+      return false;
+    }
+    ended = true;
+    return true;
+  }
+
+  private synchronized boolean takenOver() {
+    return takenOver;
+  }
+
+  private boolean startWrite() {
+    synchronized (this) {
+      if (takenOver || ended) {
+        return false;
+      }
+      writing = true;
+      return true;
+    }
+  }
+
+  private void writeDone() {
+    Runnable action;
+    synchronized (this) {
+      writing = false;
+      action = afterWrite;
+      afterWrite = null;
+    }
+    if (action != null) {
+      action.run();
+    }
+  }
+
+  /** The request with its body served from memory; failure listeners are kept for shutdown. */
+  private final class BufferedRequest extends Request.Wrapper {
+    private final byte[] body;
+    private boolean served;
+
+    BufferedRequest(Request request, byte[] body) {
+      super(request);
+      this.body = body;
+    }
+
+    @Override
+    public Content.Chunk read() {
+      if (body == null) {
+        return super.read();
+      }
+      synchronized (this) {
+        if (served) {
+          return Content.Chunk.EOF;
+        }
+        served = true;
+      }
+      return Content.Chunk.from(ByteBuffer.wrap(body), true);
+    }
+
+    @Override
+    public void demand(Runnable demandCallback) {
+      if (body == null) {
+        super.demand(demandCallback);
+      } else {
+        demandCallback.run();
+      }
+    }
+
+    @Override
+    public boolean consumeAvailable() {
+      return body != null || super.consumeAvailable();
+    }
+
+    @Override
+    public void addFailureListener(Consumer<Throwable> onFailure) {
+      failureListeners.add(onFailure);
+      super.addFailureListener(onFailure);
+    }
+  }
+
+  /** Serialises the handler's writes with the server's shutdown ending. */
+  private final class GuardedResponse extends Response.Wrapper {
+    GuardedResponse(Request request, Response response) {
+      super(request, response);
+    }
+
+    @Override
+    public void write(boolean last, ByteBuffer byteBuffer, Callback writeCallback) {
+      if (!startWrite()) {
+        writeCallback.failed(new EofException("server shutting down"));
+        return;
+      }
+      super.write(last, byteBuffer, Callback.from(() -> {
+        writeDone();
+        writeCallback.succeeded();
+      }, x -> {
+        writeDone();
+        writeCallback.failed(x);
+      }));
+    }
+  }
+
+  /**
+   * A handler's failure as Jetty gets it: quiet, since the handler has logged it already (one
+   * access log line); otherwise Jetty logs every client that leaves before its answer as a WARN
+   * with a stack trace (issue 9 item 6).
+   */
+  static final class Quiet extends EofException implements QuietException {
+    Quiet(Throwable cause) {
+      super(cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage());
+      initCause(cause);
+    }
+  }
+
+  /** The handler's completion: passed on, unless the server ended the exchange already. */
+  private final class HandlerCallback implements Callback {
+    @Override
+    public void succeeded() {
+      if (!takenOver()) {
+        end();
+      }
+    }
+
+    @Override
+    public void failed(Throwable cause) {
+      if (!takenOver()) {
+        endFailed(cause instanceof QuietException ? cause : new Quiet(cause));
+      }
+    }
+
+    @Override
+    public InvocationType getInvocationType() {
+      return callback.getInvocationType();
+    }
+  }
+}

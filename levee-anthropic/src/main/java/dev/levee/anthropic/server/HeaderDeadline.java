@@ -1,0 +1,83 @@
+package dev.levee.anthropic.server;
+
+import dev.levee.anthropic.error.ApiError;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.eclipse.jetty.http.HttpParser;
+import org.eclipse.jetty.io.EndPoint;
+import org.eclipse.jetty.server.Connector;
+import org.eclipse.jetty.server.internal.HttpConnection;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.component.AbstractLifeCycle;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The header-read deadline: a connection whose request has begun (its first byte arrived) but
+ * whose headers are not complete within {@link ServerLimits#headerTimeout()} is answered 408
+ * {@code timeout_error} and closed. Jetty's idle timeout alone cannot do this: a client sending
+ * one byte every few seconds is never idle (slowloris). One sweep over the connector's
+ * connections every quarter of the timeout (at most every second); parsers are read from the
+ * sweeping thread without locks, which at worst delays a cut by one sweep.
+ */
+final class HeaderDeadline extends AbstractLifeCycle {
+
+  private static final Logger LOG = LoggerFactory.getLogger(HeaderDeadline.class);
+
+  private final Connector connector;
+  private final long timeoutNanos;
+  private final long periodMillis;
+  private final byte[] answer;
+  private ScheduledExecutorService sweeper;
+
+  HeaderDeadline(Connector connector, Duration timeout) {
+    this.connector = connector;
+    this.timeoutNanos = timeout.toNanos();
+    this.periodMillis = Math.max(10, Math.min(1000, timeout.toMillis() / 4));
+    byte[] body = new ApiError(408, "timeout_error", "The request headers arrived too slowly (limit "
+        + timeout.toMillis() + " ms).").toBytes(null);
+    String head = "HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\ncontent-length: " + body.length
+        + "\r\nconnection: close\r\n\r\n";
+    byte[] headBytes = head.getBytes(StandardCharsets.US_ASCII);
+    this.answer = new byte[headBytes.length + body.length];
+    System.arraycopy(headBytes, 0, answer, 0, headBytes.length);
+    System.arraycopy(body, 0, answer, headBytes.length, body.length);
+  }
+
+  @Override
+  protected void doStart() {
+    sweeper = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("levee-header-deadline").factory());
+    sweeper.scheduleWithFixedDelay(this::sweep, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
+  }
+
+  @Override
+  protected void doStop() {
+    sweeper.shutdownNow();
+  }
+
+  void sweep() {
+    long now = System.nanoTime();
+    int cut = 0;
+    try {
+      for (EndPoint endPoint : connector.getConnectedEndPoints()) {
+        if (endPoint.getConnection() instanceof HttpConnection http && late(http.getParser(), now)) {
+          cut++;
+          endPoint.write(Callback.from(endPoint::close, x -> endPoint.close()), ByteBuffer.wrap(answer));
+        }
+      }
+    } catch (RuntimeException e) {
+      LOG.debug("header deadline sweep failed", e); // the next sweep tries again
+    }
+    if (cut > 0) {
+      LOG.info("{} connections sent their request headers too slowly: answered 408 and closed", cut);
+    }
+  }
+
+  private boolean late(HttpParser parser, long now) {
+    return !parser.isStart() && parser.inHeaderState() && now - parser.getBeginNanoTime() > timeoutNanos;
+  }
+}

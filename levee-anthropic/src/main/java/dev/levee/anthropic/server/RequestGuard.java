@@ -1,0 +1,205 @@
+package dev.levee.anthropic.server;
+
+import dev.levee.anthropic.error.ApiError;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The door of a Levee server, before its handler: two lanes, admission, the body, and shutdown.
+ *
+ * <ul>
+ *   <li><b>Control lane</b> ({@code /health}, {@code /metrics}…): passed straight on, never
+ *       limited, never waiting behind API traffic; while the server stops, the readiness path
+ *       answers 503 {@code shutting_down}.
+ *   <li><b>Admission</b>: at most {@link ServerLimits#maxConcurrent()} requests in flight and
+ *       {@link ServerLimits#maxConcurrentPerTenant()} per tenant ({@link TenantKey}); beyond
+ *       that an immediate 429 {@code rate_limit_error} (tenant) or 529 {@code overloaded_error}
+ *       (server), both with {@code retry-after: 1} — never a wait.
+ *   <li><b>Body</b>: read in full at {@link ServerLimits#minBodyRate()} or answered 408 {@code
+ *       timeout_error} and closed ({@link BodyReader}); the handler reads it from memory.
+ *   <li><b>Shutdown</b> ({@link #drain}): new requests get 503; those in flight get {@link
+ *       ServerLimits#shutdownGrace()} to finish, then are ended by the server ({@link
+ *       GuardedExchange}).
+ * </ul>
+ */
+public final class RequestGuard extends Handler.Wrapper {
+
+  private static final Logger LOG = LoggerFactory.getLogger(RequestGuard.class);
+  private static final long RETRY_AFTER_SECONDS = 1;
+  private static final byte[] NOT_READY = "{\"status\":\"shutting_down\",\"ready\":false}".getBytes(StandardCharsets.UTF_8);
+
+  /**
+   * Which paths travel on the control lane, and which one reports readiness.
+   *
+   * @param control the control lane's paths
+   * @param readinessPath the path answered 503 {@code shutting_down} while the server stops; null for none
+   */
+  public record Lanes(Predicate<String> control, String readinessPath) {
+    /** No control lane: every path is admitted and limited. */
+    public static final Lanes NONE = new Lanes(path -> false, null);
+  }
+
+  private final ServerLimits limits;
+  private final Lanes lanes;
+  private final ConcurrencyLimit admission;
+  private final Set<GuardedExchange> inFlight = ConcurrentHashMap.newKeySet();
+  private volatile boolean draining;
+
+  public RequestGuard(ServerLimits limits, Lanes lanes, Handler handler) {
+    super(handler);
+    this.limits = limits;
+    this.lanes = lanes;
+    this.admission = new ConcurrencyLimit(limits.maxConcurrent(), limits.maxConcurrentPerTenant());
+  }
+
+  @Override
+  public boolean handle(Request request, Response response, Callback callback) throws Exception {
+    String path = Request.getPathInContext(request);
+    if (lanes.control().test(path)) {
+      if (draining && path.equals(lanes.readinessPath())) {
+        ServerIo.json(response, callback, 503, NOT_READY);
+        return true;
+      }
+      return super.handle(request, response, callback);
+    }
+    if (draining) {
+      refuse(response, callback, new ApiError(503, "overloaded_error", "gateway shutting down"), true);
+      return true;
+    }
+    ConcurrencyLimit.Decision decision = admission.tryAcquire(TenantKey.of(request.getHeaders()));
+    if (!(decision instanceof ConcurrencyLimit.Permit permit)) {
+      refuse(response, callback, decision == ConcurrencyLimit.Refused.TENANT
+          ? new ApiError(429, "rate_limit_error", "Too many concurrent requests for this API key (limit "
+              + admission.maxPerTenant() + "); retry after the ones in flight finish.")
+          : new ApiError(529, "overloaded_error", "The server is at its limit of " + admission.maxTotal()
+              + " concurrent requests; retry shortly."), false);
+      return true;
+    }
+    GuardedExchange exchange = null;
+    try {
+      byte[] body = null;
+      if (hasBody(request) && request.getLength() <= limits.maxBody()) { // a larger declared body: the handler refuses it
+        switch (BodyReader.read(request, limits)) {
+          case BodyReader.Body b -> body = b.bytes();
+          case BodyReader.TooSlow slow -> {
+            LOG.info("{} {}: request body too slow ({} bytes received), answered 408 and closed",
+                request.getMethod(), path, slow.received());
+            refuse(response, callback, new ApiError(408, "timeout_error",
+                "The request body arrived too slowly (less than " + limits.minBodyRate() + " bytes/s)."), true);
+            permit.close();
+            return true;
+          }
+          case BodyReader.Broken broken -> {
+            refuse(response, callback, ApiError.invalidRequest("The request body could not be read."), true);
+            permit.close();
+            return true;
+          }
+        }
+      }
+      exchange = new GuardedExchange(request, body, response, callback, ended -> {
+        inFlight.remove(ended);
+        permit.close();
+      });
+      inFlight.add(exchange);
+      if (!super.handle(exchange.request, exchange.response, exchange.handlerCallback)) {
+        inFlight.remove(exchange);
+        permit.close();
+        return false;
+      }
+      return true;
+    } catch (Exception | Error e) { // Jetty fails the exchange itself
+      if (exchange != null) {
+        inFlight.remove(exchange);
+      }
+      permit.close();
+      throw e;
+    }
+  }
+
+  /** Requests in flight on the API lane now. */
+  public int inFlight() {
+    return admission.inFlight();
+  }
+
+  /** Whether {@link #drain} has begun. */
+  public boolean draining() {
+    return draining;
+  }
+
+  /**
+   * Starts refusing new API requests (503) and reporting not-ready, waits up to {@link
+   * ServerLimits#shutdownGrace()} for the requests in flight, then ends the rest: streams with an
+   * {@code event: error} ({@code overloaded_error}, "gateway shutting down"), other answers with
+   * 503 and {@code retry-after}. Logged as a shutdown, one line.
+   *
+   * @return how many requests were ended by the server; 0 when a drain had begun already
+   */
+  public int drain() throws InterruptedException {
+    synchronized (this) {
+      if (draining) {
+        return 0; // drained already (a shutdown hook and a try-with-resources both close the gateway)
+      }
+      draining = true;
+    }
+    long deadline = System.nanoTime() + limits.shutdownGrace().toNanos();
+    while (!inFlight.isEmpty() && System.nanoTime() < deadline) {
+      Thread.sleep(Math.max(1, Math.min(20, (deadline - System.nanoTime()) / 1_000_000)));
+    }
+    int streams = 0;
+    int others = 0;
+    byte[] error = new ApiError(503, "overloaded_error", "gateway shutting down").toBytes(null);
+    for (GuardedExchange exchange : inFlight) {
+      boolean stream = exchange.streaming();
+      if (exchange.endForShutdown(error, RETRY_AFTER_SECONDS)) {
+        if (stream) {
+          streams++;
+        } else {
+          others++;
+        }
+      }
+    }
+    if (streams + others > 0) {
+      LOG.info("shutdown: {} requests still in flight after the {} grace were ended by the server "
+          + "({} streams ended with event: error, {} answered 503)", streams + others, show(limits.shutdownGrace()), streams, others);
+    } else {
+      LOG.info("shutdown: every request in flight finished within the {} grace", show(limits.shutdownGrace()));
+    }
+    return streams + others;
+  }
+
+  private static String show(Duration d) {
+    return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
+  }
+
+  private static boolean hasBody(Request request) {
+    return request.getLength() > 0 || request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING);
+  }
+
+  /**
+   * Answers {@code error} in the API's shape; a refusal for load (429, 503, 529) says when to retry.
+   *
+   * @param close whether the connection closes after the answer (the client misbehaved, or the server stops)
+   */
+  private static void refuse(Response response, Callback callback, ApiError error, boolean close) {
+    if (error.status() == 429 || error.status() >= 503) {
+      response.getHeaders().put(HttpHeader.RETRY_AFTER, Long.toString(RETRY_AFTER_SECONDS));
+    }
+    if (close) {
+      response.getHeaders().put(HttpHeader.CONNECTION, "close");
+    }
+    response.setStatus(error.status());
+    response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
+    response.write(true, ByteBuffer.wrap(error.toBytes(null)), callback);
+  }
+}

@@ -1,0 +1,84 @@
+package dev.levee.anthropic.server;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * The limits of one Levee HTTP server (the gateway's {@code server.*} keys; the emulator takes
+ * the same defaults). Sized for long LLM streams on virtual threads: thousands of concurrent
+ * requests, each holding a connection for minutes, while slow or stuck clients are cut off and
+ * {@code /health} stays answerable.
+ *
+ * @param maxConnections open client connections at most (default 10,000); further connections
+ *     wait in the accept queue. Handlers run on virtual threads, at most this many plus a
+ *     reserve of 256 at once (Jetty's default cap of 200 no longer applies)
+ * @param acceptQueue the listen backlog of not yet accepted connections (default 1,024)
+ * @param headerTimeout the longest a client may take from the first byte of a request to the
+ *     end of its headers (default 10 s); it also opens the body's allowance. A client too slow
+ *     gets 408 {@code timeout_error} and the connection is closed
+ * @param minBodyRate the slowest average body upload accepted, bytes per second, after the
+ *     {@code headerTimeout} allowance (default 1,024): a body of n bytes must have arrived
+ *     within {@code headerTimeout + n / minBodyRate} of the request's first byte, else 408
+ * @param maxConcurrent requests in flight at most, over all tenants (default 4,096); beyond it a
+ *     new request gets an immediate 529 {@code overloaded_error} with {@code retry-after}
+ * @param maxConcurrentPerTenant requests in flight at most per tenant, a tenant being a hash of
+ *     the API key (default 2,048); beyond it a new request gets an immediate 429 {@code
+ *     rate_limit_error} with {@code retry-after}
+ * @param shutdownGrace how long a stopping server lets requests in flight finish before it ends
+ *     them: streams with an {@code event: error} ({@code overloaded_error}), others with 503 and
+ *     {@code retry-after} (default 30 s)
+ * @param maxBody the largest request body the server buffers, bytes (default 32 MiB, the API's
+ *     limit); a larger declared body is left to the handler, which refuses it with 413
+ */
+public record ServerLimits(int maxConnections, int acceptQueue, Duration headerTimeout, long minBodyRate,
+    int maxConcurrent, int maxConcurrentPerTenant, Duration shutdownGrace, long maxBody) {
+
+  /** Every default, as documented on each component. */
+  public static final ServerLimits DEFAULT = new ServerLimits(10_000, 1_024, Duration.ofSeconds(10), 1_024,
+      4_096, 2_048, Duration.ofSeconds(30), 32L << 20);
+
+  /** The virtual threads kept beyond {@link #maxConnections()} (control lane, internal tasks). */
+  static final int THREAD_RESERVE = 256;
+
+  /** @throws IllegalArgumentException when a value is out of range (the message names it) */
+  public ServerLimits {
+    positive(maxConnections, "max-connections");
+    positive(acceptQueue, "accept-queue");
+    positive(maxConcurrent, "max-concurrent");
+    positive(maxConcurrentPerTenant, "max-concurrent-per-tenant");
+    positive(minBodyRate, "min-body-rate");
+    positive(maxBody, "max-body");
+    Objects.requireNonNull(headerTimeout, "header-timeout");
+    Objects.requireNonNull(shutdownGrace, "shutdown-grace");
+    if (!headerTimeout.isPositive()) {
+      throw new IllegalArgumentException("header-timeout must be positive, was " + headerTimeout);
+    }
+    if (shutdownGrace.isNegative()) {
+      throw new IllegalArgumentException("shutdown-grace must not be negative, was " + shutdownGrace);
+    }
+  }
+
+  /** These limits with other concurrency maxima (requests in flight in total and per tenant). */
+  public ServerLimits withMaxConcurrent(int total, int perTenant) {
+    return new ServerLimits(maxConnections, acceptQueue, headerTimeout, minBodyRate, total, perTenant, shutdownGrace,
+        maxBody);
+  }
+
+  /** These limits with another header-read deadline and minimum body rate (bytes per second). */
+  public ServerLimits withTimeouts(Duration headerTimeout, long minBodyRate) {
+    return new ServerLimits(maxConnections, acceptQueue, headerTimeout, minBodyRate, maxConcurrent,
+        maxConcurrentPerTenant, shutdownGrace, maxBody);
+  }
+
+  /** These limits with another shutdown grace. */
+  public ServerLimits withShutdownGrace(Duration grace) {
+    return new ServerLimits(maxConnections, acceptQueue, headerTimeout, minBodyRate, maxConcurrent,
+        maxConcurrentPerTenant, grace, maxBody);
+  }
+
+  private static void positive(long value, String name) {
+    if (value < 1) {
+      throw new IllegalArgumentException(name + " must be at least 1, was " + value);
+    }
+  }
+}

@@ -1,0 +1,134 @@
+package dev.levee.anthropic.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 9 items 1 and 2. Before: Jetty's virtual thread pool capped handlers at 200, so 200 held
+ * requests (or 200 slow uploads) locked out {@code /v1/messages} and {@code /health} alike; one
+ * byte every few seconds kept a header or body read open indefinitely, and a stalled body got a
+ * 400 with Java exception text. Concurrency had no limit but the thread cap.
+ */
+class ServerLimitsRegressionTest {
+
+  private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+      .connectTimeout(Duration.ofSeconds(5)).build();
+
+  @Test
+  void moreThanTwoHundredHeldRequestsAllRunAndHealthStillAnswers() throws Exception {
+    try (TestServer server = new TestServer(ServerLimits.DEFAULT)) {
+      List<CompletableFuture<HttpResponse<String>>> held = new ArrayList<>();
+      for (int i = 0; i < 260; i++) {
+        held.add(HTTP.sendAsync(post(server, "/v1/json", "key-" + (i % 7)), HttpResponse.BodyHandlers.ofString()));
+      }
+
+      assertThat(server.awaitHeld(260)).as("every held request reached its handler").isTrue();
+      HttpResponse<String> health = HTTP.send(get(server, "/health"), HttpResponse.BodyHandlers.ofString());
+      assertThat(health.statusCode()).isEqualTo(200);
+
+      server.release.countDown();
+      for (CompletableFuture<HttpResponse<String>> response : held) {
+        assertThat(response.get().statusCode()).isEqualTo(200);
+      }
+    }
+  }
+
+  @Test
+  void twoHundredTwentyStalledUploadsLockNobodyOut() throws Exception {
+    try (TestServer server = new TestServer(ServerLimits.DEFAULT)) {
+      server.release.countDown(); // API requests are answered at once
+      List<Socket> stalled = new ArrayList<>();
+      try {
+        for (int i = 0; i < 220; i++) { // the issue's reproduction: declared 1000 bytes, sent 17
+          Socket socket = server.socket();
+          socket.getOutputStream().write(("POST /v1/json HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: s" + i
+              + "\r\ncontent-length: 1000\r\n\r\n{\"model\":\"claude\"").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+          socket.getOutputStream().flush();
+          stalled.add(socket);
+        }
+
+        assertThat(HTTP.send(post(server, "/v1/json", "healthy"), HttpResponse.BodyHandlers.ofString()).statusCode())
+            .isEqualTo(200);
+        assertThat(HTTP.send(get(server, "/health"), HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+      } finally {
+        for (Socket socket : stalled) {
+          socket.close();
+        }
+      }
+    }
+  }
+
+  @Test
+  void headersSentTooSlowlyGet408AndTheConnectionCloses() throws Exception {
+    try (TestServer server = new TestServer(ServerLimits.DEFAULT.withTimeouts(Duration.ofMillis(300), 1_000));
+         Socket socket = server.socket()) {
+      String answer = TestServer.exchange(socket, "POST /v1/json HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: k\r\n");
+
+      assertThat(answer).startsWith("HTTP/1.1 408").contains("\"timeout_error\"").doesNotContain("Exception");
+    }
+  }
+
+  @Test
+  void aBodySentTooSlowlyGets408WithoutJavaTextAndTheConnectionCloses() throws Exception {
+    try (TestServer server = new TestServer(ServerLimits.DEFAULT.withTimeouts(Duration.ofMillis(300), 1_000));
+         Socket socket = server.socket()) {
+      String answer = TestServer.exchange(socket, "POST /v1/json HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: k\r\n"
+          + "content-type: application/json\r\ncontent-length: 1000\r\n\r\n{\"model\":\"claude\",");
+
+      assertThat(answer).startsWith("HTTP/1.1 408").contains("\"timeout_error\"").containsIgnoringCase("connection: close")
+          .doesNotContain("Exception").doesNotContain("java.");
+      assertThat(server.entered.availablePermits()).as("the handler never saw the request").isZero();
+    }
+  }
+
+  @Test
+  void beyondTheTenantsLimitA429AndBeyondTheServersA529AtOnceWithRetryAfter() throws Exception {
+    try (TestServer server = new TestServer(ServerLimits.DEFAULT.withMaxConcurrent(3, 2))) {
+      List<CompletableFuture<HttpResponse<String>>> held = new ArrayList<>();
+      held.add(HTTP.sendAsync(post(server, "/v1/json", "tenant-a"), HttpResponse.BodyHandlers.ofString()));
+      held.add(HTTP.sendAsync(post(server, "/v1/json", "tenant-a"), HttpResponse.BodyHandlers.ofString()));
+      assertThat(server.awaitHeld(2)).isTrue();
+
+      HttpResponse<String> thirdOfA = HTTP.send(post(server, "/v1/json", "tenant-a"), HttpResponse.BodyHandlers.ofString());
+      held.add(HTTP.sendAsync(post(server, "/v1/json", "tenant-b"), HttpResponse.BodyHandlers.ofString()));
+      assertThat(server.awaitHeld(1)).isTrue();
+      HttpResponse<String> fromC = HTTP.send(post(server, "/v1/json", "tenant-c"), HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> health = HTTP.send(get(server, "/health"), HttpResponse.BodyHandlers.ofString());
+
+      assertThat(thirdOfA.statusCode()).isEqualTo(429);
+      assertThat(thirdOfA.body()).contains("\"rate_limit_error\"");
+      assertThat(thirdOfA.headers().firstValue("retry-after")).hasValue("1");
+      assertThat(fromC.statusCode()).isEqualTo(529);
+      assertThat(fromC.body()).contains("\"overloaded_error\"");
+      assertThat(fromC.headers().firstValue("retry-after")).hasValue("1");
+      assertThat(health.statusCode()).as("the control lane is never limited").isEqualTo(200);
+
+      server.release.countDown();
+      for (CompletableFuture<HttpResponse<String>> response : held) {
+        assertThat(response.get().statusCode()).isEqualTo(200);
+      }
+      HttpResponse<String> afterwards = HTTP.send(post(server, "/v1/json", "tenant-a"), HttpResponse.BodyHandlers.ofString());
+      assertThat(afterwards.statusCode()).as("permits are released when requests end").isEqualTo(200);
+    }
+  }
+
+  static HttpRequest post(TestServer server, String path, String key) {
+    return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path)).header("x-api-key", key)
+        .timeout(Duration.ofSeconds(30)).POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"claude\"}")).build();
+  }
+
+  static HttpRequest get(TestServer server, String path) {
+    return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path))
+        .timeout(Duration.ofSeconds(10)).GET().build();
+  }
+}
