@@ -80,7 +80,7 @@ public final class Gateway implements AutoCloseable {
     RetryBudget budget = new RetryBudget(policy.retryBudget().max(), policy.retryBudget().ratio());
     Routes routes = new Routes(config);
     TargetStats stats = new TargetStats(routes.configuredTargets(), ticker);
-    TierBoard tiers = new TierBoard(config, ticker, clock.wall(), clock.scheduleTiers());
+    TierBoard tiers = new TierBoard(config, ticker, clock.sleeper(), clock.wall(), clock.scheduleTiers()); // issue 10: sleeper for cooldown waits
     StreamStats streamStats = new StreamStats(ticker);
     ResponseCache cache = new ResponseCache(
         new ResponseCache.Config(config.cache().maxBytes(), config.cache().maxStaleness()), ticker);

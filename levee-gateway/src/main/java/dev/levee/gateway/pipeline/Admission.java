@@ -100,7 +100,7 @@ final class Admission {
       return new Upstream(new Ticket(feature, f, Tier.T0, null, CacheDirectives.NONE, null), route.targets(),
           in.request(), Duration.ZERO, null);
     }
-    Tier tier = tiers.tier(feature);
+    Tier tier = tiers.tier(feature, route.alias(), route.targets()); // issue 10 (tiers): the tier of this feature through this alias
     CacheDirectives directives = CacheDirectives.of(in.request().headers());
     JsonNode body = directives.mayStore() || directives.mayServe() ? Json.tryParse(in.body().body()) : null;
     CacheKey key = cacheKey(body, in);

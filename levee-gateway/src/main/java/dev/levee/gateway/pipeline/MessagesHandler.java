@@ -12,6 +12,8 @@ import dev.levee.anthropic.upstream.Reply;
 import dev.levee.anthropic.upstream.Upstreams;
 import dev.levee.core.chain.ChainResult;
 import dev.levee.core.chain.FallbackChain;
+import dev.levee.core.chain.Target;
+import dev.levee.core.cooldown.CooldownPlan;
 import dev.levee.core.deadline.Deadline;
 import dev.levee.core.retry.Failure;
 import dev.levee.core.time.Ticker;
@@ -22,6 +24,7 @@ import dev.levee.gateway.config.GatewayConfig;
 import dev.levee.gateway.health.Metrics;
 import dev.levee.gateway.tier.TierBoard;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.random.RandomGenerator;
@@ -60,11 +63,13 @@ public final class MessagesHandler {
   private final Duration failClosedRetryAfter;
   private final Ticker ticker;
   private final AccessLog log;
+  private final TierBoard tiers;
 
   private MessagesHandler(Ingress ingress, Routes routes, Admission admission, FallbackChain chain, Upstreams upstreams,
       StreamEngine streams, LeveeAnswers answers, Duration deadline, Duration failClosedRetryAfter, Ticker ticker,
-      AccessLog log) {
+      AccessLog log, TierBoard tiers) {
     this.log = log;
+    this.tiers = tiers;
     this.ingress = ingress;
     this.routes = routes;
     this.admission = admission;
@@ -95,7 +100,8 @@ public final class MessagesHandler {
         config.policy().deadline(),
         config.tiers().healthyFor().plus(config.tiers().evaluateEvery()),
         p.upstreams().ticker(),
-        new AccessLog(p.metrics()));
+        new AccessLog(p.metrics()),
+        p.tiers());
   }
 
   public void handle(Request request, Response response, Callback callback) {
@@ -120,6 +126,7 @@ public final class MessagesHandler {
         client.header(LeveeHeaders.CACHE, hit.cacheStatus());
         disclose(client, ticket, ticket.tier() + ": cached answer");
         answers.cached(in, ticket, hit.message(), "Served from cache while the assistant is degraded.", client);
+        tiers.answered(ticket.feature(), route.alias(), Duration.ofNanos(ticker.nanos() - start)); // issue 10: clients' SLO
         log.log(in, route.alias(), ticket.tier().name(), client.status(), null, 0, false, millisSince(start), "cache_" + hit.cacheStatus());
       }
       case Admission.Static s -> {
@@ -149,7 +156,9 @@ public final class MessagesHandler {
     client.beforeEnd(watch::close);
     request.addFailureListener(failure -> cancellation.cancel());
     ChainResult<Reply> result = execute(in, plan, cancellation);
+    Duration toAnswer = Duration.ofNanos(ticker.nanos() - start); // JSON: the whole answer; stream: its first token
     respond(in, route, plan, result, client, cancellation, start);
+    clientSaw(plan.ticket(), route, result, toAnswer); // issue 10 (tiers): what the client saw feeds its feature's SLO
   }
 
   private ChainResult<Reply> execute(InboundRequest in, Admission.Upstream plan, Cancellation cancellation) {
@@ -157,9 +166,17 @@ public final class MessagesHandler {
     Thread self = Thread.currentThread();
     AutoCloseable wake = cancellation.register(self::interrupt); // ends a backoff wait at once
     try {
+      // issue 10 (tiers): cooling targets are skipped; when all cool, wait for the first if the deadline holds it, else 429
+      CooldownPlan cooled = tiers.awaitCooldowns(plan.targets(), requestDeadline, chain.policy().minAttemptTime());
+      if (!(cooled instanceof CooldownPlan.Go go)) {
+        return TierBoard.refusal((CooldownPlan.Refuse) cooled);
+      }
+      List<Target> targets = go.targets();
       return in.body().stream()
-          ? streams.open(plan.request(), plan.targets(), requestDeadline, cancellation)
-          : chain.execute(plan.targets(), requestDeadline, false, upstreams.json(plan.request(), cancellation));
+          ? streams.open(plan.request(), targets, requestDeadline, cancellation)
+          : chain.execute(targets, requestDeadline, false, upstreams.json(plan.request(), cancellation));
+    } catch (InterruptedException e) {
+      return new ChainResult.Cancelled<>(List.of());
     } finally {
       try {
         wake.close();
@@ -237,6 +254,15 @@ public final class MessagesHandler {
         client.abort(new CancellationException("client went away"));
         log.log(in, route.alias(), ticket.tier().name(), 499, null, calls, false, millisSince(start), "client_gone");
       }
+    }
+  }
+
+  /** Issue 10 (tiers): an answer from a target is a success for the client's SLO, an exhausted chain a failure. */
+  private void clientSaw(Admission.Ticket ticket, Routes.Route route, ChainResult<Reply> result, Duration took) {
+    switch (result) {
+      case ChainResult.Answered<Reply> answered -> tiers.answered(ticket.feature(), route.alias(), took);
+      case ChainResult.Exhausted<Reply> exhausted -> tiers.failed(ticket.feature(), route.alias(), took);
+      default -> { } // the client's own error, or the client went away: nothing about the targets
     }
   }
 
