@@ -213,6 +213,8 @@ public final class FallbackChain {
     Failure lastFailure;
     T lastResponse;
     Duration earliestRetry;
+    /** The wait each target stated last: a later answer replaces an earlier one (issue 10: 2 s, 10 s, 30 s means 30 s). */
+    final java.util.Map<Target, Duration> statedWaits = new java.util.HashMap<>();
 
     Run(boolean firstCallIsRetry) {
       this.firstCallIsRetry = firstCallIsRetry;
@@ -247,7 +249,7 @@ public final class FallbackChain {
       lastResponse = response;
       report(target, (failure.status() > 0 ? failure.status() + " " : "") + failure.errorType()
           + " (" + callsOnTarget + (callsOnTarget == 1 ? " call)" : " calls)"));
-      failure.retryAfter().ifPresent(this::offerRetryAfter);
+      failure.retryAfter().ifPresent(wait -> statedWaits.put(target, wait));
     }
 
     void offerRetryAfter(Duration d) {
@@ -257,6 +259,7 @@ public final class FallbackChain {
     }
 
     ChainResult<T> exhausted(List<Target> targets) {
+      statedWaits.values().forEach(this::offerRetryAfter);
       List<TargetReport> ordered = new ArrayList<>();
       for (Target target : targets) {
         ordered.add(reports.stream().filter(r -> r.target().equals(target)).findFirst()
