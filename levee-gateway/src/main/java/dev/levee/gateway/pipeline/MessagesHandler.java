@@ -206,6 +206,12 @@ public final class MessagesHandler {
           if (message != null) {
             admission.store(ticket, message, answered.target().model(), plan.storeTtl());
           }
+          if (ended == ResilientStream.Outcome.FAILED) { // issue 10 (tiers): a stream that never completed failed its client
+            tiers.failed(ticket.feature(), route.alias(), Duration.ZERO);
+          } else if (ended == ResilientStream.Outcome.COMPLETE) {
+            tiers.answered(ticket.feature(), route.alias(), answered.steps().stream() // to its first token, retries included
+                .map(step -> step.waited().plus(step.took())).reduce(Duration.ZERO, Duration::plus));
+          }
           outcome = "stream_" + ended.name().toLowerCase() + (stream.resumes() > 0 ? " resumes=" + stream.resumes()
               + " last=" + stream.target().id() : "");
         } else {
@@ -260,7 +266,8 @@ public final class MessagesHandler {
   /** Issue 10 (tiers): an answer from a target is a success for the client's SLO, an exhausted chain a failure. */
   private void clientSaw(Admission.Ticket ticket, Routes.Route route, ChainResult<Reply> result, Duration took) {
     switch (result) {
-      case ChainResult.Answered<Reply> answered -> tiers.answered(ticket.feature(), route.alias(), took);
+      case ChainResult.Answered<Reply> answered when answered.response().stream() == null ->
+          tiers.answered(ticket.feature(), route.alias(), took); // streams are counted when they end, in respond
       case ChainResult.Exhausted<Reply> exhausted -> tiers.failed(ticket.feature(), route.alias(), took);
       default -> { } // the client's own error, or the client went away: nothing about the targets
     }

@@ -24,23 +24,34 @@ final class ScopeHealth {
   private final String feature;
   private final String alias;
   private final List<Target> targets;
+  private final List<Target> fullTargets;
+  private final List<Target> reducedTargets;
   private final SlidingWindow clients;
   private final SloTracker slo;
   private final TierController controller;
+  private final long minVolume;
 
   /**
-   * @param targets the alias's chain and the feature's reduced target: the targets whose calls the
-   *     step-down signals read
+   * @param chain the alias's chain
+   * @param reduced the target T1 and T2 use (the feature's reduced target, else the chain's last)
    * @param window the SLI window (clients and calls alike)
    * @param objective the SLO, e.g. 0.995
    */
-  ScopeHealth(String feature, String alias, List<Target> targets, Priority priority, TierDecider decider,
+  ScopeHealth(String feature, String alias, List<Target> chain, Target reduced, Priority priority, TierDecider decider,
       TierControllerConfig config, Duration window, double objective, TargetWindows calls, Ticker ticker) {
     this.feature = feature;
     this.alias = alias;
-    this.targets = List.copyOf(targets);
+    List<Target> full = chain.stream().filter(t -> !t.equals(reduced)).toList();
+    this.fullTargets = full.isEmpty() ? List.of(reduced) : full;
+    this.reducedTargets = List.of(reduced);
+    List<Target> all = new java.util.ArrayList<>(chain);
+    if (!all.contains(reduced)) {
+      all.add(reduced);
+    }
+    this.targets = List.copyOf(all);
     this.clients = new SlidingWindow(window, 12, ticker);
     this.slo = new SloTracker(objective, ticker);
+    this.minVolume = decider.thresholds().minRequests();
     this.controller = new TierController(feature, priority, decider, () -> reading(calls), config, ticker);
   }
 
@@ -52,6 +63,7 @@ final class ScopeHealth {
     return alias;
   }
 
+  /** Every target the scope may use: the chain and the reduced target. */
   List<Target> targets() {
     return targets;
   }
@@ -72,10 +84,16 @@ final class ScopeHealth {
     slo.recordFailure();
   }
 
-  /** The reading this scope's controller decides from. */
+  /**
+   * The reading this scope's controller decides from: the signals of the targets the scope's
+   * requests go to at its tier — at T0 the chain before the reduced target (so a slow or failing
+   * fallback that is never reached does not degrade an alias whose primary answers), at T1 and
+   * below the reduced target — and what the clients saw.
+   */
   SliReading reading(TargetWindows calls) {
-    TargetWindows.Merged merged = calls.merged(targets);
-    return SliReading.scoped(merged.calls(), merged.worst() == null ? "" : merged.worst().id(), clients.snapshot(),
+    List<Target> used = controller.status().automatic() == dev.levee.core.tier.Tier.T0 ? fullTargets : reducedTargets;
+    TargetWindows.Reading read = calls.read(used, minVolume);
+    return SliReading.scoped(read.calls(), read.worst() == null ? "" : read.worst().id(), clients.snapshot(),
         slo.burnRates());
   }
 }

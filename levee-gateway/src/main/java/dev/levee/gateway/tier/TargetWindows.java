@@ -24,12 +24,15 @@ final class TargetWindows {
   static final int MAX_OTHERS = 100;
 
   /**
-   * What the calls of some targets say together.
+   * What the calls of some targets say, signal by signal.
    *
-   * @param calls their windows merged: counts summed, each percentile the highest of theirs
-   * @param worst the target with the most failed calls, or null when none failed
+   * @param calls a window whose 5xx share, 429 share and p99 are each the worst of the targets
+   *     that have the minimum volume (each target read on its own, so a busy shared fallback never
+   *     dilutes a failing primary); when none has it, their windows merged
+   * @param worst the target with the highest failure share (else the highest p99) among them, or
+   *     null when none failed and none is slow
    */
-  record Merged(SliSnapshot calls, Target worst) {}
+  record Reading(SliSnapshot calls, Target worst) {}
 
   private final Duration window;
   private final Ticker ticker;
@@ -55,13 +58,59 @@ final class TargetWindows {
     return new ArrayList<>(windows.keySet());
   }
 
-  Merged merged(Iterable<Target> targets) {
-    long successes = 0, serverErrors = 0, rateLimited = 0, clientErrors = 0, p50 = 0, p95 = 0, p99 = 0;
-    double seconds = window.toNanos() / 1e9;
-    Target worst = null;
-    long worstFailures = 0;
+  /** The signals of {@code targets}; see {@link Reading}. */
+  Reading read(Iterable<Target> targets, long minVolume) {
+    List<SliSnapshot> enough = new ArrayList<>();
+    List<Target> enoughTargets = new ArrayList<>();
+    List<SliSnapshot> all = new ArrayList<>();
+    List<Target> allTargets = new ArrayList<>();
     for (Target target : targets) {
       SliSnapshot s = snapshot(target);
+      all.add(s);
+      allTargets.add(target);
+      if (s.total() >= minVolume) {
+        enough.add(s);
+        enoughTargets.add(target);
+      }
+    }
+    return enough.isEmpty() ? merged(all, allTargets) : worstOf(enough, enoughTargets);
+  }
+
+  private Reading worstOf(List<SliSnapshot> snapshots, List<Target> targets) {
+    double serverShare = 0, rateLimitedShare = 0, worstFailure = 0;
+    long p99 = 0, total = 0, p50 = 0, p95 = 0;
+    Target worst = null, slowest = null;
+    for (int i = 0; i < snapshots.size(); i++) {
+      SliSnapshot s = snapshots.get(i);
+      serverShare = Math.max(serverShare, s.serverErrorRate());
+      rateLimitedShare = Math.max(rateLimitedShare, s.rateLimitedRate());
+      double failure = s.serverErrorRate() + s.rateLimitedRate();
+      if (failure > worstFailure) {
+        worstFailure = failure;
+        worst = targets.get(i);
+      }
+      if (s.p99Millis() > p99) {
+        p99 = s.p99Millis();
+        slowest = targets.get(i);
+      }
+      p50 = Math.max(p50, s.p50Millis());
+      p95 = Math.max(p95, s.p95Millis());
+      total += s.total();
+    }
+    // a window of `total` calls with the worst shares, rounded to whole calls
+    long serverErrors = Math.round(serverShare * total);
+    long rateLimited = Math.min(total - serverErrors, Math.round(rateLimitedShare * total));
+    SliSnapshot calls = new SliSnapshot(window.toNanos() / 1e9, total - serverErrors - rateLimited, serverErrors,
+        rateLimited, 0, p50, p95, p99);
+    return new Reading(calls, worst != null ? worst : slowest);
+  }
+
+  private Reading merged(List<SliSnapshot> snapshots, List<Target> targets) {
+    long successes = 0, serverErrors = 0, rateLimited = 0, clientErrors = 0, p50 = 0, p95 = 0, p99 = 0;
+    Target worst = null;
+    long worstFailures = 0;
+    for (int i = 0; i < snapshots.size(); i++) {
+      SliSnapshot s = snapshots.get(i);
       successes += s.successes();
       serverErrors += s.serverErrors();
       rateLimited += s.rateLimited();
@@ -71,11 +120,12 @@ final class TargetWindows {
       p99 = Math.max(p99, s.p99Millis());
       long failures = s.serverErrors() + s.rateLimited();
       if (failures > worstFailures) {
-        worst = target;
+        worst = targets.get(i);
         worstFailures = failures;
       }
     }
-    return new Merged(new SliSnapshot(seconds, successes, serverErrors, rateLimited, clientErrors, p50, p95, p99), worst);
+    return new Reading(new SliSnapshot(window.toNanos() / 1e9, successes, serverErrors, rateLimited, clientErrors, p50,
+        p95, p99), worst);
   }
 
   private SlidingWindow window(Target target) {

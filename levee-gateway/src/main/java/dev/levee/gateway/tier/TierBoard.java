@@ -254,9 +254,8 @@ public final class TierBoard implements CallObserver, AutoCloseable {
 
   private ScopeHealth newScope(String feature, String alias, List<Target> targets) {
     Feature f = config.feature(feature);
-    List<Target> read = new ArrayList<>(targets);
-    reducedTarget(f).filter(t -> !read.contains(t)).ifPresent(read::add);
-    ScopeHealth scope = new ScopeHealth(feature, alias, read, priority(f), decider, controllerConfig,
+    Target reduced = reducedTarget(f).orElse(targets.getLast()); // as Admission's T1
+    ScopeHealth scope = new ScopeHealth(feature, alias, targets, reduced, priority(f), decider, controllerConfig,
         config.tiers().window(), config.tiers().slo(), calls, ticker);
     scope.controller().onTransition(t -> transitioned(new TierTransition(t.feature(), t.from(), t.to(),
         "alias " + alias + ": " + t.reason(), t.atNanos()), alias));
