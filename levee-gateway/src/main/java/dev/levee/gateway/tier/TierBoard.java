@@ -144,6 +144,27 @@ public final class TierBoard implements CallObserver, AutoCloseable {
     return pinned != null ? pinned : scope(f.name(), alias, targets).controller().current();
   }
 
+  /**
+   * The tier of {@code feature} through {@code alias} as it stands, without making a scope: T0
+   * for a pair no request has used yet (for metrics).
+   */
+  public Tier currentTier(String feature, String alias) {
+    FeatureTier f = controller(feature);
+    Tier pinned = f.forced();
+    if (pinned != null) {
+      return pinned;
+    }
+    ScopeHealth scope = scopes.get(key(f.name(), alias));
+    return scope == null ? Tier.T0 : scope.controller().current();
+  }
+
+  /** Every configured feature (the default one included) by name, each with the configured aliases. */
+  public Map<String, List<String>> configuredScopes() {
+    Map<String, List<String>> out = new TreeMap<>();
+    features.keySet().forEach(f -> out.put(f, List.copyOf(new java.util.TreeSet<>(config.models().keySet()))));
+    return out;
+  }
+
   /** The feature (force, overall tier); unknown features get the {@code default} one. */
   public FeatureTier controller(String feature) {
     FeatureTier f = feature == null ? null : features.get(feature);
@@ -180,7 +201,7 @@ public final class TierBoard implements CallObserver, AutoCloseable {
    * the SLO) or from the cache at T2; {@code latency} is the whole request's.
    */
   public void answered(String feature, String alias, Duration latency) {
-    ScopeHealth scope = scopes.get(key(controller(feature).name(), alias));
+    ScopeHealth scope = existing(feature, alias);
     if (scope != null) {
       scope.answered(latency);
     }
@@ -188,7 +209,7 @@ public final class TierBoard implements CallObserver, AutoCloseable {
 
   /** A client request got no answer from any target (an error, or a last-resort cached answer). */
   public void failed(String feature, String alias, Duration latency) {
-    ScopeHealth scope = scopes.get(key(controller(feature).name(), alias));
+    ScopeHealth scope = existing(feature, alias);
     if (scope != null) {
       scope.failed(latency);
     }
@@ -260,6 +281,13 @@ public final class TierBoard implements CallObserver, AutoCloseable {
     scope.controller().onTransition(t -> transitioned(new TierTransition(t.feature(), t.from(), t.to(),
         "alias " + alias + ": " + t.reason(), t.atNanos()), alias));
     return scope;
+  }
+
+  /** The scope a request of this pair was admitted with (the shared {@code *} one past the bound), or null. */
+  private ScopeHealth existing(String feature, String alias) {
+    String name = controller(feature).name();
+    ScopeHealth scope = scopes.get(key(name, alias));
+    return scope != null ? scope : scopes.get(key(name, "*"));
   }
 
   private static String key(String feature, String alias) {

@@ -84,6 +84,8 @@ class RateLimitCooldownTest {
       JsonNode health = Json.tryParse(h.get("/health").body());
       assertThat(health.path("target_health").path("emu/emu-429-seq-30").path("cooling_ms").asLong())
           .isGreaterThan(25_000);
+      assertThat(metric(h.get("/metrics").body(), "levee_target_cooling_seconds", "target=\"emu/emu-429-seq-30\""))
+          .isGreaterThan(25);
     }
   }
 
@@ -149,6 +151,13 @@ class RateLimitCooldownTest {
       assertThat(Duration.ofNanos(clock.nanos() - start)).isBetween(Duration.ofSeconds(5), Duration.ofSeconds(6));
       assertThat(h.attempts("emu-429-seq-5")).extracting(LogEntry::atMs).last().satisfies(at -> assertThat(at).isGreaterThanOrEqualTo(5_000));
     }
+  }
+
+  /** The value of the first sample of {@code name} whose labels contain {@code label}. */
+  static double metric(String scrape, String name, String label) {
+    return scrape.lines().filter(l -> l.startsWith(name + "{") && l.contains(label)).findFirst()
+        .map(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+        .orElseThrow(() -> new AssertionError("no " + name + " with " + label + " in /metrics"));
   }
 
   private static Harness sequenceHarness(ManualClock clock, String deadline) throws Exception {

@@ -179,6 +179,9 @@ class ScopedHealthTest {
       assertThat(feature.path("tier").asText()).isEqualTo("T2");
       assertThat(feature.path("aliases").findValuesAsText("cause")).isNotEmpty()
           .allSatisfy(cause -> assertThat(cause).contains("alias faulty-"));
+      String metrics = h.get("/metrics").body();
+      assertThat(RateLimitCooldownTest.metric(metrics, "levee_tier_alias", "alias=\"faulty-1\"")).isEqualTo(2.0);
+      assertThat(RateLimitCooldownTest.metric(metrics, "levee_tier_alias", "alias=\"healthy-1\"")).isEqualTo(0.0);
     }
     for (Alias alias : aliases) {
       if (alias.faulty()) {
