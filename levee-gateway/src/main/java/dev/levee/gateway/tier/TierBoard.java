@@ -69,7 +69,7 @@ public final class TierBoard implements CallObserver, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TierBoard.class);
 
   /** Feature-and-alias scopes with their own health. */
-  public static final int MAX_SCOPES = 1000;
+  public static final int MAX_SCOPES = 256; // each holds an SLI window of 12 histograms (~100 KB)
 
   private final GatewayConfig config;
   private final Ticker ticker;
