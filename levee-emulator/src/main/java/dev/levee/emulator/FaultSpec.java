@@ -15,12 +15,23 @@ import java.util.regex.Pattern;
  * @param n the number in the name: deltas for mid-stream faults, ms for {@code slow-ttft}, seconds
  *     of {@code retry-after} for {@code 429-ra}; 0 when the name has none
  * @param always whether {@code -always} makes a first-attempt fault fire on every attempt
+ * @param sequence for {@code 429-seq-<s>-<s>...}: the {@code retry-after} seconds of the 1st, 2nd, ...
+ *     attempt of a conversation; later attempts are answered (empty for every other fault)
  */
-record FaultSpec(Kind kind, int n, boolean always) {
+record FaultSpec(Kind kind, int n, boolean always, java.util.List<Integer> sequence) {
+
+  FaultSpec(Kind kind, int n, boolean always) {
+    this(kind, n, always, java.util.List.of());
+  }
+
+  /** The 429 {@code retry-after} (s) of the 0-based {@code attempt} of a conversation, or empty when it is answered. */
+  Optional<Integer> sequencedRetryAfter(int attempt) {
+    return attempt < sequence.size() ? Optional.of(sequence.get(attempt)) : Optional.empty();
+  }
 
   /** The faults. */
   enum Kind {
-    OK(false), OVERLOADED(false), RATE_LIMITED(true), SERVER_ERROR_ONCE(true), UNAVAILABLE(false),
+    OK(false), OVERLOADED(false), RATE_LIMITED(true), RATE_LIMITED_SEQUENCE(false), SERVER_ERROR_ONCE(true), UNAVAILABLE(false),
     HANG(false), RESET(true), BAD_REQUEST(false), SLOW_TTFT(false), DUP(false),
     CUT(true), ERROR_EVENT(true), STALL(true), MALFORMED(true);
 
@@ -40,6 +51,7 @@ record FaultSpec(Kind kind, int n, boolean always) {
 
   private static final Pattern NUMBERED = Pattern.compile("(slow-ttft|cut|error|stall|malformed)-(\\d{1,9})");
   private static final Pattern RATE_LIMITED = Pattern.compile("429-ra(\\d{1,9})");
+  private static final Pattern RATE_LIMITED_SEQUENCE = Pattern.compile("429-seq((?:-\\d{1,6}){1,20})");
 
   /** The fault of {@code model}, or empty when it starts with {@code emu-} but names no fault. */
   static Optional<FaultSpec> of(String model) {
@@ -76,6 +88,12 @@ record FaultSpec(Kind kind, int n, boolean always) {
     if (retryAfter.matches()) {
       return Optional.of(new FaultSpec(Kind.RATE_LIMITED, Integer.parseInt(retryAfter.group(1)), always));
     }
+    Matcher sequence = RATE_LIMITED_SEQUENCE.matcher(name);
+    if (sequence.matches()) {
+      java.util.List<Integer> seconds = java.util.Arrays.stream(sequence.group(1).substring(1).split("-"))
+          .map(Integer::parseInt).toList();
+      return Optional.of(new FaultSpec(Kind.RATE_LIMITED_SEQUENCE, 0, false, seconds));
+    }
     Matcher numbered = NUMBERED.matcher(name);
     if (!numbered.matches()) {
       return Optional.empty();
@@ -95,6 +113,6 @@ record FaultSpec(Kind kind, int n, boolean always) {
    * asked only for a fault that strikes first attempts only, so healthy models are not remembered.
    */
   boolean strikes(BooleanSupplier firstAttempt) {
-    return kind != Kind.OK && (!kind.firstAttemptOnly() || always || firstAttempt.getAsBoolean());
+    return kind != Kind.OK && kind != Kind.RATE_LIMITED_SEQUENCE && (!kind.firstAttemptOnly() || always || firstAttempt.getAsBoolean());
   }
 }

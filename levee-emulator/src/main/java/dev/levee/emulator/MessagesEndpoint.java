@@ -60,6 +60,13 @@ final class MessagesEndpoint {
       }
     }
     FaultSpec fault = named.get();
+    if (fault.kind() == FaultSpec.Kind.RATE_LIMITED_SEQUENCE) { // emu-429-seq-2-10-30: rising retry-after, then answered
+      Optional<Integer> seconds = fault.sequencedRetryAfter(state.memory.attempt(request.model(), request.conversationIdentity()));
+      if (seconds.isPresent()) {
+        rateLimited(exchange, seconds.get());
+        return;
+      }
+    }
     FaultSpec strikes =
         fault.strikes(() -> state.memory.firstAttempt(request.model(), request.conversationIdentity())) ? fault : null;
     if (strikes != null) {
@@ -69,9 +76,7 @@ final class MessagesEndpoint {
           return;
         }
         case RATE_LIMITED -> {
-          exchange.response.getHeaders().put("retry-after", Integer.toString(strikes.n()));
-          exchange.fail(ApiError.rateLimited("This request would exceed your organization's rate limit. "
-              + "Please retry after " + strikes.n() + " seconds."));
+          rateLimited(exchange, strikes.n());
           return;
         }
         case SERVER_ERROR_ONCE -> {
@@ -106,7 +111,7 @@ final class MessagesEndpoint {
         case ERROR_EVENT -> exchange.record.action("error@" + strikes.n());
         case STALL -> exchange.record.action("stall@" + strikes.n());
         case MALFORMED -> exchange.record.action("malformed@" + strikes.n());
-        case OK -> { }
+        case OK, RATE_LIMITED_SEQUENCE -> { }
       }
     }
     answer(exchange, request, timing, strikes);
@@ -124,6 +129,12 @@ final class MessagesEndpoint {
       byte[] message = Json.bytes(MessageJson.message(id, request.model(), request.inputTokens(), plan));
       json.respond(exchange, message, StreamPlan.deltaCount(plan), timing, fault);
     }
+  }
+
+  private static void rateLimited(Exchange exchange, long seconds) {
+    exchange.response.getHeaders().put("retry-after", Long.toString(seconds));
+    exchange.fail(ApiError.rateLimited("This request would exceed your organization's rate limit. "
+        + "Please retry after " + seconds + " seconds."));
   }
 
   private static void failForPhase(Exchange exchange, Scenario.Phase phase) {

@@ -7,6 +7,7 @@ import com.anthropic.errors.OverloadedException;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.levee.anthropic.Json;
 import java.net.http.HttpResponse;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Faults that answer with an HTTP error status instead of a message. */
@@ -39,6 +40,26 @@ class StatusFaultsTest extends InstantEmulatorTest {
     assertThat(retry.statusCode()).isEqualTo(200);
     assertError(otherConversation, 429, "rate_limit_error");
     assertThat(emulator.log()).extracting(LogEntry::action).containsExactly("429", "ok", "429");
+  }
+
+  @Test
+  void emu429SeqAnswersEachAttemptOfAConversationWithTheNextRetryAfterThenAnswers() throws Exception {
+    List<String> retryAfters = new java.util.ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      HttpResponse<String> limited = wire.post("/v1/messages", Wire.body("emu-429-seq-2-10-30", false, "hi"));
+      assertError(limited, 429, "rate_limit_error");
+      retryAfters.add(limited.headers().firstValue("retry-after").orElseThrow());
+    }
+    HttpResponse<String> fourth = wire.post("/v1/messages", Wire.body("emu-429-seq-2-10-30", false, "hi"));
+    HttpResponse<String> otherConversation = wire.post("/v1/messages", Wire.body("emu-429-seq-2-10-30", false, "other"));
+
+    assertThat(retryAfters).containsExactly("2", "10", "30");
+    assertThat(fourth.statusCode()).isEqualTo(200);
+    assertError(otherConversation, 429, "rate_limit_error");
+    assertThat(otherConversation.headers().firstValue("retry-after")).contains("2");
+    emulator.reset();
+    assertThat(wire.post("/v1/messages", Wire.body("emu-429-seq-2-10-30", false, "hi")).headers().firstValue("retry-after"))
+        .contains("2");
   }
 
   @Test

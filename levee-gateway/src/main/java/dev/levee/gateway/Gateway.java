@@ -77,7 +77,7 @@ public final class Gateway implements AutoCloseable {
     RetryBudget budget = new RetryBudget(policy.retryBudget().max(), policy.retryBudget().ratio());
     Aliases aliases = new Aliases(config);
     TargetStats stats = new TargetStats(aliases.configuredTargets(), ticker);
-    TierBoard tiers = new TierBoard(config, ticker, clock.wall(), clock.scheduler());
+    TierBoard tiers = new TierBoard(config, ticker, clock.sleeper(), clock.wall(), clock.scheduler());
     StreamStats streamStats = new StreamStats(ticker);
     ResponseCache cache = new ResponseCache(
         new ResponseCache.Config(config.cache().maxBytes(), config.cache().maxStaleness()), ticker);

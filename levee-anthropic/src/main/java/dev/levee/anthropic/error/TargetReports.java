@@ -33,6 +33,7 @@ public final class TargetReports {
       case BUDGET_EXHAUSTED -> "not tried: retry budget exhausted";
       case CIRCUIT_OPEN -> "circuit open (" + Math.max(1, (report.openFor().toMillis() + 999) / 1000) + " s left)";
       case TRIAL_IN_FLIGHT -> "circuit half-open, trial in flight";
+      case COOLING -> "cooling after a rate limit (" + Math.max(1, (report.openFor().toMillis() + 999) / 1000) + " s left)";
       case FAILED -> (report.failure().status() > 0 ? report.failure().status() + " " : "")
           + report.failure().errorType() + " (" + report.calls() + (report.calls() == 1 ? " call)" : " calls)");
     };

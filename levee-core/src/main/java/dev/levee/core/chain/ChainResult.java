@@ -97,6 +97,11 @@ public sealed interface ChainResult<T> {
     /** Skipped: its circuit breaker is HALF_OPEN with every trial slot taken. */
     TRIAL_IN_FLIGHT,
     /** Called, and its last call failed. */
-    FAILED
+    FAILED,
+    /**
+     * Skipped before the chain ran: cooling after a rate limit ({@code openFor} is the time left;
+     * see {@code dev.levee.core.cooldown.RateLimitCooldowns}).
+     */
+    COOLING
   }
 }

@@ -219,6 +219,8 @@ public final class FallbackChain {
     Failure lastFailure;
     T lastResponse;
     Duration earliestRetry;
+    /** The wait each target stated last: a later answer replaces an earlier one (issue 10: 2 s, 10 s, 30 s means 30 s). */
+    final java.util.Map<Target, Duration> statedWaits = new java.util.HashMap<>();
 
     Run(boolean firstCallIsRetry) {
       this.firstCallIsRetry = firstCallIsRetry;
@@ -248,7 +250,7 @@ public final class FallbackChain {
       lastResponse = response;
       reports.removeIf(r -> r.target().equals(target));
       reports.add(new TargetReport(target, Why.FAILED, callsOnTarget, failure, Duration.ZERO));
-      failure.retryAfter().ifPresent(this::offerRetryAfter);
+      failure.retryAfter().ifPresent(wait -> statedWaits.put(target, wait));
     }
 
     void offerRetryAfter(Duration d) {
@@ -258,6 +260,7 @@ public final class FallbackChain {
     }
 
     ChainResult<T> exhausted(List<Target> targets) {
+      statedWaits.values().forEach(this::offerRetryAfter);
       List<TargetReport> ordered = new ArrayList<>();
       for (Target target : targets) {
         ordered.add(reports.stream().filter(r -> r.target().equals(target)).findFirst()

@@ -8,14 +8,27 @@ import java.util.Objects;
 /**
  * What the {@link TierDecider} looks at: one reading of a feature's SLIs and error-budget burn.
  *
+ * <p>Two sources meet here (issue 10, "health has a scope"): the <b>signals</b> ({@code
+ * p99Millis}, {@code serverErrorShare}, {@code rateLimitedShare}, {@code requests}) read the
+ * upstream <em>API calls</em> of the targets the feature's alias uses; the <b>burn</b> and {@code
+ * clientFailureShare} read what the feature's <em>clients</em> saw (a request answered by a retry or
+ * a fallback is a success for them).
+ *
  * @param p99Millis 99th percentile latency of successful calls over the SLI window, ms (time to
- *     first token for streams, total time for JSON); 0 when there were none
+ *     first token for streams, total time for JSON); in a {@link #scoped} reading the higher of the calls'
+ *     and the clients' p99 (a request answered after a retry still counts its whole latency); 0
+ *     when there were none
  * @param serverErrorShare share of calls failed by the target (5xx, 529, timeouts), 0..1
  * @param rateLimitedShare share of calls answered 429, 0..1
  * @param requests calls behind the shares (the SLI window's {@link SliSnapshot#total()})
  * @param burn1h error-budget burn over the last hour
  * @param burn5m error-budget burn over the last 5 minutes
  * @param burnRequests calls behind {@code burn5m}; the burn rule needs enough of them
+ * @param clientFailureShare share of the clients' requests that got no answer from a target over
+ *     the SLI window, 0..1: the clients are "being answered" while it stays below the 5xx
+ *     step-down share (see {@link TierThresholds#answeredSignalFloor()})
+ * @param source what the signals read, for explanations (e.g. the target with the most failures,
+ *     {@code anthropic/claude-opus-4-6}); empty when unknown
  */
 public record SliReading(
     double p99Millis,
@@ -24,9 +37,13 @@ public record SliReading(
     long requests,
     double burn1h,
     double burn5m,
-    long burnRequests) {
+    long burnRequests,
+    double clientFailureShare,
+    String source) {
 
   public SliReading {
+    check("clientFailureShare", clientFailureShare, 1);
+    Objects.requireNonNull(source, "source");
     check("p99Millis", p99Millis, Double.MAX_VALUE);
     check("serverErrorShare", serverErrorShare, 1);
     check("rateLimitedShare", rateLimitedShare, 1);
@@ -36,8 +53,36 @@ public record SliReading(
     if (burnRequests < 0) throw new IllegalArgumentException("burnRequests must be non-negative: " + burnRequests);
   }
 
+  /**
+   * A reading whose calls are what the clients saw (one window for both, as before issue 10): the
+   * clients' failure share is the calls' 5xx and 429 shares together.
+   */
+  public SliReading(double p99Millis, double serverErrorShare, double rateLimitedShare, long requests,
+      double burn1h, double burn5m, long burnRequests) {
+    this(p99Millis, serverErrorShare, rateLimitedShare, requests, burn1h, burn5m, burnRequests,
+        Math.min(1, serverErrorShare + rateLimitedShare), "");
+  }
+
   /** A reading with no traffic at all. */
   public static final SliReading QUIET = new SliReading(0, 0, 0, 0, 0, 0, 0);
+
+  /**
+   * A scoped reading: the signals of the targets' API calls, the burn and failure share of the
+   * clients.
+   *
+   * @param calls the merged SLI window of the targets' calls
+   * @param source the target the signals point at, for explanations
+   * @param clients what the clients saw over the SLI window (only its failure share is read)
+   * @param burn the clients' error-budget burn
+   */
+  public static SliReading scoped(SliSnapshot calls, String source, SliSnapshot clients, BurnRates burn) {
+    Objects.requireNonNull(calls, "calls");
+    Objects.requireNonNull(clients, "clients");
+    Objects.requireNonNull(burn, "burn");
+    return new SliReading(Math.max(calls.p99Millis(), clients.p99Millis()), calls.serverErrorRate(),
+        calls.rateLimitedRate(), calls.total(), burn.burn1h(), burn.burn5m(), burn.requests5m(),
+        1 - clients.successRate(), source);
+  }
 
   /** Reads a sliding-window snapshot and the tracker's burn rates. */
   public static SliReading of(SliSnapshot snapshot, SloTracker slo) {

@@ -21,18 +21,25 @@ import java.util.Objects;
  *   <li><b>Signals</b>: each of 5xx share at or above {@code serverErrorDown} (2%), 429 share at
  *       or above {@code rateLimitedDown} (5%), p99 at or above {@code p99DownMillis} (800 ms) is
  *       one step down <em>from the current tier</em>; so 5xx and 429 both elevated are two
- *       steps. Signal steps never go below {@code signalFloor} (T2): a bad minute of errors may
- *       put a feature on cached answers, but only a burning error budget takes an optional
- *       feature to a static answer, and nothing automatic takes a critical or standard feature
- *       there (a person can, with {@link TierController#force}). A window with fewer than
- *       {@code minRequests} calls does not step down on signals: its shares are noise.
+ *       steps. The shares read the API calls of the targets the feature's alias uses; the burn
+ *       reads what the clients saw (issue 10). While the clients are answered (their failure
+ *       share over the SLI window below {@code serverErrorDown}) signal steps never go below
+ *       {@code answeredSignalFloor} (T1): an outage that retries and fallbacks absorb moves the
+ *       feature to its reduced target, never to cached or static answers. When the clients see
+ *       failures, signal steps reach {@code signalFloor} (T2): only a burning error budget takes
+ *       an optional feature to a static answer, and nothing automatic takes a critical or
+ *       standard feature there (a person can, with {@link TierController#force}). A window
+ *       with fewer than {@code minRequests} calls (the minimum volume, default 20) does not step
+ *       down on signals: its shares are noise.
  *   <li><b>Combining</b>: the lower (more degraded) of the burn target and the signal target
  *       wins. A target that is not below the current tier is a hold: the decider never steps
  *       up while anything is elevated.
  *   <li><b>Healthy</b>: p99 below {@code healthyP99Millis} (500 ms), 5xx below 0.5%, 429 below
- *       1%, and burn not at {@code healthyBurn} (2) in both windows — the negation of the same
- *       multiwindow condition, so the 5 min window, which falls soon after recovery, lets a
- *       feature up while the 1 h window still remembers the incident. One step up.
+ *       1%, and the <em>short</em> (5 min) burn window below {@code healthyBurn} (default 14.4,
+ *       the alert threshold). This is how a multiwindow alert resets (SRE workbook ch. 5): the
+ *       1 h window says an incident was big, only the short one says whether it is still going
+ *       on, so the hour's memory of a storm never holds a feature down once the storm is over.
+ *       One step up.
  *   <li><b>Quiet</b>: with fewer than {@code minRequests} calls in the SLI window (no traffic,
  *       or a feature at T2 whose cache answers everything), the window counts as healthy when
  *       none of its calls failed and burn is not elevated; so a feature that stopped calling
@@ -40,10 +47,10 @@ import java.util.Objects;
  *   <li>Otherwise <b>hold</b>.
  * </ol>
  *
- * <p>Recovery time: after a storm, "burn below 2" needs the storm to leave the 5 min window, so
- * with the defaults a feature starts stepping up about 5 min after the storm ends, then one
- * tier per {@code healthy-for}. Setting {@code healthyBurn} to infinity leaves recovery to the
- * SLI window (60 s) alone.
+ * <p>Recovery time: after a storm the SLI window (60 s) must be clean and the 5 min burn below
+ * {@code healthyBurn}; then one tier per {@code healthy-for} (30 s). After a 3-minute storm of
+ * 100% 429s a feature is back at T0 well within 5 min of its end ({@code StormDrillTest}).
+ * Setting {@code healthyBurn} to 2 waits until the storm has left the 5 min window entirely.
  *
  * <p>Immutable and thread-safe.
  */
@@ -97,9 +104,12 @@ public final class TierDecider {
         elevated.add("p99 " + ms(reading.p99Millis()) + " >= " + ms(t.p99DownMillis()));
       }
     }
-    Tier signalTarget = elevated.isEmpty() ? null : signalStep(current, elevated.size());
+    boolean answered = reading.clientFailureShare() < t.serverErrorDown();
+    Tier floor = answered ? t.answeredSignalFloor() : t.signalFloor();
+    Tier signalTarget = elevated.isEmpty() ? null : signalStep(current, elevated.size(), floor);
     String signalWhy = elevated.isEmpty() ? null
-        : String.join(", ", elevated) + ": " + steps(elevated.size()) + " down";
+        : (reading.source().isEmpty() ? "" : reading.source() + ": ") + String.join(", ", elevated) + ": "
+            + steps(elevated.size()) + " down" + (answered && floor != t.signalFloor() ? " (clients answered: floor " + floor + ")" : "");
 
     if (burnTarget != null || signalTarget != null) {
       boolean burnWins = signalTarget == null || (burnTarget != null && !signalTarget.isBelow(burnTarget));
@@ -113,7 +123,7 @@ public final class TierDecider {
       return new TierDecision(current, TierDecision.Cause.HOLD, all + ", already at " + current);
     }
 
-    boolean burnHealthy = !burn.bothAtLeast(t.healthyBurn());
+    boolean burnHealthy = burn.burn5m() < t.healthyBurn(); // the short window decides (multiwindow reset)
     if (!enough) {
       boolean clean = reading.serverErrorShare() == 0 && reading.rateLimitedShare() == 0;
       String quiet = "quiet: " + reading.requests() + " calls < " + t.minRequests();
@@ -144,8 +154,7 @@ public final class TierDecider {
         "not healthy, not degraded: " + String.join(", ", notHealthy) + ": hold");
   }
 
-  private Tier signalStep(Tier current, int steps) {
-    Tier floor = thresholds.signalFloor();
+  private static Tier signalStep(Tier current, int steps, Tier floor) {
     if (!floor.isBelow(current)) {
       return current; // at or below the floor already: signals alone take it no lower
     }
@@ -160,7 +169,7 @@ public final class TierDecider {
   }
 
   private static String burnText(SliReading r, TierThresholds t) {
-    return "burn " + num(r.burn1h()) + " (1h) and " + num(r.burn5m()) + " (5m) >= " + num(t.healthyBurn());
+    return "burn " + num(r.burn5m()) + " (5m) >= " + num(t.healthyBurn());
   }
 
   private static String steps(int n) {

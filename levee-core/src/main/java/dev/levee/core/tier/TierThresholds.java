@@ -15,10 +15,14 @@ import java.util.Objects;
  *   <tr><td>one step down</td><td>{@code rateLimitedDown} (share of 429)</td><td>0.05</td></tr>
  *   <tr><td>one step down</td><td>{@code p99DownMillis}</td><td>800 ms</td></tr>
  *   <tr><td>healthy (all four)</td><td>{@code healthyP99Millis}, {@code healthyServerErrorShare},
- *       {@code healthyRateLimitedShare}, {@code healthyBurn}</td><td>500 ms, 0.005, 0.01, 2</td></tr>
+ *       {@code healthyRateLimitedShare}, {@code healthyBurn} (short window only: the multiwindow
+ *       alert resets on its short window, SRE workbook ch. 5)</td><td>500 ms, 0.005, 0.01, 14.4</td></tr>
  *   <tr><td>evidence (Levee's choice)</td><td>{@code minRequests}: fewer calls than this in a
  *       window make its shares too noisy to step down on</td><td>20</td></tr>
  *   <tr><td>reach of the signal rules (Levee's choice)</td><td>{@code signalFloor}</td><td>T2</td></tr>
+ *   <tr><td>reach of the signal rules while the clients are answered (issue 10)</td>
+ *       <td>{@code answeredSignalFloor}: an absorbed fault (retries or fallbacks answer) takes a
+ *       feature to the reduced target at most</td><td>T1</td></tr>
  *   <tr><td>burn targets</td><td>{@code burnTier}, {@code optionalBurnTier}</td><td>T2, T3</td></tr>
  * </table>
  *
@@ -36,11 +40,20 @@ public record TierThresholds(
     double healthyServerErrorShare,
     double healthyRateLimitedShare,
     double healthyBurn,
-    long minRequests) {
+    long minRequests,
+    Tier answeredSignalFloor) {
 
   /** The defaults listed above. */
   public static final TierThresholds DEFAULT = new TierThresholds(
-      14.4, Tier.T2, Tier.T3, 0.02, 0.05, 800, Tier.T2, 500, 0.005, 0.01, 2, 20);
+      14.4, Tier.T2, Tier.T3, 0.02, 0.05, 800, Tier.T2, 500, 0.005, 0.01, 14.4, 20, Tier.T1);
+
+  /** Thresholds whose signal rules reach {@code signalFloor} whether or not the clients are answered. */
+  public TierThresholds(double burnThreshold, Tier burnTier, Tier optionalBurnTier, double serverErrorDown,
+      double rateLimitedDown, double p99DownMillis, Tier signalFloor, double healthyP99Millis,
+      double healthyServerErrorShare, double healthyRateLimitedShare, double healthyBurn, long minRequests) {
+    this(burnThreshold, burnTier, optionalBurnTier, serverErrorDown, rateLimitedDown, p99DownMillis, signalFloor,
+        healthyP99Millis, healthyServerErrorShare, healthyRateLimitedShare, healthyBurn, minRequests, signalFloor);
+  }
 
   /**
    * @throws IllegalArgumentException when a share is outside [0, 1], a number is negative, or a
@@ -52,6 +65,11 @@ public record TierThresholds(
     Objects.requireNonNull(burnTier, "burnTier");
     Objects.requireNonNull(optionalBurnTier, "optionalBurnTier");
     Objects.requireNonNull(signalFloor, "signalFloor");
+    Objects.requireNonNull(answeredSignalFloor, "answeredSignalFloor");
+    if (answeredSignalFloor.isBelow(signalFloor)) {
+      throw new IllegalArgumentException("answeredSignalFloor (" + answeredSignalFloor + ") must not be below signalFloor ("
+          + signalFloor + ")");
+    }
     share("serverErrorDown", serverErrorDown);
     share("rateLimitedDown", rateLimitedDown);
     share("healthyServerErrorShare", healthyServerErrorShare);
@@ -73,25 +91,34 @@ public record TierThresholds(
 
   public TierThresholds withBurnThreshold(double value) {
     return new TierThresholds(value, burnTier, optionalBurnTier, serverErrorDown, rateLimitedDown, p99DownMillis,
-        signalFloor, healthyP99Millis, healthyServerErrorShare, healthyRateLimitedShare, healthyBurn, minRequests);
+        signalFloor, healthyP99Millis, healthyServerErrorShare, healthyRateLimitedShare, healthyBurn, minRequests,
+        answeredSignalFloor);
   }
 
+  /** These thresholds with another minimum volume ({@code tiers.min-volume}): calls a window needs before any step down. */
   public TierThresholds withMinRequests(long value) {
     return new TierThresholds(burnThreshold, burnTier, optionalBurnTier, serverErrorDown, rateLimitedDown,
         p99DownMillis, signalFloor, healthyP99Millis, healthyServerErrorShare, healthyRateLimitedShare, healthyBurn,
-        value);
+        value, answeredSignalFloor);
   }
 
   public TierThresholds withHealthyBurn(double value) {
     return new TierThresholds(burnThreshold, burnTier, optionalBurnTier, serverErrorDown, rateLimitedDown,
         p99DownMillis, signalFloor, healthyP99Millis, healthyServerErrorShare, healthyRateLimitedShare, value,
-        minRequests);
+        minRequests, answeredSignalFloor);
   }
 
+  /** These thresholds with another signal floor; the answered floor is raised to it if it was lower. */
   public TierThresholds withSignalFloor(Tier value) {
     return new TierThresholds(burnThreshold, burnTier, optionalBurnTier, serverErrorDown, rateLimitedDown,
         p99DownMillis, value, healthyP99Millis, healthyServerErrorShare, healthyRateLimitedShare, healthyBurn,
-        minRequests);
+        minRequests, answeredSignalFloor.isBelow(value) ? value : answeredSignalFloor);
+  }
+
+  public TierThresholds withAnsweredSignalFloor(Tier value) {
+    return new TierThresholds(burnThreshold, burnTier, optionalBurnTier, serverErrorDown, rateLimitedDown,
+        p99DownMillis, signalFloor, healthyP99Millis, healthyServerErrorShare, healthyRateLimitedShare, healthyBurn,
+        minRequests, value);
   }
 
   private static void share(String name, double value) {

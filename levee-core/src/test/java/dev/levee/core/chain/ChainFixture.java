@@ -134,6 +134,7 @@ abstract class ChainFixture {
       case BUDGET_EXHAUSTED -> "not tried: retry budget exhausted";
       case CIRCUIT_OPEN -> "circuit open (" + Math.max(1, (r.openFor().toMillis() + 999) / 1000) + " s left)";
       case TRIAL_IN_FLIGHT -> "circuit half-open, trial in flight";
+      case COOLING -> "cooling (" + r.openFor().toSeconds() + " s left)";
       case FAILED -> (r.failure().status() > 0 ? r.failure().status() + " " : "") + r.failure().errorType()
           + " (" + r.calls() + (r.calls() == 1 ? " call)" : " calls)");
     };

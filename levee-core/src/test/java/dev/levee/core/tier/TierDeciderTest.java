@@ -40,7 +40,9 @@ class TierDeciderTest {
         T0  | CRITICAL | 120    | 0     | 0     | 1000  | 15      | 15      | 1000       | T2   | BURN    | a critical feature goes to T2 as well
         T0  | OPTIONAL | 120    | 0     | 0     | 1000  | 15      | 15      | 1000       | T3   | BURN    | an optional feature goes to T3
         T0  | STANDARD | 120    | 0     | 0     | 1000  | 14.4    | 14.4    | 1000       | T2   | BURN    | burn exactly 14.4 counts
-        T0  | STANDARD | 120    | 0     | 0     | 1000  | 15      | 10      | 1000       | T0   | HOLD    | the 5 min window says it is over: no burn step, not healthy
+        T0  | STANDARD | 120    | 0     | 0     | 1000  | 15      | 10      | 1000       | T0   | HEALTHY | the 5 min window says it is over: no burn step, healthy
+        T2  | STANDARD | 120    | 0     | 0     | 1000  | 40      | 14.3    | 1000       | T1   | HEALTHY | the short window decides the way up: the hour still burning does not hold
+        T2  | STANDARD | 120    | 0     | 0     | 1000  | 10      | 14.4    | 1000       | T2   | HOLD    | a short window at the alert threshold is not healthy
         T0  | STANDARD | 120    | 0     | 0     | 1000  | 10      | 15      | 1000       | T0   | HOLD    | a short spike the hour does not confirm: hold
         T0  | STANDARD | 120    | 0     | 0     | 1000  | 50      | 50      | 10         | T0   | HOLD    | too few calls behind the burn: no burn step
         T1  | STANDARD | 120    | 3     | 0     | 1000  | 15      | 15      | 1000       | T2   | BURN    | burn and signals agree on T2
@@ -100,12 +102,54 @@ class TierDeciderTest {
   }
 
   @Test
-  void anInfiniteHealthyBurnLetsAFeatureUpWhileTheBudgetStillRemembers() {
-    TierDecider fastRecovery = new TierDecider(TierThresholds.DEFAULT.withHealthyBurn(Double.POSITIVE_INFINITY));
+  void aHealthyBurnOf2HoldsAFeatureWhileTheShortWindowStillRemembers() {
+    TierDecider strict = new TierDecider(TierThresholds.DEFAULT.withHealthyBurn(2));
     SliReading cleanWindowRecentStorm = new SliReading(120, 0, 0, 1000, 12, 12, 1000);
 
-    assertThat(decider.decide(Tier.T2, cleanWindowRecentStorm, Priority.STANDARD).next()).isEqualTo(Tier.T2);
-    assertThat(fastRecovery.decide(Tier.T2, cleanWindowRecentStorm, Priority.STANDARD).next()).isEqualTo(Tier.T1);
+    assertThat(decider.decide(Tier.T2, cleanWindowRecentStorm, Priority.STANDARD).next()).isEqualTo(Tier.T1);
+    assertThat(strict.decide(Tier.T2, cleanWindowRecentStorm, Priority.STANDARD).next()).isEqualTo(Tier.T2);
+  }
+
+  @Test
+  void whileTheClientsAreAnsweredTargetSignalsGoNoLowerThanT1() {
+    // the primary fails every call (5xx and 429) but retries and fallbacks answer every client
+    SliReading absorbed = new SliReading(120, 0.6, 0.3, 1000, 0, 0, 1000, 0, "emu/claude-big");
+
+    TierDecision fromT0 = decider.decide(Tier.T0, absorbed, Priority.OPTIONAL);
+
+    assertThat(fromT0.next()).isEqualTo(Tier.T1);
+    assertThat(fromT0.reason()).isEqualTo(
+        "emu/claude-big: 5xx 60.0% >= 2.0%, 429 30.0% >= 5.0%: two steps down (clients answered: floor T1), T0 -> T1");
+    assertThat(decider.decide(Tier.T1, absorbed, Priority.OPTIONAL))
+        .extracting(TierDecision::next, TierDecision::cause).containsExactly(Tier.T1, Cause.HOLD);
+  }
+
+  @Test
+  void whenTheClientsSeeFailuresTargetSignalsReachTheSignalFloor() {
+    SliReading felt = new SliReading(120, 0.6, 0.3, 1000, 0, 0, 1000, 0.02, "emu/claude-big");
+
+    assertThat(decider.decide(Tier.T0, felt, Priority.STANDARD))
+        .extracting(TierDecision::next, TierDecision::cause).containsExactly(Tier.T2, Cause.SIGNALS);
+  }
+
+  @Test
+  void theMinimumVolumeIsConfigurableAndAppliesToEveryStepDown() {
+    TierDecider patient = new TierDecider(TierThresholds.DEFAULT.withMinRequests(50));
+    SliReading fewBadCalls = new SliReading(120, 0.5, 0, 40, 100, 100, 40, 0.5, "");
+
+    assertThat(decider.decide(Tier.T0, fewBadCalls, Priority.STANDARD).next()).isEqualTo(Tier.T2);
+    assertThat(patient.decide(Tier.T0, fewBadCalls, Priority.STANDARD))
+        .extracting(TierDecision::next, TierDecision::cause).containsExactly(Tier.T0, Cause.HOLD);
+  }
+
+  @Test
+  void aScopedReadingTakesSignalsFromTheCallsAndTheFailureShareFromTheClients() {
+    SliSnapshot calls = new SliSnapshot(60, 25, 75, 0, 0, 20, 30, 40);
+    SliSnapshot clients = new SliSnapshot(60, 100, 0, 0, 0, 200, 900, 1200);
+
+    SliReading reading = SliReading.scoped(calls, "emu/emu-529", clients, new BurnRates(0, 0, 100));
+
+    assertThat(reading).isEqualTo(new SliReading(1200, 0.75, 0, 100, 0, 0, 100, 0, "emu/emu-529"));
   }
 
   @Test

@@ -38,7 +38,7 @@ public record GatewayConfig(
     models = models == null ? Map.of() : models;
     policy = policy == null ? new Policy(null, null, null, null, null, null, null) : policy;
     features = features == null ? Map.of() : features;
-    tiers = tiers == null ? new Tiers(null, null, null, null, null) : tiers;
+    tiers = tiers == null ? new Tiers(null, null, null, null, null, null) : tiers;
     cache = cache == null ? new Cache(null, null) : cache;
     admin = admin == null ? new Admin(null) : admin;
   }
@@ -65,9 +65,14 @@ public record GatewayConfig(
    * @param slo the success objective whose error-budget burn is watched (default 0.995)
    * @param webhook a URL that receives each transition as JSON, or empty
    * @param window the SLI window behind p99 and the error shares (default 60 s)
+   * @param minVolume calls a window must hold before any step down, on signals or on burn
+   *     (default 20): fewer make its shares noise (issue 10)
    */
-  public record Tiers(Duration evaluateEvery, Duration healthyFor, Double slo, String webhook, Duration window) {
+  public record Tiers(Duration evaluateEvery, Duration healthyFor, Double slo, String webhook, Duration window,
+      Long minVolume) {
     public Tiers {
+      minVolume = minVolume == null ? 20L : minVolume;
+      if (minVolume < 1) throw new IllegalArgumentException("min-volume must be at least 1");
       window = window == null ? Duration.ofSeconds(60) : window;
       if (!window.isPositive()) throw new IllegalArgumentException("window must be positive");
       evaluateEvery = evaluateEvery == null ? TierControllerConfig.DEFAULT.evaluateEvery() : evaluateEvery;

@@ -92,6 +92,7 @@ public final class HealthReport {
     stream.put("ttft_p95_ms", s.ttftP95Millis());
     stream.put("duplicate_event_rate", round(s.duplicateRate()));
     root.set("tiers", tiers.status());
+    root.set("target_health", tiers.targetStatus()); // issue 10 (tiers): per-target calls and rate-limit cooldowns
     return new Report(root, verdict);
   }
 

@@ -29,8 +29,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>{@code levee_request_upstream_calls} — upstream calls per admitted request (count, sum, max);
  *   <li>{@code levee_upstream_calls_total{target,outcome}} and {@code levee_upstream_latency_seconds{target}};
  *   <li>{@code levee_circuit_state{target}} — 0 closed, 1 half-open, 2 open;
- *   <li>{@code levee_retry_budget_tokens}, {@code levee_tier{feature}} (0 = T0 … 3 = T3),
- *       {@code levee_tier_transitions_total};
+ *   <li>{@code levee_retry_budget_tokens}, {@code levee_tier{feature}} (0 = T0 … 3 = T3, the
+ *       worst of its aliases), {@code levee_tier_alias{feature,alias}}, {@code
+ *       levee_target_cooling_seconds{target}}, {@code levee_tier_transitions_total};
  *   <li>{@code levee_streams_*_total}, {@code levee_stream_resumes_total}, {@code
  *       levee_stream_ttft_p95_seconds}, {@code levee_stream_duplicate_event_rate};
  *   <li>{@code levee_cache_*} — entries, bytes, lookups by result.
@@ -55,8 +56,17 @@ public final class Metrics implements CallObserver {
     tiers.status().forEach(f -> {
       String feature = f.path("feature").asText();
       Gauge.builder("levee_tier", tiers, t -> t.tier(feature).ordinal()).tag("feature", feature)
-          .description("Degradation tier of the feature: 0 = T0 full ... 3 = T3 static").register(registry);
+          .description("Degradation tier of the feature (its worst alias): 0 = T0 full ... 3 = T3 static").register(registry);
     });
+    // issue 10 (tiers): the tier of each feature through each alias, and each target's rate-limit cooldown
+    tiers.configuredScopes().forEach((feature, aliases) -> aliases.forEach(alias ->
+        Gauge.builder("levee_tier_alias", tiers, t -> t.currentTier(feature, alias).ordinal())
+            .tag("feature", feature).tag("alias", alias)
+            .description("Degradation tier of the feature through the alias: 0 = T0 full ... 3 = T3 static")
+            .register(registry)));
+    configured.forEach(target -> Gauge.builder("levee_target_cooling_seconds", tiers,
+            t -> t.cooldowns().remaining(target).toMillis() / 1000.0).tag("target", target.id())
+        .description("Time left on the target's rate-limit cooldown (retry-after of its last 429)").register(registry));
     FunctionCounter.builder("levee_tier_transitions", tiers, TierBoard::transitions)
         .description("Tier transitions, all features").register(registry);
     FunctionCounter.builder("levee_streams_started", streams, s -> s.snapshot().started())

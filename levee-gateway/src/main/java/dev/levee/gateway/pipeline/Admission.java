@@ -44,13 +44,13 @@ final class Admission {
    */
   record Proceed(Tier tier, CacheSlot cache, boolean cacheMissed) implements Decision {}
 
-  private final Function<String, Tier> tiers;
+  private final Function<InboundRequest, Tier> tiers;
   private final CachedAnswers cache;
 
   /**
-   * @param tiers each feature's current tier (the {@code TierBoard})
+   * @param tiers the current tier of a request's feature through its alias (the {@code TierBoard})
    */
-  Admission(Function<String, Tier> tiers, CachedAnswers cache) {
+  Admission(Function<InboundRequest, Tier> tiers, CachedAnswers cache) {
     this.tiers = tiers;
     this.cache = cache;
   }
@@ -60,7 +60,7 @@ final class Admission {
       return new Proceed(Tier.T0, CacheSlot.NONE, false);
     }
     Feature feature = in.config();
-    Tier tier = tiers.apply(in.feature());
+    Tier tier = tiers.apply(in);
     CacheSlot slot = CacheSlot.of(in, feature.semantic());
     return switch (tier) {
       case T0, T1 -> new Proceed(tier, slot, false);

@@ -6,6 +6,7 @@ import dev.levee.anthropic.upstream.Reply;
 import dev.levee.anthropic.upstream.Upstreams;
 import dev.levee.core.chain.ChainResult;
 import dev.levee.core.chain.FallbackChain;
+import dev.levee.core.cooldown.CooldownPlan;
 import dev.levee.core.time.Ticker;
 import dev.levee.gateway.Aliases;
 import dev.levee.gateway.cache.ResponseCache;
@@ -13,6 +14,7 @@ import dev.levee.gateway.cache.SemanticCache;
 import dev.levee.gateway.config.GatewayConfig;
 import dev.levee.gateway.health.Metrics;
 import dev.levee.gateway.tier.TierBoard;
+import java.util.List;
 import java.util.random.RandomGenerator;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -49,6 +51,7 @@ public final class MessagesHandler {
   private final Recorder recorder;
   private final Responder responder;
   private final Ticker ticker;
+  private final TierBoard tiers;
 
   /** The gateway's shared parts the handler is wired from. */
   public record Parts(GatewayConfig config, Aliases aliases, RequestIds ids, FallbackChain chain, StreamEngine streams,
@@ -65,13 +68,14 @@ public final class MessagesHandler {
     this.ids = p.ids();
     this.ticker = p.upstreams().ticker();
     this.ingress = new Ingress(config, p.aliases(), config.features().keySet());
-    this.admission = new Admission(p.tiers()::tier, cache);
+    this.admission = new Admission(in -> p.tiers().tier(in.feature(), in.alias().alias(), in.alias().targets()), cache);
     this.planner = new Planner(config.policy().deadline(), ticker);
     this.chain = p.chain();
     this.upstreams = p.upstreams();
     this.streams = p.streams();
     this.relay = new Relay(p.streams());
-    this.recorder = new Recorder(cache, new AccessLog(p.metrics()), ticker);
+    this.tiers = p.tiers();
+    this.recorder = new Recorder(cache, p.tiers(), new AccessLog(p.metrics()), ticker);
     this.responder = new Responder(new LocalAnswers(p.random()), cache,
         config.tiers().healthyFor().plus(config.tiers().evaluateEvery()));
   }
@@ -90,7 +94,7 @@ public final class MessagesHandler {
     }
     Admission.Decision decision = admission.admit(in);                               // 2. admission
     if (!(decision instanceof Admission.Proceed admitted)) {
-      recorder.log(start, in, decision.tier(), responder.answerLocally(client, in, decision));
+      recorder.recordLocal(start, in, decision, responder.answerLocally(client, in, decision));
       return;
     }
     Plan plan = planner.plan(in, admitted);                                          // 3. plan
@@ -100,15 +104,28 @@ public final class MessagesHandler {
       outcome = relay.relay(result, plan, admitted.cache().mayStore(), scope.cancellation(),
           (first, calls) -> responder.startStream(client, in, admitted, first, calls)); // 5. relay
     }
-    recorder.record(admitted, plan, outcome);                                        // 6. record
+    recorder.record(start, in, admitted, plan, outcome);                             // 6. record
     Sent sent = responder.respond(client, in, admitted, outcome);                    // 7. respond
     recorder.log(start, in, admitted.tier(), sent);
   }
 
-  /** The fallback chain under one deadline: a JSON call, or a stream up to its commit point. */
+  /**
+   * The fallback chain under one deadline: a JSON call, or a stream up to its commit point.
+   * Targets cooling after a rate limit are skipped; when every one cools, the request waits for
+   * the first if the deadline holds it, else it is refused with 429 and {@code retry-after}.
+   */
   private ChainResult<Reply> execute(InboundRequest in, Plan plan, Cancellation cancellation) {
+    CooldownPlan cooled;
+    try {
+      cooled = tiers.awaitCooldowns(plan.targets(), plan.deadline(), chain.policy().minAttemptTime());
+    } catch (InterruptedException e) { // the client went away during the wait
+      return new ChainResult.Cancelled<>(List.of());
+    }
+    if (!(cooled instanceof CooldownPlan.Go go)) {
+      return TierBoard.refusal((CooldownPlan.Refuse) cooled);
+    }
     return in.stream()
-        ? streams.open(plan.request(), plan.targets(), plan.deadline(), cancellation)
-        : chain.execute(plan.targets(), plan.deadline(), false, upstreams.json(plan.request(), cancellation));
+        ? streams.open(plan.request(), go.targets(), plan.deadline(), cancellation)
+        : chain.execute(go.targets(), plan.deadline(), false, upstreams.json(plan.request(), cancellation));
   }
 }

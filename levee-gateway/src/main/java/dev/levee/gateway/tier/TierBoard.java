@@ -4,102 +4,174 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.levee.anthropic.Json;
 import dev.levee.core.chain.CallObserver;
+import dev.levee.core.chain.ChainResult;
 import dev.levee.core.chain.Target;
+import dev.levee.core.cooldown.CooldownPlan;
+import dev.levee.core.cooldown.RateLimitCooldowns;
+import dev.levee.core.deadline.Deadline;
 import dev.levee.core.retry.Failure;
+import dev.levee.core.retry.FailureKind;
 import dev.levee.core.sli.SliOutcome;
-import dev.levee.core.sli.SlidingWindow;
-import dev.levee.core.slo.SloTracker;
+import dev.levee.core.sli.SliSnapshot;
 import dev.levee.core.tier.Priority;
-import dev.levee.core.tier.SliReading;
 import dev.levee.core.tier.Tier;
 import dev.levee.core.tier.TierController;
 import dev.levee.core.tier.TierControllerConfig;
 import dev.levee.core.tier.TierDecider;
+import dev.levee.core.tier.TierThresholds;
 import dev.levee.core.tier.TierTransition;
 import dev.levee.core.time.Scheduler;
+import dev.levee.core.time.Sleeper;
 import dev.levee.core.time.Ticker;
 import dev.levee.gateway.config.Feature;
 import dev.levee.gateway.config.GatewayConfig;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The degradation tier of every feature, decided from live SLIs: one {@link TierController} per
- * feature, all reading the overall SLI window (every upstream call, default one minute) and the SLO
- * tracker (error-budget burn over 1 h and 5 min). Transitions are logged, counted, kept for
- * {@code /admin/tiers} and {@code /health}, and posted to the optional webhook.
+ * The health of every target and the degradation tier of every feature (issue 10, "health has a
+ * scope").
  *
- * <p>Features differ by priority and configuration, not by traffic: the tiers follow the health
- * of the upstream as a whole. Thread-safe.
+ * <ul>
+ *   <li><b>Per target</b> (upstream + model): an SLI window over its API calls ({@link
+ *       TargetWindows}) and its rate-limit cooldown ({@link RateLimitCooldowns}), fed as a {@link
+ *       CallObserver} of the fallback chain.
+ *   <li><b>Per feature and alias</b> (a {@link ScopeHealth}): what the clients saw, and a {@link
+ *       TierController} deciding from it (the error-budget burn) and from the API calls of the
+ *       alias's targets and the feature's reduced target (the step-down signals). A request's
+ *       tier is its scope's: a fault confined to one target never changes what requests that do
+ *       not use it get. Scopes are made on first use, at most {@value #MAX_SCOPES}; past that,
+ *       further aliases of a feature (model names clients invent) share one scope {@code *}.
+ *   <li><b>Per feature</b> ({@link FeatureTier}): a force for drills, and "the feature's tier" —
+ *       the worst of its scopes — for {@code /health}, {@code /admin/tiers} and metrics.
+ * </ul>
+ *
+ * <p>Transitions are logged, counted, kept for {@code /health}, and posted to the optional
+ * webhook. Thread-safe.
  */
 public final class TierBoard implements CallObserver, AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(TierBoard.class);
 
-  private final SlidingWindow window;
-  private final SloTracker slo;
-  private final Map<String, TierController> controllers = new TreeMap<>();
-  private final Map<String, TierTransition> lastTransition = new java.util.concurrent.ConcurrentHashMap<>();
-  private final java.util.concurrent.atomic.AtomicLong transitions = new java.util.concurrent.atomic.AtomicLong();
+  /** Feature-and-alias scopes with their own health. */
+  public static final int MAX_SCOPES = 256; // each holds an SLI window of 12 histograms (~100 KB)
+
+  private final GatewayConfig config;
   private final Ticker ticker;
+  private final Sleeper sleeper;
   private final InstantSource wall;
   private final Webhook webhook;
   private final Scheduler scheduler;
   private final Duration every;
   private volatile Scheduler.Scheduled next;
   private volatile boolean closed;
+  private final TierDecider decider;
+  private final TierControllerConfig controllerConfig;
+  private final TargetWindows calls;
+  private final RateLimitCooldowns cooldowns;
+  private final Map<String, FeatureTier> features = new TreeMap<>();
+  private final Map<String, ScopeHealth> scopes = new ConcurrentHashMap<>();
+  private final Map<String, TierTransition> lastTransition = new ConcurrentHashMap<>();
+  private final AtomicLong transitions = new AtomicLong();
 
   /**
-   * @param scheduler evaluates every feature each {@code tiers.evaluate-every} (a {@code
+   * @param sleeper waits for a cooling target (virtual time in tests)
+   * @param scheduler evaluates every scope each {@code tiers.evaluate-every} (a {@code
    *     ManualClock} in tests: evaluations happen as virtual time passes)
    */
-  public TierBoard(GatewayConfig config, Ticker ticker, InstantSource wall, Scheduler scheduler) {
+  public TierBoard(GatewayConfig config, Ticker ticker, Sleeper sleeper, InstantSource wall, Scheduler scheduler) {
+    this.config = config;
     this.ticker = ticker;
+    this.sleeper = sleeper;
     this.wall = wall;
-    this.window = new SlidingWindow(config.tiers().window(), 12, ticker);
-    this.slo = new SloTracker(config.tiers().slo(), ticker);
     this.webhook = config.tiers().webhook().isEmpty() ? null : new Webhook(config.tiers().webhook());
-    TierControllerConfig controllerConfig = new TierControllerConfig(config.tiers().evaluateEvery(),
+    this.controllerConfig = new TierControllerConfig(config.tiers().evaluateEvery(),
         config.tiers().healthyFor(), TierControllerConfig.DEFAULT.settleAfterDown());
-    TierDecider decider = new TierDecider();
-    Map<String, Feature> features = new TreeMap<>(config.features());
-    features.putIfAbsent(Feature.DEFAULT_NAME, config.feature(null));
-    features.forEach((name, feature) -> {
-      TierController controller = new TierController(name, feature.priority(),
-          decider, this::reading, controllerConfig, ticker);
-      controller.onTransition(this::transitioned);
-      controllers.put(name, controller);
-    });
+    this.decider = new TierDecider(TierThresholds.DEFAULT.withMinRequests(config.tiers().minVolume()));
+    this.cooldowns = new RateLimitCooldowns(ticker);
+    Set<Target> known = new LinkedHashSet<>();
+    config.models().values().forEach(r -> r.chain().forEach(t -> known.add(new Target(t.upstream(), t.model()))));
+    config.features().values().forEach(f -> reducedTarget(f).ifPresent(known::add));
+    this.calls = new TargetWindows(known, config.tiers().window(), ticker);
+    Map<String, Feature> all = new TreeMap<>(config.features());
+    all.putIfAbsent(Feature.DEFAULT_NAME, config.feature(null));
+    all.forEach((name, feature) -> features.put(name, new FeatureTier(name, feature.priority(), ticker,
+        () -> evaluated(name), this::transitioned)));
     this.scheduler = scheduler;
     this.every = config.tiers().evaluateEvery();
     next = scheduler.schedule(every, this::tick);
   }
 
-  /** The feature's current tier; unknown features follow {@code default}. */
+  /** The feature's tier (the forced one, else the worst of its aliases); unknown features follow {@code default}. */
   public Tier tier(String feature) {
     return controller(feature).current();
   }
 
-  /** The controller of a feature; unknown features get the {@code default} one. */
-  public TierController controller(String feature) {
-    TierController c = feature == null ? null : controllers.get(feature);
-    return c != null ? c : controllers.get(Feature.DEFAULT_NAME);
+  /**
+   * The tier of a request of {@code feature} through {@code alias}: the feature's force, else what
+   * the health of this feature through this alias decided.
+   *
+   * @param targets the alias's chain, in order
+   */
+  public Tier tier(String feature, String alias, List<Target> targets) {
+    FeatureTier f = controller(feature);
+    Tier pinned = f.forced();
+    return pinned != null ? pinned : scope(f.name(), alias, targets).controller().current();
+  }
+
+  /**
+   * The tier of {@code feature} through {@code alias} as it stands, without making a scope: T0
+   * for a pair no request has used yet (for metrics).
+   */
+  public Tier currentTier(String feature, String alias) {
+    FeatureTier f = controller(feature);
+    Tier pinned = f.forced();
+    if (pinned != null) {
+      return pinned;
+    }
+    ScopeHealth scope = scopes.get(key(f.name(), alias));
+    return scope == null ? Tier.T0 : scope.controller().current();
+  }
+
+  /** Every configured feature (the default one included) by name, each with the configured aliases. */
+  public Map<String, List<String>> configuredScopes() {
+    Map<String, List<String>> out = new TreeMap<>();
+    features.keySet().forEach(f -> out.put(f, List.copyOf(new java.util.TreeSet<>(config.models().keySet()))));
+    return out;
+  }
+
+  /** The feature (force, overall tier); unknown features get the {@code default} one. */
+  public FeatureTier controller(String feature) {
+    FeatureTier f = feature == null ? null : features.get(feature);
+    return f != null ? f : features.get(Feature.DEFAULT_NAME);
   }
 
   /** Whether {@code feature} is configured (the default feature always is). */
   public boolean knows(String feature) {
-    return controllers.containsKey(feature);
+    return features.containsKey(feature);
   }
 
-  /** Evaluates every feature once. */
+  /** The rate-limit cooldowns of every target. */
+  public RateLimitCooldowns cooldowns() {
+    return cooldowns;
+  }
+
+  /** Evaluates every scope once. */
   public void evaluateAll() {
-    controllers.values().forEach(TierController::evaluate);
+    scopes.values().forEach(s -> s.controller().evaluate());
   }
 
   /** One scheduled evaluation, then the next one {@code evaluate-every} later. */
@@ -117,29 +189,132 @@ public final class TierBoard implements CallObserver, AutoCloseable {
     }
   }
 
-  /** The reading every controller decides from. */
-  public SliReading reading() {
-    return SliReading.of(window.snapshot(), slo);
+  // ---- what the clients saw (one call per client request, from the pipeline) ----
+
+  /**
+   * A client request was answered by a target (after any retries and fallbacks: a success for
+   * the SLO) or from the cache at T2; {@code latency} is the whole request's.
+   */
+  public void answered(String feature, String alias, Duration latency) {
+    ScopeHealth scope = existing(feature, alias);
+    if (scope != null) {
+      scope.answered(latency);
+    }
   }
+
+  /** A client request got no answer from any target (an error, or a last-resort cached answer). */
+  public void failed(String feature, String alias, Duration latency) {
+    ScopeHealth scope = existing(feature, alias);
+    if (scope != null) {
+      scope.failed(latency);
+    }
+  }
+
+  // ---- cooldowns: the planner's hook ----
+
+  /**
+   * The targets a request may try now: cooling targets left out; when every target cools, waits
+   * (interruptibly, on the board's sleeper) for the first ready one if that fits the deadline.
+   *
+   * @return {@link CooldownPlan.Go} after any wait, or {@link CooldownPlan.Refuse} when the wait
+   *     does not fit (answer 429 with its {@code retry-after}, see {@link #refusal})
+   * @throws InterruptedException when the client went away during the wait
+   */
+  public CooldownPlan awaitCooldowns(List<Target> targets, Deadline deadline, Duration minAttemptTime)
+      throws InterruptedException {
+    CooldownPlan plan = cooldowns.plan(targets, deadline, minAttemptTime);
+    if (plan instanceof CooldownPlan.Go go && go.waitFirst().isPositive()) {
+      sleeper.sleep(go.waitFirst());
+    }
+    return plan;
+  }
+
+  /** A refused plan as the chain's "exhausted" result: a 429 {@code rate_limit_error} with its {@code retry-after}. */
+  public static <T> ChainResult<T> refusal(CooldownPlan.Refuse refused) {
+    long seconds = Math.max(1, (refused.retryAfter().toMillis() + 999) / 1000);
+    Failure failure = new Failure(FailureKind.RATE_LIMITED, 429, "rate_limit_error",
+        "Every target is cooling after a rate limit (" + seconds + " s left); the wait does not fit the deadline",
+        Optional.of(refused.retryAfter()), Optional.of(false));
+    return new ChainResult.Exhausted<>(failure, null, Optional.of(refused.retryAfter()), false,
+        List.of(new ChainResult.TargetReport(refused.target(), ChainResult.Why.COOLING, 0, null, refused.retryAfter())),
+        List.of());
+  }
+
+  // ---- the targets' API calls ----
 
   @Override
   public void onSuccess(Target target, Duration latency) {
-    window.record(SliOutcome.SUCCESS, latency);
-    slo.record(SliOutcome.SUCCESS);
+    calls.record(target, SliOutcome.SUCCESS, latency);
   }
 
   @Override
   public void onFailure(Target target, Failure failure, Duration latency) {
     SliOutcome outcome = SliOutcome.of(failure.kind());
     if (outcome != null) {
-      window.record(outcome, latency);
-      slo.record(outcome);
+      calls.record(target, outcome, latency);
     }
+    cooldowns.onFailure(target, failure, latency);
   }
 
+  // ---- scopes ----
+
+  private ScopeHealth scope(String feature, String alias, List<Target> targets) {
+    String key = key(feature, alias);
+    ScopeHealth existing = scopes.get(key);
+    if (existing != null) {
+      return existing;
+    }
+    String name = scopes.size() < MAX_SCOPES ? alias : "*";
+    return scopes.computeIfAbsent(key(feature, name), k -> newScope(feature, name, targets));
+  }
+
+  private ScopeHealth newScope(String feature, String alias, List<Target> targets) {
+    Feature f = config.feature(feature);
+    Target reduced = reducedTarget(f).orElse(targets.getLast()); // as Admission's T1
+    ScopeHealth scope = new ScopeHealth(feature, alias, targets, reduced, f.priority(), decider, controllerConfig,
+        config.tiers().window(), config.tiers().slo(), calls, ticker);
+    scope.controller().onTransition(t -> transitioned(new TierTransition(t.feature(), t.from(), t.to(),
+        "alias " + alias + ": " + t.reason(), t.atNanos()), alias));
+    return scope;
+  }
+
+  /** The scope a request of this pair was admitted with (the shared {@code *} one past the bound), or null. */
+  private ScopeHealth existing(String feature, String alias) {
+    String name = controller(feature).name();
+    ScopeHealth scope = scopes.get(key(name, alias));
+    return scope != null ? scope : scopes.get(key(name, "*"));
+  }
+
+  private static String key(String feature, String alias) {
+    return feature + "\u0000" + alias;
+  }
+
+  /** The worst tier evaluation reached for any alias of {@code feature}. */
+  private Tier evaluated(String feature) {
+    Tier worst = Tier.T0;
+    for (ScopeHealth s : scopes.values()) {
+      if (s.feature().equals(feature)) {
+        worst = Tier.lowest(worst, s.controller().current());
+      }
+    }
+    return worst;
+  }
+
+  private static Optional<Target> reducedTarget(Feature f) {
+    return f.reduced() != null && f.reduced().target() != null
+        ? Optional.of(new Target(f.reduced().target().upstream(), f.reduced().target().model()))
+        : Optional.empty();
+  }
+
+  // ---- transitions and reports ----
+
   private void transitioned(TierTransition t) {
+    transitioned(t, null);
+  }
+
+  private void transitioned(TierTransition t, String alias) {
     transitions.incrementAndGet();
-    lastTransition.put(t.feature(), t);
+    lastTransition.put(alias == null ? t.feature() : key(t.feature(), alias), t);
     Instant at = wall.instant();
     LOG.warn("tier {} {} -> {}: {}", t.feature(), t.from(), t.to(), t.reason());
     if (webhook != null) {
@@ -152,31 +327,80 @@ public final class TierBoard implements CallObserver, AutoCloseable {
     return transitions.get();
   }
 
-  /** Every feature's tier, for {@code GET /admin/tiers} and {@code /health}. */
+  /**
+   * Every feature's tier, for {@code GET /admin/tiers} and {@code /health}: per feature its tier
+   * (forced, else the worst of its aliases), and per alias it was used with the tier, the reason of
+   * the last decision and the cause (the target or signal) of the last transition.
+   */
   public ArrayNode status() {
     ArrayNode all = Json.MAPPER.createArrayNode();
-    controllers.forEach((name, controller) -> {
-      TierController.Status s = controller.status();
+    features.forEach((name, feature) -> {
       ObjectNode f = all.addObject();
       f.put("feature", name);
-      f.put("priority", s.priority().name().toLowerCase(Locale.ROOT));
-      f.put("tier", s.current().name());
-      f.put("automatic", s.automatic().name());
-      f.put("forced_remaining_ms", s.forcedRemaining().toMillis());
-      f.put("healthy_for_ms", s.healthyRun().toMillis());
-      if (s.lastDecision() != null) {
-        f.put("last_reason", s.lastDecision().reason());
-      }
-      TierTransition t = lastTransition.get(name);
-      if (t != null) {
-        ObjectNode last = f.putObject("last_transition");
-        last.put("from", t.from().name());
-        last.put("to", t.to().name());
-        last.put("reason", t.reason());
-        last.put("ago_ms", (ticker.nanos() - t.atNanos()) / 1_000_000);
-      }
+      f.put("priority", feature.priority().name().toLowerCase(Locale.ROOT));
+      f.put("tier", feature.current().name());
+      f.put("automatic", evaluated(name).name());
+      f.put("forced_remaining_ms", feature.forcedRemaining().toMillis());
+      transition(f, lastTransition.get(name));
+      ArrayNode aliases = f.putArray("aliases");
+      scopes.values().stream().filter(s -> s.feature().equals(name))
+          .sorted(java.util.Comparator.comparing(ScopeHealth::alias))
+          .forEach(s -> scopeStatus(aliases.addObject(), s));
     });
     return all;
+  }
+
+  private void scopeStatus(ObjectNode a, ScopeHealth scope) {
+    TierController.Status s = scope.controller().status();
+    a.put("alias", scope.alias());
+    ArrayNode targets = a.putArray("targets");
+    scope.targets().forEach(t -> targets.add(t.id()));
+    a.put("tier", s.current().name());
+    a.put("healthy_for_ms", s.healthyRun().toMillis());
+    if (s.lastDecision() != null) {
+      a.put("last_reason", s.lastDecision().reason());
+    }
+    TierTransition t = lastTransition.get(key(scope.feature(), scope.alias()));
+    if (t != null && s.current() != Tier.T0) {
+      a.put("cause", t.reason());
+    }
+    transition(a, t);
+  }
+
+  private void transition(ObjectNode node, TierTransition t) {
+    if (t != null) {
+      ObjectNode last = node.putObject("last_transition");
+      last.put("from", t.from().name());
+      last.put("to", t.to().name());
+      last.put("reason", t.reason());
+      last.put("ago_ms", (ticker.nanos() - t.atNanos()) / 1_000_000);
+    }
+  }
+
+  /**
+   * Per target: its API calls over the SLI window (the numbers the step-down signals read) and
+   * its rate-limit cooldown, for {@code /health}.
+   */
+  public ObjectNode targetStatus() {
+    ObjectNode out = Json.MAPPER.createObjectNode();
+    Map<Target, Duration> cooling = cooldowns.snapshot();
+    Set<Target> all = new java.util.TreeSet<>(java.util.Comparator.comparing(Target::id));
+    all.addAll(calls.targets());
+    all.addAll(cooling.keySet());
+    for (Target target : all) {
+      SliSnapshot s = calls.snapshot(target);
+      ObjectNode t = out.putObject(target.id());
+      t.put("calls", s.total());
+      t.put("server_error_share", round(s.serverErrorRate()));
+      t.put("rate_limited_share", round(s.rateLimitedRate()));
+      t.put("p99_ms", s.p99Millis());
+      t.put("cooling_ms", cooling.getOrDefault(target, Duration.ZERO).toMillis());
+    }
+    return out;
+  }
+
+  private static double round(double value) {
+    return Math.round(value * 1000) / 1000.0;
   }
 
   @Override

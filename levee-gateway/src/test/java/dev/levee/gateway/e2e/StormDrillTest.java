@@ -14,10 +14,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Issue 4's drill, on compressed (virtual) time: a 429 storm on the emulator for 180 s. The
+ * Issue 4's drill, on compressed (virtual) time: a 429 storm on the emulator for 180 s, of 30%
+ * of the calls (issue 4) and of 100% (issue 10: the way up follows the short window). The
  * tier is at or below T2 within 60 s; a repeating request mix is answered from the cache at
  * least 80% of the time during the storm; the tier is back at T0 within 300 s after the storm.
  * Gateway, emulator and tiers all run on one {@link ManualClock}; requests are real HTTP.
@@ -49,14 +51,15 @@ class StormDrillTest {
     }
   }
 
-  @Test
-  void aStormStepsDownServesFromCacheAndStepsBackUp() throws Exception {
+  @ParameterizedTest(name = "a storm of {0} 429s")
+  @ValueSource(doubles = {0.3, 1.0})
+  void aStormStepsDownServesFromCacheAndStepsBackUp(double share) throws Exception {
     ManualClock clock = new ManualClock();
     long zero = clock.nanos();
     EmulatorOptions emulator = EmulatorOptions.builder().ticker(clock).sleeper(clock)
         .timeToFirstToken(Duration.ZERO).deltaDelay(Duration.ZERO).seed(11)
         .scenario(Scenario.builder().seed(11).phase(Scenario.Phase.builder().model("claude-main")
-            .from(STORM_START).to(STORM_END).status(429).rate(0.3).retryAfter(Duration.ofSeconds(1)).build()).build())
+            .from(STORM_START).to(STORM_END).status(429).rate(share).retryAfter(Duration.ofSeconds(1)).build()).build())
         .build();
     GatewayClock virtual = new GatewayClock(clock, clock, InstantSource.system(), new SplittableRandom(5), clock);
     List<Answer> answers = new ArrayList<>();
@@ -81,7 +84,7 @@ class StormDrillTest {
       }
     }
 
-    System.out.println("drill tiers: " + describe(tiers));
+    System.out.println("drill (" + share + " 429s) tiers: " + describe(tiers));
     long degradedAt = tiers.stream().filter(t -> t[0] >= STORM_START.toSeconds() && t[1] >= Tier.T2.ordinal())
         .mapToLong(t -> t[0]).findFirst().orElseThrow(() -> new AssertionError("never reached T2: " + describe(tiers)));
     assertThat(degradedAt - STORM_START.toSeconds()).as("seconds from storm start to T2 or below").isLessThanOrEqualTo(60);
@@ -96,6 +99,10 @@ class StormDrillTest {
     long backAt = lastReturnToT0(tiers);
     assertThat(backAt).as("back at T0 after the storm: " + describe(tiers)).isGreaterThan(STORM_END.toSeconds());
     assertThat(backAt - STORM_END.toSeconds()).as("seconds from storm end to T0").isLessThanOrEqualTo(300);
+    // derived, not tuned: the short window decides the way up (issue 10), so once the storm ends the
+    // SLI window (60 s) clears, then two steps of healthy-for (30 s) each, read every 5 s: <= 130 s.
+    // Waiting for the 5 min burn to fall below 2 (the rule before) took 225-255 s here.
+    assertThat(backAt - STORM_END.toSeconds()).as("the short window decides the way up").isLessThanOrEqualTo(130);
   }
 
   private static Answer ask(Harness h, long now, int prompt) throws Exception {

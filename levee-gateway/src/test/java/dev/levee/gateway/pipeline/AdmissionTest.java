@@ -21,7 +21,7 @@ class AdmissionTest {
   private final CachedAnswers cache = new CachedAnswers(new ResponseCache(ResponseCache.Config.DEFAULT, clock), null);
 
   private Admission at(Tier tier) {
-    return new Admission(feature -> tier, cache);
+    return new Admission(request -> tier, cache);
   }
 
   @Test

@@ -29,7 +29,7 @@ class TierBoardSchedulingTest {
             chain: [up/m]
         tiers: { evaluate-every: 5s }
         """, "test.yaml");
-    return new TierBoard(config, clock, InstantSource.system(), clock);
+    return new TierBoard(config, clock, clock, InstantSource.system(), clock);
   }
 
   @Test

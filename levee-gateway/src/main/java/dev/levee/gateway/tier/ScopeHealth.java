@@ -1,0 +1,99 @@
+package dev.levee.gateway.tier;
+
+import dev.levee.core.chain.Target;
+import dev.levee.core.sli.SliOutcome;
+import dev.levee.core.sli.SlidingWindow;
+import dev.levee.core.slo.SloTracker;
+import dev.levee.core.tier.Priority;
+import dev.levee.core.tier.SliReading;
+import dev.levee.core.tier.TierController;
+import dev.levee.core.tier.TierControllerConfig;
+import dev.levee.core.tier.TierDecider;
+import dev.levee.core.time.Ticker;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The health of one feature as used through one alias (issue 10, "health has a scope"): what its
+ * clients saw — an SLI window and an SLO tracker fed once per client request — and the tier
+ * controller that decides from them and from the API calls of the alias's targets. Requests
+ * through another alias, or of another feature, never move this tier. Thread-safe.
+ */
+final class ScopeHealth {
+
+  private final String feature;
+  private final String alias;
+  private final List<Target> targets;
+  private final List<Target> fullTargets;
+  private final List<Target> reducedTargets;
+  private final SlidingWindow clients;
+  private final SloTracker slo;
+  private final TierController controller;
+  private final long minVolume;
+
+  /**
+   * @param chain the alias's chain
+   * @param reduced the target T1 and T2 use (the feature's reduced target, else the chain's last)
+   * @param window the SLI window (clients and calls alike)
+   * @param objective the SLO, e.g. 0.995
+   */
+  ScopeHealth(String feature, String alias, List<Target> chain, Target reduced, Priority priority, TierDecider decider,
+      TierControllerConfig config, Duration window, double objective, TargetWindows calls, Ticker ticker) {
+    this.feature = feature;
+    this.alias = alias;
+    List<Target> full = chain.stream().filter(t -> !t.equals(reduced)).toList();
+    this.fullTargets = full.isEmpty() ? List.of(reduced) : full;
+    this.reducedTargets = List.of(reduced);
+    List<Target> all = new java.util.ArrayList<>(chain);
+    if (!all.contains(reduced)) {
+      all.add(reduced);
+    }
+    this.targets = List.copyOf(all);
+    this.clients = new SlidingWindow(window, 12, ticker);
+    this.slo = new SloTracker(objective, ticker);
+    this.minVolume = decider.thresholds().minRequests();
+    this.controller = new TierController(feature, priority, decider, () -> reading(calls), config, ticker);
+  }
+
+  String feature() {
+    return feature;
+  }
+
+  String alias() {
+    return alias;
+  }
+
+  /** Every target the scope may use: the chain and the reduced target. */
+  List<Target> targets() {
+    return targets;
+  }
+
+  TierController controller() {
+    return controller;
+  }
+
+  /** A client request of this scope was answered (by a target, after any retries and fallbacks, or from the cache at T2). */
+  void answered(Duration latency) {
+    clients.record(SliOutcome.SUCCESS, latency);
+    slo.recordSuccess();
+  }
+
+  /** A client request of this scope got no answer from any target (an error, or the last-resort cache). */
+  void failed(Duration latency) {
+    clients.record(SliOutcome.SERVER_ERROR, latency);
+    slo.recordFailure();
+  }
+
+  /**
+   * The reading this scope's controller decides from: the signals of the targets the scope's
+   * requests go to at its tier — at T0 the chain before the reduced target (so a slow or failing
+   * fallback that is never reached does not degrade an alias whose primary answers), at T1 and
+   * below the reduced target — and what the clients saw.
+   */
+  SliReading reading(TargetWindows calls) {
+    List<Target> used = controller.status().automatic() == dev.levee.core.tier.Tier.T0 ? fullTargets : reducedTargets;
+    TargetWindows.Reading read = calls.read(used, minVolume);
+    return SliReading.scoped(read.calls(), read.worst() == null ? "" : read.worst().id(), clients.snapshot(),
+        slo.burnRates());
+  }
+}

@@ -1,0 +1,140 @@
+package dev.levee.gateway.tier;
+
+import dev.levee.core.chain.Target;
+import dev.levee.core.sli.SliOutcome;
+import dev.levee.core.sli.SliSnapshot;
+import dev.levee.core.sli.SlidingWindow;
+import dev.levee.core.time.Ticker;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * One SLI window per target (upstream + model) over the API calls made to it: the step-down
+ * signals of the tiers read the windows of the targets a request's alias uses (issue 10), so a
+ * fault on one target shows only where that target is used. Known targets and the first {@value
+ * #MAX_OTHERS} others get a window of their own; further model names a client invents share one
+ * per upstream ({@code upstream/*}). Thread-safe.
+ */
+final class TargetWindows {
+
+  static final int MAX_OTHERS = 100;
+
+  /**
+   * What the calls of some targets say, signal by signal.
+   *
+   * @param calls a window whose 5xx share, 429 share and p99 are each the worst of the targets
+   *     that have the minimum volume (each target read on its own, so a busy shared fallback never
+   *     dilutes a failing primary); when none has it, their windows merged
+   * @param worst the target with the highest failure share (else the highest p99) among them, or
+   *     null when none failed and none is slow
+   */
+  record Reading(SliSnapshot calls, Target worst) {}
+
+  private final Duration window;
+  private final Ticker ticker;
+  private final Set<Target> known;
+  private final Map<Target, SlidingWindow> windows = new ConcurrentHashMap<>();
+
+  TargetWindows(Set<Target> known, Duration window, Ticker ticker) {
+    this.known = Set.copyOf(known);
+    this.window = window;
+    this.ticker = ticker;
+  }
+
+  void record(Target target, SliOutcome outcome, Duration latency) {
+    window(target).record(outcome, latency);
+  }
+
+  SliSnapshot snapshot(Target target) {
+    return window(target).snapshot();
+  }
+
+  /** Every target with a window, in no particular order. */
+  List<Target> targets() {
+    return new ArrayList<>(windows.keySet());
+  }
+
+  /** The signals of {@code targets}; see {@link Reading}. */
+  Reading read(Iterable<Target> targets, long minVolume) {
+    List<SliSnapshot> enough = new ArrayList<>();
+    List<Target> enoughTargets = new ArrayList<>();
+    List<SliSnapshot> all = new ArrayList<>();
+    List<Target> allTargets = new ArrayList<>();
+    for (Target target : targets) {
+      SliSnapshot s = snapshot(target);
+      all.add(s);
+      allTargets.add(target);
+      if (s.total() >= minVolume) {
+        enough.add(s);
+        enoughTargets.add(target);
+      }
+    }
+    return enough.isEmpty() ? merged(all, allTargets) : worstOf(enough, enoughTargets);
+  }
+
+  private Reading worstOf(List<SliSnapshot> snapshots, List<Target> targets) {
+    double serverShare = 0, rateLimitedShare = 0, worstFailure = 0;
+    long p99 = 0, total = 0, p50 = 0, p95 = 0;
+    Target worst = null, slowest = null;
+    for (int i = 0; i < snapshots.size(); i++) {
+      SliSnapshot s = snapshots.get(i);
+      serverShare = Math.max(serverShare, s.serverErrorRate());
+      rateLimitedShare = Math.max(rateLimitedShare, s.rateLimitedRate());
+      double failure = s.serverErrorRate() + s.rateLimitedRate();
+      if (failure > worstFailure) {
+        worstFailure = failure;
+        worst = targets.get(i);
+      }
+      if (s.p99Millis() > p99) {
+        p99 = s.p99Millis();
+        slowest = targets.get(i);
+      }
+      p50 = Math.max(p50, s.p50Millis());
+      p95 = Math.max(p95, s.p95Millis());
+      total += s.total();
+    }
+    // a window of `total` calls with the worst shares, rounded to whole calls
+    long serverErrors = Math.round(serverShare * total);
+    long rateLimited = Math.min(total - serverErrors, Math.round(rateLimitedShare * total));
+    SliSnapshot calls = new SliSnapshot(window.toNanos() / 1e9, total - serverErrors - rateLimited, serverErrors,
+        rateLimited, 0, p50, p95, p99);
+    return new Reading(calls, worst != null ? worst : slowest);
+  }
+
+  private Reading merged(List<SliSnapshot> snapshots, List<Target> targets) {
+    long successes = 0, serverErrors = 0, rateLimited = 0, clientErrors = 0, p50 = 0, p95 = 0, p99 = 0;
+    Target worst = null;
+    long worstFailures = 0;
+    for (int i = 0; i < snapshots.size(); i++) {
+      SliSnapshot s = snapshots.get(i);
+      successes += s.successes();
+      serverErrors += s.serverErrors();
+      rateLimited += s.rateLimited();
+      clientErrors += s.clientErrors();
+      p50 = Math.max(p50, s.p50Millis());
+      p95 = Math.max(p95, s.p95Millis());
+      p99 = Math.max(p99, s.p99Millis());
+      long failures = s.serverErrors() + s.rateLimited();
+      if (failures > worstFailures) {
+        worst = targets.get(i);
+        worstFailures = failures;
+      }
+    }
+    return new Reading(new SliSnapshot(window.toNanos() / 1e9, successes, serverErrors, rateLimited, clientErrors, p50,
+        p95, p99), worst);
+  }
+
+  private SlidingWindow window(Target target) {
+    SlidingWindow existing = windows.get(target);
+    if (existing != null) {
+      return existing;
+    }
+    boolean own = known.contains(target) || windows.size() < known.size() + MAX_OTHERS;
+    return windows.computeIfAbsent(own ? target : new Target(target.upstream(), "*"),
+        t -> new SlidingWindow(window, 12, ticker));
+  }
+}

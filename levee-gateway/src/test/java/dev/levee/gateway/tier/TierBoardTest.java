@@ -1,0 +1,106 @@
+package dev.levee.gateway.tier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.levee.core.chain.Target;
+import dev.levee.core.retry.Failure;
+import dev.levee.core.retry.FailureKind;
+import dev.levee.core.tier.Tier;
+import dev.levee.core.time.ManualClock;
+import dev.levee.gateway.config.ConfigLoader;
+import dev.levee.gateway.config.GatewayConfig;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Issue 10 on the board alone, in virtual time: health has a scope, the minimum volume is configurable. */
+class TierBoardTest {
+
+  private static final Target SICK = Target.parse("anthropic/claude-sick");
+  private static final Target WELL = Target.parse("anthropic/claude-well");
+  private static final Target SMALL = Target.parse("anthropic/claude-small");
+  private static final List<Target> SMART = List.of(SICK, SMALL);
+  private static final List<Target> STEADY = List.of(WELL, SMALL);
+  private static final Failure OVERLOADED = Failure.of(FailureKind.OVERLOADED, 529, "overloaded_error", "busy");
+
+  private final ManualClock clock = new ManualClock();
+
+  private TierBoard board(String tiers) throws Exception {
+    String yaml = """
+        upstreams:
+          anthropic: { url: "https://api.anthropic.com" }
+        models:
+          smart: { chain: [anthropic/claude-sick, anthropic/claude-small] }
+          steady: { chain: [anthropic/claude-well, anthropic/claude-small] }
+        """ + tiers;
+    GatewayConfig config = new ConfigLoader(Map.<String, String>of()::get).parse(yaml, "test.yaml");
+    return new TierBoard(config, clock, clock, InstantSource.system(), (delay, task) -> () -> { }); // the test evaluates itself
+  }
+
+  /** {@code n} client requests of each alias: smart's primary fails every time and its fallback answers. */
+  private void traffic(TierBoard board, int n) {
+    for (int i = 0; i < n; i++) {
+      board.tier("default", "smart", SMART);
+      board.tier("default", "steady", STEADY);
+      board.onFailure(SICK, OVERLOADED, Duration.ofMillis(30));
+      board.onSuccess(SMALL, Duration.ofMillis(40));
+      board.answered("default", "smart", Duration.ofMillis(70));
+      board.onSuccess(WELL, Duration.ofMillis(40));
+      board.answered("default", "steady", Duration.ofMillis(40));
+      clock.advance(Duration.ofMillis(100));
+    }
+  }
+
+  @Test
+  void anAbsorbedFaultOfOneTargetMovesOnlyTheAliasThatUsesItAndOnlyToT1() throws Exception {
+    try (TierBoard board = board("")) {
+      traffic(board, 30);
+      board.evaluateAll();
+
+      assertThat(board.tier("default", "smart", SMART)).isEqualTo(Tier.T1);
+      assertThat(board.tier("default", "steady", STEADY)).isEqualTo(Tier.T0);
+      assertThat(board.tier("default")).as("the feature's tier is its worst alias's").isEqualTo(Tier.T1);
+      assertThat(board.status().get(0).path("aliases").get(0).path("cause").asText())
+          .isEqualTo("alias smart: anthropic/claude-sick: 5xx 100.0% >= 2.0%: one step down (clients answered: floor T1), T0 -> T1");
+    }
+  }
+
+  @Test
+  void theMinimumVolumeBeforeAnyStepDownIsConfigurable() throws Exception {
+    try (TierBoard board = board("tiers: { min-volume: 50 }\n")) {
+      traffic(board, 30);
+      board.evaluateAll();
+
+      assertThat(board.tier("default", "smart", SMART)).isEqualTo(Tier.T0);
+      assertThat(board.status().get(0).path("aliases").get(0).path("last_reason").asText()).startsWith("quiet: 30 calls < 50");
+    }
+  }
+
+  @Test
+  void aForceAppliesToEveryAliasOfTheFeatureAndEndsOnItsOwn() throws Exception {
+    try (TierBoard board = board("")) {
+      traffic(board, 1);
+      board.controller("default").force(Tier.T2, Duration.ofMinutes(1));
+
+      assertThat(board.tier("default", "steady", STEADY)).isEqualTo(Tier.T2);
+      assertThat(board.tier("default", "smart", SMART)).isEqualTo(Tier.T2);
+      clock.advance(Duration.ofMinutes(1));
+      assertThat(board.tier("default", "steady", STEADY)).isEqualTo(Tier.T0);
+      assertThat(board.transitions()).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void aRateLimitWithRetryAfterCoolsItsTargetOnTheBoard() throws Exception {
+    try (TierBoard board = board("")) {
+      board.onFailure(SICK, new Failure(FailureKind.RATE_LIMITED, 429, "rate_limit_error", "slow down",
+          java.util.Optional.of(Duration.ofSeconds(30)), java.util.Optional.empty()), Duration.ZERO);
+
+      assertThat(board.cooldowns().remaining(SICK)).isEqualTo(Duration.ofSeconds(30));
+      assertThat(board.targetStatus().path(SICK.id()).path("cooling_ms").asLong()).isEqualTo(30_000);
+      assertThat(board.targetStatus().path(SICK.id()).path("rate_limited_share").asDouble()).isEqualTo(1.0);
+    }
+  }
+}
