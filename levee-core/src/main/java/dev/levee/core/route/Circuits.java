@@ -22,7 +22,11 @@ public interface Circuits {
    */
   static Circuits of(Breakers breakers) {
     return target -> {
-      CircuitBreaker.Snapshot snapshot = breakers.of(target).snapshot();
+      CircuitBreaker breaker = breakers.of(target);
+      if (breaker.state() != CircuitState.OPEN) {
+        return breaker.state();
+      }
+      CircuitBreaker.Snapshot snapshot = breaker.snapshot();
       return snapshot.state() == CircuitState.OPEN && !snapshot.openRemaining().isPositive()
           ? CircuitState.HALF_OPEN
           : snapshot.state();

@@ -61,9 +61,7 @@ public final class RouterStatistics implements CallObserver {
     if (statistics == null) {
       return new TargetReading(1.0, config.typicalLatencyOf(target.model()), false, 0);
     }
-    long now = ticker.nanos();
-    return new TargetReading(statistics.success(now), statistics.p95(now), statistics.samplesInWindow(now) > 0,
-        statistics.outcomes());
+    return statistics.read(ticker.nanos());
   }
 
   /** The configuration these statistics were built with. */

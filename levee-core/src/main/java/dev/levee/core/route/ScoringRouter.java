@@ -58,7 +58,11 @@ public final class ScoringRouter {
   public RouteDecision route(List<Target> chain, RouteRequest request) {
     List<Score> scores = new ArrayList<>(chain.size());
     List<Exclusion> excluded = new ArrayList<>();
-    for (Target target : chain.stream().distinct().toList()) {
+    for (int i = 0; i < chain.size(); i++) {
+      Target target = chain.get(i);
+      if (chain.subList(0, i).contains(target)) {
+        continue; // listed twice: keep its first place
+      }
       Exclusion.Reason reason = exclusion(target, request);
       if (reason != null) {
         excluded.add(new Exclusion(target, reason));

@@ -59,8 +59,8 @@ final class TargetStatistics {
     }
   }
 
-  /** The success EMA aged to {@code nowNanos}: its gap to 1.0 halves every half-life. */
-  synchronized double success(long nowNanos) {
+  /** The success EMA aged to {@code nowNanos}: its gap to 1.0 halves every half-life. Call under the lock. */
+  private double success(long nowNanos) {
     if (!outcomeSeen) {
       return 1.0;
     }
@@ -68,25 +68,15 @@ final class TargetStatistics {
     return 1.0 - (1.0 - success) * Math.pow(0.5, halfLives);
   }
 
-  /** The p95 latency of the successes in the window, or the typical latency when there are none. */
-  synchronized Duration p95(long nowNanos) {
+  /** Success, p95 (or the typical latency when the window holds no success) and counts, at {@code nowNanos}. */
+  synchronized TargetReading read(long nowNanos) {
     expire(Math.floorDiv(nowNanos, sliceNanos));
-    if (window.getTotalCount() == 0) {
-      return typicalLatency;
-    }
-    if (p95Ms < 0) {
+    boolean measured = window.getTotalCount() > 0;
+    if (measured && p95Ms < 0) {
       p95Ms = window.getValueAtPercentile(95);
     }
-    return Duration.ofMillis(p95Ms);
-  }
-
-  synchronized long samplesInWindow(long nowNanos) {
-    expire(Math.floorDiv(nowNanos, sliceNanos));
-    return window.getTotalCount();
-  }
-
-  synchronized long outcomes() {
-    return outcomes;
+    return new TargetReading(success(nowNanos), measured ? Duration.ofMillis(p95Ms) : typicalLatency, measured,
+        outcomes);
   }
 
   /** Drops the slices that slid out of the window ending in slice {@code currentIndex}. */
