@@ -1,6 +1,9 @@
 package dev.levee.core.route;
 
+import dev.levee.core.chain.CallObserver;
 import dev.levee.core.chain.Target;
+import dev.levee.core.retry.Failure;
+import dev.levee.core.retry.FailureKind;
 import dev.levee.core.time.Ticker;
 import java.time.Duration;
 import java.util.Map;
@@ -9,11 +12,14 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The {@link RateLimitState} of every target, created on first observation; the router's {@link
- * Pacing}. A target never observed is covered. Bounded like the breakers: past {@link
+ * Pacing}. Fed the rate-limit headers of every answer ({@link #observe}) and, as a {@link
+ * CallObserver}, every 429 that states a {@code retry-after} (a 429 without one, the spend limit,
+ * says nothing of when capacity returns and is left to the breaker). A target never observed is
+ * covered. Bounded like the breakers: past {@link
  * #MAX_TARGETS} targets, new ones share one state per upstream (which is what the upstream's
  * limits are, per organisation and model class, anyway). Thread-safe.
  */
-public final class RateLimits implements Pacing {
+public final class RateLimits implements Pacing, CallObserver {
 
   /** Distinct targets tracked separately. */
   public static final int MAX_TARGETS = 1000;
@@ -35,6 +41,16 @@ public final class RateLimits implements Pacing {
   /** {@code target} answered 429 asking to wait {@code retryAfter}. */
   public void observeRetryAfter(Target target, Duration retryAfter) {
     stateOf(target).observeRetryAfter(retryAfter);
+  }
+
+  @Override
+  public void onSuccess(Target target, Duration latency) {}
+
+  @Override
+  public void onFailure(Target target, Failure failure, Duration latency) {
+    if (failure.kind() == FailureKind.RATE_LIMITED) {
+      failure.retryAfter().ifPresent(wait -> observeRetryAfter(target, wait));
+    }
   }
 
   @Override

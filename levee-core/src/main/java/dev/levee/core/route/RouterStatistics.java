@@ -7,6 +7,7 @@ import dev.levee.core.time.Ticker;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -62,6 +63,14 @@ public final class RouterStatistics implements CallObserver {
       return new TargetReading(1.0, config.typicalLatencyOf(target.model()), false, 0);
     }
     return statistics.read(ticker.nanos());
+  }
+
+  /** Every target measured so far, by id in id order, for health reports. */
+  public Map<String, TargetReading> readings() {
+    Map<String, TargetReading> readings = new TreeMap<>();
+    long now = ticker.nanos();
+    byTarget.forEach((target, statistics) -> readings.put(target.id(), statistics.read(now)));
+    return readings;
   }
 
   /** The configuration these statistics were built with. */

@@ -3,6 +3,8 @@ package dev.levee.core.route;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.levee.core.chain.Target;
+import dev.levee.core.retry.Failure;
+import dev.levee.core.retry.FailureKind;
 import dev.levee.core.time.ManualClock;
 import java.time.Duration;
 import java.util.Optional;
@@ -112,5 +114,20 @@ class RateLimitStateTest {
     assertThat(limits.untilCovered(limited, 1)).isEqualTo(Duration.ofSeconds(10));
     assertThat(limits.covers(other, 1)).isTrue();
     assertThat(limits.tryReserve(other, 1)).isTrue();
+  }
+
+  @Test
+  void a429WithRetryAfterPacesItsTargetOneWithoutDoesNot() {
+    RateLimits limits = new RateLimits(clock);
+    Target target = new Target("anthropic", "claude-opus-4-6");
+
+    limits.onFailure(target, new Failure(FailureKind.RATE_LIMITED, 429, "rate_limit_error", "slow down",
+        Optional.of(Duration.ofSeconds(4)), Optional.empty()), Duration.ZERO);
+    assertThat(limits.untilCovered(target, 1)).isEqualTo(Duration.ofSeconds(4));
+
+    clock.advance(Duration.ofSeconds(4));
+    limits.onFailure(target, Failure.of(FailureKind.SPEND_LIMIT, 429, "rate_limit_error", "spend limit"), Duration.ZERO);
+    limits.onFailure(target, Failure.of(FailureKind.OVERLOADED, 529, "overloaded_error", "Overloaded"), Duration.ZERO);
+    assertThat(limits.covers(target, 1)).isTrue();
   }
 }

@@ -106,4 +106,16 @@ class RouterStatisticsTest {
     assertThat(statistics.read(SONNET).p95()).isEqualTo(Duration.ofMillis(1200));
     assertThat(statistics.read(SONNET).measured()).isFalse();
   }
+
+  @Test
+  void healthReadsEveryMeasuredTargetByIdAndNoOther() {
+    Target opus = new Target("anthropic", "claude-opus-4-6");
+    statistics.onSuccess(SONNET, Duration.ofMillis(800));
+    statistics.onFailure(opus, OVERLOADED, Duration.ZERO);
+    statistics.read(new Target("anthropic", "never-called"));
+
+    assertThat(statistics.readings()).containsOnlyKeys("anthropic/claude-opus-4-6", "anthropic/claude-sonnet-4-6");
+    assertThat(statistics.readings().get("anthropic/claude-opus-4-6").success()).isCloseTo(0.9, within(1e-12));
+    assertThat(statistics.readings().get("anthropic/claude-sonnet-4-6").p95().toMillis()).isCloseTo(800, within(8L));
+  }
 }
