@@ -13,6 +13,7 @@ final class EmulatorState {
   final AnswerGenerator generator;
   final Ids ids;
   final RateLimitHeaders rateLimits = new RateLimitHeaders();
+  final RateLimitEnforcer limits = new RateLimitEnforcer();
   final AttemptMemory memory = new AttemptMemory();
   final RequestLog log = new RequestLog();
   final ScenarioRuntime scenario;
@@ -33,11 +34,12 @@ final class EmulatorState {
     return Duration.ofNanos(options.ticker().nanos() - epochNanos);
   }
 
-  /** Clears the log and first-attempt memory and restarts scenario time. */
+  /** Clears the log, first-attempt memory and rate-limit windows, and restarts scenario time. */
   synchronized void reset() {
     log.clear();
     memory.clear();
     scenario.reset();
+    limits.clear();
     epochNanos = options.ticker().nanos();
   }
 }

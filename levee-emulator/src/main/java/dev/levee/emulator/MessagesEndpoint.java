@@ -4,6 +4,7 @@ import dev.levee.anthropic.Json;
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.stream.PrefillSupport;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
 
 /**
@@ -44,12 +45,16 @@ final class MessagesEndpoint {
       exchange.fail(PREFILL_REFUSED);
       return;
     }
-    Optional<FaultSpec> named = FaultSpec.of(request.model());
+    Optional<RateLimitRule.Limited> limited = RateLimitRule.of(request.model());
+    Optional<FaultSpec> named = FaultSpec.of(limited.map(RateLimitRule.Limited::model).orElse(request.model()));
     if (named.isEmpty()) {
       exchange.fail(ApiError.notFound("model: " + request.model()));
       return;
     }
     state.rateLimits.apply(exchange.response.getHeaders(), request.inputTokens());
+    if (limited.isPresent() && !admitted(exchange, request, limited.get().rule())) {
+      return;
+    }
     ScenarioRuntime.Verdict verdict = state.scenario.decide(request.model(), state.elapsed());
     Timing timing = Timing.of(state.options);
     if (verdict.phase() != null) {
@@ -115,6 +120,20 @@ final class MessagesEndpoint {
       }
     }
     answer(exchange, request, timing, strikes);
+  }
+
+  /** Enforces a model-name rate limit (README "Rate limits"); answers 429 and returns false when exceeded. */
+  private boolean admitted(Exchange exchange, MessagesRequest request, RateLimitRule rule) {
+    RateLimitEnforcer.Verdict verdict =
+        state.limits.admit(request.model(), rule, request.inputTokens(), state.elapsed());
+    verdict.apply(exchange.response.getHeaders(), Instant.now());
+    if (!verdict.admitted()) {
+      exchange.response.getHeaders().put("retry-after", Long.toString(verdict.retryAfterSeconds()));
+      exchange.fail(ApiError.rateLimited("This request would exceed the rate limit for your organization of "
+          + (rule.requests() > 0 ? rule.requests() + " requests" : rule.tokens() + " input tokens") + " per "
+          + rule.window().toSeconds() + " seconds. Please retry after " + verdict.retryAfterSeconds() + " seconds."));
+    }
+    return verdict.admitted();
   }
 
   private void answer(Exchange exchange, MessagesRequest request, Timing timing, FaultSpec fault)

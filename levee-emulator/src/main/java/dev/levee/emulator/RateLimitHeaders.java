@@ -7,8 +7,9 @@ import org.eclipse.jetty.http.HttpFields;
 /**
  * Plausible {@code anthropic-ratelimit-*} headers: fixed limits (4000 requests, 400,000 input and
  * 80,000 output tokens per minute); "remaining" counts down with the requests of the current
- * wall-clock minute; "reset" is the start of the next minute (RFC 3339). Informational only: the
- * emulator never enforces them. Thread-safe.
+ * wall-clock minute; "reset" is the start of the next minute (RFC 3339). Informational only: these
+ * are never enforced (a model name asks for an enforced limit, see {@link RateLimitEnforcer}).
+ * Thread-safe.
  */
 final class RateLimitHeaders {
 

@@ -1,0 +1,98 @@
+package dev.levee.core.route;
+
+import dev.levee.core.chain.CallObserver;
+import dev.levee.core.chain.Target;
+import dev.levee.core.retry.Failure;
+import dev.levee.core.time.Ticker;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The router's per-target measurements, fed by every attempt outcome: as a {@link CallObserver}
+ * it sits where the breakers and SLI windows are fed.
+ *
+ * <ul>
+ *   <li><b>success</b>: an exponential moving average of outcomes (α = 0.1 by default: each
+ *       outcome moves it a tenth of the way to 1 or 0), starting at 1.0 and ageing back towards
+ *       1.0 with a half-life (default 10 minutes, see {@link StatisticsConfig#halfLife()}).
+ *       Failures that say nothing of the target's health, the client's own errors and
+ *       cancellations ({@link dev.levee.core.retry.FailureKind#countsForBreaker()} false), are not
+ *       counted, as the breaker does not count them (DESIGN.md promise 5).
+ *   <li><b>p95 latency</b> of successful calls (time to the answer, or to the first token of a
+ *       stream) over a sliding window in an HdrHistogram (1 ms to 10 min, 2 significant digits,
+ *       so within 1 %); the model's configured typical latency while the window is empty.
+ * </ul>
+ *
+ * <p>Clients can name any model, so the table is bounded like the breakers: past {@link
+ * #MAX_TARGETS} targets, new ones share one entry per upstream. Thread-safe; each target has its
+ * own lock.
+ */
+public final class RouterStatistics implements CallObserver {
+
+  /** Distinct targets measured separately. */
+  public static final int MAX_TARGETS = 1000;
+
+  private final StatisticsConfig config;
+  private final Ticker ticker;
+  private final Map<Target, TargetStatistics> byTarget = new ConcurrentHashMap<>();
+
+  public RouterStatistics(StatisticsConfig config, Ticker ticker) {
+    this.config = Objects.requireNonNull(config, "config");
+    this.ticker = Objects.requireNonNull(ticker, "ticker");
+  }
+
+  @Override
+  public void onSuccess(Target target, Duration latency) {
+    statisticsOf(target).record(true, latency, ticker.nanos());
+  }
+
+  @Override
+  public void onFailure(Target target, Failure failure, Duration latency) {
+    if (failure.kind().countsForBreaker()) {
+      statisticsOf(target).record(false, latency, ticker.nanos());
+    }
+  }
+
+  /** What is known of {@code target} now; a target never called reads 1.0 and its typical latency. */
+  public TargetReading read(Target target) {
+    TargetStatistics statistics = existing(target);
+    if (statistics == null) {
+      return new TargetReading(1.0, config.typicalLatencyOf(target.model()), false, 0);
+    }
+    return statistics.read(ticker.nanos());
+  }
+
+  /** Every target measured so far, by id in id order, for health reports. */
+  public Map<String, TargetReading> readings() {
+    Map<String, TargetReading> readings = new TreeMap<>();
+    long now = ticker.nanos();
+    byTarget.forEach((target, statistics) -> readings.put(target.id(), statistics.read(now)));
+    return readings;
+  }
+
+  /** The configuration these statistics were built with. */
+  public StatisticsConfig config() {
+    return config;
+  }
+
+  private TargetStatistics existing(Target target) {
+    TargetStatistics statistics = byTarget.get(target);
+    return statistics != null ? statistics : byTarget.get(shared(target));
+  }
+
+  private TargetStatistics statisticsOf(Target target) {
+    TargetStatistics existing = byTarget.get(target);
+    if (existing != null) {
+      return existing;
+    }
+    Target key = byTarget.size() < MAX_TARGETS ? target : shared(target);
+    return byTarget.computeIfAbsent(key, t -> new TargetStatistics(config, config.typicalLatencyOf(t.model())));
+  }
+
+  private static Target shared(Target target) {
+    return new Target(target.upstream(), "*");
+  }
+}
