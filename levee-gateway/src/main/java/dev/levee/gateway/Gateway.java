@@ -74,17 +74,17 @@ public final class Gateway implements AutoCloseable {
   public static Gateway start(GatewayConfig config, GatewayClock clock) throws Exception {
     Ticker ticker = clock.ticker();
     GatewayConfig.Policy policy = config.policy();
+    Routes routes = new Routes(config);
     Breakers breakers = policy.breaker().enabled()
-        ? new Breakers(policy.breaker().config(), ticker, Gateway::logTransition)
+        ? new Breakers(policy.breaker().config(), ticker, Gateway::logTransition, routes.configuredTargets())
         : Breakers.disabled(ticker);
     RetryBudget budget = new RetryBudget(policy.retryBudget().max(), policy.retryBudget().ratio());
-    Routes routes = new Routes(config);
     TargetStats stats = new TargetStats(routes.configuredTargets(), ticker);
     TierBoard tiers = new TierBoard(config, ticker, clock.wall(), clock.scheduleTiers());
     StreamStats streamStats = new StreamStats(ticker);
     ResponseCache cache = new ResponseCache(
         new ResponseCache.Config(config.cache().maxBytes(), config.cache().maxStaleness()), ticker);
-    Metrics metrics = new Metrics(routes.configuredTargets(), breakers, budget, tiers, streamStats, cache);
+    Metrics metrics = new Metrics(routes.configuredTargets(), breakers, stats, budget, tiers, streamStats, cache);
     GatewayConfig.Retry retry = policy.retry();
     ChainPolicy chainPolicy = new ChainPolicy(
         new RetryPolicy(retry.maxRetries(), new Backoff(retry.baseDelay(), retry.maxDelay()),
