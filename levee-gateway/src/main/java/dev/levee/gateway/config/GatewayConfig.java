@@ -54,7 +54,8 @@ public record GatewayConfig(
    * @param webhook a URL that receives each transition as JSON, or empty
    * @param window the SLI window behind p99 and the error shares (default 60 s)
    */
-  public record Tiers(Duration evaluateEvery, Duration healthyFor, Double slo, String webhook, Duration window) {
+  public record Tiers(Duration evaluateEvery, Duration healthyFor, Double slo,
+      @JsonDeserialize(using = Deserializers.HttpUrl.class) String webhook, Duration window) {
     public Tiers {
       window = window == null ? Duration.ofSeconds(60) : window;
       if (!window.isPositive()) throw new IllegalArgumentException("window must be positive");
@@ -62,6 +63,9 @@ public record GatewayConfig(
       healthyFor = healthyFor == null ? Duration.ofSeconds(30) : healthyFor;
       slo = slo == null ? 0.995 : slo;
       webhook = webhook == null ? "" : webhook;
+      if (!webhook.isEmpty() && !Deserializers.HttpUrl.valid(webhook)) {
+        throw new IllegalArgumentException("webhook must be an absolute http(s) URL"); // not echoed: it may hold a secret
+      }
       if (!evaluateEvery.isPositive()) throw new IllegalArgumentException("evaluate-every must be positive");
       if (!(slo > 0 && slo < 1)) throw new IllegalArgumentException("slo must be between 0 and 1, e.g. 0.995");
     }
