@@ -15,11 +15,12 @@ import javax.net.ssl.SSLException;
  * the text that reaches clients ("Last error: ...") and the access log. Never the JDK's own
  * wording, class names or certificate-path internals.
  */
-final class TransportError {
+public final class TransportError {
 
   private TransportError() {}
 
-  static String describe(Throwable e) {
+  /** What went wrong, in a few plain words (e.g. {@code connection refused}). */
+  public static String describe(Throwable e) {
     if (e instanceof HttpConnectTimeoutException) {
       return "connect timed out";
     }

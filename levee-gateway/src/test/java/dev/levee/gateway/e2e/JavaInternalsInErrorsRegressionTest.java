@@ -60,6 +60,18 @@ class JavaInternalsInErrorsRegressionTest {
     }
   }
 
+  @Test
+  void anUnreachableUpstreamBehindAPassThroughIsDescribedInPlainWords() throws Exception {
+    try (Harness h = Harness.start(Harness.BASE_POLICY)) {
+      h.emulator.close();
+
+      HttpResponse<String> response = h.get("/v1/models");
+
+      assertPlainRefusal(response, 502, "api_error");
+      assertThat(message(response)).isEqualTo("the upstream could not be reached: connection refused");
+    }
+  }
+
   private static void assertPlainRefusal(HttpResponse<String> response, int status, String type) {
     assertThat(response.statusCode()).as(response.body()).isEqualTo(status);
     JsonNode body = Json.tryParse(response.body());
