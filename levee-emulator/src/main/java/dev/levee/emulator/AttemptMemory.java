@@ -1,23 +1,37 @@
 package dev.levee.emulator;
 
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * Which conversations each model has already seen since the last reset, so that first-attempt
  * faults strike once. A conversation is keyed by (model, hash of the system prompt and the first
- * user message): retries and continuations share it. Thread-safe.
+ * user message): retries and continuations share it. Clients choose both, so the memory is
+ * bounded: past {@value #MAX_CONVERSATIONS} conversations the least recently attempted is
+ * forgotten (its next attempt counts as a first one again). Thread-safe.
  */
 final class AttemptMemory {
 
-  private final Set<String> seen = ConcurrentHashMap.newKeySet();
+  /** The most conversations remembered. */
+  static final int MAX_CONVERSATIONS = 100_000;
+
+  private final Map<String, Boolean> seen = new LinkedHashMap<>(1024, 0.75f, true) {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+      return size() > MAX_CONVERSATIONS;
+    }
+  };
 
   /** Records an attempt; true when it is the first for this model and conversation. */
-  boolean firstAttempt(String model, String conversationIdentity) {
-    return seen.add(model + "\0" + Long.toHexString(Prng.hash(conversationIdentity)));
+  synchronized boolean firstAttempt(String model, String conversationIdentity) {
+    return seen.put(model + "\0" + Long.toHexString(Prng.hash(conversationIdentity)), Boolean.TRUE) == null;
   }
 
-  void clear() {
+  synchronized void clear() {
     seen.clear();
+  }
+
+  synchronized int size() {
+    return seen.size();
   }
 }
