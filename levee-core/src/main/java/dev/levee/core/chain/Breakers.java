@@ -8,7 +8,6 @@ import dev.levee.core.time.Ticker;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Comparator;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -89,11 +88,6 @@ public final class Breakers {
   /** Breakers of unconfigured targets dropped so far (least used past the bound, or idle). */
   public long evictions() {
     return byTarget.evictions();
-  }
-
-  /** Every target that has a breaker now, ordered by id. */
-  public List<Target> targets() {
-    return byTarget.entries().keySet().stream().sorted(Comparator.comparing(Target::id)).toList();
   }
 
   /**
