@@ -15,6 +15,12 @@ import java.io.UncheckedIOException;
 /** The one Jackson mapper of the wire protocol, configured for fidelity. */
 public final class Json {
 
+  /** The deepest nesting of arrays and objects accepted (Jackson's default is 1000). */
+  public static final int MAX_NESTING_DEPTH = 2000;
+
+  /** The longest number accepted, in characters. */
+  public static final int MAX_NUMBER_LENGTH = 10_000;
+
   /**
    * Shared and thread-safe. Floats are read as {@link java.math.BigDecimal} so that numbers pass
    * through unchanged ({@code 0.70} stays {@code 0.70}).
@@ -22,8 +28,8 @@ public final class Json {
   public static final ObjectMapper MAPPER = JsonMapper.builder(JsonFactory.builder()
           .streamReadConstraints(StreamReadConstraints.builder()
               .maxStringLength(Integer.MAX_VALUE) // a base64 PDF in one string; the body limit bounds it
-              .maxNestingDepth(2000)
-              .maxNumberLength(10_000)
+              .maxNestingDepth(MAX_NESTING_DEPTH)
+              .maxNumberLength(MAX_NUMBER_LENGTH)
               .build())
           .streamWriteConstraints(StreamWriteConstraints.builder().maxNestingDepth(2000).build())
           .build())

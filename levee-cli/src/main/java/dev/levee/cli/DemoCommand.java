@@ -9,7 +9,9 @@ import java.time.Duration;
 import java.util.concurrent.Callable;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code levee demo}: the main job on its embedded default. An emulator and a gateway start in
@@ -21,6 +23,9 @@ import picocli.CommandLine.Option;
         "while SDK clients send requests through Levee, and, side by side, through a gateway with resilience off.",
         "Prints a per-second timeline and a summary (loss, amplification). Needs no API key and no network."})
 final class DemoCommand implements Callable<Integer> {
+
+  @Spec
+  CommandSpec spec;
 
   @Option(names = "--duration", defaultValue = "60s", converter = DurationConverter.class,
       description = "Length of the drill, e.g. 60s, 2m (default ${DEFAULT-VALUE}); the incident's phases scale with it.")
@@ -42,11 +47,17 @@ final class DemoCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     if (duration.toSeconds() < 5 || rate < 1 || clients < 1) {
-      System.err.println("levee demo: --duration must be at least 5s, --rate and --clients at least 1");
+      spec.commandLine().getErr().println("levee demo: --duration must be at least 5s, --rate and --clients at least 1");
       return 2;
     }
+    Scenario incident = null;
+    if (scenario != null) {
+      incident = ScenarioFiles.load(scenario, spec.commandLine().getErr());
+      if (incident == null) {
+        return 2;
+      }
+    }
     quietLogs();
-    Scenario incident = scenario == null ? null : Scenario.load(scenario);
     PrintStream out = System.out;
     new Drill(duration, rate, clients, seed, incident, out).run();
     return 0;

@@ -4,19 +4,30 @@ import dev.levee.emulator.Emulator;
 import dev.levee.emulator.EmulatorOptions;
 import dev.levee.emulator.Scenario;
 import dev.levee.emulator.ScenarioException;
+import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
-/** {@code levee emulator --port 9010 [--scenario FILE]}: a misbehaving Anthropic API for drills. */
+/**
+ * {@code levee emulator --port 9010 [--scenario FILE]}: a misbehaving Anthropic API for drills.
+ * A bad port, address or scenario is one line on stderr and exit code 2; a port already taken,
+ * exit code 1.
+ */
 @Command(name = "emulator", mixinStandardHelpOptions = true,
     description = {"Run the Anthropic API emulator: real shapes, deterministic answers, faults chosen by model name",
         "(emu-529, emu-429-ra2, emu-cut-5, ...; see levee-emulator/README.md)."})
 final class EmulatorCommand implements Callable<Integer> {
 
-  @Option(names = "--port", defaultValue = "9010", description = "Port to listen on (default ${DEFAULT-VALUE}; 0 for any).")
+  @Spec
+  CommandSpec spec;
+
+  @Option(names = "--port", defaultValue = "9010", converter = PortConverter.class,
+      description = "Port to listen on (default ${DEFAULT-VALUE}; 0 for any).")
   int port;
 
   @Option(names = "--host", defaultValue = "127.0.0.1", description = "Address to bind (default ${DEFAULT-VALUE}).")
@@ -27,28 +38,25 @@ final class EmulatorCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    PrintWriter err = spec.commandLine().getErr();
     EmulatorOptions.Builder options = EmulatorOptions.builder().host(host).port(port);
     if (scenario != null) {
-      try {
-        options.scenario(Scenario.load(scenario));
-      } catch (ScenarioException e) {
-        System.err.println("levee: bad scenario: " + e.getMessage());
-        return 2;
-      } catch (java.io.IOException e) {
-        System.err.println("levee: cannot read the scenario " + scenario + ": " + e.getMessage());
+      Scenario loaded = ScenarioFiles.load(scenario, err);
+      if (loaded == null) {
         return 2;
       }
+      options.scenario(loaded);
     }
     Emulator started;
     try {
       started = Emulator.start(options.build());
-    } catch (java.io.UncheckedIOException e) {
-      System.err.println("levee: cannot listen on " + host + ":" + port + ": "
-          + (e.getCause().getCause() != null ? e.getCause().getCause().getMessage() : e.getCause().getMessage()));
-      return 1;
+    } catch (java.io.UncheckedIOException | java.nio.channels.UnresolvedAddressException e) {
+      err.println("levee: cannot listen on " + host + ":" + port + ": " + OneLineErrors.reason(e));
+      return OneLineErrors.badAddress(e) ? 2 : 1;
     }
     try (Emulator emulator = started) {
-      System.err.println("Levee emulator listening on " + emulator.baseUrl());
+      err.println("Levee emulator listening on " + emulator.baseUrl());
+      err.flush();
       CountDownLatch stopped = new CountDownLatch(1);
       Runtime.getRuntime().addShutdownHook(new Thread(stopped::countDown));
       stopped.await();

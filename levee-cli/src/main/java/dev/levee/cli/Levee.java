@@ -25,9 +25,14 @@ public final class Levee implements Runnable {
     System.exit(commandLine().execute(args));
   }
 
-  /** The command line with every subcommand registered (also used by tests). */
+  /**
+   * The command line with every subcommand registered (also used by tests). Every mistake is one
+   * line on stderr with exit code 2; an unexpected failure one line with exit code 1 ({@link
+   * OneLineErrors}).
+   */
   public static CommandLine commandLine() {
-    return new CommandLine(new Levee());
+    OneLineErrors errors = new OneLineErrors();
+    return new CommandLine(new Levee()).setParameterExceptionHandler(errors).setExecutionExceptionHandler(errors);
   }
 
   @Override

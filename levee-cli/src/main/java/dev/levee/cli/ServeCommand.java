@@ -4,29 +4,40 @@ import dev.levee.gateway.Gateway;
 import dev.levee.gateway.config.ConfigException;
 import dev.levee.gateway.config.ConfigLoader;
 import dev.levee.gateway.config.GatewayConfig;
+import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
-/** {@code levee serve --config levee.yaml}: runs the gateway until stopped. */
+/**
+ * {@code levee serve --config levee.yaml}: runs the gateway until stopped. A bad config, port or
+ * address is one line on stderr and exit code 2; a port already taken, exit code 1.
+ */
 @Command(name = "serve", mixinStandardHelpOptions = true,
     description = "Run the gateway: an Anthropic Messages API endpoint with retries, breakers and fallbacks.")
 final class ServeCommand implements Callable<Integer> {
 
+  @Spec
+  CommandSpec spec;
+
   @Option(names = {"-c", "--config"}, required = true, paramLabel = "FILE", description = "The YAML config (see docs/configuration.md).")
   Path config;
 
-  @Option(names = "--port", paramLabel = "PORT", description = "Overrides server.port.")
+  @Option(names = "--port", paramLabel = "PORT", converter = PortConverter.class,
+      description = "Overrides server.port (0 to 65535; 0 picks a free port).")
   Integer port;
 
   @Override
   public Integer call() throws Exception {
+    PrintWriter err = spec.commandLine().getErr();
     GatewayConfig loaded;
     try {
       loaded = new ConfigLoader().load(config);
     } catch (ConfigException e) {
-      System.err.println("levee: bad config: " + e.getMessage());
+      err.println("levee: bad config: " + e.getMessage());
       return 2;
     }
     if (port != null) {
@@ -35,10 +46,10 @@ final class ServeCommand implements Callable<Integer> {
     Gateway started;
     try {
       started = Gateway.start(loaded);
-    } catch (java.io.IOException e) {
-      System.err.println("levee: cannot listen on " + loaded.server().host() + ":" + loaded.server().port() + ": "
-          + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()));
-      return 1;
+    } catch (java.io.IOException | java.nio.channels.UnresolvedAddressException e) {
+      err.println("levee: cannot listen on " + loaded.server().host() + ":" + loaded.server().port() + ": "
+          + OneLineErrors.reason(e));
+      return OneLineErrors.badAddress(e) ? 2 : 1;
     }
     try (Gateway gateway = started) {
       Runtime.getRuntime().addShutdownHook(new Thread(() -> {

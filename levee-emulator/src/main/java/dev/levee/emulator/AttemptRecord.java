@@ -49,6 +49,11 @@ final class AttemptRecord {
     this.body = new String(Arrays.copyOf(body, Math.min(body.length, BODY_COPY_LIMIT)), StandardCharsets.UTF_8);
   }
 
+  /** The request's {@code anthropic-beta} values joined with {@code ,}, or null. */
+  String anthropicBeta() {
+    return anthropicBeta;
+  }
+
   // Mutators update under this record's lock, then wake log waiters outside it: the log's lock is
   // always taken first (snapshot), so a record never holds its own lock while taking the log's.
 

@@ -12,6 +12,8 @@ import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Routes requests: {@code /_emulator/*} control endpoints (no credentials, not logged), and the
@@ -19,6 +21,8 @@ import org.eclipse.jetty.util.Callback;
  * Runs each request on a virtual thread (blocking handler).
  */
 final class EmulatorHandler extends Handler.Abstract {
+
+  private static final Logger LOG = LoggerFactory.getLogger(EmulatorHandler.class);
 
   /** The API's request size limit: 32 MB; larger bodies get 413 {@code request_too_large}. */
   static final int MAX_BODY = 32 * 1024 * 1024;
@@ -56,10 +60,11 @@ final class EmulatorHandler extends Handler.Abstract {
       if (exchange.ended()) {
         throw e;
       }
+      LOG.error("emulator failure serving {} {} ({})", method, path, requestId, e); // the trace is for the log only
       if (response.isCommitted()) {
-        exchange.abort("emulator failure: " + e);
+        exchange.abort("emulator failure");
       } else {
-        exchange.fail(ApiError.api("emulator failure: " + e));
+        exchange.fail(ApiError.api("Internal server error (an emulator failure; its log has the details)"));
       }
     }
     return true;

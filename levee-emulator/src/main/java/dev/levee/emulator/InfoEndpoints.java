@@ -33,8 +33,11 @@ final class InfoEndpoints {
 
   /** {@code {"input_tokens": N}} with the same estimate as {@code usage.input_tokens}. */
   static void countTokens(Exchange exchange, byte[] body) {
-    switch (MessagesRequest.parse(body, true)) {
-      case MessagesRequest.Invalid invalid -> exchange.fail(invalid.error());
+    switch (MessagesRequest.parse(body, true, exchange.record.anthropicBeta())) {
+      case MessagesRequest.Invalid invalid -> {
+        exchange.record.request(invalid.model(), false, null);
+        exchange.fail(invalid.error());
+      }
       case MessagesRequest.Valid valid -> {
         exchange.record.request(valid.request().model(), false, valid.request().lastRole());
         ObjectNode count = Json.MAPPER.createObjectNode();

@@ -33,8 +33,9 @@ final class MessagesEndpoint {
 
   void handle(Exchange exchange, byte[] body) throws InterruptedException {
     MessagesRequest request;
-    switch (MessagesRequest.parse(body, false)) {
+    switch (MessagesRequest.parse(body, false, exchange.record.anthropicBeta())) {
       case MessagesRequest.Invalid invalid -> {
+        exchange.record.request(invalid.model(), invalid.stream(), null);
         exchange.fail(invalid.error());
         return;
       }

@@ -27,7 +27,19 @@ record MessagesRequest(String model, int maxTokens, boolean stream, JsonNode sys
 
   record Valid(MessagesRequest request) implements Parsed {}
 
-  record Invalid(ApiError error) implements Parsed {}
+  /**
+   * A refused body, with what could still be read of it for the log.
+   *
+   * @param model the body's {@code model} when it is a string, else null
+   * @param stream whether the body said {@code "stream": true}
+   */
+  record Invalid(ApiError error, String model, boolean stream) implements Parsed {}
+
+  /**
+   * The beta under which the API accepts messages of role {@code system} inside the conversation
+   * (sent by current Claude Code).
+   */
+  static final String MID_CONVERSATION_SYSTEM_BETA = "mid-conversation-system-2026-04-07";
 
   /**
    * Reads and minimally validates a body the way the API does: malformed JSON, a missing {@code
@@ -36,16 +48,30 @@ record MessagesRequest(String model, int maxTokens, boolean stream, JsonNode sys
    *
    * @param countTokens true for {@code /v1/messages/count_tokens}, whose body has no {@code
    *     max_tokens} (then 0)
+   * @param betas the request's {@code anthropic-beta} values joined with {@code ,}, or null; with
+   *     {@value #MID_CONVERSATION_SYSTEM_BETA}, messages of role {@code system} are accepted
    */
-  static Parsed parse(byte[] body, boolean countTokens) {
+  static Parsed parse(byte[] body, boolean countTokens, String betas) {
     JsonNode root = Json.tryParse(body);
     if (root == null) {
-      return invalid("There was an issue with the request body: it is not valid JSON.");
+      return new Invalid(ApiError.invalidRequest("There was an issue with the request body: it is not valid JSON."),
+          null, false);
     }
     if (!root.isObject()) {
-      return invalid("Input should be a valid dictionary or object to extract fields from");
+      return new Invalid(ApiError.invalidRequest("Input should be a valid dictionary or object to extract fields from"),
+          null, false);
     }
     ObjectNode object = (ObjectNode) root;
+    Parsed parsed = validate(object, countTokens, hasBeta(betas, MID_CONVERSATION_SYSTEM_BETA));
+    if (parsed instanceof Invalid invalid) { // the log still says which model and whether streamed
+      JsonNode model = object.get("model");
+      return new Invalid(invalid.error(), model != null && model.isTextual() ? model.asText() : null,
+          object.path("stream").asBoolean(false));
+    }
+    return parsed;
+  }
+
+  private static Parsed validate(ObjectNode object, boolean countTokens, boolean systemMessages) {
     for (String field : countTokens ? List.of("model", "messages") : List.of("model", "max_tokens", "messages")) {
       if (!object.hasNonNull(field)) {
         return invalid(field + ": Field required");
@@ -68,9 +94,14 @@ record MessagesRequest(String model, int maxTokens, boolean stream, JsonNode sys
     List<JsonNode> messages = new ArrayList<>();
     for (int i = 0; i < messagesNode.size(); i++) {
       JsonNode message = messagesNode.get(i);
+      if (!message.isObject()) {
+        return invalid("messages." + i + ": Input should be a valid dictionary");
+      }
       String role = message.path("role").asText("");
-      if (!role.equals("user") && !role.equals("assistant")) {
-        return invalid("messages." + i + ".role: Input should be 'user' or 'assistant'");
+      boolean known = role.equals("user") || role.equals("assistant") || systemMessages && role.equals("system");
+      if (!known) {
+        return invalid("messages." + i + ".role: Input should be "
+            + (systemMessages ? "'user', 'assistant' or 'system'" : "'user' or 'assistant'"));
       }
       if (!message.has("content")) {
         return invalid("messages." + i + ".content: Field required");
@@ -121,6 +152,18 @@ record MessagesRequest(String model, int maxTokens, boolean stream, JsonNode sys
   }
 
   private static Invalid invalid(String message) {
-    return new Invalid(ApiError.invalidRequest(message));
+    return new Invalid(ApiError.invalidRequest(message), null, false);
+  }
+
+  private static boolean hasBeta(String betas, String beta) {
+    if (betas == null) {
+      return false;
+    }
+    for (String value : betas.split(",")) {
+      if (value.trim().equals(beta)) {
+        return true;
+      }
+    }
+    return false;
   }
 }

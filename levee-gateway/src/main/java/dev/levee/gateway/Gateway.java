@@ -71,17 +71,17 @@ public final class Gateway implements AutoCloseable {
   public static Gateway start(GatewayConfig config, GatewayClock clock) throws Exception {
     Ticker ticker = clock.ticker();
     GatewayConfig.Policy policy = config.policy();
+    Aliases aliases = new Aliases(config);
     Breakers breakers = policy.breaker().enabled()
-        ? new Breakers(policy.breaker().config(), ticker, Gateway::logTransition)
+        ? new Breakers(policy.breaker().config(), ticker, Gateway::logTransition, aliases.configuredTargets())
         : Breakers.disabled(ticker);
     RetryBudget budget = new RetryBudget(policy.retryBudget().max(), policy.retryBudget().ratio());
-    Aliases aliases = new Aliases(config);
     TargetStats stats = new TargetStats(aliases.configuredTargets(), ticker);
     TierBoard tiers = new TierBoard(config, ticker, clock.sleeper(), clock.wall(), clock.scheduler());
     StreamStats streamStats = new StreamStats(ticker);
     ResponseCache cache = new ResponseCache(
         new ResponseCache.Config(config.cache().maxBytes(), config.cache().maxStaleness()), ticker);
-    Metrics metrics = new Metrics(aliases.configuredTargets(), breakers, budget, tiers, streamStats, cache);
+    Metrics metrics = new Metrics(aliases.configuredTargets(), breakers, stats, budget, tiers, streamStats, cache);
     ChainPolicy chainPolicy = new ChainPolicy(policy.retry().policy(), policy.attemptTimeout(), policy.minAttemptTime());
     FallbackChain chain = new FallbackChain(chainPolicy, breakers, budget,
         CallObserver.both(stats, CallObserver.both(tiers, metrics)), ticker, clock.sleeper(), clock.random());

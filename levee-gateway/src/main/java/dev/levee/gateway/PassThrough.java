@@ -44,7 +44,7 @@ final class PassThrough {
       Headers.toClient(answer.headers()).forEach((name, values) -> values.forEach(v -> response.getHeaders().add(name, v)));
       response.write(true, ByteBuffer.wrap(body), callback);
     } catch (IOException e) {
-      ServerIo.error(response, callback, new ApiError(502, "api_error", "the upstream could not be reached: " + e.getMessage()));
+      ServerIo.error(response, callback, new ApiError(502, "api_error", "the upstream could not be reached: " + dev.levee.anthropic.error.TransportError.describe(e)));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       callback.failed(e);

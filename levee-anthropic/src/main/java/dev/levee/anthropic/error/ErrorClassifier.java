@@ -4,8 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.levee.anthropic.Json;
 import dev.levee.core.retry.Failure;
 import dev.levee.core.retry.FailureKind;
-import java.io.IOException;
-import java.net.ConnectException;
 import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
@@ -103,22 +101,19 @@ public final class ErrorClassifier {
     return Failure.of(kind, 200, type, message);
   }
 
-  /** Classifies a transport failure: no (complete) response arrived. */
+  /**
+   * Classifies a transport failure: no (complete) response arrived. The message says what
+   * happened in plain words ({@link TransportError}), never the JDK's exception text.
+   */
   public Failure classifyException(Throwable e) {
+    String message = TransportError.describe(e);
     if (e instanceof HttpConnectTimeoutException) {
-      return Failure.of(FailureKind.CONNECTION, 0, "connection_error", "connect timed out");
-    }
-    if (e instanceof HttpTimeoutException) {
-      return Failure.of(FailureKind.TIMEOUT, 0, "timeout", "attempt timed out");
-    }
-    if (e instanceof ConnectException) {
-      return Failure.of(FailureKind.CONNECTION, 0, "connection_error", "connection refused");
-    }
-    if (e instanceof IOException) {
-      String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
       return Failure.of(FailureKind.CONNECTION, 0, "connection_error", message);
     }
-    return Failure.of(FailureKind.CONNECTION, 0, "connection_error", String.valueOf(e));
+    if (e instanceof HttpTimeoutException) {
+      return Failure.of(FailureKind.TIMEOUT, 0, "timeout", message);
+    }
+    return Failure.of(FailureKind.CONNECTION, 0, "connection_error", message);
   }
 
   private static boolean isSpendLimit(ApiError error, byte[] body) {

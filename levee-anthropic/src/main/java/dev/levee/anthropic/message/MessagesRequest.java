@@ -48,9 +48,10 @@ public final class MessagesRequest {
   /**
    * Parses a request body.
    *
-   * @throws InvalidRequestException when the body is not a single JSON object, or {@code model}
-   *     is missing or not a string, or {@code stream} is not a boolean; the message is fit for an
-   *     Anthropic-shaped 400
+   * @throws InvalidRequestException when the body is not a single JSON object, names a top-level
+   *     field twice, or {@code model} is missing or not a string, or {@code stream} is not a
+   *     boolean; the message is fit for an Anthropic-shaped 400 (it says what is wrong and where,
+   *     never the parser's own words)
    */
   public static MessagesRequest parse(byte[] body) throws InvalidRequestException {
     Objects.requireNonNull(body, "body");
@@ -68,8 +69,12 @@ public final class MessagesRequest {
         throw new InvalidRequestException("request body must be a JSON object");
       }
       JsonToken t;
+      java.util.Set<String> seen = new java.util.HashSet<>();
       while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
         String field = p.currentName();
+        if (!seen.add(field)) { // which one counts differs between parsers: Levee and the upstream must agree
+          throw new InvalidRequestException(field + ": given more than once");
+        }
         int keyStart = (int) p.currentTokenLocation().getByteOffset();
         JsonToken value = p.nextToken();
         int valueStart = (int) p.currentTokenLocation().getByteOffset();
@@ -109,7 +114,7 @@ public final class MessagesRequest {
     } catch (InvalidRequestException e) {
       throw e;
     } catch (IOException e) {
-      throw new InvalidRequestException("request body is not valid JSON: " + firstLine(originalMessage(e)));
+      throw new InvalidRequestException("request body is not valid JSON: " + dev.levee.anthropic.JsonSyntax.describe(e));
     }
     if (model == null) {
       throw new InvalidRequestException("model: Field required");
@@ -202,13 +207,6 @@ public final class MessagesRequest {
     return out;
   }
 
-  private static String firstLine(String message) {
-    int newline = message.indexOf('\n');
-    String line = newline < 0 ? message : message.substring(0, newline);
-    int source = line.indexOf(" at [Source");
-    return (source < 0 ? line : line.substring(0, source)).strip();
-  }
-
   @Override
   public String toString() {
     return "MessagesRequest[model=" + model + ", stream=" + stream + ", " + body.length + " bytes]";
@@ -219,9 +217,5 @@ public final class MessagesRequest {
     public InvalidRequestException(String message) {
       super(message);
     }
-  }
-
-  private static String originalMessage(IOException e) {
-    return e instanceof com.fasterxml.jackson.core.JacksonException je ? je.getOriginalMessage() : e.getMessage();
   }
 }

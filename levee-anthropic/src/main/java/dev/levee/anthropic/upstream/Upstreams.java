@@ -34,8 +34,12 @@ public record Upstreams(Function<Target, Endpoint> endpoints, UpstreamClient cli
     return endpoints.apply(target).apiKey().isEmpty();
   }
 
-  /** A JSON call of {@code request} with each target's model and the request's tier edits. */
+  /**
+   * A JSON call of {@code request} with each target's model and the request's tier edits; a 200
+   * counts as success only with the {@link AnswerShape} of the request's path.
+   */
   public JsonAttempt json(OriginalRequest request, Cancellation cancellation) {
-    return new JsonAttempt(this, target -> request(request, target, request.bodyFor(target.model())), cancellation);
+    return new JsonAttempt(this, target -> request(request, target, request.bodyFor(target.model())), cancellation,
+        AnswerShape.forPath(request.path()));
   }
 }

@@ -46,7 +46,9 @@ public final class Drill {
          World baseline = World.start("baseline", false, incident);
          Load withLevee = new Load(levee, clients, seconds);
          Load without = new Load(baseline, clients, seconds)) {
-      levee.reset();
+      withLevee.warmUp();
+      without.warmUp();
+      levee.reset(); // time zero of the incident; the warm-up leaves the log
       baseline.reset();
       long start = System.nanoTime();
       withLevee.start(start);

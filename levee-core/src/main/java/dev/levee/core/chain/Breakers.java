@@ -1,40 +1,66 @@
 package dev.levee.core.chain;
 
+import dev.levee.core.bound.BoundedTable;
 import dev.levee.core.breaker.CircuitBreaker;
 import dev.levee.core.breaker.CircuitBreakerConfig;
 import dev.levee.core.breaker.Transition;
 import dev.levee.core.time.Ticker;
+import java.time.Duration;
+import java.util.Collection;
 import java.util.Comparator;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
 /**
- * The circuit breakers of all targets, one per {@link Target}, created on first use with one
- * shared config. Clients can name any model, so the number of breakers is bounded: past {@link
- * #MAX_TARGETS} distinct targets, further new targets share one breaker per upstream, named
- * {@code upstream/*}. Thread-safe.
+ * The circuit breakers of all targets, one per {@link Target}, created CLOSED on first use with
+ * one shared config. Thread-safe.
+ *
+ * <p>Clients can name any model, so the table is a {@link BoundedTable}: the configured targets
+ * (pinned) always keep their breaker; of the others, at most {@link #MAX_TARGETS} are kept, the
+ * least used evicted first, and one unused for {@link #idleFor} (at least {@link #MIN_IDLE}, and
+ * never less than the breaker's window plus its open period, so an eviction forgets nothing a
+ * breaker still remembered) is dropped. An evicted target gets a fresh breaker on its next use;
+ * targets never share one.
  */
 public final class Breakers {
 
-  private final CircuitBreakerConfig config; // null: breakers are off
-  private final Ticker ticker;
-  private final Consumer<Transition> listener;
-  /** Distinct targets that get a breaker of their own. */
+  /** The most breakers kept for targets that are not configured. */
   public static final int MAX_TARGETS = 1000;
 
-  private final Map<Target, CircuitBreaker> byTarget = new ConcurrentHashMap<>();
+  /** The shortest time an unused, unconfigured target keeps its breaker: 10 minutes. */
+  public static final Duration MIN_IDLE = Duration.ofMinutes(10);
+
+  private final BoundedTable<Target, CircuitBreaker> byTarget;
+  private final Duration idleFor;
 
   /**
+   * Breakers without pinned targets.
+   *
    * @param listener told of every transition of every breaker (for logs and metrics)
    */
   public Breakers(CircuitBreakerConfig config, Ticker ticker, Consumer<Transition> listener) {
-    this.config = Objects.requireNonNull(config, "config");
-    this.ticker = Objects.requireNonNull(ticker, "ticker");
-    this.listener = Objects.requireNonNull(listener, "listener");
+    this(config, ticker, listener, Set.of());
+  }
+
+  /**
+   * @param listener told of every transition of every breaker (for logs and metrics)
+   * @param configured targets whose breakers are never evicted
+   */
+  public Breakers(CircuitBreakerConfig config, Ticker ticker, Consumer<Transition> listener,
+      Collection<Target> configured) {
+    Objects.requireNonNull(config, "config");
+    Objects.requireNonNull(ticker, "ticker");
+    Objects.requireNonNull(listener, "listener");
+    Duration remembered = config.window().plus(config.openFor());
+    this.idleFor = remembered.compareTo(MIN_IDLE) > 0 ? remembered : MIN_IDLE;
+    this.byTarget = new BoundedTable<>(MAX_TARGETS, idleFor, ticker, configured, t -> {
+      CircuitBreaker breaker = new CircuitBreaker(t.id(), config, ticker);
+      breaker.onTransition(listener);
+      return breaker;
+    });
   }
 
   /** Breakers that admit every call and never open ({@code breaker: off}). */
@@ -43,37 +69,41 @@ public final class Breakers {
   }
 
   private Breakers(Ticker ticker) {
-    this.config = null;
-    this.ticker = Objects.requireNonNull(ticker, "ticker");
-    this.listener = t -> { };
+    Objects.requireNonNull(ticker, "ticker");
+    this.idleFor = MIN_IDLE;
+    this.byTarget = new BoundedTable<>(MAX_TARGETS, idleFor, ticker, Set.of(),
+        t -> CircuitBreaker.disabled(t.id(), ticker));
   }
 
-  /** The breaker of {@code target}, created CLOSED on first use. */
+  /** The breaker of {@code target}, created CLOSED on first use (and again after eviction). */
   public CircuitBreaker of(Target target) {
-    CircuitBreaker existing = byTarget.get(target);
-    if (existing != null) {
-      return existing;
-    }
-    Target key = byTarget.size() < MAX_TARGETS ? target : new Target(target.upstream(), "*");
-    return byTarget.computeIfAbsent(key, t -> {
-      if (config == null) {
-        return CircuitBreaker.disabled(t.id(), ticker);
-      }
-      CircuitBreaker breaker = new CircuitBreaker(t.id(), config, ticker);
-      breaker.onTransition(listener);
-      return breaker;
-    });
+    return byTarget.get(target);
   }
 
-  /** Every target that has a breaker, ordered by id. */
-  public List<Target> targets() {
-    return byTarget.keySet().stream().sorted(Comparator.comparing(Target::id)).toList();
+  /** How long an unused, unconfigured target keeps its breaker. */
+  public Duration idleFor() {
+    return idleFor;
   }
 
-  /** Every breaker created so far, by target id, ordered by id. */
+  /** Breakers of unconfigured targets dropped so far (least used past the bound, or idle). */
+  public long evictions() {
+    return byTarget.evictions();
+  }
+
+  /**
+   * Every breaker held now, by target, ordered by id. Reading it does not count as a use (a
+   * health report does not keep an idle target's breaker alive).
+   */
+  public Map<Target, CircuitBreaker> circuits() {
+    Map<Target, CircuitBreaker> sorted = new TreeMap<>(Comparator.comparing(Target::id));
+    sorted.putAll(byTarget.entries());
+    return sorted;
+  }
+
+  /** Every breaker held now, by target id, ordered by id. */
   public Map<String, CircuitBreaker> all() {
     Map<String, CircuitBreaker> sorted = new TreeMap<>();
-    byTarget.forEach((target, breaker) -> sorted.put(target.id(), breaker));
+    byTarget.entries().forEach((target, breaker) -> sorted.put(target.id(), breaker));
     return sorted;
   }
 }

@@ -47,19 +47,11 @@ class BreakersTest {
     assertThat(breakers.all().keySet()).containsExactly("up/a", "up/b");
   }
 
-  /** Regression: every model name a client invented got a breaker of its own, without bound. */
   @Test
-  void pastTheLimitNewTargetsShareOneBreakerPerUpstream() {
-    Breakers breakers = new Breakers(CircuitBreakerConfig.DEFAULT, new dev.levee.core.time.ManualClock(), t -> { });
-    for (int i = 0; i < Breakers.MAX_TARGETS; i++) {
-      breakers.of(new Target("anthropic", "model-" + i));
-    }
+  void anUnconfiguredTargetsBreakerIsKeptForAtLeastItsWindowAndOpenPeriod() {
+    Breakers slow = new Breakers(CircuitBreakerConfig.of(3, Duration.ofMinutes(30), Duration.ofHours(1)), clock, t -> { });
 
-    CircuitBreaker overflow = breakers.of(new Target("anthropic", "one-too-many"));
-
-    assertThat(overflow.name()).isEqualTo("anthropic/*");
-    assertThat(breakers.of(new Target("anthropic", "and-another"))).isSameAs(overflow);
-    assertThat(breakers.of(new Target("anthropic", "model-7")).name()).isEqualTo("anthropic/model-7");
-    assertThat(breakers.all()).hasSize(Breakers.MAX_TARGETS + 1);
+    assertThat(breakers.idleFor()).isEqualTo(Breakers.MIN_IDLE);
+    assertThat(slow.idleFor()).isEqualTo(Duration.ofMinutes(90));
   }
 }

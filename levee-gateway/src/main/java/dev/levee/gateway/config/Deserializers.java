@@ -152,6 +152,28 @@ final class Deserializers {
     }
   }
 
+  /** An absolute http(s) URL kept as text, or empty; the value is never echoed (it may hold a secret). */
+  static final class HttpUrl extends JsonDeserializer<String> {
+    @Override
+    public String deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
+      return parse(p, ctxt, String.class, s -> {
+        if (!s.isEmpty() && !valid(s)) {
+          throw new IllegalArgumentException("not an absolute http(s) URL");
+        }
+        return s;
+      });
+    }
+
+    static boolean valid(String value) {
+      try {
+        URI uri = new URI(value);
+        return ("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) && uri.getHost() != null;
+      } catch (java.net.URISyntaxException e) {
+        return false;
+      }
+    }
+  }
+
   /** {@code upstream/model}, or {@code {target: upstream/model, prefill: true|false}}. */
   static final class TargetSpec extends JsonDeserializer<TargetRef> {
     @Override

@@ -68,8 +68,8 @@ public record GatewayConfig(
    * @param minVolume calls a window must hold before any step down, on signals or on burn
    *     (default 20): fewer make its shares noise (issue 10)
    */
-  public record Tiers(Duration evaluateEvery, Duration healthyFor, Double slo, String webhook, Duration window,
-      Long minVolume) {
+  public record Tiers(Duration evaluateEvery, Duration healthyFor, Double slo,
+      @JsonDeserialize(using = Deserializers.HttpUrl.class) String webhook, Duration window, Long minVolume) {
     public Tiers {
       minVolume = minVolume == null ? 20L : minVolume;
       if (minVolume < 1) throw new IllegalArgumentException("min-volume must be at least 1");
@@ -79,6 +79,9 @@ public record GatewayConfig(
       healthyFor = healthyFor == null ? TierControllerConfig.DEFAULT.healthyFor() : healthyFor;
       slo = slo == null ? SloTracker.DEFAULT_TARGET : slo;
       webhook = webhook == null ? "" : webhook;
+      if (!webhook.isEmpty() && !Deserializers.HttpUrl.valid(webhook)) {
+        throw new IllegalArgumentException("webhook must be an absolute http(s) URL"); // not echoed: it may hold a secret
+      }
       if (!evaluateEvery.isPositive()) throw new IllegalArgumentException("evaluate-every must be positive");
       if (!(slo > 0 && slo < 1)) throw new IllegalArgumentException("slo must be between 0 and 1, e.g. 0.995");
     }

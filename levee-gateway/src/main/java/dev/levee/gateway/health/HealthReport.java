@@ -13,6 +13,7 @@ import dev.levee.core.sli.SliSnapshot;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -58,8 +59,10 @@ public final class HealthReport {
     ObjectNode targets = Json.MAPPER.createObjectNode();
     List<CircuitState> states = new ArrayList<>();
     boolean lowSuccess = false;
-    for (Target target : targets()) {
-      CircuitBreaker.Snapshot circuit = breakers.of(target).snapshot();
+    Map<Target, CircuitBreaker> circuits = breakers.circuits();
+    for (Target target : targets(circuits.keySet())) {
+      CircuitBreaker breaker = circuits.get(target);
+      CircuitBreaker.Snapshot circuit = (breaker != null ? breaker : breakers.of(target)).snapshot();
       SliSnapshot window = stats.snapshot(target);
       states.add(circuit.state());
       lowSuccess |= window.total() >= MIN_CALLS_FOR_RATE && window.successRate() < DEGRADED_BELOW;
@@ -107,9 +110,9 @@ public final class HealthReport {
   }
 
   /** Configured targets first, then at most {@value #MAX_OTHERS} others clients named. */
-  private Set<Target> targets() {
+  private Set<Target> targets(Set<Target> withBreakers) {
     Set<Target> all = new LinkedHashSet<>(configured);
-    breakers.targets().stream().filter(t -> !configured.contains(t))
+    withBreakers.stream().filter(t -> !configured.contains(t))
         .limit(MAX_OTHERS).forEach(all::add);
     return all;
   }

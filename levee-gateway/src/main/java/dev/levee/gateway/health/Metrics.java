@@ -34,7 +34,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *       levee_target_cooling_seconds{target}}, {@code levee_tier_transitions_total};
  *   <li>{@code levee_streams_*_total}, {@code levee_stream_resumes_total}, {@code
  *       levee_stream_ttft_p95_seconds}, {@code levee_stream_duplicate_event_rate};
- *   <li>{@code levee_cache_*} — entries, bytes, lookups by result.
+ *   <li>{@code levee_cache_*} — entries, bytes, lookups by result;
+ *   <li>{@code levee_state_evictions_total{table}} — entries of client-named targets dropped
+ *       from a bounded table ({@code breakers}, {@code target_stats}).
  * </ul>
  *
  * <p>Thread-safe.
@@ -46,11 +48,17 @@ public final class Metrics implements CallObserver {
   private final Set<Target> configured;
   private final Set<Target> circuits = ConcurrentHashMap.newKeySet();
 
-  public Metrics(Set<Target> configured, Breakers breakers, RetryBudget budget, TierBoard tiers, StreamStats streams,
-      ResponseCache cache) {
+  public Metrics(Set<Target> configured, Breakers breakers, TargetStats stats, RetryBudget budget, TierBoard tiers,
+      StreamStats streams, ResponseCache cache) {
     this.breakers = breakers;
     this.configured = Set.copyOf(configured);
     configured.forEach(this::watchCircuit);
+    FunctionCounter.builder("levee_state_evictions", breakers, Breakers::evictions).tag("table", "breakers")
+        .description("Entries of client-named targets dropped from a bounded table (least used or idle)")
+        .register(registry);
+    FunctionCounter.builder("levee_state_evictions", stats, TargetStats::evictions).tag("table", "target_stats")
+        .description("Entries of client-named targets dropped from a bounded table (least used or idle)")
+        .register(registry);
     Gauge.builder("levee_retry_budget_tokens", budget, RetryBudget::remaining)
         .description("Tokens left in the retry budget").register(registry);
     tiers.status().forEach(f -> {

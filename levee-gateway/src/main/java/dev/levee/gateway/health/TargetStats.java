@@ -1,5 +1,6 @@
 package dev.levee.gateway.health;
 
+import dev.levee.core.bound.BoundedTable;
 import dev.levee.core.chain.CallObserver;
 import dev.levee.core.chain.Target;
 import dev.levee.core.retry.Failure;
@@ -8,52 +9,53 @@ import dev.levee.core.sli.SliSnapshot;
 import dev.levee.core.sli.SlidingWindow;
 import dev.levee.core.time.Ticker;
 import java.time.Duration;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.Set;
 
 /**
  * A one-minute {@link SlidingWindow} per target, fed with every upstream call's outcome: the
- * numbers behind {@code /health}. Configured targets and the first {@value #MAX_OTHERS} others
- * get their own window; further model names a client invents share one per upstream ({@code
- * upstream/*}), so memory stays bounded. Thread-safe.
+ * numbers behind {@code /health}. Configured targets always keep their window; model names a
+ * client invents get one each in a {@link BoundedTable} of at most {@value #MAX_OTHERS}, the least
+ * used evicted first and one idle for {@link #IDLE} dropped (its minute is long empty by then).
+ * An evicted target starts again from an empty window; targets never share one. Thread-safe.
  */
 public final class TargetStats implements CallObserver {
 
-  static final int MAX_OTHERS = 100;
+  /** The most windows kept for targets that are not configured. */
+  static final int MAX_OTHERS = 1000;
 
-  private final Ticker ticker;
-  private final java.util.Set<Target> configured;
-  private final Map<Target, SlidingWindow> windows = new ConcurrentHashMap<>();
+  /** How long an unconfigured target's window survives without calls. */
+  static final Duration IDLE = Duration.ofMinutes(10);
 
-  public TargetStats(java.util.Set<Target> configured, Ticker ticker) {
-    this.configured = java.util.Set.copyOf(configured);
-    this.ticker = ticker;
+  private final BoundedTable<Target, SlidingWindow> windows;
+
+  public TargetStats(Set<Target> configured, Ticker ticker) {
+    this.windows = new BoundedTable<>(MAX_OTHERS, IDLE, ticker, configured, t -> new SlidingWindow(ticker));
   }
 
   @Override
   public void onSuccess(Target target, Duration latency) {
-    window(target).record(SliOutcome.SUCCESS, latency);
+    windows.get(target).record(SliOutcome.SUCCESS, latency);
   }
 
   @Override
   public void onFailure(Target target, Failure failure, Duration latency) {
     SliOutcome outcome = SliOutcome.of(failure.kind());
     if (outcome != null) {
-      window(target).record(outcome, latency);
+      windows.get(target).record(outcome, latency);
     }
   }
 
-  /** The last minute of {@code target}. */
+  /**
+   * The last minute of {@code target}; empty for a target without a window. Reading does not
+   * count as a use.
+   */
   public SliSnapshot snapshot(Target target) {
-    return window(target).snapshot();
+    SlidingWindow window = windows.peek(target);
+    return window != null ? window.snapshot() : new SliSnapshot(60, 0, 0, 0, 0, 0, 0, 0);
   }
 
-  private SlidingWindow window(Target target) {
-    SlidingWindow existing = windows.get(target);
-    if (existing != null) {
-      return existing;
-    }
-    boolean own = configured.contains(target) || windows.size() < configured.size() + MAX_OTHERS;
-    return windows.computeIfAbsent(own ? target : new Target(target.upstream(), "*"), t -> new SlidingWindow(ticker));
+  /** Windows of unconfigured targets dropped so far. */
+  public long evictions() {
+    return windows.evictions();
   }
 }

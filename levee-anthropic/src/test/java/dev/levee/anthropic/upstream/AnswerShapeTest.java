@@ -1,0 +1,50 @@
+package dev.levee.anthropic.upstream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+class AnswerShapeTest {
+
+  private static final String MESSAGE = """
+      {"id":"msg_1","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":"hi"}],
+       "stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1},"new_field":true}""";
+
+  @Test
+  void aCompleteMessageWithUnknownFieldsPasses() {
+    assertThat(AnswerShape.MESSAGE.problem(bytes(MESSAGE))).isEmpty();
+  }
+
+  @Test
+  void aMessageMissingItsLastBraceIsNotAnAnswer() {
+    assertThat(AnswerShape.MESSAGE.problem(bytes(MESSAGE.substring(0, MESSAGE.length() - 1))))
+        .hasValue("the body is not complete JSON");
+  }
+
+  @Test
+  void jsonThatIsNotAMessageIsNotAnAnswer() {
+    assertThat(AnswerShape.MESSAGE.problem(bytes(""))).hasValue("the body is empty");
+    assertThat(AnswerShape.MESSAGE.problem(bytes("[1]"))).hasValue("the body is not a JSON object");
+    assertThat(AnswerShape.MESSAGE.problem(bytes("{\"type\":\"error\"}"))).hasValue("its type is not \"message\"");
+    assertThat(AnswerShape.MESSAGE.problem(bytes(MESSAGE.replace("\"content\":[", "\"content\":7,\"x\":["))))
+        .hasValue("it has no content array");
+    assertThat(AnswerShape.MESSAGE.problem(bytes(MESSAGE.replace("[{\"type\":\"text\",", "[{"))))
+        .hasValue("a content block has no type");
+    assertThat(AnswerShape.MESSAGE.problem(bytes(MESSAGE.replace("\"usage\"", "\"use\""))))
+        .hasValue("it has no usage object");
+  }
+
+  @Test
+  void eachPathHasItsShape() {
+    assertThat(AnswerShape.forPath("/v1/messages")).isEqualTo(AnswerShape.MESSAGE);
+    assertThat(AnswerShape.forPath("/v1/messages/count_tokens")).isEqualTo(AnswerShape.TOKEN_COUNT);
+    assertThat(AnswerShape.TOKEN_COUNT.problem(bytes("{\"input_tokens\":12}"))).isEmpty();
+    assertThat(AnswerShape.TOKEN_COUNT.problem(bytes("{\"input_tokens\":\"12\"}"))).isPresent();
+    assertThat(AnswerShape.forPath("/v1/other").problem(bytes("{}"))).isEmpty();
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+}
