@@ -29,6 +29,7 @@ import dev.levee.gateway.health.Metrics;
 import dev.levee.gateway.health.TargetStats;
 import dev.levee.gateway.pipeline.MessagesHandler;
 import dev.levee.gateway.tier.TierBoard;
+import dev.levee.gateway.work.QueuedWork;
 import java.net.URI;
 import java.time.Duration;
 import java.util.HashMap;
@@ -52,8 +53,11 @@ public final class Gateway implements AutoCloseable {
   private final UpstreamClient client;
   private final Watchdog watchdog;
   private final TierBoard tiers;
+  private final QueuedWork work;
 
-  private Gateway(Server server, FallbackChain chain, UpstreamClient client, Watchdog watchdog, TierBoard tiers) {
+  private Gateway(Server server, FallbackChain chain, UpstreamClient client, Watchdog watchdog, TierBoard tiers,
+      QueuedWork work) {
+    this.work = work;
     this.server = server;
     this.chain = chain;
     this.client = client;
@@ -109,12 +113,18 @@ public final class Gateway implements AutoCloseable {
         upstreams, tiers, cache, semantic, clock.random(), metrics));
     HealthReport health = new HealthReport(routes.configuredTargets(), breakers, stats, budget, streamStats, tiers);
     AdminHandler admin = new AdminHandler(config.admin().token(), tiers);
+    QueuedWork work = QueuedWork.start(config, routes, chain, upstreams, tiers, clock.wall(), clock.sleeper());
     Server server = VirtualThreadServer.create(config.server().host(), config.server().port(),
         config.server().idleTimeout(), "levee-gateway", new Router(messages, health, admin, metrics,
-            new PassThrough(endpoints.get(routes.defaultUpstream()), client)));
-    server.start();
+            new PassThrough(endpoints.get(routes.defaultUpstream()), client), work));
+    try {
+      server.start();
+    } catch (Exception e) {
+      work.close();
+      throw e;
+    }
     LOG.info("Levee gateway listening on http://{}:{}", config.server().host(), VirtualThreadServer.port(server));
-    return new Gateway(server, chain, client, watchdog, tiers);
+    return new Gateway(server, chain, client, watchdog, tiers, work);
   }
 
   /** The port the gateway listens on. */
@@ -133,6 +143,11 @@ public final class Gateway implements AutoCloseable {
   /** The fallback chain (its breakers and retry budget), for reports and tests. */
   public FallbackChain chain() {
     return chain;
+  }
+
+  /** Jobs, batches and idempotency keys. */
+  public QueuedWork work() {
+    return work;
   }
 
   /** The degradation tiers of every feature. */
@@ -157,6 +172,7 @@ public final class Gateway implements AutoCloseable {
     } catch (java.util.concurrent.TimeoutException e) {
       LOG.info("connections still busy after the stop timeout were closed");
     }
+    work.close();
     tiers.close();
     watchdog.close();
     client.close();

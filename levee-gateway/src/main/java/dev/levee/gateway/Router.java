@@ -5,7 +5,9 @@ import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.server.ServerIo;
 import dev.levee.gateway.health.HealthReport;
 import dev.levee.gateway.health.Metrics;
+import dev.levee.gateway.batches.BatchesHandler;
 import dev.levee.gateway.pipeline.MessagesHandler;
+import dev.levee.gateway.work.QueuedWork;
 import java.nio.charset.StandardCharsets;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
@@ -23,9 +25,12 @@ final class Router extends Handler.Abstract {
   private final AdminHandler admin;
   private final Metrics metrics;
   private final PassThrough passThrough;
+  private final QueuedWork work;
 
-  Router(MessagesHandler messages, HealthReport health, AdminHandler admin, Metrics metrics, PassThrough passThrough) {
+  Router(MessagesHandler messages, HealthReport health, AdminHandler admin, Metrics metrics, PassThrough passThrough,
+      QueuedWork work) {
     super(Invocable.InvocationType.BLOCKING);
+    this.work = work;
     this.metrics = metrics;
     this.passThrough = passThrough;
     this.messages = messages;
@@ -55,7 +60,7 @@ final class Router extends Handler.Abstract {
         if (!method.equals("POST")) {
           return notAllowed(response, callback, method, path, "POST");
         }
-        messages.handle(request, response, callback);
+        work.idempotency().handle(request, response, callback, messages::handle);
       }
       case "/health" -> {
         if (!method.equals("GET") && !method.equals("HEAD")) {
@@ -72,6 +77,10 @@ final class Router extends Handler.Abstract {
             metrics.scrape().getBytes(StandardCharsets.UTF_8));
       }
       default -> {
+        if (BatchesHandler.serves(path)) {
+          work.batches().handle(request, response, callback);
+          return true;
+        }
         if (path.startsWith("/admin/")) {
           admin.handle(path, request, response, callback);
           return true;
