@@ -49,6 +49,9 @@ public final class JobStore {
     }
   }
 
+  private static final String CANCELLED_BATCH = "EXISTS (SELECT 1 FROM batches b WHERE b.id = jobs.batch_id "
+      + "AND b.cancel_initiated_at IS NOT NULL)";
+
   private final Database db;
 
   public JobStore(Database db) {
@@ -206,14 +209,18 @@ public final class JobStore {
 
   /** Puts a claimed job back in the queue, ready again at {@code runAfter}; false when the claim is stale. */
   public boolean retryLater(Job job, String error, Instant runAfter, Instant now) {
-    String sql = "UPDATE jobs SET state = 'queued', run_after = ?, last_error = ?, updated_at = ?, lease_until = NULL "
+    // a job whose batch was cancelled while it ran ends cancelled instead of waiting again
+    String sql = "UPDATE jobs SET state = CASE WHEN " + CANCELLED_BATCH + " THEN 'cancelled' ELSE 'queued' END, "
+        + "finished_at = CASE WHEN " + CANCELLED_BATCH + " THEN ? ELSE NULL END, "
+        + "run_after = ?, last_error = ?, updated_at = ?, lease_until = NULL "
         + "WHERE id = ? AND state = 'running' AND attempts = ?";
     try (Connection c = db.connection(); PreparedStatement s = c.prepareStatement(sql)) {
-      s.setLong(1, runAfter.toEpochMilli());
-      s.setString(2, error);
-      s.setLong(3, now.toEpochMilli());
-      s.setString(4, job.id());
-      s.setInt(5, job.attempts());
+      s.setLong(1, now.toEpochMilli());
+      s.setLong(2, runAfter.toEpochMilli());
+      s.setString(3, error);
+      s.setLong(4, now.toEpochMilli());
+      s.setString(5, job.id());
+      s.setInt(6, job.attempts());
       return s.executeUpdate() == 1;
     } catch (SQLException e) {
       throw new StoreException("cannot requeue " + job.id(), e);
@@ -226,7 +233,8 @@ public final class JobStore {
    * {@code running} job. Returns how many.
    */
   public int recover(Instant now, boolean everyRunning) {
-    String sql = "UPDATE jobs SET state = 'queued', lease_until = NULL, updated_at = ?, "
+    String sql = "UPDATE jobs SET state = CASE WHEN " + CANCELLED_BATCH + " THEN 'cancelled' ELSE 'queued' END, "
+        + "lease_until = NULL, updated_at = ?, "
         + "last_error = 'its worker stopped before it ended; run again' WHERE state = 'running'"
         + (everyRunning ? "" : " AND lease_until <= ?");
     try (Connection c = db.connection(); PreparedStatement s = c.prepareStatement(sql)) {
