@@ -8,6 +8,7 @@ import dev.levee.anthropic.server.ServerIo;
 import dev.levee.gateway.cache.CacheKey;
 import dev.levee.gateway.cache.HeaderValues;
 import dev.levee.gateway.idempotency.IdempotentExchange;
+import dev.levee.gateway.jobs.Job;
 import dev.levee.gateway.jobs.JobRequest;
 import dev.levee.gateway.jobs.JobStore;
 import dev.levee.gateway.jobs.KeySeal;
@@ -15,7 +16,6 @@ import dev.levee.gateway.jobs.NewJob;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -41,6 +41,7 @@ import org.eclipse.jetty.util.Fields;
 public final class BatchesHandler {
 
   private static final String PREFIX = "/v1/messages/batches";
+  private static final int RESULTS_PAGE = 1_000;
 
   private final BatchStore batches;
   private final JobStore jobs;
@@ -243,15 +244,17 @@ public final class BatchesHandler {
     response.setStatus(200);
     response.getHeaders().put("content-type", "application/binary");
     try (OutputStream out = Content.Sink.asOutputStream(response)) {
-      jobs.batchJobs(id, job -> {
-        try {
+      int position = 0;
+      List<Job> page;
+      do {
+        page = jobs.batchJobs(id, position, RESULTS_PAGE);
+        for (Job job : page) {
           out.write(Json.bytes(BatchJson.resultLine(job)));
           out.write('\n');
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
         }
-      });
-    } catch (IOException | UncheckedIOException e) {
+        position += RESULTS_PAGE;
+      } while (page.size() == RESULTS_PAGE);
+    } catch (IOException e) {
       callback.failed(e);
       return;
     }

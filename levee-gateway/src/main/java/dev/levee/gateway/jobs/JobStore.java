@@ -276,17 +276,23 @@ public final class JobStore {
     }
   }
 
-  /** Every job of a batch, in request order, handed to {@code each} while the rows are read. */
-  public void batchJobs(String batchId, java.util.function.Consumer<Job> each) {
-    try (Connection c = db.connection();
-        PreparedStatement s = c.prepareStatement("SELECT " + COLUMNS + " FROM jobs WHERE batch_id = ? ORDER BY position")) {
+  /**
+   * Up to {@code limit} jobs of a batch from request {@code fromPosition} on, in request order.
+   * Read results page by page: a page holds the connection (SQLite's only one) just while it is read.
+   */
+  public List<Job> batchJobs(String batchId, int fromPosition, int limit) {
+    try (Connection c = db.connection(); PreparedStatement s = c.prepareStatement("SELECT " + COLUMNS
+        + " FROM jobs WHERE batch_id = ? AND position >= ? ORDER BY position LIMIT ?")) {
       s.setString(1, batchId);
-      s.setFetchSize(500);
+      s.setInt(2, fromPosition);
+      s.setInt(3, limit);
+      List<Job> page = new ArrayList<>(limit);
       try (ResultSet rs = s.executeQuery()) {
         while (rs.next()) {
-          each.accept(read(rs));
+          page.add(read(rs));
         }
       }
+      return page;
     } catch (SQLException e) {
       throw new StoreException("cannot read the jobs of " + batchId, e);
     }

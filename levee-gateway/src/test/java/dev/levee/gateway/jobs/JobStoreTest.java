@@ -215,4 +215,20 @@ class JobStoreTest {
     assertThat(ended.counts()).isEqualTo(new dev.levee.gateway.batches.Batch.Counts(0, 1, 0, 2, 0));
     assertThat(ended.endedAt()).isEqualTo(T0.plusSeconds(2));
   }
+
+  @ParameterizedTest
+  @EnumSource(Database.Dialect.class)
+  void aBatchsJobsAreReadInRequestOrderPageByPage(Database.Dialect dialect) {
+    JobStore store = fresh(dialect);
+    BatchStore batches = new BatchStore(store);
+    List<NewJob> requests = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      requests.add(new NewJob("t", "default", "emu-ok", 5, "c" + i, job("t", 5, "n" + i).request(), null));
+    }
+    String id = batches.create("t", requests, T0, FAR);
+
+    assertThat(store.batchJobs(id, 0, 2)).extracting(Job::customId).containsExactly("c0", "c1");
+    assertThat(store.batchJobs(id, 2, 2)).extracting(Job::customId).containsExactly("c2", "c3");
+    assertThat(store.batchJobs(id, 4, 2)).extracting(Job::customId).containsExactly("c4");
+  }
 }
