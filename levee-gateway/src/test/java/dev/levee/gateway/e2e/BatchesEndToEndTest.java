@@ -12,6 +12,8 @@ import com.anthropic.models.messages.batches.MessageBatchIndividualResponse;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.levee.anthropic.Json;
 import dev.levee.emulator.EmulatorOptions;
+import dev.levee.gateway.jobs.QueueConfig;
+import dev.levee.gateway.jobs.TestStores;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -56,6 +58,43 @@ class BatchesEndToEndTest {
           poll: 50ms
           retry-delay: 1h
         """.formatted(Files.createTempDirectory("levee-batches"), SECRET);
+  }
+
+  @Test
+  void onPostgresqlTheBatchClientGetsEveryResultToo() throws Exception {
+    QueueConfig pg = TestStores.postgres();
+    try {
+      harness = Harness.start(EmulatorOptions.defaults(), Harness.BASE_POLICY + """
+          models:
+            smart:
+              chain: [emu/emu-529, emu/emu-ok]
+          queue:
+            store: "%s"
+            schema: %s
+            secret: %s
+            poll: 50ms
+          """.formatted(pg.store(), pg.schema(), SECRET), "");
+      BatchCreateParams.Builder params = BatchCreateParams.builder();
+      IntStream.range(0, 20).forEach(i -> params.addRequest(request("pg-" + i, "smart", "question " + i)));
+
+      MessageBatch created = harness.sdk.messages().batches().create(params.build());
+      MessageBatch ended = awaitEnded(harness.sdk, created.id());
+
+      assertThat(ended.requestCounts().succeeded()).isEqualTo(20);
+      List<MessageBatchIndividualResponse> results = new ArrayList<>();
+      try (StreamResponse<MessageBatchIndividualResponse> stream =
+          harness.sdk.messages().batches().resultsStreaming(created.id())) {
+        stream.stream().forEach(results::add);
+      }
+      assertThat(results).extracting(MessageBatchIndividualResponse::customId)
+          .containsExactlyElementsOf(IntStream.range(0, 20).mapToObj(i -> "pg-" + i).toList());
+    } finally {
+      if (harness != null) {
+        harness.close();
+        harness = null;
+      }
+      TestStores.drop(pg);
+    }
   }
 
   private static BatchCreateParams.Request request(String customId, String model, String prompt) {
