@@ -3,7 +3,6 @@ package dev.levee.gateway.idempotency;
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.server.ServerIo;
 import dev.levee.gateway.cache.CacheKey;
-import dev.levee.gateway.cache.HeaderValues;
 import dev.levee.gateway.jobs.JobResult;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -71,9 +70,8 @@ public final class IdempotentExchange {
 
   /** Runs {@code next} for this exchange under its idempotency key, if it has one. */
   public void handle(Request request, Response response, Callback callback, Exchange next) {
-    Map<String, List<String>> headers = ServerIo.headers(request);
-    String key = HeaderValues.first(headers, "idempotency-key");
-    if (key == null) {
+    String key = request.getHeaders().get("idempotency-key");
+    if (key == null) { // the common case costs one header look-up
       next.handle(request, response, callback);
       return;
     }
@@ -93,7 +91,7 @@ public final class IdempotentExchange {
       next.handle(replay, response, callback);
       return;
     }
-    String tenant = CacheKey.tenantOf(headers);
+    String tenant = CacheKey.tenantOf(ServerIo.headers(request));
     IdempotencyKeys.Claim claim;
     try {
       claim = keys.begin(tenant, key, fingerprint(request, body), wall.instant().plus(deadline));

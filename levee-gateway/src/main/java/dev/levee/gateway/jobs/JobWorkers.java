@@ -1,9 +1,11 @@
 package dev.levee.gateway.jobs;
 
+import dev.levee.anthropic.error.ApiError;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
@@ -103,7 +105,15 @@ public final class JobWorkers implements AutoCloseable {
 
   private void run(Job job) {
     try {
-      String key = job.sealedKey() == null ? null : seal.open(job.sealedKey());
+      String key;
+      try {
+        key = job.sealedKey() == null ? null : seal.open(job.sealedKey());
+      } catch (IllegalStateException e) { // sealed under another secret: no try can succeed
+        ApiError error = ApiError.api("Levee cannot open the API key kept for this job: " + e.getMessage());
+        store.finish(job, new JobResult(500, Map.of("content-type", List.of("application/json")),
+            error.toBytes(null)), false, error.message(), wall.instant());
+        return;
+      }
       JobExecutor.Outcome outcome = executor.execute(job.request(), key);
       Instant now = wall.instant();
       switch (outcome) {

@@ -121,4 +121,28 @@ class JobWorkersTest {
     assertThat(store.claim(1, InstantSource.system().instant(), InstantSource.system().instant(), Set.of(), Set.of()))
         .as("it waits retry-delay (5 s by default), not the 1 ms the upstream named").isEmpty();
   }
+
+  @Test
+  void aKeySealedUnderAnotherSecretFailsTheJobInsteadOfRetryingIt() throws Exception {
+    KeySeal other = KeySeal.of("AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE=");
+    String id = enqueue("emu-ok", other.seal("sk-client"));
+    AtomicInteger calls = new AtomicInteger();
+    start((request, key) -> {
+      calls.incrementAndGet();
+      return ok();
+    }, () -> PauseGate.Paused.NONE);
+
+    long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (store.job("t", id).orElseThrow().state() == JobState.QUEUED
+        || store.job("t", id).orElseThrow().state() == JobState.RUNNING) {
+      assertThat(System.nanoTime()).as("the job ends").isLessThan(until);
+      Thread.sleep(10); // polling the store the worker writes to
+    }
+    Job job = store.job("t", id).orElseThrow();
+
+    assertThat(job.state()).isEqualTo(JobState.FAILED);
+    assertThat(job.result().status()).isEqualTo(500);
+    assertThat(job.sealedKey()).isNull();
+    assertThat(calls.get()).isZero();
+  }
 }
