@@ -109,11 +109,11 @@ public final class Gateway implements AutoCloseable {
     SemanticCache semantic = config.features().values().stream().anyMatch(Feature::semantic)
         ? new SemanticCache(MiniLmEmbedder.instance(), SemanticCache.Config.DEFAULT) // thresholds are per feature
         : null;
+    QueuedWork work = QueuedWork.start(config, routes, chain, upstreams, tiers, clock.wall(), clock.sleeper());
     MessagesHandler messages = MessagesHandler.create(new MessagesHandler.Parts(config, routes, chain, streams,
-        upstreams, tiers, cache, semantic, clock.random(), metrics));
+        upstreams, tiers, cache, semantic, clock.random(), metrics, work.outage()));
     HealthReport health = new HealthReport(routes.configuredTargets(), breakers, stats, budget, streamStats, tiers);
     AdminHandler admin = new AdminHandler(config.admin().token(), tiers);
-    QueuedWork work = QueuedWork.start(config, routes, chain, upstreams, tiers, clock.wall(), clock.sleeper());
     Server server = VirtualThreadServer.create(config.server().host(), config.server().port(),
         config.server().idleTimeout(), "levee-gateway", new Router(messages, health, admin, metrics,
             new PassThrough(endpoints.get(routes.defaultUpstream()), client), work));

@@ -6,6 +6,7 @@ import dev.levee.anthropic.server.ServerIo;
 import dev.levee.gateway.health.HealthReport;
 import dev.levee.gateway.health.Metrics;
 import dev.levee.gateway.batches.BatchesHandler;
+import dev.levee.gateway.jobs.JobsHandler;
 import dev.levee.gateway.pipeline.MessagesHandler;
 import dev.levee.gateway.work.QueuedWork;
 import java.nio.charset.StandardCharsets;
@@ -79,6 +80,10 @@ final class Router extends Handler.Abstract {
       default -> {
         if (BatchesHandler.serves(path)) {
           work.batches().handle(request, response, callback);
+          return true;
+        }
+        if (path.startsWith(JobsHandler.PREFIX)) {
+          work.jobsHandler().handle(request, response, callback);
           return true;
         }
         if (path.startsWith("/admin/")) {

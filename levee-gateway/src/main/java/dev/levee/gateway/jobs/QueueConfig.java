@@ -2,6 +2,7 @@ package dev.levee.gateway.jobs;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * The {@code queue:} section: where jobs, batches and idempotency keys are kept and how fast
@@ -26,9 +27,11 @@ import java.time.Duration;
  * @param secret base64 of a 16-, 24- or 32-byte AES key that seals client API keys kept for
  *     queued work (usually {@code ${LEVEE_QUEUE_SECRET}}); empty means client keys are never kept
  *     and queued work to an upstream without its own key is refused
+ * @param onOutage the features whose non-streaming requests are queued as jobs when they cannot
+ *     be answered (every target failed), answered at once with 503 naming the job (default none)
  */
 public record QueueConfig(String store, String schema, String folder, Integer workers, Duration poll,
-    Duration retryDelay, Duration lease, Duration batchTtl, String secret) {
+    Duration retryDelay, Duration lease, Duration batchTtl, String secret, List<String> onOutage) {
 
   public QueueConfig {
     store = store == null ? "" : store.strip();
@@ -50,6 +53,7 @@ public record QueueConfig(String store, String schema, String folder, Integer wo
       throw new IllegalArgumentException("poll, lease and batch-ttl must be positive, retry-delay not negative");
     }
     secret = secret == null ? "" : secret.strip();
+    onOutage = onOutage == null ? List.of() : List.copyOf(onOutage);
   }
 
   /** The folder of the embedded database. */
@@ -59,7 +63,7 @@ public record QueueConfig(String store, String schema, String folder, Integer wo
 
   /** Every default: embedded SQLite under {@code levee-data}. */
   public static QueueConfig defaults() {
-    return new QueueConfig(null, null, null, null, null, null, null, null, null);
+    return new QueueConfig(null, null, null, null, null, null, null, null, null, null);
   }
 
   @Override

@@ -20,6 +20,7 @@ import dev.levee.gateway.cache.ResponseCache;
 import dev.levee.gateway.cache.SemanticCache;
 import dev.levee.gateway.config.GatewayConfig;
 import dev.levee.gateway.health.Metrics;
+import dev.levee.gateway.jobs.OutageQueue;
 import dev.levee.gateway.tier.TierBoard;
 import java.time.Duration;
 import java.util.Optional;
@@ -60,10 +61,12 @@ public final class MessagesHandler {
   private final Duration failClosedRetryAfter;
   private final Ticker ticker;
   private final AccessLog log;
+  private final OutageQueue outage;
 
   private MessagesHandler(Ingress ingress, Routes routes, Admission admission, FallbackChain chain, Upstreams upstreams,
       StreamEngine streams, LeveeAnswers answers, Duration deadline, Duration failClosedRetryAfter, Ticker ticker,
-      AccessLog log) {
+      AccessLog log, OutageQueue outage) {
+    this.outage = outage;
     this.log = log;
     this.ingress = ingress;
     this.routes = routes;
@@ -80,7 +83,7 @@ public final class MessagesHandler {
   /** The gateway's shared parts the handler is wired from. */
   public record Parts(GatewayConfig config, Routes routes, FallbackChain chain, StreamEngine streams,
       Upstreams upstreams, TierBoard tiers, ResponseCache cache, SemanticCache semantic, RandomGenerator random,
-      Metrics metrics) {}
+      Metrics metrics, OutageQueue outage) {}
 
   public static MessagesHandler create(Parts p) {
     GatewayConfig config = p.config();
@@ -95,7 +98,7 @@ public final class MessagesHandler {
         config.policy().deadline(),
         config.tiers().healthyFor().plus(config.tiers().evaluateEvery()),
         p.upstreams().ticker(),
-        new AccessLog(p.metrics()));
+        new AccessLog(p.metrics()), p.outage());
   }
 
   public void handle(Request request, Response response, Callback callback) {
@@ -229,6 +232,11 @@ public final class MessagesHandler {
         }
         client.header(LeveeHeaders.SHOULD_RETRY, "false").header(LeveeHeaders.REASON, failure.reason());
         failure.retryAfter().ifPresent(wait -> client.header("retry-after", RetryAfter.seconds(wait)));
+        if (OutageAnswer.queued(outage, in, ticket.feature(), failure.error(), client)) { // queue.on-outage
+          log.log(in, route.alias(), ticket.tier().name(), client.status(), null, calls, false, millisSince(start),
+              "queued " + failure.reason());
+          return;
+        }
         client.error(failure.error(), in.id());
         log.log(in, route.alias(), ticket.tier().name(), client.status(), null, calls, false, millisSince(start),
             "exhausted " + failure.reason());

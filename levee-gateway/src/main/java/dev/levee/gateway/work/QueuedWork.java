@@ -13,6 +13,8 @@ import dev.levee.gateway.jobs.ChainJobExecutor;
 import dev.levee.gateway.jobs.Database;
 import dev.levee.gateway.jobs.JobExecutor;
 import dev.levee.gateway.jobs.JobStore;
+import dev.levee.gateway.jobs.JobsHandler;
+import dev.levee.gateway.jobs.OutageQueue;
 import dev.levee.gateway.jobs.JobWorkers;
 import dev.levee.gateway.jobs.KeySeal;
 import dev.levee.gateway.jobs.PauseGate;
@@ -22,6 +24,7 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.LinkedHashSet;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * Everything durable about work the gateway accepted, wired once: the database, the job store,
@@ -35,9 +38,13 @@ public final class QueuedWork implements AutoCloseable {
   private final JobWorkers workers;
   private final BatchesHandler batches;
   private final IdempotentExchange idempotency;
+  private final OutageQueue outage;
+  private final JobsHandler jobsHandler;
 
   private QueuedWork(Database db, JobStore jobs, JobWorkers workers, BatchesHandler batches,
-      IdempotentExchange idempotency) {
+      IdempotentExchange idempotency, OutageQueue outage) {
+    this.outage = outage;
+    this.jobsHandler = new JobsHandler(jobs);
     this.db = db;
     this.jobs = jobs;
     this.workers = workers;
@@ -73,11 +80,14 @@ public final class QueuedWork implements AutoCloseable {
       Duration deadline = config.policy().deadline();
       IdempotencyKeys keys = new IdempotencyKeys(db, wall, sleeper, queue.batchTtl(), deadline.multipliedBy(2));
       IdempotentExchange idempotency = new IdempotentExchange(keys, wall, deadline, config.server().maxBody());
-      BatchesHandler batches = new BatchesHandler(new BatchStore(jobs), jobs, seal,
-          alias -> routes.resolve(alias).targets().stream().anyMatch(upstreams::forwardsClientKey),
+      Predicate<String> forwardsClientKey =
+          alias -> routes.resolve(alias).targets().stream().anyMatch(upstreams::forwardsClientKey);
+      BatchesHandler batches = new BatchesHandler(new BatchStore(jobs), jobs, seal, forwardsClientKey,
           tiers::knows, wall, queue.batchTtl(), workers::wake, idempotency);
+      OutageQueue outage = new OutageQueue(Set.copyOf(queue.onOutage()), jobs, seal, forwardsClientKey, wall,
+          queue.batchTtl(), workers::wake);
       workers.start();
-      return new QueuedWork(db, jobs, workers, batches, idempotency);
+      return new QueuedWork(db, jobs, workers, batches, idempotency, outage);
     } catch (RuntimeException e) {
       db.close();
       throw e;
@@ -87,6 +97,16 @@ public final class QueuedWork implements AutoCloseable {
   /** {@code /v1/messages/batches…}. */
   public BatchesHandler batches() {
     return batches;
+  }
+
+  /** Outage queueing for interactive requests ({@code queue.on-outage}). */
+  public OutageQueue outage() {
+    return outage;
+  }
+
+  /** {@code GET /v1/levee/jobs/{id}}. */
+  public JobsHandler jobsHandler() {
+    return jobsHandler;
   }
 
   /** The {@code idempotency-key} hook around an exchange. */

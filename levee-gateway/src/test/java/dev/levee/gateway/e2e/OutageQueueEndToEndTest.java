@@ -1,0 +1,92 @@
+package dev.levee.gateway.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.levee.anthropic.Json;
+import dev.levee.emulator.EmulatorOptions;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Outage queueing: a request of a feature in {@code queue.on-outage} that every target failed is
+ * kept as a job, the client learns its id at once, and the job's answer is there once the target
+ * answers again.
+ */
+class OutageQueueEndToEndTest {
+
+  private Harness harness;
+
+  @AfterEach
+  void stop() throws Exception {
+    if (harness != null) {
+      harness.close();
+    }
+  }
+
+  private static String body(String prompt) {
+    return "{\"model\":\"flaky\",\"max_tokens\":32,\"messages\":[{\"role\":\"user\",\"content\":\"" + prompt + "\"}]}";
+  }
+
+  @Test
+  void aFailedRequestOfAQueueingFeatureBecomesAJobWhoseAnswerArrivesLater() throws Exception {
+    harness = Harness.start(EmulatorOptions.defaults(), """
+        policy:
+          retry: { max-retries: 0 }
+        models:
+          flaky: { chain: [emu/emu-500-once] }   # the first call of each conversation fails
+        features:
+          reports: { fail-mode: closed }
+        queue:
+          folder: %s
+          secret: AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=
+          on-outage: [reports]
+          poll: 50ms
+          retry-delay: 50ms
+        """.formatted(Files.createTempDirectory("levee-outage")));
+    Map<String, String> reports = Map.of("x-api-key", "sk-a", "anthropic-version", "2023-06-01",
+        "x-levee-feature", "reports");
+
+    HttpResponse<String> queued = harness.post("/v1/messages", body("quarterly numbers"), reports);
+    HttpResponse<String> notQueued = harness.post("/v1/messages", body("other feature"),
+        Map.of("x-api-key", "sk-a", "anthropic-version", "2023-06-01"));
+
+    assertThat(queued.statusCode()).isEqualTo(503);
+    String job = Json.tryParse(queued.body()).at("/error/job_id").asText();
+    assertThat(job).startsWith("job_");
+    assertThat(queued.headers().firstValue("x-levee-job")).hasValue(job);
+    assertThat(notQueued.statusCode()).isEqualTo(500);
+    assertThat(Json.tryParse(notQueued.body()).at("/error/job_id").isMissingNode()).isTrue();
+
+    JsonNode done = awaitEnded(job, "sk-a");
+    assertThat(done.get("state").asText()).isEqualTo("succeeded");
+    assertThat(done.at("/result/status").asInt()).isEqualTo(200);
+    assertThat(done.at("/result/body/type").asText()).isEqualTo("message");
+    assertThat(get("/v1/levee/jobs/" + job, "sk-b").statusCode()).as("another tenant").isEqualTo(404);
+    assertThat(get("/v1/levee/jobs/job_unknown", "sk-a").statusCode()).isEqualTo(404);
+  }
+
+  private JsonNode awaitEnded(String job, String key) throws Exception {
+    long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    JsonNode view;
+    do {
+      Thread.sleep(50); // polling a real server, as a client would
+      view = Json.tryParse(get("/v1/levee/jobs/" + job, key).body());
+    } while (!view.get("state").asText().matches("succeeded|failed|cancelled|expired") && System.nanoTime() < until);
+    return view;
+  }
+
+  private HttpResponse<String> get(String path, String key) throws Exception {
+    try (HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
+      return http.send(HttpRequest.newBuilder(URI.create(harness.gateway.baseUrl() + path)).header("x-api-key", key)
+          .GET().build(), HttpResponse.BodyHandlers.ofString());
+    }
+  }
+}
