@@ -232,7 +232,7 @@ public final class MessagesHandler {
         }
         client.header(LeveeHeaders.SHOULD_RETRY, "false").header(LeveeHeaders.REASON, failure.reason());
         failure.retryAfter().ifPresent(wait -> client.header("retry-after", RetryAfter.seconds(wait)));
-        if (OutageAnswer.queued(outage, in, ticket.feature(), failure.error(), client)) { // queue.on-outage
+        if (OutageAnswer.queued(outage, in, ticket, failure.error(), client)) { // queue.on-outage
           log.log(in, route.alias(), ticket.tier().name(), client.status(), null, calls, false, millisSince(start),
               "queued " + failure.reason());
           return;

@@ -5,20 +5,25 @@ import dev.levee.anthropic.Json;
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.gateway.cache.CacheKey;
 import dev.levee.gateway.cache.HeaderValues;
+import dev.levee.gateway.cache.StaticAnswer;
 import dev.levee.gateway.jobs.OutageQueue;
 import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * The answer to a request queued on an outage ({@code queue.on-outage}): the outage error with
- * status 503, its {@code error.job_id} naming the job, {@code x-levee-job} the same, and the
- * {@code retry-after} already set. Poll {@code GET /v1/levee/jobs/{id}} for the answer.
+ * The answer to a request queued on an outage ({@code queue.on-outage}), {@code x-levee-job}
+ * naming the job: for a fail-closed feature the outage error with status 503 and {@code
+ * error.job_id} (and the {@code retry-after} already set); for a fail-open feature a well-formed
+ * message saying the request was queued. Poll {@code GET /v1/levee/jobs/{id}} for the answer.
  */
 final class OutageAnswer {
 
   private OutageAnswer() {}
 
   /** Queues {@code in} when its feature queues on an outage; true when the client was answered. */
-  static boolean queued(OutageQueue outage, InboundRequest in, String feature, ApiError error, ClientResponse client) {
+  static boolean queued(OutageQueue outage, InboundRequest in, Admission.Ticket ticket, ApiError error,
+      ClientResponse client) {
+    String feature = ticket.feature();
     if (outage == null) {
       return false;
     }
@@ -29,11 +34,18 @@ final class OutageAnswer {
     if (job.isEmpty()) {
       return false;
     }
+    client.header("x-levee-job", job.get());
+    if (ticket.config().failMode().equals("open")) { // a well-formed message the client can show now
+      String text = "Your request could not be answered right now. It was queued as job " + job.get()
+          + " and will be answered when the assistant is back.";
+      client.send(200, "application/json",
+          new StaticAnswer(text, ThreadLocalRandom.current()).json(in.body().model()));
+      return true;
+    }
     ObjectNode body = new ApiError(503, error.type(), error.message()
         + " The request was queued as job " + job.get() + "; GET /v1/levee/jobs/" + job.get() + " returns its answer.")
         .toJson(in.id());
     ((ObjectNode) body.get("error")).put("job_id", job.get());
-    client.header("x-levee-job", job.get());
     client.send(503, "application/json", Json.bytes(body));
     return true;
   }

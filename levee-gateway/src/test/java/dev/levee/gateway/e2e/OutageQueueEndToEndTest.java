@@ -44,10 +44,11 @@ class OutageQueueEndToEndTest {
           flaky: { chain: [emu/emu-500-once] }   # the first call of each conversation fails
         features:
           reports: { fail-mode: closed }
+          chat: { fail-mode: open }
         queue:
           folder: %s
           secret: AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=
-          on-outage: [reports]
+          on-outage: [reports, chat]
           poll: 50ms
           retry-delay: 50ms
         """.formatted(Files.createTempDirectory("levee-outage")));
@@ -71,6 +72,13 @@ class OutageQueueEndToEndTest {
     assertThat(done.at("/result/body/type").asText()).isEqualTo("message");
     assertThat(get("/v1/levee/jobs/" + job, "sk-b").statusCode()).as("another tenant").isEqualTo(404);
     assertThat(get("/v1/levee/jobs/job_unknown", "sk-a").statusCode()).isEqualTo(404);
+
+    HttpResponse<String> open = harness.post("/v1/messages", body("a chat turn"), Map.of("x-api-key", "sk-a",
+        "anthropic-version", "2023-06-01", "x-levee-feature", "chat"));
+    assertThat(open.statusCode()).as("fail-open: a message the client can show").isEqualTo(200);
+    String openJob = open.headers().firstValue("x-levee-job").orElseThrow();
+    assertThat(Json.tryParse(open.body()).at("/content/0/text").asText()).contains(openJob);
+    assertThat(awaitEnded(openJob, "sk-a").get("state").asText()).isEqualTo("succeeded");
   }
 
   private JsonNode awaitEnded(String job, String key) throws Exception {
