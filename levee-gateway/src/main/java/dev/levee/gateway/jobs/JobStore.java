@@ -94,7 +94,8 @@ public final class JobStore {
     List<String> ids = new ArrayList<>(jobs.size());
     try (PreparedStatement s = c.prepareStatement("INSERT INTO jobs (id, tenant, feature, alias, priority, batch_id, "
         + "custom_id, position, request_path, request_query, request_headers, request_body, sealed_key, state, "
-        + "attempts, created_at, updated_at, run_after, expires_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,'queued',0,?,?,?,?)")) {
+        + "attempts, created_at, updated_at, run_after, expires_at, callback_url) "
+        + "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,'queued',0,?,?,?,?,?)")) {
       int position = 0;
       for (NewJob job : jobs) {
         String id = newId("job_");
@@ -120,6 +121,7 @@ public final class JobStore {
         s.setLong(15, now.toEpochMilli());
         s.setLong(16, now.toEpochMilli());
         s.setLong(17, expiresAt.toEpochMilli());
+        s.setString(18, job.callbackUrl());
         s.addBatch();
         if (position % 1000 == 0) {
           s.executeBatch();
@@ -189,7 +191,8 @@ public final class JobStore {
    */
   public boolean finish(Job job, JobResult result, boolean succeeded, String error, Instant now) {
     String sql = "UPDATE jobs SET state = ?, result_status = ?, result_headers = ?, result_body = ?, last_error = ?, "
-        + "finished_at = ?, updated_at = ?, sealed_key = NULL, lease_until = NULL "
+        + "finished_at = ?, updated_at = ?, sealed_key = NULL, lease_until = NULL, "
+        + "callback_state = CASE WHEN callback_url IS NULL THEN NULL ELSE 'pending' END "
         + "WHERE id = ? AND state = 'running' AND attempts = ?";
     try (Connection c = db.connection(); PreparedStatement s = c.prepareStatement(sql)) {
       s.setString(1, (succeeded ? JobState.SUCCEEDED : JobState.FAILED).wire());
@@ -259,6 +262,54 @@ public final class JobStore {
       return s.executeUpdate();
     } catch (SQLException e) {
       throw new StoreException("cannot expire jobs", e);
+    }
+  }
+
+  /** A job whose answer is owed to a callback URL. */
+  public record Callback(Job job, String url, int attempts) {}
+
+  /** Up to {@code max} ended jobs whose callback is still pending, oldest first. */
+  public List<Callback> pendingCallbacks(int max) {
+    try (Connection c = db.connection(); PreparedStatement s = c.prepareStatement("SELECT " + COLUMNS
+        + ", callback_url, callback_attempts FROM jobs WHERE callback_state = 'pending' ORDER BY finished_at LIMIT ?")) {
+      s.setInt(1, max);
+      List<Callback> out = new ArrayList<>();
+      try (ResultSet rs = s.executeQuery()) {
+        while (rs.next()) {
+          out.add(new Callback(read(rs), rs.getString("callback_url"), rs.getInt("callback_attempts")));
+        }
+      }
+      return out;
+    } catch (SQLException e) {
+      throw new StoreException("cannot read pending callbacks", e);
+    }
+  }
+
+  /**
+   * Records one delivery try of a job's callback: {@code state} {@code delivered}, {@code pending}
+   * (tried again later) or {@code failed: …} (given up; visible in the job).
+   */
+  public void callbackTried(String id, String state) {
+    try (Connection c = db.connection(); PreparedStatement s = c.prepareStatement(
+        "UPDATE jobs SET callback_state = ?, callback_attempts = callback_attempts + 1 WHERE id = ?")) {
+      s.setString(1, state);
+      s.setString(2, id);
+      s.executeUpdate();
+    } catch (SQLException e) {
+      throw new StoreException("cannot record a callback", e);
+    }
+  }
+
+  /** The callback state of job {@code id} ({@code pending}, {@code delivered}, {@code failed: …}), or null. */
+  public String callbackState(String id) {
+    try (Connection c = db.connection();
+        PreparedStatement s = c.prepareStatement("SELECT callback_state FROM jobs WHERE id = ?")) {
+      s.setString(1, id);
+      try (ResultSet rs = s.executeQuery()) {
+        return rs.next() ? rs.getString(1) : null;
+      }
+    } catch (SQLException e) {
+      throw new StoreException("cannot read a callback state", e);
     }
   }
 

@@ -33,6 +33,7 @@ public final class JobWorkers implements AutoCloseable {
   private final KeySeal seal;
   private final InstantSource wall;
   private final QueueConfig config;
+  private final CallbackSender callbacks;
   private final Semaphore slots;
   private final Semaphore wake = new Semaphore(0);
   private final ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
@@ -48,6 +49,7 @@ public final class JobWorkers implements AutoCloseable {
     this.seal = seal;
     this.wall = wall;
     this.config = config;
+    this.callbacks = new CallbackSender(store, config.callbackSecret(), wall);
     this.slots = new Semaphore(config.workers());
     this.dispatcher = Thread.ofPlatform().name("levee-jobs").daemon().unstarted(this::dispatch);
   }
@@ -80,6 +82,9 @@ public final class JobWorkers implements AutoCloseable {
           Instant now = wall.instant();
           store.recover(now, false);
           store.expire(now);
+        }
+        if (!config.callbacks().isEmpty()) {
+          callbacks.deliverDue();
         }
         int free = slots.availablePermits();
         if (free > 0) {
@@ -159,6 +164,7 @@ public final class JobWorkers implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    callbacks.close();
     threads.shutdown();
     try {
       threads.awaitTermination(5, TimeUnit.SECONDS); // unfinished jobs stay running: their lease recovers them

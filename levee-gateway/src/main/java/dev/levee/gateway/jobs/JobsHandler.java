@@ -42,7 +42,12 @@ public final class JobsHandler {
       ServerIo.error(response, callback, ApiError.notFound("No job with id '" + id + "'"));
       return;
     }
-    ServerIo.json(response, callback, 200, Json.bytes(view(job.get())));
+    ObjectNode view = view(job.get());
+    String callbackState = store.callbackState(id);
+    if (callbackState != null) {
+      view.put("callback_state", callbackState);
+    }
+    ServerIo.json(response, callback, 200, Json.bytes(view));
   }
 
   static ObjectNode view(Job job) {

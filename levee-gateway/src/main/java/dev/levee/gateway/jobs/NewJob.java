@@ -10,11 +10,18 @@ package dev.levee.gateway.jobs;
  * @param customId the batch request's {@code custom_id}, or null
  * @param request what to replay
  * @param sealedKey the sealed client key, or null when the upstream has its own
+ * @param callbackUrl where the answer is posted once the job ends, or null
  */
 public record NewJob(String tenant, String feature, String alias, int priority, String customId, JobRequest request,
-    byte[] sealedKey) {
+    byte[] sealedKey, String callbackUrl) {
 
   public NewJob {
     if (priority < 0 || priority > 9) throw new IllegalArgumentException("priority must be 0-9, was " + priority);
+  }
+
+  /** A job without a callback. */
+  public NewJob(String tenant, String feature, String alias, int priority, String customId, JobRequest request,
+      byte[] sealedKey) {
+    this(tenant, feature, alias, priority, customId, request, sealedKey, null);
   }
 }

@@ -24,15 +24,18 @@ public final class OutageQueue {
   private final InstantSource wall;
   private final Duration ttl;
   private final Runnable wake;
+  private final Map<String, String> callbacks;
 
   /**
    * @param features the features that queue on an outage
    * @param forwardsClientKey whether calls for an alias carry the client's own key
    * @param ttl how long a queued request may wait before it expires
    * @param wake tells the worker pool new work is there
+   * @param callbacks per feature, where the answer is posted once the job ends
    */
   public OutageQueue(Set<String> features, JobStore store, KeySeal seal, Predicate<String> forwardsClientKey,
-      InstantSource wall, Duration ttl, Runnable wake) {
+      InstantSource wall, Duration ttl, Runnable wake, Map<String, String> callbacks) {
+    this.callbacks = Map.copyOf(callbacks);
     this.features = Set.copyOf(features);
     this.store = store;
     this.seal = seal;
@@ -68,7 +71,7 @@ public final class OutageQueue {
     }
     Instant now = wall.instant();
     String id = store.enqueue(new NewJob(tenant, feature, alias, priority, null,
-        JobRequest.replayable(path, query, headers, body), sealed), now, now.plus(ttl));
+        JobRequest.replayable(path, query, headers, body), sealed, callbacks.get(feature)), now, now.plus(ttl));
     wake.run();
     return Optional.of(id);
   }

@@ -3,6 +3,7 @@ package dev.levee.gateway.jobs;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The {@code queue:} section: where jobs, batches and idempotency keys are kept and how fast
@@ -29,9 +30,13 @@ import java.util.List;
  *     and queued work to an upstream without its own key is refused
  * @param onOutage the features whose non-streaming requests are queued as jobs when they cannot
  *     be answered (every target failed), answered at once with 503 naming the job (default none)
+ * @param callbacks per feature, a URL that receives each queued request's answer once it ends
+ *     (see {@link CallbackSender}); default none
+ * @param callbackSecret the HMAC-SHA256 key signing callbacks (usually {@code ${…}}); empty: unsigned
  */
 public record QueueConfig(String store, String schema, String folder, Integer workers, Duration poll,
-    Duration retryDelay, Duration lease, Duration batchTtl, String secret, List<String> onOutage) {
+    Duration retryDelay, Duration lease, Duration batchTtl, String secret, List<String> onOutage,
+    Map<String, String> callbacks, String callbackSecret) {
 
   public QueueConfig {
     store = store == null ? "" : store.strip();
@@ -54,6 +59,19 @@ public record QueueConfig(String store, String schema, String folder, Integer wo
     }
     secret = secret == null ? "" : secret.strip();
     onOutage = onOutage == null ? List.of() : List.copyOf(onOutage);
+    callbacks = callbacks == null ? Map.of() : Map.copyOf(callbacks);
+    for (Map.Entry<String, String> c : callbacks.entrySet()) {
+      java.net.URI uri;
+      try {
+        uri = java.net.URI.create(c.getValue());
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("callbacks." + c.getKey() + " is not a URL");
+      }
+      if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null) {
+        throw new IllegalArgumentException("callbacks." + c.getKey() + " must be an absolute http(s) URL");
+      }
+    }
+    callbackSecret = callbackSecret == null ? "" : callbackSecret;
   }
 
   /** The folder of the embedded database. */
@@ -63,12 +81,13 @@ public record QueueConfig(String store, String schema, String folder, Integer wo
 
   /** Every default: embedded SQLite under {@code levee-data}. */
   public static QueueConfig defaults() {
-    return new QueueConfig(null, null, null, null, null, null, null, null, null, null);
+    return new QueueConfig(null, null, null, null, null, null, null, null, null, null, null, null);
   }
 
   @Override
   public String toString() { // never the secret, nor a password inside the store URL
     return "QueueConfig[store=" + (store.isEmpty() ? "sqlite:" + folder : store.replaceAll("password=[^&]*", "password=…"))
-        + ", workers=" + workers + ", secret=" + (secret.isEmpty() ? "(none)" : "(set)") + "]";
+        + ", workers=" + workers + ", secret=" + (secret.isEmpty() ? "(none)" : "(set)") + ", callbacks="
+        + callbacks.keySet() + "]";
   }
 }

@@ -85,7 +85,7 @@ public final class QueuedWork implements AutoCloseable {
       BatchesHandler batches = new BatchesHandler(new BatchStore(jobs), jobs, seal, forwardsClientKey,
           tiers::knows, wall, queue.batchTtl(), workers::wake, idempotency);
       OutageQueue outage = new OutageQueue(Set.copyOf(queue.onOutage()), jobs, seal, forwardsClientKey, wall,
-          queue.batchTtl(), workers::wake);
+          queue.batchTtl(), workers::wake, queue.callbacks());
       workers.start();
       return new QueuedWork(db, jobs, workers, batches, idempotency, outage);
     } catch (RuntimeException e) {
