@@ -72,6 +72,22 @@ class IdempotencyEndToEndTest {
   }
 
   @Test
+  void aStreamedAnswerIsReplayedWhole() throws Exception {
+    harness = Harness.start(EmulatorOptions.defaults(), Harness.BASE_POLICY);
+    String stream = "{\"model\":\"emu-ok\",\"max_tokens\":32,\"stream\":true,"
+        + "\"messages\":[{\"role\":\"user\",\"content\":\"stream me\"}]}";
+
+    HttpResponse<String> first = post(stream, headers("sk-a", "s-1"));
+    HttpResponse<String> again = post(stream, headers("sk-a", "s-1"));
+
+    assertThat(first.headers().firstValue("content-type")).hasValueSatisfying(t -> assertThat(t).startsWith("text/event-stream"));
+    assertThat(first.body()).contains("event: message_stop");
+    assertThat(again.body()).isEqualTo(first.body());
+    assertThat(again.headers().firstValue("content-type")).isEqualTo(first.headers().firstValue("content-type"));
+    assertThat(harness.attempts("emu-ok")).hasSize(1);
+  }
+
+  @Test
   void withoutTheHeaderEveryRequestRuns() throws Exception {
     harness = Harness.start(EmulatorOptions.defaults(), Harness.BASE_POLICY);
     Map<String, String> plain = Map.of("x-api-key", "sk-a", "anthropic-version", "2023-06-01");
