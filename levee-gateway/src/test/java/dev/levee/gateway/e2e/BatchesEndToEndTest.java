@@ -216,6 +216,25 @@ class BatchesEndToEndTest {
   }
 
   @Test
+  void aBatchCreatedTwiceWithOneIdempotencyKeyIsStoredOnce() throws Exception {
+    harness = Harness.start(EmulatorOptions.defaults(), yaml(), "");
+    String body = "{\"requests\":[{\"custom_id\":\"a\",\"params\":{\"model\":\"emu-ok\",\"max_tokens\":5,"
+        + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}}]}";
+    Map<String, String> headers = Map.of("x-api-key", "sk-test-client-key", "idempotency-key", "nightly-2026-01-01");
+
+    HttpResponse<String> first = harness.post("/v1/messages/batches", body, headers);
+    HttpResponse<String> again = harness.post("/v1/messages/batches", body, headers);
+    HttpResponse<String> changed = harness.post("/v1/messages/batches", body.replace("hi", "ho"), headers);
+
+    assertThat(first.statusCode()).isEqualTo(200);
+    assertThat(Json.tryParse(again.body()).get("id")).isEqualTo(Json.tryParse(first.body()).get("id"));
+    assertThat(again.headers().firstValue("idempotent-replayed")).hasValue("true");
+    assertThat(changed.statusCode()).isEqualTo(422);
+    assertThat(Json.tryParse(send("GET", "/v1/messages/batches", null, "sk-test-client-key").body()).get("data"))
+        .hasSize(1);
+  }
+
+  @Test
   void batchesAreListedNewestFirstInPages() throws Exception {
     harness = Harness.start(EmulatorOptions.defaults(), yaml(), "");
     List<String> ids = new ArrayList<>();
