@@ -51,6 +51,8 @@ public final class IdempotentExchange {
   private static final Set<String> NOT_KEPT = Set.of("content-length", "date", "server", "transfer-encoding",
       "connection", "x-levee-request-id");
 
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(IdempotentExchange.class);
+
   private final IdempotencyKeys keys;
   private final InstantSource wall;
   private final Duration deadline;
@@ -125,10 +127,14 @@ public final class IdempotentExchange {
       keys.release(owner);
       throw e;
     }
-    if (succeeded.get()) {
-      keys.finish(owner, recording.result());
-    } else {
-      keys.release(owner);
+    try {
+      if (succeeded.get()) {
+        keys.finish(owner, recording.result());
+      } else {
+        keys.release(owner);
+      }
+    } catch (RuntimeException e) { // the client has its answer; the key frees itself when its lease runs out
+      LOG.warn("could not record the answer of an idempotency key: {}", e.getMessage());
     }
   }
 
