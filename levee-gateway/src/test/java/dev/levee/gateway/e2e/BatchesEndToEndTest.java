@@ -187,6 +187,23 @@ class BatchesEndToEndTest {
   }
 
   @Test
+  void aBatchOverTheApisRequestLimitIs413AndNothingIsStored() throws Exception {
+    harness = Harness.start(EmulatorOptions.defaults(), yaml(), "");
+    StringBuilder body = new StringBuilder("{\"requests\":[");
+    for (int i = 0; i <= 100_000; i++) {
+      body.append(i == 0 ? "" : ",").append("{\"custom_id\":\"r").append(i).append("\",\"params\":{}}");
+    }
+
+    HttpResponse<String> response = send("POST", "/v1/messages/batches", body.append("]}").toString(),
+        "sk-test-client-key");
+
+    assertThat(response.statusCode()).isEqualTo(413);
+    assertThat(Json.tryParse(response.body()).at("/error/type").asText()).isEqualTo("request_too_large");
+    assertThat(Json.tryParse(send("GET", "/v1/messages/batches", null, "sk-test-client-key").body()).get("data"))
+        .isEmpty();
+  }
+
+  @Test
   void aCancelledBatchEndsWithCanceledResultsAndCanThenBeDeleted() throws Exception {
     harness = Harness.start(EmulatorOptions.defaults(), yaml(), "");
     BatchCreateParams.Builder params = BatchCreateParams.builder();
