@@ -28,6 +28,7 @@ import dev.levee.gateway.pipeline.MessagesHandler;
 import dev.levee.gateway.pipeline.RequestIds;
 import dev.levee.gateway.server.ServerLanes;
 import dev.levee.gateway.tier.TierBoard;
+import dev.levee.gateway.work.QueuedWork;
 import java.net.URI;
 import java.time.Duration;
 import java.util.HashMap;
@@ -50,8 +51,10 @@ public final class Gateway implements AutoCloseable {
   private final FallbackChain chain;
   private final UpstreamClient client;
   private final TierBoard tiers;
+  private final QueuedWork work;
 
-  private Gateway(Server server, FallbackChain chain, UpstreamClient client, TierBoard tiers) {
+  private Gateway(Server server, FallbackChain chain, UpstreamClient client, TierBoard tiers, QueuedWork work) {
+    this.work = work;
     this.server = server;
     this.chain = chain;
     this.client = client;
@@ -98,18 +101,24 @@ public final class Gateway implements AutoCloseable {
     SemanticCache semantic = config.features().values().stream().anyMatch(Feature::semantic)
         ? new SemanticCache(MiniLmEmbedder.instance(), SemanticCache.Config.DEFAULT) // thresholds are per feature
         : null;
+    QueuedWork work = QueuedWork.start(config, aliases, chain, upstreams, tiers, clock.wall(), clock.sleeper());
     RequestIds ids = new RequestIds();
     MessagesHandler messages = MessagesHandler.create(new MessagesHandler.Parts(config, aliases, ids, chain, streams,
-        upstreams, tiers, cache, semantic, clock.random(), metrics));
+        upstreams, tiers, cache, semantic, clock.random(), metrics, work.outage()));
     HealthReport health = new HealthReport(aliases.configuredTargets(), breakers, stats, budget, streamStats, tiers);
     AdminHandler admin = new AdminHandler(config.admin().token(), tiers);
     Server server = VirtualThreadServer.create(config.server().host(), config.server().port(),
         config.server().idleTimeout(), "levee-gateway", new HttpDispatcher(ids, messages, health, admin, metrics,
-            new PassThrough(endpoints.get(aliases.defaultUpstream()), client)),
+            new PassThrough(endpoints.get(aliases.defaultUpstream()), client), work),
         config.server().limits(), ServerLanes.GATEWAY);
-    server.start();
+    try {
+      server.start();
+    } catch (Exception e) {
+      work.close();
+      throw e;
+    }
     LOG.info("Levee gateway listening on http://{}:{}", config.server().host(), VirtualThreadServer.port(server));
-    return new Gateway(server, chain, client, tiers);
+    return new Gateway(server, chain, client, tiers, work);
   }
 
   /** The port the gateway listens on. */
@@ -130,6 +139,11 @@ public final class Gateway implements AutoCloseable {
     return chain;
   }
 
+  /** Jobs, batches and idempotency keys. */
+  public QueuedWork work() {
+    return work;
+  }
+
   /** The degradation tiers of every feature. */
   public TierBoard tiers() {
     return tiers;
@@ -148,6 +162,7 @@ public final class Gateway implements AutoCloseable {
   @Override
   public void close() throws Exception {
     VirtualThreadServer.shutdown(server); // drains within server.shutdown-grace (ServerLanes)
+    work.close();
     tiers.close();
     client.close();
   }

@@ -8,6 +8,9 @@ import dev.levee.gateway.health.Metrics;
 import dev.levee.gateway.pipeline.LeveeHeaders;
 import dev.levee.gateway.pipeline.MessagesHandler;
 import dev.levee.gateway.pipeline.RequestIds;
+import dev.levee.gateway.batches.BatchesHandler;
+import dev.levee.gateway.jobs.JobsHandler;
+import dev.levee.gateway.work.QueuedWork;
 import java.nio.charset.StandardCharsets;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
@@ -30,11 +33,13 @@ final class HttpDispatcher extends Handler.Abstract {
   private final AdminHandler admin;
   private final Metrics metrics;
   private final PassThrough passThrough;
+  private final QueuedWork work;
 
   HttpDispatcher(RequestIds ids, MessagesHandler messages, HealthReport health, AdminHandler admin, Metrics metrics,
-      PassThrough passThrough) {
+      PassThrough passThrough, QueuedWork work) {
     super(Invocable.InvocationType.BLOCKING);
     this.ids = ids;
+    this.work = work;
     this.metrics = metrics;
     this.passThrough = passThrough;
     this.messages = messages;
@@ -64,7 +69,7 @@ final class HttpDispatcher extends Handler.Abstract {
         if (!method.equals("POST")) {
           return notAllowed(response, callback, method, path, "POST");
         }
-        messages.handle(request, response, callback);
+        work.idempotency().handle(request, response, callback, messages::handle);
       }
       case "/health" -> {
         if (!method.equals("GET") && !method.equals("HEAD")) {
@@ -81,6 +86,14 @@ final class HttpDispatcher extends Handler.Abstract {
             metrics.scrape().getBytes(StandardCharsets.UTF_8));
       }
       default -> {
+        if (BatchesHandler.serves(path)) {
+          work.batches().handle(request, response, callback);
+          return true;
+        }
+        if (path.startsWith(JobsHandler.PREFIX)) {
+          work.jobsHandler().handle(request, response, callback);
+          return true;
+        }
         if (path.startsWith("/admin/")) {
           admin.handle(path, request, response, callback);
           return true;

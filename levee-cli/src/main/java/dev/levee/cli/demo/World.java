@@ -69,9 +69,10 @@ final class World implements AutoCloseable {
     Emulator emulator = Emulator.start(EmulatorOptions.builder().scenario(incident).build());
     try {
       var config = new ConfigLoader(Map.of("EMU", emulator.baseUrl())::get)
-          .parse(resilient ? RESILIENT : BASELINE, name + " demo config");
+          .parse((resilient ? RESILIENT : BASELINE) // a demo keeps no work: its job store is a throw-away one
+              + "queue: { folder: \"" + java.nio.file.Files.createTempDirectory("levee-demo") + "\" }\n", name + " demo config");
       return new World(emulator, Gateway.start(config));
-    } catch (ConfigException | RuntimeException e) {
+    } catch (ConfigException | java.io.IOException | RuntimeException e) {
       emulator.close();
       throw e;
     }

@@ -27,10 +27,12 @@ import java.util.Map;
  *     not listed under {@code models} go
  * @param models aliases a client may send as {@code model}, each with its fallback chain
  * @param policy retries, breaker, budget, deadline and stream limits
+ * @param queue the job store and workers (jobs, Message Batches, idempotency keys)
  */
 public record GatewayConfig(
     Server server, Map<String, Upstream> upstreams, Map<String, Alias> models, Policy policy,
-    Map<String, Feature> features, Tiers tiers, Cache cache, Admin admin) {
+    Map<String, Feature> features, Tiers tiers, Cache cache, Admin admin,
+    dev.levee.gateway.jobs.QueueConfig queue) {
 
   public GatewayConfig {
     server = server == null ? new Server(null, null, null, null, null, null, null, null, null, null, null) : server;
@@ -41,6 +43,7 @@ public record GatewayConfig(
     tiers = tiers == null ? new Tiers(null, null, null, null, null, null) : tiers;
     cache = cache == null ? new Cache(null, null) : cache;
     admin = admin == null ? new Admin(null) : admin;
+    queue = queue == null ? dev.levee.gateway.jobs.QueueConfig.defaults() : queue;
   }
 
   /** This config listening on another port. */
@@ -48,7 +51,7 @@ public record GatewayConfig(
     return new GatewayConfig(new Server(server.host(), port, server.maxBody(), server.idleTimeout(),
         server.maxConnections(), server.acceptQueue(), server.headerTimeout(), server.minBodyRate(),
         server.maxConcurrent(), server.maxConcurrentPerTenant(), server.shutdownGrace()),
-        upstreams, models, policy, features, tiers, cache, admin);
+        upstreams, models, policy, features, tiers, cache, admin, queue);
   }
 
   /** The feature named {@code name}, or the {@code default} feature (configured or implicit). */

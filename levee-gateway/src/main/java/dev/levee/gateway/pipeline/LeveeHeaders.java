@@ -21,6 +21,8 @@ public final class LeveeHeaders {
   public static final String DEGRADED = "x-levee-degraded";
   /** Tells clients whether retrying could help; Levee owns retries, so a final failure says false. */
   public static final String SHOULD_RETRY = "x-should-retry";
+  /** The job a request queued on an outage became ({@code GET /v1/levee/jobs/{id}}). */
+  public static final String JOB = "x-levee-job";
 
   private LeveeHeaders() {}
 }

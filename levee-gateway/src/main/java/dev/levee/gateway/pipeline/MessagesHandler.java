@@ -13,6 +13,7 @@ import dev.levee.gateway.cache.ResponseCache;
 import dev.levee.gateway.cache.SemanticCache;
 import dev.levee.gateway.config.GatewayConfig;
 import dev.levee.gateway.health.Metrics;
+import dev.levee.gateway.jobs.OutageQueue;
 import dev.levee.gateway.tier.TierBoard;
 import java.util.List;
 import java.util.random.RandomGenerator;
@@ -56,7 +57,7 @@ public final class MessagesHandler {
   /** The gateway's shared parts the handler is wired from. */
   public record Parts(GatewayConfig config, Aliases aliases, RequestIds ids, FallbackChain chain, StreamEngine streams,
       Upstreams upstreams, TierBoard tiers, ResponseCache cache, SemanticCache semantic, RandomGenerator random,
-      Metrics metrics) {}
+      Metrics metrics, OutageQueue outage) {}
 
   public static MessagesHandler create(Parts p) {
     return new MessagesHandler(p);
@@ -77,7 +78,7 @@ public final class MessagesHandler {
     this.tiers = p.tiers();
     this.recorder = new Recorder(cache, p.tiers(), new AccessLog(p.metrics()), ticker);
     this.responder = new Responder(new LocalAnswers(p.random()), cache,
-        config.tiers().healthyFor().plus(config.tiers().evaluateEvery()));
+        config.tiers().healthyFor().plus(config.tiers().evaluateEvery()), p.outage());
   }
 
   public void handle(Request request, Response response, Callback callback) {

@@ -12,6 +12,7 @@ import dev.levee.core.tier.Tier;
 import dev.levee.gateway.config.Disclosure;
 import java.io.IOException;
 import java.io.OutputStream;
+import dev.levee.gateway.jobs.OutageQueue;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -46,7 +47,10 @@ final class Responder {
    * @param failClosedRetryAfter the {@code retry-after} of a fail-closed refusal: the soonest a
    *     feature at T3 can be back (one evaluation plus {@code tiers.healthy-for})
    */
-  Responder(LocalAnswers local, CachedAnswers cache, Duration failClosedRetryAfter) {
+  private final OutageQueue outage; // null: no feature queues on an outage
+
+  Responder(LocalAnswers local, CachedAnswers cache, Duration failClosedRetryAfter, OutageQueue outage) {
+    this.outage = outage;
     this.local = local;
     this.cache = cache;
     this.failClosedRetryAfter = failClosedRetryAfter;
@@ -165,6 +169,12 @@ final class Responder {
     }
     put(head, LeveeHeaders.SHOULD_RETRY, "false");
     failure.retryAfter().ifPresent(wait -> put(head, "retry-after", RetryAfter.seconds(wait)));
+    Optional<OutageAnswer> queued = OutageAnswer.queue(outage, in, failure.error()); // queue.on-outage
+    if (queued.isPresent()) {
+      put(head, LeveeHeaders.JOB, queued.get().job());
+      client.send(queued.get().status(), head, "application/json", queued.get().body());
+      return new Sent(client.status(), null, exhausted.calls(), false, "queued " + failure.reason());
+    }
     client.send(failure.error().status(), head, "application/json", failure.error().toBytes(in.id()));
     return new Sent(client.status(), null, exhausted.calls(), false, "exhausted " + failure.reason());
   }

@@ -74,7 +74,8 @@ final class Harness implements AutoCloseable {
       throws Exception {
     Emulator emulator = Emulator.start(options);
     try {
-      String full = "upstreams:\n  emu:\n    url: ${EMU}\n" + yaml;
+      String full = "upstreams:\n  emu:\n    url: ${EMU}\n" + yaml
+          + (yaml.contains("queue:") ? "" : "queue: { folder: " + java.nio.file.Files.createTempDirectory("levee-queue") + " }\n");
       String server = "server: { port: 0" + (serverSettings.isEmpty() ? "" : ", " + serverSettings) + " }\n";
       GatewayConfig config = new ConfigLoader(Map.of("EMU", emulator.baseUrl())::get).parse(server + full, "test.yaml");
       return new Harness(emulator, Gateway.start(config, clock));

@@ -1,0 +1,163 @@
+package dev.levee.gateway.batches;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.message.MessagesRequest;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * Reads and checks a {@code POST /v1/messages/batches} body — {@code {"requests": [{"custom_id",
+ * "params"}, …]}} — all of it before anything is stored: the first problem refuses the whole batch
+ * with the API's 400 {@code invalid_request_error} (413 {@code request_too_large} past the API's
+ * limits: 100,000 requests, 256 MB; source: the Message Batches API documentation).
+ */
+final class BatchParser {
+
+  /** The API's limit on requests in one batch. */
+  static final int MAX_REQUESTS = 100_000;
+  /** The API's limit on a batch's size, bytes. */
+  static final long MAX_BYTES = 256L * 1024 * 1024;
+
+  private static final Pattern CUSTOM_ID = Pattern.compile("[a-zA-Z0-9_-]{1,64}");
+  private static final ObjectMapper JSON = JsonMapper.builder(
+          com.fasterxml.jackson.core.JsonFactory.builder()
+              .enable(com.fasterxml.jackson.core.StreamReadFeature.STRICT_DUPLICATE_DETECTION).build())
+      .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+      .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+      .nodeFactory(JsonNodeFactory.withExactBigDecimals(true))
+      .build();
+
+  /** A request of a batch that passed every check. */
+  record Entry(String customId, byte[] params, String model) {}
+
+  /** A batch refused whole, with the error to answer. */
+  static final class Refused extends Exception {
+    final transient ApiError error;
+
+    Refused(ApiError error) {
+      super(error.message());
+      this.error = error;
+    }
+  }
+
+  private BatchParser() {}
+
+  static List<Entry> parse(byte[] body) throws Refused {
+    if (body.length > MAX_BYTES) {
+      throw new Refused(ApiError.requestTooLarge("a batch may be at most 256 MB; this one is " + body.length + " bytes"));
+    }
+    JsonNode root;
+    try {
+      root = JSON.readTree(body);
+    } catch (IOException e) {
+      String why = e instanceof com.fasterxml.jackson.core.JsonProcessingException j ? j.getOriginalMessage() : e.getMessage();
+      throw bad("request body is not valid JSON: " + why.lines().findFirst().orElse(""));
+    }
+    if (root == null || !root.isObject()) {
+      throw bad("request body must be a JSON object");
+    }
+    JsonNode requests = root.get("requests");
+    if (requests == null) {
+      throw bad("requests: Field required");
+    }
+    if (!requests.isArray()) {
+      throw bad("requests: Input should be a valid list");
+    }
+    if (requests.isEmpty()) {
+      throw bad("requests: List should have at least 1 item after validation, not 0");
+    }
+    if (requests.size() > MAX_REQUESTS) {
+      throw new Refused(ApiError.requestTooLarge(
+          "a batch may hold at most " + MAX_REQUESTS + " requests; this one has " + requests.size()));
+    }
+    for (Map.Entry<String, JsonNode> field : root.properties()) {
+      if (!field.getKey().equals("requests")) {
+        throw bad(field.getKey() + ": Extra inputs are not permitted");
+      }
+    }
+    List<Entry> entries = new ArrayList<>(requests.size());
+    Set<String> seen = new HashSet<>();
+    for (int i = 0; i < requests.size(); i++) {
+      entries.add(entry(requests.get(i), "requests." + i, seen));
+    }
+    return entries;
+  }
+
+  private static Entry entry(JsonNode request, String at, Set<String> seen) throws Refused {
+    if (!request.isObject()) {
+      throw bad(at + ": Input should be a valid dictionary");
+    }
+    JsonNode customId = request.get("custom_id");
+    if (customId == null) {
+      throw bad(at + ".custom_id: Field required");
+    }
+    if (!customId.isTextual() || !CUSTOM_ID.matcher(customId.asText()).matches()) {
+      throw bad(at + ".custom_id: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'");
+    }
+    if (!seen.add(customId.asText())) {
+      throw bad("Duplicate custom_id '" + customId.asText() + "' at " + at + ": each request of a batch needs its own");
+    }
+    JsonNode params = request.get("params");
+    if (params == null) {
+      throw bad(at + ".params: Field required");
+    }
+    if (!params.isObject()) {
+      throw bad(at + ".params: Input should be a valid dictionary");
+    }
+    for (Map.Entry<String, JsonNode> field : request.properties()) {
+      if (!field.getKey().equals("custom_id") && !field.getKey().equals("params")) {
+        throw bad(at + "." + field.getKey() + ": Extra inputs are not permitted");
+      }
+    }
+    checkParams(params, at + ".params");
+    byte[] bytes;
+    try {
+      bytes = JSON.writeValueAsBytes(params);
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+    MessagesRequest parsed;
+    try {
+      parsed = MessagesRequest.parse(bytes);
+    } catch (MessagesRequest.InvalidRequestException e) {
+      throw bad(at + ".params." + e.getMessage());
+    }
+    return new Entry(customId.asText(), bytes, parsed.model());
+  }
+
+  /** The checks the API makes of every request at creation: the fields a Messages call cannot do without. */
+  private static void checkParams(JsonNode params, String at) throws Refused {
+    JsonNode maxTokens = params.get("max_tokens");
+    if (maxTokens == null) {
+      throw bad(at + ".max_tokens: Field required");
+    }
+    if (!maxTokens.isIntegralNumber() || !maxTokens.canConvertToLong() || maxTokens.asLong() < 1) {
+      throw bad(at + ".max_tokens: Input should be a valid integer greater than or equal to 1");
+    }
+    JsonNode messages = params.get("messages");
+    if (messages == null) {
+      throw bad(at + ".messages: Field required");
+    }
+    if (!messages.isArray()) {
+      throw bad(at + ".messages: Input should be a valid list");
+    }
+    JsonNode stream = params.get("stream");
+    if (stream != null && stream.asBoolean(false)) {
+      throw bad(at + ".stream: a batch request cannot stream");
+    }
+  }
+
+  private static Refused bad(String message) {
+    return new Refused(ApiError.invalidRequest(message));
+  }
+}

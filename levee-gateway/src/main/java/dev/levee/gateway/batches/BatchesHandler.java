@@ -1,0 +1,284 @@
+package dev.levee.gateway.batches;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.levee.anthropic.Json;
+import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.server.ServerIo;
+import dev.levee.gateway.cache.CacheKey;
+import dev.levee.gateway.cache.HeaderValues;
+import dev.levee.gateway.idempotency.IdempotentExchange;
+import dev.levee.gateway.jobs.Job;
+import dev.levee.gateway.jobs.JobRequest;
+import dev.levee.gateway.jobs.JobStore;
+import dev.levee.gateway.jobs.KeySeal;
+import dev.levee.gateway.jobs.NewJob;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Predicate;
+import org.eclipse.jetty.http.HttpURI;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.Fields;
+
+/**
+ * The Message Batches API, shaped as Anthropic's ({@code /v1/messages/batches}): create, retrieve,
+ * list (newest first, paged by {@code after_id} / {@code before_id}, {@code limit} 1–1000,
+ * default 20), cancel, delete (ended batches only) and results (JSONL, once ended). Each request
+ * of a batch is a job run through the gateway's resilience path by the worker pool. Every batch
+ * belongs to the tenant that created it; another tenant's id answers 404.
+ */
+public final class BatchesHandler {
+
+  private static final String PREFIX = "/v1/messages/batches";
+  private static final int RESULTS_PAGE = 1_000;
+
+  private final BatchStore batches;
+  private final JobStore jobs;
+  private final KeySeal seal;
+  private final Predicate<String> forwardsClientKey;
+  private final Predicate<String> knownFeature;
+  private final InstantSource wall;
+  private final Duration ttl;
+  private final Runnable wake;
+  private final IdempotentExchange idempotency;
+
+  /**
+   * @param forwardsClientKey whether calls for an alias carry the client's own key (some target's
+   *     upstream has none): then the key is sealed with each job
+   * @param knownFeature whether {@code x-levee-feature} names a configured feature
+   * @param ttl how long a batch may run before its unfinished requests expire
+   * @param wake tells the worker pool new work is there
+   */
+  public BatchesHandler(BatchStore batches, JobStore jobs, KeySeal seal, Predicate<String> forwardsClientKey,
+      Predicate<String> knownFeature, InstantSource wall, Duration ttl, Runnable wake, IdempotentExchange idempotency) {
+    this.batches = batches;
+    this.jobs = jobs;
+    this.seal = seal;
+    this.forwardsClientKey = forwardsClientKey;
+    this.knownFeature = knownFeature;
+    this.wall = wall;
+    this.ttl = ttl;
+    this.wake = wake;
+    this.idempotency = idempotency;
+  }
+
+  /** Whether {@code path} is this handler's. */
+  public static boolean serves(String path) {
+    return path.equals(PREFIX) || path.startsWith(PREFIX + "/");
+  }
+
+  public void handle(Request request, Response response, Callback callback) {
+    String path = Request.getPathInContext(request);
+    String method = request.getMethod();
+    String tenant = CacheKey.tenantOf(ServerIo.headers(request));
+    List<String> parts = path.equals(PREFIX) ? List.of() : List.of(path.substring(PREFIX.length() + 1).split("/", -1));
+    try {
+      if (parts.isEmpty()) {
+        switch (method) {
+          case "POST" -> idempotency.handle(request, response, callback, (rq, rs, cb) -> create(rq, rs, cb, tenant));
+          case "GET" -> list(request, response, callback, tenant);
+          default -> notAllowed(response, callback, method, path, "GET, POST");
+        }
+        return;
+      }
+      String id = parts.getFirst();
+      if (parts.size() == 1) {
+        switch (method) {
+          case "GET" -> found(batches.get(tenant, id), id, request, response, callback);
+          case "DELETE" -> delete(tenant, id, response, callback);
+          default -> notAllowed(response, callback, method, path, "GET, DELETE");
+        }
+      } else if (parts.size() == 2 && parts.get(1).equals("cancel")) {
+        if (!method.equals("POST")) {
+          notAllowed(response, callback, method, path, "POST");
+          return;
+        }
+        found(batches.cancel(tenant, id, wall.instant()), id, request, response, callback);
+      } else if (parts.size() == 2 && parts.get(1).equals("results")) {
+        if (!method.equals("GET")) {
+          notAllowed(response, callback, method, path, "GET");
+          return;
+        }
+        results(tenant, id, response, callback);
+      } else {
+        ServerIo.error(response, callback, ApiError.notFound("Levee does not serve " + method + " " + path));
+      }
+    } catch (JobStore.StoreException e) {
+      ServerIo.error(response, callback, ApiError.api("the job store failed; nothing was changed. " + e.getMessage()));
+    }
+  }
+
+  private void create(Request request, Response response, Callback callback, String tenant) {
+    Map<String, List<String>> headers = ServerIo.headers(request);
+    byte[] body;
+    try (InputStream in = Content.Source.asInputStream(request)) {
+      body = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, BatchParser.MAX_BYTES + 1));
+    } catch (IOException e) {
+      ServerIo.error(response, callback, ApiError.invalidRequest("could not read the request body: " + e.getMessage()));
+      return;
+    }
+    List<BatchParser.Entry> entries;
+    try {
+      entries = BatchParser.parse(body);
+    } catch (BatchParser.Refused refused) {
+      ServerIo.error(response, callback, refused.error);
+      return;
+    }
+    String feature = HeaderValues.first(headers, "x-levee-feature");
+    feature = feature != null && knownFeature.test(feature) ? feature : "default";
+    int priority;
+    try {
+      priority = priority(HeaderValues.first(headers, "x-levee-priority"));
+    } catch (IllegalArgumentException e) {
+      ServerIo.error(response, callback, ApiError.invalidRequest(e.getMessage()));
+      return;
+    }
+    String clientKey = JobRequest.clientKey(headers);
+    List<NewJob> newJobs = new ArrayList<>(entries.size());
+    for (BatchParser.Entry entry : entries) {
+      byte[] sealed = null;
+      if (forwardsClientKey.test(entry.model()) && clientKey != null) {
+        if (!seal.enabled()) {
+          ServerIo.error(response, callback, ApiError.api("this gateway keeps no client API keys for queued work "
+              + "(queue.secret is not set) and the upstream of '" + entry.model() + "' has no key of its own"));
+          return;
+        }
+        sealed = seal.seal(clientKey);
+      }
+      newJobs.add(new NewJob(tenant, feature, entry.model(), priority, entry.customId(),
+          JobRequest.replayable("/v1/messages", null, headers, entry.params()), sealed));
+    }
+    Instant now = wall.instant();
+    String id = batches.create(tenant, newJobs, now, now.plus(ttl));
+    wake.run();
+    found(batches.get(tenant, id), id, request, response, callback);
+  }
+
+  private static int priority(String header) {
+    if (header == null) {
+      return 5;
+    }
+    try {
+      int p = Integer.parseInt(header.strip());
+      if (p >= 0 && p <= 9) {
+        return p;
+      }
+    } catch (NumberFormatException ignored) {
+      // refused below
+    }
+    throw new IllegalArgumentException("x-levee-priority must be an integer from 0 to 9, was '" + header + "'");
+  }
+
+  private void list(Request request, Response response, Callback callback, String tenant) {
+    Fields query = Request.extractQueryParameters(request);
+    int limit;
+    try {
+      limit = query.getValue("limit") == null ? 20 : Integer.parseInt(query.getValue("limit"));
+    } catch (NumberFormatException e) {
+      limit = -1;
+    }
+    if (limit < 1 || limit > 1000) {
+      ServerIo.error(response, callback, ApiError.invalidRequest("limit: Input should be an integer from 1 to 1000"));
+      return;
+    }
+    List<Batch> page = batches.list(tenant, limit, query.getValue("after_id"), query.getValue("before_id"));
+    boolean more = page.size() > limit;
+    List<Batch> shown = more ? page.subList(0, limit) : page;
+    ObjectNode out = Json.MAPPER.createObjectNode();
+    ArrayNode data = out.putArray("data");
+    shown.forEach(b -> data.add(BatchJson.batch(b, resultsUrl(request, b.id()))));
+    out.put("has_more", more);
+    if (shown.isEmpty()) {
+      out.putNull("first_id");
+      out.putNull("last_id");
+    } else {
+      out.put("first_id", shown.getFirst().id());
+      out.put("last_id", shown.getLast().id());
+    }
+    ServerIo.json(response, callback, 200, Json.bytes(out));
+  }
+
+  private void delete(String tenant, String id, Response response, Callback callback) {
+    Optional<Batch> batch = batches.get(tenant, id);
+    if (batch.isEmpty()) {
+      ServerIo.error(response, callback, notFound(id));
+      return;
+    }
+    if (batch.get().endedAt() == null) {
+      ServerIo.error(response, callback, ApiError.invalidRequest(
+          "Batch " + id + " cannot be deleted while it is processing; cancel it first"));
+      return;
+    }
+    if (!batches.delete(tenant, id)) {
+      ServerIo.error(response, callback, notFound(id));
+      return;
+    }
+    ObjectNode out = Json.MAPPER.createObjectNode();
+    out.put("id", id);
+    out.put("type", "message_batch_deleted");
+    ServerIo.json(response, callback, 200, Json.bytes(out));
+  }
+
+  private void results(String tenant, String id, Response response, Callback callback) {
+    Optional<Batch> batch = batches.get(tenant, id);
+    if (batch.isEmpty()) {
+      ServerIo.error(response, callback, notFound(id));
+      return;
+    }
+    if (batch.get().endedAt() == null) {
+      ServerIo.error(response, callback, ApiError.invalidRequest(
+          "Batch " + id + " is still processing; its results are available once processing_status is ended"));
+      return;
+    }
+    response.setStatus(200);
+    response.getHeaders().put("content-type", "application/binary");
+    try (OutputStream out = Content.Sink.asOutputStream(response)) {
+      int position = 0;
+      List<Job> page;
+      do {
+        page = jobs.batchJobs(id, position, RESULTS_PAGE);
+        for (Job job : page) {
+          out.write(Json.bytes(BatchJson.resultLine(job)));
+          out.write('\n');
+        }
+        position += RESULTS_PAGE;
+      } while (page.size() == RESULTS_PAGE);
+    } catch (IOException e) {
+      callback.failed(e);
+      return;
+    }
+    callback.succeeded();
+  }
+
+  private void found(Optional<Batch> batch, String id, Request request, Response response, Callback callback) {
+    if (batch.isEmpty()) {
+      ServerIo.error(response, callback, notFound(id));
+      return;
+    }
+    ServerIo.json(response, callback, 200, Json.bytes(BatchJson.batch(batch.get(), resultsUrl(request, id))));
+  }
+
+  private static String resultsUrl(Request request, String id) {
+    return HttpURI.build(request.getHttpURI()).path(PREFIX + "/" + id + "/results").query(null).asString();
+  }
+
+  private static ApiError notFound(String id) {
+    return ApiError.notFound("No message batch with id '" + id + "'");
+  }
+
+  private static void notAllowed(Response response, Callback callback, String method, String path, String allowed) {
+    response.getHeaders().put("allow", allowed);
+    ServerIo.error(response, callback, new ApiError(405, "invalid_request_error", method + " is not allowed on " + path));
+  }
+}

@@ -1,0 +1,185 @@
+package dev.levee.gateway.idempotency;
+
+import dev.levee.core.time.Sleeper;
+import dev.levee.gateway.jobs.Database;
+import dev.levee.gateway.jobs.JobResult;
+import dev.levee.gateway.jobs.JobStore;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+
+/**
+ * Idempotency keys with Stripe's semantics, per tenant, in the job store (so they hold across
+ * restarts and replicas): the first request with a key runs and its answer is kept for {@code
+ * ttl} (default 24 h); a later request with the same key and the same body gets that answer again
+ * without running; the same key with another body is refused (422); a request arriving while the
+ * first is in flight waits for it, within its own deadline.
+ *
+ * <p>Only answers a retry could not change are kept: 2xx and 4xx other than 408, 409 and 429. Any
+ * other outcome (a 5xx, a 429, a client that went away) releases the key, so the retry runs
+ * again — what a client retrying after an outage wants. An in-flight key whose owner died is
+ * taken over once its lease (the request deadline plus a margin) runs out. Thread-safe.
+ */
+public final class IdempotencyKeys {
+
+  /** What {@link #begin} decided. */
+  public sealed interface Claim permits Owner, Replay, Mismatch, StillInFlight {}
+
+  /** This request owns the key: run it, then {@link #finish} or {@link #release}. */
+  public record Owner(String tenant, String key) implements Claim {}
+
+  /** The key's first answer, to send again. */
+  public record Replay(JobResult result) implements Claim {}
+
+  /** The key was used with another request body (422). */
+  public record Mismatch() implements Claim {}
+
+  /** The first request with this key is still running and the deadline passed (409). */
+  public record StillInFlight() implements Claim {}
+
+  private final Database db;
+  private final InstantSource wall;
+  private final Sleeper sleeper;
+  private final Duration ttl;
+  private final Duration lease;
+
+  /**
+   * @param ttl how long a key's answer is kept
+   * @param lease how long an in-flight key belongs to its request before another may take it
+   */
+  public IdempotencyKeys(Database db, InstantSource wall, Sleeper sleeper, Duration ttl, Duration lease) {
+    this.db = db;
+    this.wall = wall;
+    this.sleeper = sleeper;
+    this.ttl = ttl;
+    this.lease = lease;
+  }
+
+  /**
+   * Claims {@code key} for a request whose body hashes to {@code fingerprint}, waiting (until
+   * {@code waitUntil}) while another request with the key is in flight.
+   *
+   * @throws InterruptedException when the waiting request is cancelled
+   */
+  public Claim begin(String tenant, String key, String fingerprint, Instant waitUntil) throws InterruptedException {
+    Duration pause = Duration.ofMillis(10);
+    while (true) {
+      Instant now = wall.instant();
+      if (tryInsert(tenant, key, fingerprint, now)) {
+        return new Owner(tenant, key);
+      }
+      try (Connection c = db.connection(); PreparedStatement s = c.prepareStatement(
+          "SELECT fingerprint, state, lease_until, expires_at, result_status, result_headers, result_body "
+              + "FROM idempotency_keys WHERE tenant = ? AND idem_key = ?")) {
+        s.setString(1, tenant);
+        s.setString(2, key);
+        try (ResultSet rs = s.executeQuery()) {
+          if (rs.next()) {
+            boolean done = rs.getString("state").equals("done");
+            long until = done ? rs.getLong("expires_at") : rs.getLong("lease_until");
+            if (until <= now.toEpochMilli()) {
+              delete(c, tenant, key, until); // expired, or its owner died: the key is free again
+              continue;
+            }
+            if (!rs.getString("fingerprint").equals(fingerprint)) {
+              return new Mismatch();
+            }
+            if (done) {
+              return new Replay(new JobResult(rs.getInt("result_status"),
+                  JobStore.headers(rs.getString("result_headers")), rs.getBytes("result_body")));
+            }
+          } else {
+            continue; // released meanwhile: try to own it
+          }
+        }
+      } catch (SQLException e) {
+        throw new JobStore.StoreException("cannot read an idempotency key", e);
+      }
+      if (!wall.instant().plus(pause).isBefore(waitUntil)) {
+        return new StillInFlight();
+      }
+      sleeper.sleep(pause);
+      pause = pause.multipliedBy(2).compareTo(Duration.ofMillis(200)) > 0 ? Duration.ofMillis(200) : pause.multipliedBy(2);
+    }
+  }
+
+  /** Whether an answer of {@code status} is kept for the key (else the key is released). */
+  public static boolean keeps(int status) {
+    return status / 100 == 2 || (status / 100 == 4 && status != 408 && status != 409 && status != 429);
+  }
+
+  /** Keeps {@code result} as the key's answer, or releases the key when a retry could change it. */
+  public void finish(Owner owner, JobResult result) {
+    if (!keeps(result.status())) {
+      release(owner);
+      return;
+    }
+    Instant now = wall.instant();
+    try (Connection c = db.connection(); PreparedStatement s = c.prepareStatement(
+        "UPDATE idempotency_keys SET state = 'done', result_status = ?, result_headers = ?, result_body = ?, "
+            + "expires_at = ? WHERE tenant = ? AND idem_key = ?")) {
+      s.setInt(1, result.status());
+      s.setString(2, JobStore.json(result.headers()));
+      s.setBytes(3, result.body());
+      s.setLong(4, now.plus(ttl).toEpochMilli());
+      s.setString(5, owner.tenant());
+      s.setString(6, owner.key());
+      s.executeUpdate();
+    } catch (SQLException e) {
+      throw new JobStore.StoreException("cannot keep an idempotent answer", e);
+    }
+  }
+
+  /** Frees the key: the next request with it runs. */
+  public void release(Owner owner) {
+    try (Connection c = db.connection(); PreparedStatement s = c.prepareStatement(
+        "DELETE FROM idempotency_keys WHERE tenant = ? AND idem_key = ? AND state = 'in_flight'")) {
+      s.setString(1, owner.tenant());
+      s.setString(2, owner.key());
+      s.executeUpdate();
+    } catch (SQLException e) {
+      throw new JobStore.StoreException("cannot release an idempotency key", e);
+    }
+  }
+
+  /** Forgets keys whose answers are past their TTL; returns how many. */
+  public int sweep() {
+    try (Connection c = db.connection(); PreparedStatement s = c.prepareStatement(
+        "DELETE FROM idempotency_keys WHERE state = 'done' AND expires_at <= ?")) {
+      s.setLong(1, wall.instant().toEpochMilli());
+      return s.executeUpdate();
+    } catch (SQLException e) {
+      throw new JobStore.StoreException("cannot sweep idempotency keys", e);
+    }
+  }
+
+  private boolean tryInsert(String tenant, String key, String fingerprint, Instant now) {
+    try (Connection c = db.connection(); PreparedStatement s = c.prepareStatement(
+        "INSERT INTO idempotency_keys (tenant, idem_key, fingerprint, state, lease_until, expires_at) "
+            + "VALUES (?,?,?,'in_flight',?,?) ON CONFLICT (tenant, idem_key) DO NOTHING")) {
+      s.setString(1, tenant);
+      s.setString(2, key);
+      s.setString(3, fingerprint);
+      s.setLong(4, now.plus(lease).toEpochMilli());
+      s.setLong(5, now.plus(ttl).toEpochMilli());
+      return s.executeUpdate() == 1;
+    } catch (SQLException e) {
+      throw new JobStore.StoreException("cannot claim an idempotency key", e);
+    }
+  }
+
+  private static void delete(Connection c, String tenant, String key, long until) throws SQLException {
+    try (PreparedStatement s = c.prepareStatement("DELETE FROM idempotency_keys WHERE tenant = ? AND idem_key = ? "
+        + "AND ((state = 'done' AND expires_at = ?) OR (state = 'in_flight' AND lease_until = ?))")) {
+      s.setString(1, tenant);
+      s.setString(2, key);
+      s.setLong(3, until);
+      s.setLong(4, until);
+      s.executeUpdate();
+    }
+  }
+}

@@ -1,0 +1,223 @@
+package dev.levee.gateway.idempotency;
+
+import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.server.ServerIo;
+import dev.levee.gateway.cache.CacheKey;
+import dev.levee.gateway.jobs.JobResult;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.eclipse.jetty.http.HttpField;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+
+/**
+ * The {@code idempotency-key} request header around one HTTP exchange ({@code POST /v1/messages},
+ * batch creation): without the header the exchange runs as usual; with it, {@link
+ * IdempotencyKeys} decides whether it runs (its answer — JSON or a whole stream — is recorded
+ * as it is written), is answered again from the first one ({@code idempotent-replayed: true}),
+ * or is refused: 422 for the key with another body, 409 when the first is still in flight past
+ * this request's deadline, 400 for a malformed key. The body fingerprint is SHA-256 over method,
+ * path, query and body bytes.
+ *
+ * <p>One call wraps the handler ({@link #handle}), so the hook can move into the pipeline's
+ * admission and recorder stages unchanged.
+ */
+public final class IdempotentExchange {
+
+  /** A handler of one exchange, blocking until its response is complete. */
+  @FunctionalInterface
+  public interface Exchange {
+    void handle(Request request, Response response, Callback callback);
+  }
+
+  private static final Set<String> NOT_KEPT = Set.of("content-length", "date", "server", "transfer-encoding",
+      "connection", "x-levee-request-id");
+
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(IdempotentExchange.class);
+
+  private final IdempotencyKeys keys;
+  private final InstantSource wall;
+  private final Duration deadline;
+  private final long maxBody;
+
+  /**
+   * @param deadline how long a request waits for the first one with its key
+   * @param maxBody the largest body read for fingerprinting; a larger one runs without the key
+   *     (the handler refuses it anyway)
+   */
+  public IdempotentExchange(IdempotencyKeys keys, InstantSource wall, Duration deadline, long maxBody) {
+    this.keys = keys;
+    this.wall = wall;
+    this.deadline = deadline;
+    this.maxBody = maxBody;
+  }
+
+  /** Runs {@code next} for this exchange under its idempotency key, if it has one. */
+  public void handle(Request request, Response response, Callback callback, Exchange next) {
+    String key = request.getHeaders().get("idempotency-key");
+    if (key == null) { // the common case costs one header look-up
+      next.handle(request, response, callback);
+      return;
+    }
+    if (key.isBlank() || key.length() > 255) {
+      ServerIo.error(response, callback, ApiError.invalidRequest("idempotency-key must be 1 to 255 characters"));
+      return;
+    }
+    byte[] body;
+    try (InputStream in = Content.Source.asInputStream(request)) {
+      body = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxBody + 1));
+    } catch (IOException e) {
+      ServerIo.error(response, callback, ApiError.invalidRequest("could not read the request body: " + e.getMessage()));
+      return;
+    }
+    Request replay = new BodyReplay(request, body);
+    if (body.length > maxBody) {
+      next.handle(replay, response, callback);
+      return;
+    }
+    String tenant = CacheKey.tenantOf(ServerIo.headers(request));
+    IdempotencyKeys.Claim claim;
+    try {
+      claim = keys.begin(tenant, key, fingerprint(request, body), wall.instant().plus(deadline));
+    } catch (InterruptedException e) {
+      callback.failed(e); // the client went away while waiting
+      return;
+    }
+    switch (claim) {
+      case IdempotencyKeys.Mismatch m -> ServerIo.error(response, callback, new ApiError(422, "invalid_request_error",
+          "idempotency-key was already used with a different request body; use a new key for a new request"));
+      case IdempotencyKeys.StillInFlight s -> {
+        response.getHeaders().put("retry-after", "1");
+        ServerIo.error(response, callback, new ApiError(409, "invalid_request_error",
+            "a request with this idempotency-key is still in progress; retry shortly"));
+      }
+      case IdempotencyKeys.Replay r -> replay(r.result(), response, callback);
+      case IdempotencyKeys.Owner owner -> run(owner, replay, response, callback, next);
+    }
+  }
+
+  private void run(IdempotencyKeys.Owner owner, Request request, Response response, Callback callback, Exchange next) {
+    Recording recording = new Recording(request, response);
+    AtomicBoolean succeeded = new AtomicBoolean();
+    Callback watched = Callback.from(() -> {
+      succeeded.set(true);
+      callback.succeeded();
+    }, callback::failed);
+    try {
+      next.handle(request, recording, watched);
+    } catch (RuntimeException | Error e) {
+      keys.release(owner);
+      throw e;
+    }
+    try {
+      if (succeeded.get()) {
+        keys.finish(owner, recording.result());
+      } else {
+        keys.release(owner);
+      }
+    } catch (RuntimeException e) { // the client has its answer; the key frees itself when its lease runs out
+      LOG.warn("could not record the answer of an idempotency key: {}", e.getMessage());
+    }
+  }
+
+  private static void replay(JobResult result, Response response, Callback callback) {
+    result.headers().forEach((name, values) -> values.forEach(v -> response.getHeaders().add(name, v)));
+    response.getHeaders().put("idempotent-replayed", "true");
+    response.setStatus(result.status());
+    response.getHeaders().put("content-length", result.body().length);
+    try (OutputStream out = Content.Sink.asOutputStream(response)) {
+      out.write(result.body());
+    } catch (IOException e) {
+      callback.failed(e);
+      return;
+    }
+    callback.succeeded();
+  }
+
+  static String fingerprint(Request request, byte[] body) {
+    try {
+      MessageDigest sha = MessageDigest.getInstance("SHA-256");
+      sha.update((request.getMethod() + " " + request.getHttpURI().getPath() + "?"
+          + (request.getHttpURI().getQuery() == null ? "" : request.getHttpURI().getQuery()) + "\n")
+          .getBytes(StandardCharsets.UTF_8));
+      return HexFormat.of().formatHex(sha.digest(body));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** The request with its body, already read, offered again. */
+  private static final class BodyReplay extends Request.Wrapper {
+    private Content.Chunk next;
+
+    BodyReplay(Request request, byte[] body) {
+      super(request);
+      this.next = Content.Chunk.from(ByteBuffer.wrap(body), true);
+    }
+
+    @Override
+    public synchronized Content.Chunk read() {
+      Content.Chunk chunk = next;
+      next = Content.Chunk.EOF;
+      return chunk;
+    }
+
+    @Override
+    public void demand(Runnable demandCallback) {
+      demandCallback.run();
+    }
+  }
+
+  /** The response, written through to the client and recorded on the way. */
+  private static final class Recording extends Response.Wrapper {
+    private final ByteArrayOutputStream body = new ByteArrayOutputStream();
+
+    Recording(Request request, Response response) {
+      super(request, response);
+    }
+
+    @Override
+    public void write(boolean last, ByteBuffer content, Callback callback) {
+      if (content != null && content.hasRemaining()) {
+        ByteBuffer copy = content.slice();
+        byte[] bytes = new byte[copy.remaining()];
+        copy.get(bytes);
+        synchronized (body) {
+          body.writeBytes(bytes);
+        }
+      }
+      super.write(last, content, callback);
+    }
+
+    JobResult result() {
+      Map<String, List<String>> headers = new LinkedHashMap<>();
+      for (HttpField field : getHeaders()) {
+        String name = field.getName().toLowerCase(Locale.ROOT);
+        if (!NOT_KEPT.contains(name)) {
+          headers.computeIfAbsent(name, k -> new ArrayList<>()).add(field.getValue());
+        }
+      }
+      synchronized (body) {
+        return new JobResult(getStatus(), headers, body.toByteArray());
+      }
+    }
+  }
+}

@@ -1,0 +1,106 @@
+package dev.levee.gateway.jobs;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import javax.sql.DataSource;
+import org.flywaydb.core.Flyway;
+
+/**
+ * The database behind jobs, batches and idempotency keys, migrated by Flyway on open
+ * ({@code db/levee/sqlite} or {@code db/levee/postgresql} on the class path).
+ *
+ * <p><b>SQLite</b> (the embedded default): one connection, so every transaction is the only
+ * writer: claiming a job is atomic without row locks. WAL journal with {@code synchronous=NORMAL}:
+ * a committed job survives the process being killed (not necessarily a power cut).
+ *
+ * <p><b>PostgreSQL</b>: a small pool; several gateways share the tables and claim with {@code
+ * FOR UPDATE SKIP LOCKED}.
+ */
+public final class Database implements AutoCloseable {
+
+  /** The SQL spoken: the only differences are types (in the migrations) and row locking. */
+  public enum Dialect { SQLITE, POSTGRESQL }
+
+  private final HikariDataSource pool;
+  private final Dialect dialect;
+
+  private Database(HikariDataSource pool, Dialect dialect) {
+    this.pool = pool;
+    this.dialect = dialect;
+  }
+
+  /**
+   * Opens (creating and migrating when needed) the database {@code config} names.
+   *
+   * @throws IllegalStateException when the database cannot be reached or migrated
+   */
+  public static Database open(QueueConfig config) {
+    HikariConfig hikari = new HikariConfig();
+    hikari.setPoolName("levee-queue");
+    Dialect dialect;
+    if (config.store().isEmpty()) {
+      dialect = Dialect.SQLITE;
+      try {
+        Files.createDirectories(config.folderPath());
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot create the queue folder " + config.folderPath(), e);
+      }
+      Path file = config.folderPath().resolve("levee.db").toAbsolutePath();
+      hikari.setJdbcUrl("jdbc:sqlite:" + file);
+      hikari.addDataSourceProperty("journal_mode", "WAL");
+      hikari.addDataSourceProperty("synchronous", "NORMAL");
+      hikari.addDataSourceProperty("busy_timeout", "10000");
+      hikari.setMaximumPoolSize(1); // the single writer
+    } else {
+      dialect = Dialect.POSTGRESQL;
+      hikari.setJdbcUrl("jdbc:" + config.store());
+      hikari.setSchema(config.schema());
+      hikari.setMaximumPoolSize(Math.min(32, config.workers() + 4));
+    }
+    hikari.setMinimumIdle(1);
+    hikari.setInitializationFailTimeout(10_000);
+    HikariDataSource pool;
+    try {
+      pool = new HikariDataSource(hikari);
+    } catch (RuntimeException e) {
+      throw new IllegalStateException("cannot open the queue store " + config + ": " + e.getMessage(), e);
+    }
+    try {
+      Flyway.configure()
+          .dataSource(pool)
+          .locations("classpath:db/levee/" + dialect.name().toLowerCase())
+          .schemas(dialect == Dialect.POSTGRESQL ? new String[] {config.schema()} : new String[0])
+          .table("levee_schema_history")
+          .load()
+          .migrate();
+    } catch (RuntimeException e) {
+      pool.close();
+      throw new IllegalStateException("cannot migrate the queue store " + config + ": " + e.getMessage(), e);
+    }
+    return new Database(pool, dialect);
+  }
+
+  public Dialect dialect() {
+    return dialect;
+  }
+
+  public DataSource dataSource() {
+    return pool;
+  }
+
+  /** A connection from the pool (SQLite: the one connection, waited for). */
+  public Connection connection() throws SQLException {
+    return pool.getConnection();
+  }
+
+  @Override
+  public void close() {
+    pool.close();
+  }
+}

@@ -1,0 +1,39 @@
+package dev.levee.gateway.jobs;
+
+import java.time.Duration;
+
+/**
+ * Runs one job's request through the gateway's resilience path. Implementations block; the
+ * worker pool calls them on virtual threads.
+ */
+@FunctionalInterface
+public interface JobExecutor {
+
+  /** What became of one try. */
+  sealed interface Outcome permits Finished, RetryLater {}
+
+  /**
+   * An answer to record: the API's (a 200 message, or a client error that no retry can fix) or
+   * Levee's refusal.
+   */
+  record Finished(JobResult result) implements Outcome {
+    public boolean succeeded() {
+      return result.status() / 100 == 2;
+    }
+  }
+
+  /**
+   * No answer now (every target failed, or the deadline passed): the job waits and is tried
+   * again, until it expires.
+   *
+   * @param reason what happened, for {@code last_error}
+   * @param after the earliest useful retry, when the upstream or a breaker said; else null
+   */
+  record RetryLater(String reason, Duration after) implements Outcome {}
+
+  /**
+   * Runs {@code request}; {@code apiKey} is the client's key to send, or null when the upstream
+   * has its own.
+   */
+  Outcome execute(JobRequest request, String apiKey);
+}

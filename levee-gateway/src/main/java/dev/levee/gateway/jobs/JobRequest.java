@@ -1,0 +1,67 @@
+package dev.levee.gateway.jobs;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The request a job replays: what Levee needs to send it again, never the client's credentials
+ * (those are sealed apart, see {@link KeySeal}).
+ *
+ * @param path e.g. {@code /v1/messages}
+ * @param query the raw query string, or null
+ * @param headers the headers to replay ({@code anthropic-version}, {@code anthropic-beta},
+ *     {@code x-levee-*}, …), lower-case names
+ * @param body the request body, bytes as the client sent them
+ */
+public record JobRequest(String path, String query, Map<String, List<String>> headers, byte[] body) {
+
+  public JobRequest {
+    headers = Map.copyOf(headers);
+  }
+
+  /** Headers never stored with a job: credentials (sealed apart, if at all) and per-connection ones. */
+  private static final Set<String> NOT_STORED = Set.of("x-api-key", "authorization", "host", "content-length",
+      "connection", "keep-alive", "transfer-encoding", "te", "upgrade", "expect", "accept-encoding",
+      "idempotency-key", "cookie");
+
+  /**
+   * A request to replay later, from a client's headers: everything but credentials and
+   * per-connection headers, names lower-cased; {@code content-type} JSON.
+   */
+  public static JobRequest replayable(String path, String query, Map<String, List<String>> inbound, byte[] body) {
+    Map<String, List<String>> kept = new LinkedHashMap<>();
+    inbound.forEach((name, values) -> {
+      String lower = name.toLowerCase(Locale.ROOT);
+      if (!NOT_STORED.contains(lower)) {
+        kept.computeIfAbsent(lower, k -> new java.util.ArrayList<>()).addAll(values);
+      }
+    });
+    kept.put("content-type", List.of("application/json"));
+    return new JobRequest(path, query, kept, body);
+  }
+
+  /** The client's API key in {@code inbound} ({@code x-api-key}, else a bearer token), or null. */
+  public static String clientKey(Map<String, List<String>> inbound) {
+    String bearer = null;
+    for (Map.Entry<String, List<String>> h : inbound.entrySet()) {
+      if (h.getValue().isEmpty()) {
+        continue;
+      }
+      if (h.getKey().equalsIgnoreCase("x-api-key")) {
+        return h.getValue().getFirst();
+      }
+      if (h.getKey().equalsIgnoreCase("authorization") && h.getValue().getFirst().regionMatches(true, 0, "Bearer ", 0, 7)) {
+        bearer = h.getValue().getFirst().substring(7).strip();
+      }
+    }
+    return bearer;
+  }
+
+  @Override
+  public String toString() {
+    return "JobRequest[" + path + ", " + body.length + " bytes]";
+  }
+}

@@ -1,0 +1,384 @@
+package dev.levee.gateway.jobs;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import dev.levee.anthropic.Json;
+import java.security.SecureRandom;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Jobs, durably: accepted work is committed before it is acknowledged, claimed atomically by one
+ * worker, and ends with exactly one recorded result (promise 6).
+ *
+ * <p><b>Claiming.</b> {@link #claim} moves the highest-priority, oldest ready jobs to {@code
+ * running} in one statement: with {@code FOR UPDATE SKIP LOCKED} on PostgreSQL, so gateways
+ * sharing the tables never claim the same job; on SQLite the single connection makes the
+ * statement the only writer.
+ *
+ * <p><b>Crashes.</b> A claim holds a lease ({@link QueueConfig#lease()}). A job still {@code
+ * running} when its lease ran out — its gateway died — is queued again by {@link #recover}, so
+ * it runs at least once more towards the upstream. Results are recorded only by the claim that
+ * is current ({@code attempts} must match), so exactly one result is ever recorded.
+ *
+ * <p>Thread-safe; every method is one short transaction. {@link SQLException}s surface as {@link
+ * StoreException}.
+ */
+public final class JobStore {
+
+  private static final TypeReference<Map<String, List<String>>> HEADERS = new TypeReference<>() {};
+  private static final SecureRandom IDS = new SecureRandom();
+  private static final String COLUMNS = "id, tenant, feature, alias, priority, batch_id, custom_id, request_path, "
+      + "request_query, request_headers, request_body, sealed_key, state, attempts, created_at, expires_at, "
+      + "result_status, result_headers, result_body, last_error";
+
+  /** A database failure, unchecked: the caller answers 500 and nothing was half-written. */
+  public static final class StoreException extends RuntimeException {
+    public StoreException(String message, SQLException cause) {
+      super(message + ": " + cause.getMessage(), cause);
+    }
+  }
+
+  private static final String CANCELLED_BATCH = "EXISTS (SELECT 1 FROM batches b WHERE b.id = jobs.batch_id "
+      + "AND b.cancel_initiated_at IS NOT NULL)";
+
+  private final Database db;
+
+  public JobStore(Database db) {
+    this.db = db;
+  }
+
+  public Database database() {
+    return db;
+  }
+
+  /** A fresh id: {@code prefix} and 26 base-32 characters (130 random bits). */
+  public static String newId(String prefix) {
+    byte[] bytes = new byte[17];
+    IDS.nextBytes(bytes);
+    StringBuilder out = new StringBuilder(prefix);
+    String alphabet = "0123456789abcdefghjkmnpqrstvwxyz";
+    java.math.BigInteger n = new java.math.BigInteger(1, bytes);
+    for (int i = 0; i < 26; i++) {
+      out.append(alphabet.charAt(n.intValue() & 31));
+      n = n.shiftRight(5);
+    }
+    return out.toString();
+  }
+
+  /** Stores one job, {@code queued}, expiring at {@code expiresAt}; returns its id. */
+  public String enqueue(NewJob job, Instant now, Instant expiresAt) {
+    try (Connection c = db.connection()) {
+      return insert(c, null, List.of(job), now, expiresAt).getFirst();
+    } catch (SQLException e) {
+      throw new StoreException("cannot store a job", e);
+    }
+  }
+
+  /**
+   * Inserts {@code jobs} on {@code c} (inside the caller's transaction), in order, position 0…;
+   * returns their ids.
+   */
+  public List<String> insert(Connection c, String batchId, List<NewJob> jobs, Instant now, Instant expiresAt)
+      throws SQLException {
+    List<String> ids = new ArrayList<>(jobs.size());
+    try (PreparedStatement s = c.prepareStatement("INSERT INTO jobs (id, tenant, feature, alias, priority, batch_id, "
+        + "custom_id, position, request_path, request_query, request_headers, request_body, sealed_key, state, "
+        + "attempts, created_at, updated_at, run_after, expires_at, callback_url) "
+        + "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,'queued',0,?,?,?,?,?)")) {
+      int position = 0;
+      for (NewJob job : jobs) {
+        String id = newId("job_");
+        ids.add(id);
+        s.setString(1, id);
+        s.setString(2, job.tenant());
+        s.setString(3, job.feature());
+        s.setString(4, job.alias());
+        s.setInt(5, job.priority());
+        s.setString(6, batchId);
+        s.setString(7, job.customId());
+        s.setInt(8, position++);
+        s.setString(9, job.request().path());
+        s.setString(10, job.request().query());
+        s.setString(11, json(job.request().headers()));
+        s.setBytes(12, job.request().body());
+        if (job.sealedKey() == null) {
+          s.setNull(13, Types.BINARY);
+        } else {
+          s.setBytes(13, job.sealedKey());
+        }
+        s.setLong(14, now.toEpochMilli());
+        s.setLong(15, now.toEpochMilli());
+        s.setLong(16, now.toEpochMilli());
+        s.setLong(17, expiresAt.toEpochMilli());
+        s.setString(18, job.callbackUrl());
+        s.addBatch();
+        if (position % 1000 == 0) {
+          s.executeBatch();
+        }
+      }
+      s.executeBatch();
+    }
+    return ids;
+  }
+
+  /**
+   * Claims up to {@code max} ready jobs — highest priority first, then oldest — whose alias and
+   * feature are not paused, marking them {@code running} with a lease until {@code leaseUntil}.
+   *
+   * @return the claimed jobs, in drain order (attempts already counts this claim)
+   */
+  public List<Job> claim(int max, Instant now, Instant leaseUntil, Set<String> pausedAliases,
+      Set<String> pausedFeatures) {
+    if (max <= 0) {
+      return List.of();
+    }
+    StringBuilder pick = new StringBuilder("SELECT id FROM jobs WHERE state = 'queued' AND run_after <= ? AND expires_at > ?");
+    if (!pausedAliases.isEmpty()) {
+      pick.append(" AND alias NOT IN (").append("?,".repeat(pausedAliases.size() - 1)).append("?)");
+    }
+    if (!pausedFeatures.isEmpty()) {
+      pick.append(" AND feature NOT IN (").append("?,".repeat(pausedFeatures.size() - 1)).append("?)");
+    }
+    pick.append(" ORDER BY priority DESC, created_at, id LIMIT ?");
+    if (db.dialect() == Database.Dialect.POSTGRESQL) {
+      pick.append(" FOR UPDATE SKIP LOCKED");
+    }
+    String sql = "UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_until = ?, updated_at = ? "
+        + "WHERE id IN (" + pick + ") RETURNING " + COLUMNS;
+    try (Connection c = db.connection(); PreparedStatement s = c.prepareStatement(sql)) {
+      int i = 1;
+      s.setLong(i++, leaseUntil.toEpochMilli());
+      s.setLong(i++, now.toEpochMilli());
+      s.setLong(i++, now.toEpochMilli());
+      s.setLong(i++, now.toEpochMilli());
+      for (String alias : pausedAliases) {
+        s.setString(i++, alias);
+      }
+      for (String feature : pausedFeatures) {
+        s.setString(i++, feature);
+      }
+      s.setInt(i, max);
+      List<Job> claimed = new ArrayList<>();
+      try (ResultSet rs = s.executeQuery()) {
+        while (rs.next()) {
+          claimed.add(read(rs));
+        }
+      }
+      claimed.sort(Comparator.comparingInt(Job::priority).reversed().thenComparing(Job::createdAt).thenComparing(Job::id));
+      return claimed;
+    } catch (SQLException e) {
+      throw new StoreException("cannot claim jobs", e);
+    }
+  }
+
+  /**
+   * Records the one result of {@code job} as claimed: {@code succeeded} or {@code failed}; erases
+   * its sealed key.
+   *
+   * @return false when this claim is no longer current (the job was claimed again after its lease
+   *     ran out, or cancelled): nothing was recorded
+   */
+  public boolean finish(Job job, JobResult result, boolean succeeded, String error, Instant now) {
+    String sql = "UPDATE jobs SET state = ?, result_status = ?, result_headers = ?, result_body = ?, last_error = ?, "
+        + "finished_at = ?, updated_at = ?, sealed_key = NULL, lease_until = NULL, "
+        + "callback_state = CASE WHEN callback_url IS NULL THEN NULL ELSE 'pending' END "
+        + "WHERE id = ? AND state = 'running' AND attempts = ?";
+    try (Connection c = db.connection(); PreparedStatement s = c.prepareStatement(sql)) {
+      s.setString(1, (succeeded ? JobState.SUCCEEDED : JobState.FAILED).wire());
+      s.setInt(2, result.status());
+      s.setString(3, json(result.headers()));
+      s.setBytes(4, result.body());
+      s.setString(5, error);
+      s.setLong(6, now.toEpochMilli());
+      s.setLong(7, now.toEpochMilli());
+      s.setString(8, job.id());
+      s.setInt(9, job.attempts());
+      return s.executeUpdate() == 1;
+    } catch (SQLException e) {
+      throw new StoreException("cannot record the result of " + job.id(), e);
+    }
+  }
+
+  /** Puts a claimed job back in the queue, ready again at {@code runAfter}; false when the claim is stale. */
+  public boolean retryLater(Job job, String error, Instant runAfter, Instant now) {
+    // a job whose batch was cancelled while it ran ends cancelled instead of waiting again
+    String sql = "UPDATE jobs SET state = CASE WHEN " + CANCELLED_BATCH + " THEN 'cancelled' ELSE 'queued' END, "
+        + "finished_at = CASE WHEN " + CANCELLED_BATCH + " THEN ? ELSE NULL END, "
+        + "run_after = ?, last_error = ?, updated_at = ?, lease_until = NULL "
+        + "WHERE id = ? AND state = 'running' AND attempts = ?";
+    try (Connection c = db.connection(); PreparedStatement s = c.prepareStatement(sql)) {
+      s.setLong(1, now.toEpochMilli());
+      s.setLong(2, runAfter.toEpochMilli());
+      s.setString(3, error);
+      s.setLong(4, now.toEpochMilli());
+      s.setString(5, job.id());
+      s.setInt(6, job.attempts());
+      return s.executeUpdate() == 1;
+    } catch (SQLException e) {
+      throw new StoreException("cannot requeue " + job.id(), e);
+    }
+  }
+
+  /**
+   * Queues again every job whose claim is abandoned: {@code running} with its lease run out, or —
+   * with {@code everyRunning}, for an embedded file only this process uses, at start-up — every
+   * {@code running} job. Returns how many.
+   */
+  public int recover(Instant now, boolean everyRunning) {
+    String sql = "UPDATE jobs SET state = CASE WHEN " + CANCELLED_BATCH + " THEN 'cancelled' ELSE 'queued' END, "
+        + "lease_until = NULL, updated_at = ?, "
+        + "last_error = 'its worker stopped before it ended; run again' WHERE state = 'running'"
+        + (everyRunning ? "" : " AND lease_until <= ?");
+    try (Connection c = db.connection(); PreparedStatement s = c.prepareStatement(sql)) {
+      s.setLong(1, now.toEpochMilli());
+      if (!everyRunning) {
+        s.setLong(2, now.toEpochMilli());
+      }
+      return s.executeUpdate();
+    } catch (SQLException e) {
+      throw new StoreException("cannot recover abandoned jobs", e);
+    }
+  }
+
+  /** Ends every queued job past its expiry as {@code expired} (its sealed key erased); returns how many. */
+  public int expire(Instant now) {
+    String sql = "UPDATE jobs SET state = 'expired', finished_at = ?, updated_at = ?, sealed_key = NULL "
+        + "WHERE state = 'queued' AND expires_at <= ?";
+    try (Connection c = db.connection(); PreparedStatement s = c.prepareStatement(sql)) {
+      s.setLong(1, now.toEpochMilli());
+      s.setLong(2, now.toEpochMilli());
+      s.setLong(3, now.toEpochMilli());
+      return s.executeUpdate();
+    } catch (SQLException e) {
+      throw new StoreException("cannot expire jobs", e);
+    }
+  }
+
+  /** A job whose answer is owed to a callback URL. */
+  public record Callback(Job job, String url, int attempts) {}
+
+  /** Up to {@code max} ended jobs whose callback is still pending, oldest first. */
+  public List<Callback> pendingCallbacks(int max) {
+    try (Connection c = db.connection(); PreparedStatement s = c.prepareStatement("SELECT " + COLUMNS
+        + ", callback_url, callback_attempts FROM jobs WHERE callback_state = 'pending' ORDER BY finished_at LIMIT ?")) {
+      s.setInt(1, max);
+      List<Callback> out = new ArrayList<>();
+      try (ResultSet rs = s.executeQuery()) {
+        while (rs.next()) {
+          out.add(new Callback(read(rs), rs.getString("callback_url"), rs.getInt("callback_attempts")));
+        }
+      }
+      return out;
+    } catch (SQLException e) {
+      throw new StoreException("cannot read pending callbacks", e);
+    }
+  }
+
+  /**
+   * Records one delivery try of a job's callback: {@code state} {@code delivered}, {@code pending}
+   * (tried again later) or {@code failed: …} (given up; visible in the job).
+   */
+  public void callbackTried(String id, String state) {
+    try (Connection c = db.connection(); PreparedStatement s = c.prepareStatement(
+        "UPDATE jobs SET callback_state = ?, callback_attempts = callback_attempts + 1 WHERE id = ?")) {
+      s.setString(1, state);
+      s.setString(2, id);
+      s.executeUpdate();
+    } catch (SQLException e) {
+      throw new StoreException("cannot record a callback", e);
+    }
+  }
+
+  /** The callback state of job {@code id} ({@code pending}, {@code delivered}, {@code failed: …}), or null. */
+  public String callbackState(String id) {
+    try (Connection c = db.connection();
+        PreparedStatement s = c.prepareStatement("SELECT callback_state FROM jobs WHERE id = ?")) {
+      s.setString(1, id);
+      try (ResultSet rs = s.executeQuery()) {
+        return rs.next() ? rs.getString(1) : null;
+      }
+    } catch (SQLException e) {
+      throw new StoreException("cannot read a callback state", e);
+    }
+  }
+
+  /** The job {@code id} of {@code tenant}; empty for another tenant's (indistinguishable from none). */
+  public Optional<Job> job(String tenant, String id) {
+    try (Connection c = db.connection();
+        PreparedStatement s = c.prepareStatement("SELECT " + COLUMNS + " FROM jobs WHERE id = ? AND tenant = ?")) {
+      s.setString(1, id);
+      s.setString(2, tenant);
+      try (ResultSet rs = s.executeQuery()) {
+        return rs.next() ? Optional.of(read(rs)) : Optional.empty();
+      }
+    } catch (SQLException e) {
+      throw new StoreException("cannot read a job", e);
+    }
+  }
+
+  /**
+   * Up to {@code limit} jobs of a batch from request {@code fromPosition} on, in request order.
+   * Read results page by page: a page holds the connection (SQLite's only one) just while it is read.
+   */
+  public List<Job> batchJobs(String batchId, int fromPosition, int limit) {
+    try (Connection c = db.connection(); PreparedStatement s = c.prepareStatement("SELECT " + COLUMNS
+        + " FROM jobs WHERE batch_id = ? AND position >= ? ORDER BY position LIMIT ?")) {
+      s.setString(1, batchId);
+      s.setInt(2, fromPosition);
+      s.setInt(3, limit);
+      List<Job> page = new ArrayList<>(limit);
+      try (ResultSet rs = s.executeQuery()) {
+        while (rs.next()) {
+          page.add(read(rs));
+        }
+      }
+      return page;
+    } catch (SQLException e) {
+      throw new StoreException("cannot read the jobs of " + batchId, e);
+    }
+  }
+
+  static Job read(ResultSet rs) throws SQLException {
+    int status = rs.getInt("result_status");
+    JobResult result = rs.wasNull() ? null
+        : new JobResult(status, headers(rs.getString("result_headers")), rs.getBytes("result_body"));
+    return new Job(rs.getString("id"), rs.getString("tenant"), rs.getString("feature"), rs.getString("alias"),
+        rs.getInt("priority"), rs.getString("batch_id"), rs.getString("custom_id"),
+        new JobRequest(rs.getString("request_path"), rs.getString("request_query"),
+            headers(rs.getString("request_headers")), rs.getBytes("request_body")),
+        rs.getBytes("sealed_key"), JobState.ofWire(rs.getString("state")), rs.getInt("attempts"),
+        Instant.ofEpochMilli(rs.getLong("created_at")), Instant.ofEpochMilli(rs.getLong("expires_at")), result,
+        rs.getString("last_error"));
+  }
+
+  public static String json(Map<String, List<String>> headers) {
+    try {
+      return Json.MAPPER.writeValueAsString(headers);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  public static Map<String, List<String>> headers(String json) {
+    if (json == null) {
+      return Map.of();
+    }
+    try {
+      return Json.MAPPER.readValue(json, HEADERS);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("stored headers are not JSON", e);
+    }
+  }
+
+}

@@ -1,0 +1,81 @@
+package dev.levee.gateway.jobs;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.levee.anthropic.Json;
+import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.server.ServerIo;
+import dev.levee.gateway.cache.CacheKey;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+
+/**
+ * {@code GET /v1/levee/jobs/{id}}: a queued request's state and, once it has ended, the answer the
+ * API gave — {@code {"id", "type": "levee_job", "state", "attempts", "created_at", "expires_at",
+ * "last_error", "result": {"status", "headers", "body"}}}, the body as JSON when it is JSON. Only
+ * the tenant that queued it sees it; any other id answers 404.
+ */
+public final class JobsHandler {
+
+  /** The path prefix served. */
+  public static final String PREFIX = "/v1/levee/jobs/";
+
+  private final JobStore store;
+
+  public JobsHandler(JobStore store) {
+    this.store = store;
+  }
+
+  public void handle(Request request, Response response, Callback callback) {
+    if (!request.getMethod().equals("GET")) {
+      response.getHeaders().put("allow", "GET");
+      ServerIo.error(response, callback, new ApiError(405, "invalid_request_error",
+          request.getMethod() + " is not allowed on " + Request.getPathInContext(request)));
+      return;
+    }
+    String id = Request.getPathInContext(request).substring(PREFIX.length());
+    Optional<Job> job = store.job(CacheKey.tenantOf(ServerIo.headers(request)), id);
+    if (job.isEmpty()) {
+      ServerIo.error(response, callback, ApiError.notFound("No job with id '" + id + "'"));
+      return;
+    }
+    ObjectNode view = view(job.get());
+    String callbackState = store.callbackState(id);
+    if (callbackState != null) {
+      view.put("callback_state", callbackState);
+    }
+    ServerIo.json(response, callback, 200, Json.bytes(view));
+  }
+
+  static ObjectNode view(Job job) {
+    ObjectNode out = Json.MAPPER.createObjectNode();
+    out.put("id", job.id());
+    out.put("type", "levee_job");
+    out.put("state", job.state().wire());
+    out.put("attempts", job.attempts());
+    out.put("created_at", job.createdAt().toString());
+    out.put("expires_at", job.expiresAt().toString());
+    if (job.lastError() == null) {
+      out.putNull("last_error");
+    } else {
+      out.put("last_error", job.lastError());
+    }
+    if (job.result() == null) {
+      out.putNull("result");
+    } else {
+      ObjectNode result = out.putObject("result");
+      result.put("status", job.result().status());
+      result.set("headers", Json.MAPPER.valueToTree(job.result().headers()));
+      JsonNode body = Json.tryParse(job.result().body());
+      if (body != null) {
+        result.set("body", body);
+      } else {
+        result.put("body", new String(job.result().body(), StandardCharsets.UTF_8));
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,93 @@
+package dev.levee.gateway.jobs;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The {@code queue:} section: where jobs, batches and idempotency keys are kept and how fast
+ * they are drained. Every field has a default, so a gateway without the section keeps its jobs
+ * in an embedded SQLite file under {@code ./levee-data}.
+ *
+ * @param store empty for the embedded SQLite file under {@code folder} (default), or a
+ *     PostgreSQL URL {@code postgresql://host:port/database?user=…} for several replicas
+ * @param schema the PostgreSQL schema holding Levee's tables (default {@code public}; created
+ *     when missing); ignored for SQLite
+ * @param folder the folder of the embedded database file {@code levee.db} (default {@code
+ *     levee-data}, created when missing)
+ * @param workers the most jobs executed at once by this gateway (default 8): the cap that keeps
+ *     queued work from starving interactive requests
+ * @param poll how often idle workers look for new work when nothing woke them (default 1 s)
+ * @param retryDelay how long a job whose every target failed waits before it is tried again
+ *     (default 5 s)
+ * @param lease how long a claimed job belongs to its worker; a job still {@code running} after
+ *     that (its gateway died) is claimed again (default 15 min: longer than any deadline)
+ * @param batchTtl how long a Message Batch may take before its unfinished requests expire, and
+ *     how long an idempotency key is remembered (default 24 h, the API's own)
+ * @param secret base64 of a 16-, 24- or 32-byte AES key that seals client API keys kept for
+ *     queued work (usually {@code ${LEVEE_QUEUE_SECRET}}); empty means client keys are never kept
+ *     and queued work to an upstream without its own key is refused
+ * @param onOutage the features whose non-streaming requests are queued as jobs when they cannot
+ *     be answered (every target failed), answered at once with 503 naming the job (default none)
+ * @param callbacks per feature, a URL that receives each queued request's answer once it ends
+ *     (see {@link CallbackSender}); default none
+ * @param callbackSecret the HMAC-SHA256 key signing callbacks (usually {@code ${…}}); empty: unsigned
+ */
+public record QueueConfig(String store, String schema, String folder, Integer workers, Duration poll,
+    Duration retryDelay, Duration lease, Duration batchTtl, String secret, List<String> onOutage,
+    Map<String, String> callbacks, String callbackSecret) {
+
+  public QueueConfig {
+    store = store == null ? "" : store.strip();
+    if (!store.isEmpty() && !store.startsWith("postgresql://")) {
+      throw new IllegalArgumentException("store must be empty (embedded SQLite) or a postgresql:// URL");
+    }
+    schema = schema == null || schema.isBlank() ? "public" : schema;
+    if (!schema.matches("[A-Za-z_][A-Za-z0-9_]{0,62}")) {
+      throw new IllegalArgumentException("schema must be a plain SQL identifier, was '" + schema + "'");
+    }
+    folder = folder == null || folder.isBlank() ? "levee-data" : folder;
+    workers = workers == null ? 8 : workers;
+    if (workers < 1 || workers > 1024) throw new IllegalArgumentException("workers must be 1-1024, was " + workers);
+    poll = poll == null ? Duration.ofSeconds(1) : poll;
+    retryDelay = retryDelay == null ? Duration.ofSeconds(5) : retryDelay;
+    lease = lease == null ? Duration.ofMinutes(15) : lease;
+    batchTtl = batchTtl == null ? Duration.ofHours(24) : batchTtl;
+    if (!poll.isPositive() || !lease.isPositive() || !batchTtl.isPositive() || retryDelay.isNegative()) {
+      throw new IllegalArgumentException("poll, lease and batch-ttl must be positive, retry-delay not negative");
+    }
+    secret = secret == null ? "" : secret.strip();
+    onOutage = onOutage == null ? List.of() : List.copyOf(onOutage);
+    callbacks = callbacks == null ? Map.of() : Map.copyOf(callbacks);
+    for (Map.Entry<String, String> c : callbacks.entrySet()) {
+      java.net.URI uri;
+      try {
+        uri = java.net.URI.create(c.getValue());
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("callbacks." + c.getKey() + " is not a URL");
+      }
+      if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null) {
+        throw new IllegalArgumentException("callbacks." + c.getKey() + " must be an absolute http(s) URL");
+      }
+    }
+    callbackSecret = callbackSecret == null ? "" : callbackSecret;
+  }
+
+  /** The folder of the embedded database. */
+  public Path folderPath() {
+    return Path.of(folder);
+  }
+
+  /** Every default: embedded SQLite under {@code levee-data}. */
+  public static QueueConfig defaults() {
+    return new QueueConfig(null, null, null, null, null, null, null, null, null, null, null, null);
+  }
+
+  @Override
+  public String toString() { // never the secret, nor a password inside the store URL
+    return "QueueConfig[store=" + (store.isEmpty() ? "sqlite:" + folder : store.replaceAll("password=[^&]*", "password=…"))
+        + ", workers=" + workers + ", secret=" + (secret.isEmpty() ? "(none)" : "(set)") + ", callbacks="
+        + callbacks.keySet() + "]";
+  }
+}

@@ -1,0 +1,148 @@
+package dev.levee.gateway.jobs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The worker pool over an embedded store, with a scripted executor: cap, pause and resume, keys, retries. */
+class JobWorkersTest {
+
+  private final QueueConfig config = TestStores.sqlite();
+  private final Database db = Database.open(config);
+  private final JobStore store = new JobStore(db);
+  private final KeySeal seal = KeySeal.of(config.secret());
+  private JobWorkers workers;
+
+  @AfterEach
+  void close() {
+    if (workers != null) {
+      workers.close();
+    }
+    db.close();
+  }
+
+  private String enqueue(String alias, byte[] sealedKey) {
+    JobRequest request = new JobRequest("/v1/messages", null, Map.of(),
+        ("{\"model\":\"" + alias + "\",\"max_tokens\":5,\"messages\":[]}").getBytes(StandardCharsets.UTF_8));
+    var now = InstantSource.system().instant();
+    return store.enqueue(new NewJob("t", "default", alias, 5, null, request, sealedKey), now, now.plusSeconds(3600));
+  }
+
+  private static JobExecutor.Finished ok() {
+    return new JobExecutor.Finished(new JobResult(200, Map.of(), "{}".getBytes(StandardCharsets.UTF_8)));
+  }
+
+  private JobWorkers start(JobExecutor executor, java.util.function.Supplier<PauseGate.Paused> gate) {
+    workers = new JobWorkers(store, executor, gate, seal, InstantSource.system(), config).start();
+    return workers;
+  }
+
+  @Test
+  void neverRunsMoreJobsAtOnceThanTheCap() throws Exception {
+    for (int i = 0; i < 20; i++) {
+      enqueue("emu-ok", null);
+    }
+    AtomicInteger running = new AtomicInteger();
+    AtomicInteger most = new AtomicInteger();
+    Semaphore release = new Semaphore(0);
+    CountDownLatch done = new CountDownLatch(20);
+    CountDownLatch full = new CountDownLatch(config.workers());
+    start((request, key) -> {
+      most.accumulateAndGet(running.incrementAndGet(), Math::max);
+      full.countDown();
+      release.acquireUninterruptibly();
+      running.decrementAndGet();
+      done.countDown();
+      return ok();
+    }, () -> PauseGate.Paused.NONE);
+
+    assertThat(full.await(10, TimeUnit.SECONDS)).isTrue();
+    release.release(20);
+    assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
+
+    assertThat(most.get()).isEqualTo(config.workers());
+  }
+
+  @Test
+  void pausedWorkWaitsAndResumesWhenTheGateOpens() throws Exception {
+    String id = enqueue("smart", null);
+    AtomicReference<PauseGate.Paused> paused = new AtomicReference<>(new PauseGate.Paused(Set.of("smart"), Set.of()));
+    CountDownLatch looked = new CountDownLatch(3);
+    CountDownLatch ran = new CountDownLatch(1);
+    AtomicInteger calls = new AtomicInteger();
+    start((request, key) -> {
+      calls.incrementAndGet();
+      ran.countDown();
+      return ok();
+    }, () -> {
+      looked.countDown();
+      return paused.get();
+    });
+
+    assertThat(looked.await(10, TimeUnit.SECONDS)).isTrue(); // the dispatcher asked three times
+    assertThat(calls.get()).isZero();
+    assertThat(store.job("t", id).orElseThrow().state()).isEqualTo(JobState.QUEUED);
+
+    paused.set(PauseGate.Paused.NONE);
+    workers.wake();
+    assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
+  }
+
+  @Test
+  void theExecutorGetsTheOpenedKeyAndAFailedTryWaitsForTheRetryDelay() throws Exception {
+    String id = enqueue("emu-ok", seal.seal("sk-client"));
+    AtomicReference<String> seen = new AtomicReference<>();
+    CountDownLatch ran = new CountDownLatch(1);
+    start((request, key) -> {
+      seen.set(key);
+      ran.countDown();
+      return new JobExecutor.RetryLater("every target failed", Duration.ofMillis(1));
+    }, () -> PauseGate.Paused.NONE);
+
+    assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
+    workers.close(); // the try has been recorded once the pool has stopped
+    Job job = store.job("t", id).orElseThrow();
+
+    assertThat(seen.get()).isEqualTo("sk-client");
+    assertThat(job.state()).isEqualTo(JobState.QUEUED);
+    assertThat(job.attempts()).isEqualTo(1);
+    assertThat(job.lastError()).isEqualTo("every target failed");
+    assertThat(store.claim(1, InstantSource.system().instant(), InstantSource.system().instant(), Set.of(), Set.of()))
+        .as("it waits retry-delay (5 s by default), not the 1 ms the upstream named").isEmpty();
+  }
+
+  @Test
+  void aKeySealedUnderAnotherSecretFailsTheJobInsteadOfRetryingIt() throws Exception {
+    KeySeal other = KeySeal.of("AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE=");
+    String id = enqueue("emu-ok", other.seal("sk-client"));
+    AtomicInteger calls = new AtomicInteger();
+    start((request, key) -> {
+      calls.incrementAndGet();
+      return ok();
+    }, () -> PauseGate.Paused.NONE);
+
+    long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (store.job("t", id).orElseThrow().state() == JobState.QUEUED
+        || store.job("t", id).orElseThrow().state() == JobState.RUNNING) {
+      assertThat(System.nanoTime()).as("the job ends").isLessThan(until);
+      Thread.sleep(10); // polling the store the worker writes to
+    }
+    Job job = store.job("t", id).orElseThrow();
+
+    assertThat(job.state()).isEqualTo(JobState.FAILED);
+    assertThat(job.result().status()).isEqualTo(500);
+    assertThat(job.sealedKey()).isNull();
+    assertThat(calls.get()).isZero();
+  }
+}

@@ -1,0 +1,88 @@
+package dev.levee.gateway.jobs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.levee.core.breaker.CircuitBreaker;
+import dev.levee.core.breaker.CircuitBreakerConfig;
+import dev.levee.core.chain.Breakers;
+import dev.levee.core.chain.Target;
+import dev.levee.core.tier.Tier;
+import dev.levee.core.time.ManualClock;
+import dev.levee.gateway.Aliases;
+import dev.levee.gateway.config.ConfigLoader;
+import dev.levee.gateway.config.GatewayConfig;
+import dev.levee.gateway.tier.TierBoard;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Given breakers and tiers on a manual clock, queued work pauses while every target of its alias
+ * is OPEN or its feature is at T2/T3, and resumes by itself once an open period has passed.
+ */
+class PauseGateTest {
+
+  private final ManualClock clock = new ManualClock();
+  private final GatewayConfig config;
+  private final Aliases routes;
+  private final Breakers breakers = new Breakers(CircuitBreakerConfig.of(2, Duration.ofSeconds(60),
+      Duration.ofSeconds(30)), clock, t -> { });
+  private final TierBoard tiers;
+  private final PauseGate gate;
+
+  PauseGateTest() throws Exception {
+    config = new ConfigLoader().parse("""
+        upstreams:
+          emu: { url: "http://127.0.0.1:9" }
+        models:
+          smart: { chain: [emu/a, emu/b] }
+        features:
+          nightly: { fail-mode: open }
+        """, "test.yaml");
+    routes = new Aliases(config);
+    tiers = new TierBoard(config, clock, clock, () -> Instant.EPOCH, (delay, task) -> () -> { });
+    gate = new PauseGate(routes, config.models().keySet(), breakers, tiers, List.of("default", "nightly"));
+  }
+
+  @AfterEach
+  void close() {
+    tiers.close();
+  }
+
+  private void trip(Target target) {
+    CircuitBreaker breaker = breakers.of(target);
+    for (int i = 0; i < 2; i++) {
+      ((CircuitBreaker.Admitted) breaker.tryAcquire()).permit().failure();
+    }
+  }
+
+  @Test
+  void anAliasPausesOnlyWhileEveryTargetIsOpenAndResumesAfterTheOpenPeriod() {
+    trip(new Target("emu", "a"));
+    assertThat(gate.paused().aliases()).doesNotContain("smart"); // b still answers (model "a" asked directly waits)
+
+    trip(new Target("emu", "b"));
+    assertThat(gate.paused().aliases()).contains("smart");
+
+    clock.advance(Duration.ofSeconds(30)); // a job may now be the trial call
+    assertThat(gate.paused().aliases()).isEmpty();
+  }
+
+  @Test
+  void aPassThroughModelPausesOnItsOwnBreaker() {
+    trip(new Target("emu", "claude-x"));
+
+    assertThat(gate.paused().aliases()).containsExactly("claude-x");
+  }
+
+  @Test
+  void aFeatureAtT2OrT3Pauses() {
+    tiers.controller("nightly").force(Tier.T2, Duration.ofMinutes(5));
+    assertThat(gate.paused().features()).containsExactly("nightly");
+
+    tiers.controller("nightly").force(Tier.T1, Duration.ofMinutes(5));
+    assertThat(gate.paused()).isEqualTo(PauseGate.Paused.NONE);
+  }
+}

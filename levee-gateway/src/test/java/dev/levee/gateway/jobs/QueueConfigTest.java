@@ -1,0 +1,75 @@
+package dev.levee.gateway.jobs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.levee.gateway.config.ConfigException;
+import dev.levee.gateway.config.ConfigLoader;
+import dev.levee.gateway.config.GatewayConfig;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The {@code queue:} section as YAML: defaults, units, the secret from the environment, refusals. */
+class QueueConfigTest {
+
+  private static final String UPSTREAMS = "upstreams: { emu: { url: \"http://127.0.0.1:9\" } }\n";
+
+  private static GatewayConfig parse(String queue, Map<String, String> env) throws ConfigException {
+    return new ConfigLoader(env::get).parse(UPSTREAMS + queue, "test.yaml");
+  }
+
+  @Test
+  void withoutTheSectionJobsGoToAnEmbeddedFile() throws Exception {
+    QueueConfig queue = parse("", Map.of()).queue();
+
+    assertThat(queue.store()).isEmpty();
+    assertThat(queue.folder()).isEqualTo("levee-data");
+    assertThat(queue.workers()).isEqualTo(8);
+    assertThat(queue.batchTtl()).isEqualTo(Duration.ofHours(24));
+    assertThat(queue.secret()).isEmpty();
+  }
+
+  @Test
+  void everyKeyIsReadWithUnitsAndTheSecretComesFromTheEnvironment() throws Exception {
+    QueueConfig queue = parse("""
+        queue:
+          store: "postgresql://127.0.0.1:5432/test?user=postgres&password=hunter2"
+          schema: levee
+          workers: 3
+          poll: 250ms
+          retry-delay: 2s
+          lease: 5m
+          batch-ttl: 1h
+          secret: ${LEVEE_QUEUE_SECRET}
+          on-outage: [reports]
+          callbacks: { reports: "https://hooks.example/levee" }
+          callback-secret: ${HOOK_SECRET}
+        """, Map.of("LEVEE_QUEUE_SECRET", "c2VjcmV0LXNlY3JldC0xMg==", "HOOK_SECRET", "h")).queue();
+
+    assertThat(queue.workers()).isEqualTo(3);
+    assertThat(queue.poll()).isEqualTo(Duration.ofMillis(250));
+    assertThat(queue.lease()).isEqualTo(Duration.ofMinutes(5));
+    assertThat(queue.secret()).isEqualTo("c2VjcmV0LXNlY3JldC0xMg==");
+    assertThat(queue.onOutage()).isEqualTo(List.of("reports"));
+    assertThat(queue.callbackSecret()).isEqualTo("h");
+    assertThat(queue.toString()).doesNotContain("hunter2").doesNotContain("c2VjcmV0").doesNotContain("hooks.example");
+  }
+
+  @Test
+  void aStoreThatIsNotPostgresqlAndUnknownKeysAreRefused() {
+    assertThatThrownBy(() -> parse("queue: { store: \"mysql://x\" }\n", Map.of()))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("queue: store must be").hasMessageContaining("postgresql://");
+    assertThatThrownBy(() -> parse("queue: { workerz: 3 }\n", Map.of()))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("unknown key 'workerz'");
+    assertThatThrownBy(() -> parse("queue: { callbacks: { r: \"ftp://x\" } }\n", Map.of()))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("callbacks.r");
+  }
+
+  @Test
+  void aMalformedSecretIsRefusedBeforeAnythingIsSealed() {
+    assertThatThrownBy(() -> KeySeal.of("not base64!")).hasMessageContaining("not base64");
+    assertThatThrownBy(() -> KeySeal.of("c2hvcnQ=")).hasMessageContaining("16, 24 or 32 bytes");
+  }
+}
