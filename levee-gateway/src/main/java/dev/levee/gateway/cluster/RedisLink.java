@@ -104,8 +104,8 @@ public final class RedisLink implements AutoCloseable {
     this.guard = new CircuitBreaker("redis " + endpoint, GUARD, ticker);
     this.guard.onTransition(t -> noteMode());
     this.resources = ClientResources.builder()
-        .ioThreadPoolSize(1)
-        .computationThreadPoolSize(1)
+        .ioThreadPoolSize(2)
+        .computationThreadPoolSize(2)
         .reconnectDelay(Delay.constant(RECONNECT_EVERY))
         .build();
     this.client = RedisClient.create(resources, RedisURI.create(config.redis()));
