@@ -83,6 +83,15 @@ public final class Cluster implements AutoCloseable {
     return tiers;
   }
 
+  /**
+   * The shared answer cache ({@code cache.store: redis}), behind the local one.
+   *
+   * @param maxStaleness the local cache's {@code cache.max-staleness}
+   */
+  public SharedResponseCache responseCache(Duration maxStaleness) {
+    return new SharedResponseCache(link, ticker, maxStaleness, SharedResponseCache.DEFAULT_MAX_ENTRY_BYTES);
+  }
+
   /** SHARED or LOCAL, for {@code /health}; see also {@link RedisLink#bindTo}. */
   public ClusterStatus status() {
     return link.status();
