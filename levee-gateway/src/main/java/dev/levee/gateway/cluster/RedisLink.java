@@ -121,6 +121,7 @@ public final class RedisLink implements AutoCloseable {
       return thread;
     });
     connector.execute(this::connect);
+    connector.scheduleWithFixedDelay(this::probe, RECONNECT_EVERY.toMillis(), RECONNECT_EVERY.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   /** The cluster's settings. */
@@ -141,6 +142,20 @@ public final class RedisLink implements AutoCloseable {
   /** Whether a shared operation would go to Redis now (connected and the link's breaker closed). */
   public boolean shared() {
     return mode.get() == Mode.SHARED;
+  }
+
+  /**
+   * Whether an operation should try Redis now (connected; the link's breaker then decides in
+   * {@link #call}); when not, it is counted as answered locally. The shared classes call this once
+   * per operation.
+   */
+  boolean tryShared() {
+    StatefulRedisConnection<String, String> c = connection;
+    if (c != null && c.isOpen()) {
+      return true;
+    }
+    localAnswers.increment();
+    return false;
   }
 
   /**
@@ -261,6 +276,15 @@ public final class RedisLink implements AutoCloseable {
     return Optional.empty();
   }
 
+  /** While LOCAL, pings Redis through the link's breaker, so the replica rejoins without traffic. */
+  private void probe() {
+    if (!closed && connection != null && mode.get() != Mode.SHARED) {
+      if (call(c -> c.ping()).isEmpty()) {
+        localAnswers.decrement(); // a failed probe is not an operation answered locally
+      }
+    }
+  }
+
   private void connect() {
     if (closed) {
       return;
@@ -301,6 +325,9 @@ public final class RedisLink implements AutoCloseable {
     StatefulRedisConnection<String, String> c = connection;
     Mode now = c != null && c.isOpen() && guard.state() == dev.levee.core.breaker.CircuitState.CLOSED
         ? Mode.SHARED : Mode.LOCAL;
+    if (now == Mode.LOCAL && c != null && !c.isOpen()) {
+      reason = "connection lost; reconnecting every " + RECONNECT_EVERY.toMillis() + " ms";
+    }
     Mode before = mode.getAndSet(now);
     if (before == now) {
       return;

@@ -114,7 +114,7 @@ public final class SharedBreaker {
   public Admission tryAcquire() {
     CircuitBreaker.Admission localAdmission = local.tryAcquire();
     Permit localPermit = localAdmission instanceof CircuitBreaker.Admitted(Permit p) ? p : null;
-    Optional<View> shared = link.shared() ? views.get(viewKey, k -> read()) : Optional.empty();
+    Optional<View> shared = link.tryShared() ? views.get(viewKey, k -> read()) : Optional.empty();
     if (shared.isEmpty()) {
       return decideLocally(localAdmission);
     }
@@ -153,7 +153,7 @@ public final class SharedBreaker {
 
   /** The state every replica sees now (from the local copy; the local breaker's when Redis is away). */
   public CircuitState state() {
-    Optional<View> shared = link.shared() ? views.get(viewKey, k -> read()) : Optional.empty();
+    Optional<View> shared = link.tryShared() ? views.get(viewKey, k -> read()) : Optional.empty();
     if (shared.isEmpty()) {
       return local.state();
     }

@@ -47,7 +47,7 @@ public final class SharedCooldowns {
     }
     long now = ticker.nanos();
     localUntil.merge(target, now + wait.toNanos(), (a, b) -> a - b >= 0 ? a : b);
-    if (link.shared()) {
+    if (link.tryShared()) {
       String viewKey = viewKey(target);
       link.<Long>eval(EXTEND, ScriptOutputType.INTEGER, new String[] {link.key(viewKey)},
               Long.toString(Math.max(1, wait.toMillis())), link.channel(), viewKey)
@@ -64,7 +64,7 @@ public final class SharedCooldowns {
       localUntil.remove(target, until); // bounded: ended cooldowns leave the table
     }
     long sharedLeft = 0;
-    if (link.shared()) {
+    if (link.tryShared()) {
       Optional<View> view = views.get(viewKey(target),
           k -> link.<Long>call(c -> c.pttl(link.key(k))).map(ms -> new View(ms, ticker.nanos())));
       sharedLeft = view.map(v -> Math.max(0, v.readAt() + v.millis() * 1_000_000 - now)).orElse(0L);

@@ -64,7 +64,7 @@ public final class SharedResponseCache {
 
   /** Fresh, stale or miss, as {@link ResponseCache#lookup}; a miss when Redis is away. */
   public ResponseCache.Lookup lookup(CacheKey key) {
-    if (!link.shared()) {
+    if (!link.tryShared()) {
       return new ResponseCache.Miss();
     }
     Optional<List<String>> found = link.eval(GET, ScriptOutputType.MULTI, new String[] {redisKey(key)});
@@ -91,7 +91,7 @@ public final class SharedResponseCache {
    * @return false when not shared: not a finished message, too large, or Redis away
    */
   public boolean put(CacheKey key, byte[] messageJson, String model, Duration ttl) {
-    if (!ttl.isPositive() || messageJson.length > maxEntryBytes || !isFinishedMessage(messageJson) || !link.shared()) {
+    if (!ttl.isPositive() || messageJson.length > maxEntryBytes || !isFinishedMessage(messageJson) || !link.tryShared()) {
       return false;
     }
     return link.<Long>eval(PUT, ScriptOutputType.INTEGER, new String[] {redisKey(key)},

@@ -75,7 +75,7 @@ public final class SharedRetryBudget {
   }
 
   private Optional<List<Object>> run(boolean retry) {
-    if (!link.shared()) {
+    if (!link.tryShared()) {
       return Optional.empty();
     }
     long earned = unsent.sumThenReset();

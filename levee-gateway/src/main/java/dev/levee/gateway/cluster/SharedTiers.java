@@ -70,7 +70,7 @@ public final class SharedTiers {
    * every evaluation; true when Redis is away (each replica then decides alone).
    */
   public boolean evaluates(String feature) {
-    if (!link.shared()) {
+    if (!link.tryShared()) {
       return true;
     }
     return link.<Long>eval(LEASE, ScriptOutputType.INTEGER, new String[] {link.key("tier-lease:{" + feature + "}")},
@@ -88,7 +88,7 @@ public final class SharedTiers {
   public Optional<Tier> publish(String feature, Tier tier) {
     Tier before = localDecided.put(feature, tier);
     Tier localBefore = before == null ? Tier.T0 : before;
-    if (!link.shared()) {
+    if (!link.tryShared()) {
       return localBefore == tier ? Optional.empty() : Optional.of(localBefore);
     }
     String viewKey = viewKey(feature);
@@ -109,7 +109,7 @@ public final class SharedTiers {
   public boolean force(String feature, Tier tier, Duration duration) {
     localForced.put(feature, new Forced(tier, ticker.nanos() + duration.toNanos()));
     String viewKey = viewKey(feature);
-    boolean shared = link.shared() && link.<String>call(c -> c.psetex(link.key("tier-forced:{" + feature + "}"),
+    boolean shared = link.tryShared() && link.<String>call(c -> c.psetex(link.key("tier-forced:{" + feature + "}"),
         Math.max(1, duration.toMillis()), tier.name())).isPresent();
     if (shared) {
       link.<Long>call(c -> c.publish(link.channel(), viewKey));
@@ -122,7 +122,7 @@ public final class SharedTiers {
   public void unforce(String feature) {
     localForced.remove(feature);
     String viewKey = viewKey(feature);
-    if (link.shared()) {
+    if (link.tryShared()) {
       link.<Long>call(c -> c.del(link.key("tier-forced:{" + feature + "}")));
       link.<Long>call(c -> c.publish(link.channel(), viewKey));
     }
@@ -131,7 +131,7 @@ public final class SharedTiers {
 
   /** The tier {@code feature} is served in now: a forced tier, else the decided one (T0 if none). */
   public Tier current(String feature) {
-    if (link.shared()) {
+    if (link.tryShared()) {
       Optional<View> view = views.get(viewKey(feature), k -> read(feature));
       if (view.isPresent()) {
         return view.get().effective();

@@ -76,18 +76,16 @@ class RedisAwayTest {
 
     stopServer();
 
+    assertThat(eventually(Duration.ofSeconds(5), () -> a.status().mode() == ClusterStatus.Mode.LOCAL)).isTrue();
     SharedBreaker.Admission during = a.breaker("emu/primary", config, null).tryAcquire();
     assertThat(during).as("a's own breaker saw one failure of two: it admits").isInstanceOf(SharedBreaker.Admitted.class);
     ((SharedBreaker.Admitted) during).permit().success();
-    assertThat(eventually(Duration.ofSeconds(5), () -> a.status().mode() == ClusterStatus.Mode.LOCAL)).isTrue();
     assertThat(a.budget("interactive", 5, 0).tryAcquire()).isTrue();
 
     startServer(port); // empty: state is soft
 
-    assertThat(eventually(Duration.ofSeconds(5), () -> {
-      a.budget("interactive", 5, 0).remaining(); // traffic lets the link's breaker probe
-      return a.status().shared() && b.status().shared();
-    })).as("both rejoin within 5 s").isTrue();
+    assertThat(eventually(Duration.ofSeconds(5), () -> a.status().shared() && b.status().shared()))
+        .as("both rejoin by themselves within 5 s").isTrue();
     assertThat(a.status().switches()).isEqualTo(2);
     assertThat(a.breaker("emu/primary", config, null).state()).as("nothing known: CLOSED").isEqualTo(CircuitState.CLOSED);
     a.tiers().force("chat", Tier.T2, Duration.ofMinutes(1));
@@ -95,10 +93,39 @@ class RedisAwayTest {
         .as("pub/sub works again after the reconnect").isTrue();
   }
 
+  @Test
+  void aRedisThatStopsAnsweringCostsEachCallAtMostTheCommandTimeoutAndSoonNothing() throws Exception {
+    int port = RedisFixture.freePort();
+    startServer(port);
+    redis = new RedisFixture("redis://127.0.0.1:" + port);
+    ClusterConfig tight = redis.config.withTimeouts(Duration.ofMillis(30), Duration.ofMillis(50));
+    Cluster replica = redis.replica(tight, SystemClock.ticker(), true);
+    SharedRetryBudget budget = replica.budget("interactive", 1000, 0);
+    assertThat(budget.tryAcquire()).isTrue();
+
+    Process sleeper = new ProcessBuilder("redis-cli", "-p", Integer.toString(port), "DEBUG", "SLEEP", "3")
+        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start(); // Redis answers nobody for 3 s
+    assertThat(eventually(Duration.ofSeconds(2), () -> budget.tryAcquire() && replica.status().mode() == ClusterStatus.Mode.LOCAL))
+        .as("a few timed-out commands open the link's own breaker").isTrue();
+    long localBefore = replica.status().localAnswers();
+
+    for (int i = 0; i < 100; i++) {
+      assertThat(budget.tryAcquire()).as("answered by the local budget").isTrue();
+    }
+
+    assertThat(sleeper.isAlive()).as("all 100 calls returned while Redis was still asleep").isTrue();
+    assertThat(replica.status().mode()).isEqualTo(ClusterStatus.Mode.LOCAL);
+    assertThat(replica.status().reason()).contains("TimeoutException");
+    assertThat(replica.status().localAnswers() - localBefore).isEqualTo(100);
+    sleeper.waitFor(10, TimeUnit.SECONDS);
+    assertThat(eventually(Duration.ofSeconds(5), () -> replica.status().shared()))
+        .as("rejoins by itself (its probe) once Redis answers again").isTrue();
+  }
+
   private void startServer(int port) throws IOException, InterruptedException {
     dir = dir == null ? Files.createTempDirectory("levee-redis") : dir;
     server = new ProcessBuilder("redis-server", "--port", Integer.toString(port), "--bind", "127.0.0.1",
-        "--save", "", "--appendonly", "no", "--dir", dir.toString())
+        "--save", "", "--appendonly", "no", "--dir", dir.toString(), "--enable-debug-command", "local")
         .redirectErrorStream(true).redirectOutput(dir.resolve("redis.log").toFile()).start();
     long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
     while (true) {
