@@ -2,6 +2,7 @@ package dev.levee.gateway.cluster;
 
 import dev.levee.core.breaker.CircuitBreaker;
 import dev.levee.core.breaker.CircuitBreakerConfig;
+import dev.levee.core.breaker.CircuitState;
 import dev.levee.core.breaker.Permit;
 import dev.levee.core.time.Ticker;
 import dev.levee.gateway.cluster.ClusterStatus.Mode;
@@ -323,7 +324,7 @@ public final class RedisLink implements AutoCloseable {
   /** Recomputes the mode; logs and tells listeners only when it changed. */
   private void noteMode() {
     StatefulRedisConnection<String, String> c = connection;
-    Mode now = c != null && c.isOpen() && guard.state() == dev.levee.core.breaker.CircuitState.CLOSED
+    Mode now = c != null && c.isOpen() && guard.state() == CircuitState.CLOSED
         ? Mode.SHARED : Mode.LOCAL;
     if (now == Mode.LOCAL && c != null && !c.isOpen()) {
       reason = "connection lost; reconnecting every " + RECONNECT_EVERY.toMillis() + " ms";
