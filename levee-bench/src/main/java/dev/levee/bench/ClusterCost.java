@@ -91,6 +91,17 @@ public final class ClusterCost {
         () -> shared.cooldowns().coolDown("bench/target", Duration.ofSeconds(1)));
     Map<String, Tier> localTiers = new ConcurrentHashMap<>();
     row("tier: current (read)", () -> localTiers.getOrDefault("chat", Tier.T0), () -> shared.tiers().current("chat"));
+    row("one successful request (4 operations)", () -> {
+      localTiers.getOrDefault("chat", Tier.T0);
+      localCooldowns.getOrDefault("bench/target", 0L);
+      ((CircuitBreaker.Admitted) localBreaker.tryAcquire()).permit().success();
+      localBudget.onSuccess();
+    }, () -> {
+      shared.tiers().current("chat");
+      shared.cooldowns().remaining("bench/target");
+      ((SharedBreaker.Admitted) sharedBreaker.tryAcquire()).permit().success();
+      sharedBudget.onSuccess();
+    });
   }
 
   private static void row(String name, Runnable local, Runnable shared) {
