@@ -27,7 +27,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * </ul>
  *
  * <p>While Redis is away, each replica evaluates every feature itself ({@link #evaluates} is
- * true) and reads its own decisions and forced tiers. Redis restarting empty reads as T0 until the
+ * true) and reads its own decisions and forced tiers, starting from the last shared tier it read. Redis restarting empty reads as T0 until the
  * evaluator publishes again. Thread-safe.
  */
 public final class SharedTiers {
@@ -147,10 +147,14 @@ public final class SharedTiers {
   private Optional<View> read(String feature) {
     String decided = link.key("tier:{" + feature + "}");
     String forced = link.key("tier-forced:{" + feature + "}");
-    return link.<List<KeyValue<String, String>>>call(c -> c.mget(decided, forced)).map(values -> new View(
+    Optional<View> view = link.<List<KeyValue<String, String>>>call(c -> c.mget(decided, forced)).map(values -> new View(
         values.get(0).hasValue() ? Tier.valueOf(values.get(0).getValue()) : Tier.T0,
         values.get(1).hasValue() ? Tier.valueOf(values.get(1).getValue()) : null));
+    // keep the local fallback at the cluster's tier, so losing Redis does not change the answer
+    view.ifPresent(v -> localDecided.put(feature, v.decided()));
+    return view;
   }
+
 
   private static String viewKey(String feature) {
     return "tier:{" + feature + "}";

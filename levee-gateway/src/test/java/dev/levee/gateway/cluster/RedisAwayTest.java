@@ -74,9 +74,16 @@ class RedisAwayTest {
     assertThat(eventually(Duration.ofSeconds(5), () -> a.breaker("emu/primary", config, null).state() == CircuitState.OPEN))
         .as("opened by failures summed over a and b").isTrue();
 
+    assertThat(a.tiers().evaluates("chat")).isTrue();
+    a.tiers().publish("chat", Tier.T2);
+    assertThat(eventually(Duration.ofSeconds(5), () -> b.tiers().current("chat") == Tier.T2)).isTrue();
+
     stopServer();
 
     assertThat(eventually(Duration.ofSeconds(5), () -> a.status().mode() == ClusterStatus.Mode.LOCAL)).isTrue();
+    assertThat(eventually(Duration.ofSeconds(5), () -> b.status().mode() == ClusterStatus.Mode.LOCAL)).isTrue();
+    assertThat(b.tiers().current("chat")).as("b keeps serving the cluster's last tier").isEqualTo(Tier.T2);
+    assertThat(b.tiers().publish("chat", Tier.T2)).as("already posted by a").isEmpty();
     SharedBreaker.Admission during = a.breaker("emu/primary", config, null).tryAcquire();
     assertThat(during).as("a's own breaker saw one failure of two: it admits").isInstanceOf(SharedBreaker.Admitted.class);
     ((SharedBreaker.Admitted) during).permit().success();
