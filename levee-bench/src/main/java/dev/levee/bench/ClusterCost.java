@@ -79,8 +79,10 @@ public final class ClusterCost {
         () -> ((CircuitBreaker.Admitted) localBreaker.tryAcquire()).permit().failure(),
         () -> ((SharedBreaker.Admitted) sharedBreaker.tryAcquire()).permit().failure());
     RetryBudget localBudget = new RetryBudget(1e12, 0);
-    SharedRetryBudget sharedBudget = shared.budget("bench", 1e12, 0);
-    row("retry budget: spend a token", localBudget::tryAcquire, sharedBudget::tryAcquire);
+    SharedRetryBudget sharedBudget = shared.budget("bench", 1e12, 0, 1);
+    row("retry budget: spend a token (no lease)", localBudget::tryAcquire, sharedBudget::tryAcquire);
+    SharedRetryBudget leasedBudget = shared.budget("bench-leased", 1e12, 0, 5);
+    row("retry budget: spend a token (lease of 5)", localBudget::tryAcquire, leasedBudget::tryAcquire);
     row("retry budget: record a success", localBudget::onSuccess, sharedBudget::onSuccess);
     Map<String, Long> localCooldowns = new ConcurrentHashMap<>();
     row("cooldown: time left (read)",

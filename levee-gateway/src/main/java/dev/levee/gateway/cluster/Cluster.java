@@ -68,9 +68,18 @@ public final class Cluster implements AutoCloseable {
     return breakers.computeIfAbsent(target, t -> new SharedBreaker(t, config, link, breakerViews, ticker, trialLease));
   }
 
-  /** The shared retry budget named {@code name} (one per name; the first call's settings win). */
+  /**
+   * The shared retry budget named {@code name} (one per name; the first call's settings win), with a
+   * lease of {@code max / 20} tokens, at least 1 and at most 5 (a budget of 20 or less has none).
+   */
   public SharedRetryBudget budget(String name, double max, double ratio) {
-    return budgets.computeIfAbsent(name, n -> new SharedRetryBudget(n, max, ratio, link));
+    int lease = (int) Math.max(1, Math.min(5, Math.floor(max / 20)));
+    return budget(name, max, ratio, lease);
+  }
+
+  /** The shared retry budget named {@code name} with an explicit lease size (at least 1). */
+  public SharedRetryBudget budget(String name, double max, double ratio, int leaseSize) {
+    return budgets.computeIfAbsent(name, n -> new SharedRetryBudget(n, max, ratio, leaseSize, link, ticker));
   }
 
   /** Rate-limit cooldowns per target. */
