@@ -70,7 +70,7 @@ public final class Cluster implements AutoCloseable {
 
   /**
    * The shared retry budget named {@code name} (one per name; the first call's settings win), with a
-   * lease of {@code max / 20} tokens, at least 1 and at most 5 (a budget of 20 or less has none).
+   * lease of {@code max / 20} whole tokens, at least 1 and at most 5 (a budget under 40 has none).
    */
   public SharedRetryBudget budget(String name, double max, double ratio) {
     int lease = (int) Math.max(1, Math.min(5, Math.floor(max / 20)));
