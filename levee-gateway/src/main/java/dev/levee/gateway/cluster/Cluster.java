@@ -1,0 +1,125 @@
+package dev.levee.gateway.cluster;
+
+import dev.levee.core.breaker.CircuitBreakerConfig;
+import dev.levee.core.time.Ticker;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The soft state this replica shares with the others of its cluster through Redis: breakers and
+ * rate-limit cooldowns per target, retry budgets, tier decisions per feature.
+ *
+ * <p>Built once at start-up when {@code cluster.redis} is configured; the request path asks it for
+ * the shared counterpart of each local policy ({@link #breaker}, {@link #budget},
+ * {@link #cooldowns()}, {@link #tiers()}) and {@code /health} shows {@link #status()}. Every shared
+ * operation falls back to this replica's local state when Redis is away or slower than
+ * {@link ClusterConfig#commandTimeout()}, and the replica rejoins by itself. Thread-safe.
+ */
+public final class Cluster implements AutoCloseable {
+
+  private static final Duration FLUSH_EVERY = Duration.ofMillis(100);
+
+  private final RedisLink link;
+  private final Ticker ticker;
+  private final String replica;
+  private final SharedView<SharedBreaker.View> breakerViews;
+  private final SharedCooldowns cooldowns;
+  private final SharedTiers tiers;
+  private final Map<String, SharedBreaker> breakers = new ConcurrentHashMap<>();
+  private final Map<String, SharedRetryBudget> budgets = new ConcurrentHashMap<>();
+  private final ScheduledExecutorService flusher;
+
+  /**
+   * Connects in the background (returns at once; state is local until Redis answers).
+   *
+   * @param config an enabled cluster config
+   * @param ticker monotonic time
+   * @param tierLease how long a tier evaluator keeps a feature without renewing; a few times the
+   *     tier evaluation period (e.g. 3 × {@code tiers.evaluate-every})
+   * @throws IllegalArgumentException when {@code config} is off
+   */
+  public Cluster(ClusterConfig config, Ticker ticker, Duration tierLease) {
+    this.link = new RedisLink(config, ticker);
+    this.ticker = ticker;
+    this.replica = config.name() + "-" + UUID.randomUUID();
+    this.breakerViews = new SharedView<>(link, ticker);
+    this.cooldowns = new SharedCooldowns(link, new SharedView<>(link, ticker), ticker);
+    this.tiers = new SharedTiers(link, new SharedView<>(link, ticker), ticker, replica, tierLease);
+    this.flusher = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread thread = new Thread(r, "levee-cluster-flush-" + config.name());
+      thread.setDaemon(true);
+      return thread;
+    });
+    flusher.scheduleWithFixedDelay(() -> budgets.values().forEach(SharedRetryBudget::flush),
+        FLUSH_EVERY.toMillis(), FLUSH_EVERY.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * The shared breaker of {@code target} (one per target; the first call's settings win).
+   *
+   * @param trialLease how long the half-open trial may hold its slot (the attempt timeout)
+   */
+  public SharedBreaker breaker(String target, CircuitBreakerConfig config, Duration trialLease) {
+    return breakers.computeIfAbsent(target, t -> new SharedBreaker(t, config, link, breakerViews, ticker, trialLease));
+  }
+
+  /**
+   * The shared retry budget named {@code name} (one per name; the first call's settings win), with a
+   * lease of {@code max / 20} whole tokens, at least 1 and at most 5 (a budget under 40 has none).
+   */
+  public SharedRetryBudget budget(String name, double max, double ratio) {
+    int lease = (int) Math.max(1, Math.min(5, Math.floor(max / 20)));
+    return budget(name, max, ratio, lease);
+  }
+
+  /** The shared retry budget named {@code name} with an explicit lease size (at least 1). */
+  public SharedRetryBudget budget(String name, double max, double ratio, int leaseSize) {
+    return budgets.computeIfAbsent(name, n -> new SharedRetryBudget(n, max, ratio, leaseSize, link, ticker));
+  }
+
+  /** Rate-limit cooldowns per target. */
+  public SharedCooldowns cooldowns() {
+    return cooldowns;
+  }
+
+  /** Tier decisions per feature. */
+  public SharedTiers tiers() {
+    return tiers;
+  }
+
+  /**
+   * The shared answer cache ({@code cache.store: redis}), behind the local one.
+   *
+   * @param maxStaleness the local cache's {@code cache.max-staleness}
+   */
+  public SharedResponseCache responseCache(Duration maxStaleness) {
+    return new SharedResponseCache(link, ticker, maxStaleness, SharedResponseCache.DEFAULT_MAX_ENTRY_BYTES);
+  }
+
+  /** SHARED or LOCAL, for {@code /health}; see also {@link RedisLink#bindTo}. */
+  public ClusterStatus status() {
+    return link.status();
+  }
+
+  /** This replica's unique id in the cluster. */
+  public String replica() {
+    return replica;
+  }
+
+  /** The link to Redis (metrics binding, start-up wait). */
+  public RedisLink link() {
+    return link;
+  }
+
+  @Override
+  public void close() {
+    flusher.shutdownNow();
+    budgets.values().forEach(SharedRetryBudget::flush);
+    link.close();
+  }
+}

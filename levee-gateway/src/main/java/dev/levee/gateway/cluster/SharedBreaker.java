@@ -1,0 +1,229 @@
+package dev.levee.gateway.cluster;
+
+import dev.levee.core.breaker.CircuitBreaker;
+import dev.levee.core.breaker.CircuitBreakerConfig;
+import dev.levee.core.breaker.CircuitState;
+import dev.levee.core.breaker.Permit;
+import dev.levee.core.breaker.Transition;
+import dev.levee.core.time.Ticker;
+import io.lettuce.core.ScriptOutputType;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+
+/**
+ * One target's circuit breaker, shared by every replica of the cluster: the same states and rules
+ * as {@link CircuitBreaker}, with the state kept in Redis.
+ *
+ * <ul>
+ *   <li>Failures of all replicas are summed inside the breaker's {@code window}; the one that
+ *       reaches {@code failures} opens the circuit for everyone, for {@code openFor}.
+ *   <li>When the open period ends, exactly <b>one</b> trial call is admitted across all replicas
+ *       (an atomic script takes the slot). A trial whose replica dies frees the slot after
+ *       {@code trialLease}. {@code closeAfter} trial successes in a row close the circuit.
+ *   <li>Outcomes of calls admitted before a transition are ignored (an epoch, like the local
+ *       breaker's generation).
+ * </ul>
+ *
+ * <p>A request reads a local copy of the state ({@link SharedView}): admission in CLOSED and
+ * rejection in OPEN cost no round trip; a failure, a trial and its outcome cost one. Redis is
+ * asked for the trial only once the open period has passed.
+ *
+ * <p>When Redis is away, the replica decides with its own {@link CircuitBreaker}, which is fed
+ * every outcome even while shared, so it is warm when needed. Transitions are posted (to
+ * {@link #onTransition} listeners) by the one replica whose call caused them. Thread-safe.
+ */
+public final class SharedBreaker {
+
+  /** The answer of {@link #tryAcquire()}. */
+  public sealed interface Admission permits Admitted, Rejected {}
+
+  /** The call may proceed; settle {@code permit} exactly once when it ends. */
+  public record Admitted(SharedPermit permit) implements Admission {}
+
+  /**
+   * The call must not be made.
+   *
+   * @param state OPEN, or HALF_OPEN when the one trial is already running
+   * @param retryAfter time until a trial may be admitted (zero while a trial runs)
+   */
+  public record Rejected(CircuitState state, Duration retryAfter) implements Admission {}
+
+  private static final int CLOSED = 0;
+  private static final int OPEN = 1;
+  private static final int TRIAL_FREE = 2;
+  private static final int TRIAL_BUSY = 3;
+  private static final int TRIAL_MINE = 4;
+  private static final LuaScript VIEW = LuaScript.load("breaker-view");
+  private static final LuaScript ACQUIRE = LuaScript.load("breaker-acquire");
+  private static final LuaScript SETTLE = LuaScript.load("breaker-settle");
+
+  /** A replica's copy of the shared state, read at {@code readAt} (ticker nanos). */
+  record View(int code, long millis, long epoch, long readAt) {
+    long nanosLeft(long now) {
+      return readAt + millis * 1_000_000 - now;
+    }
+  }
+
+  private final String target;
+  private final CircuitBreakerConfig config;
+  private final RedisLink link;
+  private final SharedView<View> views;
+  private final Ticker ticker;
+  private final Duration trialLease;
+  private final CircuitBreaker local;
+  private final String viewKey;
+  private final String[] keys;
+  private final String ttlMillis;
+  private final List<Consumer<Transition>> listeners = new CopyOnWriteArrayList<>();
+
+  /**
+   * @param target the target's name (upstream + model), the same on every replica
+   * @param config the breaker's settings; every replica must use the same
+   * @param trialLease how long a trial may hold the slot before another replica may try (the
+   *     attempt timeout is a good value)
+   */
+  SharedBreaker(String target, CircuitBreakerConfig config, RedisLink link, SharedView<View> views,
+      Ticker ticker, Duration trialLease) {
+    this.target = Objects.requireNonNull(target, "target");
+    this.config = Objects.requireNonNull(config, "config");
+    this.link = link;
+    this.views = views;
+    this.ticker = ticker;
+    this.trialLease = trialLease;
+    this.local = new CircuitBreaker(target, config, ticker);
+    this.viewKey = "breaker:{" + target + "}";
+    this.keys = new String[] {link.key(viewKey), link.key("breaker-failures:{" + target + "}")};
+    long ttl = 2 * Math.max(config.window().toMillis(), config.openFor().toMillis()) + trialLease.toMillis() + 60_000;
+    this.ttlMillis = Long.toString(ttl);
+  }
+
+  public String target() {
+    return target;
+  }
+
+  /** Hears transitions this replica caused (each transition is heard on one replica only). */
+  public void onTransition(Consumer<Transition> listener) {
+    listeners.add(Objects.requireNonNull(listener));
+  }
+
+  /** Asks to make one call. Never blocks longer than one Redis command timeout. */
+  public Admission tryAcquire() {
+    CircuitBreaker.Admission localAdmission = local.tryAcquire();
+    Permit localPermit = localAdmission instanceof CircuitBreaker.Admitted(Permit p) ? p : null;
+    Optional<View> shared = link.tryShared() ? views.get(viewKey, k -> read()) : Optional.empty();
+    if (shared.isEmpty()) {
+      return decideLocally(localAdmission);
+    }
+    View view = shared.get();
+    long now = ticker.nanos();
+    if (view.code() == CLOSED) {
+      return new Admitted(new SharedPermit(this, view.epoch(), false, localPermit));
+    }
+    if (view.code() == OPEN && view.nanosLeft(now) > 0) {
+      return reject(localPermit, CircuitState.OPEN, Duration.ofNanos(view.nanosLeft(now)));
+    }
+    if (view.code() == TRIAL_BUSY && view.nanosLeft(now) > 0) {
+      return reject(localPermit, CircuitState.HALF_OPEN, Duration.ZERO);
+    }
+    Optional<List<Long>> answer = link.eval(ACQUIRE, ScriptOutputType.MULTI, keys, Long.toString(trialLease.toMillis()), ttlMillis);
+    if (answer.isEmpty()) {
+      return decideLocally(localAdmission);
+    }
+    View fresh = view(answer.get());
+    return switch (fresh.code()) {
+      case CLOSED -> new Admitted(new SharedPermit(this, fresh.epoch(), false, localPermit));
+      case TRIAL_MINE -> {
+        views.put(viewKey, new View(TRIAL_BUSY, trialLease.toMillis(), fresh.epoch(), fresh.readAt()));
+        yield new Admitted(new SharedPermit(this, fresh.epoch(), true, localPermit));
+      }
+      case OPEN -> {
+        views.put(viewKey, fresh);
+        yield reject(localPermit, CircuitState.OPEN, Duration.ofMillis(fresh.millis()));
+      }
+      default -> {
+        views.put(viewKey, fresh);
+        yield reject(localPermit, CircuitState.HALF_OPEN, Duration.ZERO);
+      }
+    };
+  }
+
+  /** The state every replica sees now (from the local copy; the local breaker's when Redis is away). */
+  public CircuitState state() {
+    Optional<View> shared = link.tryShared() ? views.get(viewKey, k -> read()) : Optional.empty();
+    if (shared.isEmpty()) {
+      return local.state();
+    }
+    View view = shared.get();
+    return switch (view.code()) {
+      case CLOSED -> CircuitState.CLOSED;
+      case OPEN -> view.nanosLeft(ticker.nanos()) > 0 ? CircuitState.OPEN : CircuitState.HALF_OPEN;
+      default -> CircuitState.HALF_OPEN;
+    };
+  }
+
+  /** The replica's own breaker, used while Redis is away. */
+  CircuitBreaker local() {
+    return local;
+  }
+
+  void settle(SharedPermit permit, SharedPermit.Outcome outcome) {
+    boolean counts = outcome == SharedPermit.Outcome.FAILURE || permit.trial();
+    if (!permit.shared() || !counts) {
+      return;
+    }
+    Optional<Long> result = link.eval(SETTLE, ScriptOutputType.INTEGER, keys,
+        Long.toString(permit.epoch()), permit.trial() ? "1" : "0", outcome.code,
+        Integer.toString(config.failures()), Long.toString(config.window().toMillis()),
+        Long.toString(config.openFor().toMillis()), Integer.toString(config.closeAfter()), ttlMillis,
+        link.channel(), viewKey);
+    if (result.isEmpty() || result.get() == 0) {
+      return;
+    }
+    views.invalidate(viewKey);
+    long now = ticker.nanos();
+    Transition transition = switch (result.get().intValue()) {
+      case 1 -> new Transition(target, CircuitState.HALF_OPEN, CircuitState.CLOSED,
+          config.closeAfter() + " trial calls succeeded (shared)", now);
+      case 2 -> new Transition(target, permit.trial() ? CircuitState.HALF_OPEN : CircuitState.CLOSED, CircuitState.OPEN,
+          permit.trial() ? "trial call failed (shared)"
+              : config.failures() + " failures within " + config.window() + " across replicas", now);
+      default -> null;
+    };
+    if (transition != null) {
+      for (Consumer<Transition> listener : listeners) {
+        listener.accept(transition);
+      }
+    }
+  }
+
+  private Optional<View> read() {
+    return link.<List<Long>>eval(VIEW, ScriptOutputType.MULTI, keys).map(this::view);
+  }
+
+  private View view(List<Long> answer) {
+    return new View(answer.get(0).intValue(), answer.get(1), answer.get(2), ticker.nanos());
+  }
+
+  private Admission decideLocally(CircuitBreaker.Admission localAdmission) {
+    return switch (localAdmission) {
+      case CircuitBreaker.Admitted(Permit p) -> new Admitted(new SharedPermit(this, -1, false, p));
+      case CircuitBreaker.Rejected(CircuitState state, Duration retryAfter) -> new Rejected(state, retryAfter);
+    };
+  }
+
+  private static Admission reject(Permit localPermit, CircuitState state, Duration retryAfter) {
+    if (localPermit != null) {
+      localPermit.cancelled();
+    }
+    return new Rejected(state, retryAfter);
+  }
+
+  @Override
+  public String toString() {
+    return "SharedBreaker[" + target + ", " + state() + "]";
+  }
+}

@@ -1,0 +1,78 @@
+package dev.levee.gateway.cluster;
+
+import dev.levee.core.time.Ticker;
+import io.lettuce.core.ScriptOutputType;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Rate-limit cooldowns per target, shared by every replica, with the max rule: a stated wait
+ * (429 {@code retry-after}) moves the end to {@code max(current end, now + wait)}; a cooldown is
+ * never shortened, by any replica.
+ *
+ * <p>In Redis a cooldown is a key whose time to live is the time left, so it needs no clock
+ * agreement and vanishes by itself. Reads come from a local copy ({@link SharedView}); a new or
+ * longer cooldown is pushed to the other replicas by pub/sub. The replica also keeps every
+ * cooldown it learns in its own table, so {@link #remaining} is the longer of the two and stays
+ * right while Redis is away. Thread-safe.
+ */
+public final class SharedCooldowns {
+
+  private static final LuaScript EXTEND = LuaScript.load("cooldown");
+
+  /** The shared time left, read at {@code readAt} (ticker nanos). */
+  record View(long millis, long readAt) {}
+
+  private final RedisLink link;
+  private final SharedView<View> views;
+  private final Ticker ticker;
+  private final Map<String, Long> localUntil = new ConcurrentHashMap<>();
+
+  SharedCooldowns(RedisLink link, SharedView<View> views, Ticker ticker) {
+    this.link = link;
+    this.views = views;
+    this.ticker = ticker;
+  }
+
+  /**
+   * Starts or extends {@code target}'s cooldown by the upstream's stated wait (max rule).
+   *
+   * @param wait the stated wait (positive; zero or negative is ignored)
+   */
+  public void coolDown(String target, Duration wait) {
+    if (!wait.isPositive()) {
+      return;
+    }
+    long now = ticker.nanos();
+    localUntil.merge(target, now + wait.toNanos(), (a, b) -> a - b >= 0 ? a : b);
+    if (link.tryShared()) {
+      String viewKey = viewKey(target);
+      link.<Long>eval(EXTEND, ScriptOutputType.INTEGER, new String[] {link.key(viewKey)},
+              Long.toString(Math.max(1, wait.toMillis())), link.channel(), viewKey)
+          .ifPresent(left -> views.put(viewKey, new View(left, ticker.nanos())));
+    }
+  }
+
+  /** Time left of {@code target}'s cooldown as every replica sees it; zero when none. */
+  public Duration remaining(String target) {
+    long now = ticker.nanos();
+    Long until = localUntil.get(target);
+    long localLeft = until == null ? 0 : Math.max(0, until - now);
+    if (until != null && localLeft == 0) {
+      localUntil.remove(target, until); // bounded: ended cooldowns leave the table
+    }
+    long sharedLeft = 0;
+    if (link.tryShared()) {
+      Optional<View> view = views.get(viewKey(target),
+          k -> link.<Long>call(c -> c.pttl(link.key(k))).map(ms -> new View(ms, ticker.nanos())));
+      sharedLeft = view.map(v -> Math.max(0, v.readAt() + v.millis() * 1_000_000 - now)).orElse(0L);
+    }
+    return Duration.ofNanos(Math.max(localLeft, sharedLeft));
+  }
+
+  private static String viewKey(String target) {
+    return "cooldown:{" + target + "}";
+  }
+}

@@ -1,0 +1,162 @@
+package dev.levee.gateway.cluster;
+
+import dev.levee.core.tier.Tier;
+import dev.levee.core.time.Ticker;
+import io.lettuce.core.KeyValue;
+import io.lettuce.core.ScriptOutputType;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Tier decisions per feature, shared so that every replica answers in the same tier.
+ *
+ * <ul>
+ *   <li><b>One evaluator.</b> A replica evaluates a feature only while it holds the feature's
+ *       lease ({@link #evaluates}): {@code SET NX PX}, renewed by the holder on every call, taken
+ *       over by another replica when the holder stops renewing (it died, or lost Redis).
+ *   <li><b>Posted once.</b> The evaluator {@link #publish publishes} its decision after every
+ *       evaluation; only a change is written and answered with its previous tier, so a transition
+ *       is posted (webhook, log, metric) by exactly one replica, once.
+ *   <li><b>Forced tiers</b> ({@link #force}) are written with their duration as time to live and
+ *       win over the decided tier on every replica.
+ *   <li><b>Propagation.</b> Every write is pushed by pub/sub; reads come from a local copy at most
+ *       {@link ClusterConfig#viewTtl()} old.
+ * </ul>
+ *
+ * <p>While Redis is away, each replica evaluates every feature itself ({@link #evaluates} is
+ * true) and reads its own decisions and forced tiers, starting from the last shared tier it read. Redis restarting empty reads as T0 until the
+ * evaluator publishes again. Thread-safe.
+ */
+public final class SharedTiers {
+
+  private static final LuaScript LEASE = LuaScript.load("lease");
+  private static final LuaScript PUBLISH = LuaScript.load("tier-publish");
+
+  /** A feature's tiers as the cluster sees them. */
+  record View(Tier decided, Tier forced) {
+    Tier effective() {
+      return forced != null ? forced : decided;
+    }
+  }
+
+  /** A forced tier kept locally, with its end in ticker nanos. */
+  private record Forced(Tier tier, long until) {}
+
+  private final RedisLink link;
+  private final SharedView<View> views;
+  private final Ticker ticker;
+  private final String replica;
+  private final Duration lease;
+  private final Map<String, Tier> localDecided = new ConcurrentHashMap<>();
+  private final Map<String, Forced> localForced = new ConcurrentHashMap<>();
+
+  /**
+   * @param replica this replica's id, unique in the cluster
+   * @param lease how long an evaluator keeps a feature without renewing (a few evaluation periods)
+   */
+  SharedTiers(RedisLink link, SharedView<View> views, Ticker ticker, String replica, Duration lease) {
+    this.link = link;
+    this.views = views;
+    this.ticker = ticker;
+    this.replica = replica;
+    this.lease = lease;
+  }
+
+  /**
+   * Whether this replica evaluates {@code feature} now: takes or renews the lease. Call it before
+   * every evaluation; true when Redis is away (each replica then decides alone).
+   */
+  public boolean evaluates(String feature) {
+    if (!link.tryShared()) {
+      return true;
+    }
+    return link.<Long>eval(LEASE, ScriptOutputType.INTEGER, new String[] {link.key("tier-lease:{" + feature + "}")},
+            replica, Long.toString(lease.toMillis()))
+        .map(held -> held == 1)
+        .orElse(true);
+  }
+
+  /**
+   * Publishes the evaluator's decision for {@code feature}.
+   *
+   * @return the previous tier when this call changed the shared tier (post the transition), else
+   *     empty (nothing changed, or another replica already posted it)
+   */
+  public Optional<Tier> publish(String feature, Tier tier) {
+    Tier before = localDecided.put(feature, tier);
+    Tier localBefore = before == null ? Tier.T0 : before;
+    if (!link.tryShared()) {
+      return localBefore == tier ? Optional.empty() : Optional.of(localBefore);
+    }
+    String viewKey = viewKey(feature);
+    Optional<String> answer = link.eval(PUBLISH, ScriptOutputType.VALUE,
+        new String[] {link.key("tier:{" + feature + "}")}, tier.name(), link.channel(), viewKey);
+    if (answer.isEmpty()) { // Redis away: this replica decides alone
+      return localBefore == tier ? Optional.empty() : Optional.of(localBefore);
+    }
+    views.invalidate(viewKey);
+    return answer.filter(previous -> !previous.isEmpty()).map(Tier::valueOf);
+  }
+
+  /**
+   * Forces {@code feature} to {@code tier} on every replica for {@code duration} (admin API).
+   *
+   * @return whether the force reached the shared state (false: this replica only, Redis away)
+   */
+  public boolean force(String feature, Tier tier, Duration duration) {
+    localForced.put(feature, new Forced(tier, ticker.nanos() + duration.toNanos()));
+    String viewKey = viewKey(feature);
+    boolean shared = link.tryShared() && link.<String>call(c -> c.psetex(link.key("tier-forced:{" + feature + "}"),
+        Math.max(1, duration.toMillis()), tier.name())).isPresent();
+    if (shared) {
+      link.<Long>call(c -> c.publish(link.channel(), viewKey));
+    }
+    views.invalidate(viewKey);
+    return shared;
+  }
+
+  /** Ends a forced tier on every replica. */
+  public void unforce(String feature) {
+    localForced.remove(feature);
+    String viewKey = viewKey(feature);
+    if (link.tryShared()) {
+      link.<Long>call(c -> c.del(link.key("tier-forced:{" + feature + "}")));
+      link.<Long>call(c -> c.publish(link.channel(), viewKey));
+    }
+    views.invalidate(viewKey);
+  }
+
+  /** The tier {@code feature} is served in now: a forced tier, else the decided one (T0 if none). */
+  public Tier current(String feature) {
+    if (link.tryShared()) {
+      Optional<View> view = views.get(viewKey(feature), k -> read(feature));
+      if (view.isPresent()) {
+        return view.get().effective();
+      }
+    }
+    Forced forced = localForced.get(feature);
+    if (forced != null && forced.until() - ticker.nanos() > 0) {
+      return forced.tier();
+    }
+    return localDecided.getOrDefault(feature, Tier.T0);
+  }
+
+  private Optional<View> read(String feature) {
+    String decided = link.key("tier:{" + feature + "}");
+    String forced = link.key("tier-forced:{" + feature + "}");
+    Optional<View> view = link.<List<KeyValue<String, String>>>call(c -> c.mget(decided, forced)).map(values -> new View(
+        values.get(0).hasValue() ? Tier.valueOf(values.get(0).getValue()) : Tier.T0,
+        values.get(1).hasValue() ? Tier.valueOf(values.get(1).getValue()) : null));
+    // keep the local fallback at the cluster's tier, so losing Redis does not change the answer
+    view.ifPresent(v -> localDecided.put(feature, v.decided()));
+    return view;
+  }
+
+
+  private static String viewKey(String feature) {
+    return "tier:{" + feature + "}";
+  }
+}

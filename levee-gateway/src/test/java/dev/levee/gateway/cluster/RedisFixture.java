@@ -1,0 +1,94 @@
+package dev.levee.gateway.cluster;
+
+import dev.levee.core.time.Ticker;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
+import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Replicas for tests: independent {@link Cluster}s (each its own connections) on the real Redis
+ * at 127.0.0.1:6379, under a cluster name unique to the test, whose keys are deleted afterwards
+ * (never FLUSHALL: other engineers share this Redis).
+ */
+final class RedisFixture implements AutoCloseable {
+
+  static final String REDIS = "redis://127.0.0.1:6379";
+
+  final ClusterConfig config;
+  private final List<Cluster> replicas = new ArrayList<>();
+
+  RedisFixture() {
+    this(REDIS);
+  }
+
+  RedisFixture(String redis) {
+    // generous timeouts: two shared CPU cores must not turn a slow answer into a test failure
+    this.config = ClusterConfig.of(redis, "test-" + UUID.randomUUID().toString().substring(0, 8))
+        .withTimeouts(Duration.ofMillis(500), Duration.ofMillis(50));
+  }
+
+  /** A replica connected to Redis (waits up to 5 s for the connection). */
+  Cluster replica(Ticker ticker) throws InterruptedException {
+    return replica(config, ticker, true);
+  }
+
+  Cluster replica(ClusterConfig config, Ticker ticker, boolean awaitShared) throws InterruptedException {
+    Cluster cluster = new Cluster(config, ticker, Duration.ofSeconds(3));
+    replicas.add(cluster);
+    if (awaitShared && !cluster.link().awaitShared(Duration.ofSeconds(5))) {
+      throw new AssertionError("Redis at " + config.redis() + " did not answer: " + cluster.status()
+          + " (.ci/run starts it; see docs/production.md)");
+    }
+    return cluster;
+  }
+
+  /** Waits until {@code condition} holds, at most {@code timeout}; returns whether it held. */
+  static boolean eventually(Duration timeout, BooleanSupplier condition) throws InterruptedException {
+    long end = System.nanoTime() + timeout.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() - end > 0) {
+        return false;
+      }
+      Thread.sleep(2);
+    }
+    return true;
+  }
+
+  static int freePort() {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @Override
+  public void close() {
+    replicas.forEach(Cluster::close);
+    if (!config.redis().toString().equals(REDIS)) {
+      return;
+    }
+    RedisClient client = RedisClient.create(REDIS);
+    try (StatefulRedisConnection<String, String> c = client.connect()) {
+      ScanCursor cursor = ScanCursor.INITIAL;
+      do {
+        KeyScanCursor<String> page = c.sync().scan(cursor, ScanArgs.Builder.matches(config.prefix() + "*").limit(500));
+        if (!page.getKeys().isEmpty()) {
+          c.sync().del(page.getKeys().toArray(String[]::new));
+        }
+        cursor = page;
+      } while (!cursor.isFinished());
+    } finally {
+      client.shutdown();
+    }
+  }
+}
