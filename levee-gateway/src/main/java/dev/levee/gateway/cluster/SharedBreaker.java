@@ -112,7 +112,7 @@ public final class SharedBreaker {
 
   /** Asks to make one call. Never blocks longer than one Redis command timeout. */
   public Admission tryAcquire() {
-    CircuitBreaker.Admission localAdmission = local.tryAcquire();
+    CircuitBreaker.Verdict localAdmission = local.tryAcquire();
     Permit localPermit = localAdmission instanceof CircuitBreaker.Admitted(Permit p) ? p : null;
     Optional<View> shared = link.tryShared() ? views.get(viewKey, k -> read()) : Optional.empty();
     if (shared.isEmpty()) {
@@ -208,7 +208,7 @@ public final class SharedBreaker {
     return new View(answer.get(0).intValue(), answer.get(1), answer.get(2), ticker.nanos());
   }
 
-  private Admission decideLocally(CircuitBreaker.Admission localAdmission) {
+  private Admission decideLocally(CircuitBreaker.Verdict localAdmission) {
     return switch (localAdmission) {
       case CircuitBreaker.Admitted(Permit p) -> new Admitted(new SharedPermit(this, -1, false, p));
       case CircuitBreaker.Rejected(CircuitState state, Duration retryAfter) -> new Rejected(state, retryAfter);
