@@ -19,6 +19,7 @@ public final class JsonAttempt extends UpstreamAttempt {
 
   @Override
   protected AttemptResult<Reply> answered(AttemptContext ctx, UpstreamResponse response, long startNanos) {
+    ctx.control().firstByte(); // the response head is the first byte of a JSON answer (a hedge is no longer due)
     try (response; Watchdog.Timer limit = upstreams.watchdog().start(left(ctx.timeout(), startNanos), response::close)) {
       try {
         return AttemptResult.success(Reply.whole(response.status(), response.headers(), response.readBody(MAX_BODY)));

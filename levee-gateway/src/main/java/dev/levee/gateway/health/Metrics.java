@@ -101,6 +101,15 @@ public final class Metrics implements CallObserver {
   }
 
   /** The upstream calls one admitted client request made, a stream's recovery included. */
+  /**
+   * A request's hedge ended: {@code won} (it answered first), {@code lost} (aborted) or {@code
+   * failed}; counted as {@code levee_hedges_total{outcome}}.
+   */
+  public void hedge(String outcome) {
+    Counter.builder("levee_hedges").tag("outcome", outcome)
+        .description("Hedged calls by how they ended: won, lost (aborted), failed").register(registry).increment();
+  }
+
   public void upstreamCallsPerRequest(int calls) {
     DistributionSummary.builder("levee_request_upstream_calls")
         .description("Upstream calls per client request, retries, fallbacks and stream recovery included")
