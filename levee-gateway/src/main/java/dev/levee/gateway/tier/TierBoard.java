@@ -397,6 +397,11 @@ public final class TierBoard implements CallObserver, AutoCloseable {
     }
   }
 
+  /** {@code target}'s API calls over the SLI window: the numbers the step-down signals read. */
+  public SliSnapshot targetCalls(Target target) {
+    return calls.snapshot(target);
+  }
+
   /**
    * Per target: its API calls over the SLI window (the numbers the step-down signals read) and
    * its rate-limit cooldown, for {@code /health}.
