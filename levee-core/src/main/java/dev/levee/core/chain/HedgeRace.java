@@ -106,17 +106,20 @@ final class HedgeRace<T> {
   }
 
   /**
-   * After the primary failed: waits for a running hedge to end, and returns it (it may have won).
+   * After the primary failed: waits for a running hedge to end (it may have won; see {@link
+   * #hedgeWon()}).
    *
    * @throws InterruptedException when the client went away meanwhile (the hedge is abandoned)
    */
-  synchronized void awaitHedge() throws InterruptedException {
+  void awaitHedge() throws InterruptedException {
     try {
-      while (hedge != null && hedgeResult == null && winner == Winner.NONE) {
-        wait();
+      synchronized (this) {
+        while (hedge != null && hedgeResult == null && winner == Winner.NONE) {
+          wait();
+        }
       }
     } catch (InterruptedException e) {
-      abandonLocked();
+      abandon();
       throw e;
     }
   }
