@@ -201,8 +201,9 @@ public final class FallbackChain {
         return null;
       }
       run.calls++;
+      int hedgeCall = run.calls + 1;
       HedgeRace<T> race = run.hedgeAfter != null && run.calls == 1 && next != null
-          ? new HedgeRace<>(attempt, ticker, hedgeCalls, control -> launchHedge(next, run.calls + 1, deadline, control))
+          ? new HedgeRace<>(attempt, ticker, hedgeCalls, control -> launchHedge(next, hedgeCall, deadline, control))
           : null;
       AttemptContext context = new AttemptContext(target, run.calls, retry, fallback,
           deadline.attemptTimeout(policy.attemptTimeout()), deadline,
@@ -217,10 +218,10 @@ public final class FallbackChain {
           result = race.runPrimary(context);
         }
       } catch (InterruptedException e) {
-        abandon(run, race);
         permit.cancelled();
         run.step(target, Step.FAILED, Failure.of(FailureKind.CANCELLED, 0, "cancelled", "interrupted: the client went away"),
             waited, Duration.ofNanos(ticker.nanos() - start));
+        abandon(run, race);
         throw e;
       } catch (RuntimeException e) {
         abandon(run, race);
