@@ -49,6 +49,13 @@ class HedgeConfigTest {
   }
 
   @Test
+  void theExampleConfigHedgesAtP95() throws ConfigException {
+    GatewayConfig example = new ConfigLoader(name -> "sk-example").load(java.nio.file.Path.of("../examples/levee.yaml"));
+
+    assertThat(example.models().get("smart").hedge().policy()).isEqualTo(HedgePolicy.atP95());
+  }
+
+  @Test
   void afterIsRequired() {
     assertThatThrownBy(() -> parse("    hedge: {}\n"))
         .isInstanceOf(ConfigException.class)
