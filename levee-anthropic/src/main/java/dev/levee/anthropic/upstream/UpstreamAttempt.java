@@ -49,6 +49,7 @@ public abstract class UpstreamAttempt implements Attempt<Reply> {
       return cancelled();
     }
     if (response.status() < 200 || response.status() >= 300) {
+      ctx.control().firstByte(); // an error answer has begun: no hedge is due while its body is read
       try (response) {
         byte[] body = response.readBody(MAX_ERROR_BODY);
         return AttemptResult.failed(upstreams.classifier().classifyResponse(response.status(), response::header, body,
