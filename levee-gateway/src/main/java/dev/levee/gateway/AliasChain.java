@@ -1,5 +1,6 @@
 package dev.levee.gateway;
 
+import dev.levee.core.chain.HedgePolicy;
 import dev.levee.core.chain.Target;
 import java.util.List;
 
@@ -11,12 +12,18 @@ import java.util.List;
  * @param configured whether {@code alias} is a configured alias (else a pass-through model name)
  * @param recover whether a stream that breaks after its commit point is recovered ({@code
  *     models.<alias>.resume}, default true)
+ * @param hedge when the first call is hedged ({@code models.<alias>.hedge}); null: never
  */
-public record AliasChain(String alias, List<Target> targets, boolean configured, boolean recover) {
+public record AliasChain(String alias, List<Target> targets, boolean configured, boolean recover, HedgePolicy hedge) {
 
   public AliasChain {
     targets = List.copyOf(targets);
     if (targets.isEmpty()) throw new IllegalArgumentException("an alias needs at least one target");
+  }
+
+  /** An alias that never hedges. */
+  public AliasChain(String alias, List<Target> targets, boolean configured, boolean recover) {
+    this(alias, targets, configured, recover, null);
   }
 
   /** The chain's last target: the default T1 (reduced) target. */

@@ -24,7 +24,8 @@ public final class Aliases {
   public Aliases(GatewayConfig config) {
     config.models().forEach((alias, spec) -> {
       List<Target> chain = spec.chain().stream().map(t -> new Target(t.upstream(), t.model())).toList();
-      aliases.put(alias, new AliasChain(alias, chain, true, spec.resume()));
+      aliases.put(alias, new AliasChain(alias, chain, true, spec.resume(),
+          spec.hedge() == null ? null : spec.hedge().policy()));
       spec.chain().stream().filter(t -> t.prefill() != null)
           .forEach(t -> prefill.put(new Target(t.upstream(), t.model()), t.prefill()));
     });

@@ -87,7 +87,8 @@ public final class Gateway implements AutoCloseable {
     Metrics metrics = new Metrics(aliases.configuredTargets(), breakers, stats, budget, tiers, streamStats, cache);
     ChainPolicy chainPolicy = new ChainPolicy(policy.retry().policy(), policy.attemptTimeout(), policy.minAttemptTime());
     FallbackChain chain = new FallbackChain(chainPolicy, breakers, budget,
-        CallObserver.both(stats, CallObserver.both(tiers, metrics)), ticker, clock.sleeper(), clock.random());
+        CallObserver.both(stats, CallObserver.both(tiers, metrics)), ticker, clock.sleeper(), clock.random())
+        .withHedging(clock.scheduler(), hedge -> Thread.ofVirtual().name("levee-hedge").start(hedge));
     Duration connectTimeout = config.upstreams().values().stream()
         .map(GatewayConfig.Upstream::connectTimeout).max(Duration::compareTo).orElse(Duration.ofSeconds(5));
     UpstreamClient client = new UpstreamClient(connectTimeout);
@@ -104,7 +105,7 @@ public final class Gateway implements AutoCloseable {
     QueuedWork work = QueuedWork.start(config, aliases, chain, upstreams, tiers, clock.wall(), clock.sleeper());
     RequestIds ids = new RequestIds();
     MessagesHandler messages = MessagesHandler.create(new MessagesHandler.Parts(config, aliases, ids, chain, streams,
-        upstreams, tiers, cache, semantic, clock.random(), metrics, work.outage()));
+        upstreams, tiers, cache, semantic, clock.random(), metrics, work.outage(), stats));
     HealthReport health = new HealthReport(aliases.configuredTargets(), breakers, stats, budget, streamStats, tiers);
     AdminHandler admin = new AdminHandler(config.admin().token(), tiers);
     Server server = VirtualThreadServer.create(config.server().host(), config.server().port(),

@@ -68,8 +68,19 @@ public final class StreamEngine {
    */
   public ChainResult<Reply> open(OriginalRequest request, List<Target> targets, Deadline deadline,
       Cancellation cancellation) {
+    return open(request, targets, deadline, cancellation, null);
+  }
+
+  /**
+   * As {@link #open(OriginalRequest, List, Deadline, Cancellation)}, hedging the first call when it
+   * has no first content delta after {@code hedgeAfter} (null: no hedge; see {@link
+   * FallbackChain#execute(List, Deadline, boolean, dev.levee.core.chain.Attempt, java.time.Duration)}).
+   */
+  public ChainResult<Reply> open(OriginalRequest request, List<Target> targets, Deadline deadline,
+      Cancellation cancellation, java.time.Duration hedgeAfter) {
     return chain.execute(targets, deadline, false, new StreamAttempt(upstreams,
-        target -> upstreams.request(request, target, request.bodyFor(target.model())), settings, cancellation));
+        target -> upstreams.request(request, target, request.bodyFor(target.model())), settings, cancellation),
+        hedgeAfter);
   }
 
   /**

@@ -183,12 +183,53 @@ public record GatewayConfig(
    *     upstream/model, prefill: true|false}} to override whether it accepts a prefilled answer
    * @param resume whether a stream that breaks after its first token is resumed (default true);
    *     when false it ends with an {@code event: error}
+   * @param hedge hedged requests for this alias (default off): see {@link Hedge}
    */
-  public record Alias(List<TargetRef> chain, Boolean resume) {
+  public record Alias(List<TargetRef> chain, Boolean resume, Hedge hedge) {
     public Alias {
       if (chain == null || chain.isEmpty()) throw new IllegalArgumentException("chain needs at least one target");
       chain = List.copyOf(chain);
       resume = resume == null || resume;
+    }
+  }
+
+  /**
+   * {@code models.<alias>.hedge}: when the first call has not begun to answer after {@code after}
+   * (no response head of a JSON answer, no first content delta of a stream), the chain's next
+   * target is called too and the first to answer wins (issue 10). Each hedge needs a retry-budget
+   * token and time left in the deadline; at most one per request.
+   *
+   * @param after a duration ({@code 500ms}, {@code 2s}), or {@code p95}: the first target's measured
+   *     95th-percentile time to first byte over the last minute (at least 50 ms; 2 s until 20 calls
+   *     are measured)
+   */
+  public record Hedge(String after) {
+    public Hedge {
+      if (after == null || after.isBlank()) {
+        throw new IllegalArgumentException("after is required: a duration (500ms, 2s) or p95");
+      }
+      policyOf(after);
+    }
+
+    /** The core policy this setting names. */
+    public dev.levee.core.chain.HedgePolicy policy() {
+      return policyOf(after);
+    }
+
+    private static dev.levee.core.chain.HedgePolicy policyOf(String after) {
+      if (after.strip().equalsIgnoreCase("p95")) {
+        return dev.levee.core.chain.HedgePolicy.atP95();
+      }
+      Duration delay;
+      try {
+        delay = dev.levee.anthropic.Units.duration(after);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("after must be a duration (500ms, 2s) or p95, was '" + after + "'");
+      }
+      if (!delay.isPositive()) {
+        throw new IllegalArgumentException("after must be positive, was '" + after + "'");
+      }
+      return dev.levee.core.chain.HedgePolicy.after(delay);
     }
   }
 

@@ -75,6 +75,18 @@ public final class Metrics implements CallObserver {
     configured.forEach(target -> Gauge.builder("levee_target_cooling_seconds", tiers,
             t -> t.cooldowns().remaining(target).toMillis() / 1000.0).tag("target", target.id())
         .description("Time left on the target's rate-limit cooldown (retry-after of its last 429)").register(registry));
+    // issue 10: each target's health as the tiers' step-down signals read it (its SLI window of API calls)
+    configured.forEach(target -> {
+      Gauge.builder("levee_target_server_error_share", tiers, t -> t.targetCalls(target).serverErrorRate())
+          .tag("target", target.id()).description("Share of the target's calls in the SLI window that failed (5xx, 529, timeouts)")
+          .register(registry);
+      Gauge.builder("levee_target_rate_limited_share", tiers, t -> t.targetCalls(target).rateLimitedRate())
+          .tag("target", target.id()).description("Share of the target's calls in the SLI window answered 429")
+          .register(registry);
+      Gauge.builder("levee_target_p99_seconds", tiers, t -> t.targetCalls(target).p99Millis() / 1000.0)
+          .tag("target", target.id()).description("p99 latency of the target's successful calls in the SLI window")
+          .register(registry);
+    });
     FunctionCounter.builder("levee_tier_transitions", tiers, TierBoard::transitions)
         .description("Tier transitions, all features").register(registry);
     FunctionCounter.builder("levee_streams_started", streams, s -> s.snapshot().started())
@@ -106,6 +118,15 @@ public final class Metrics implements CallObserver {
   public void request(String outcome, String tier) {
     Counter.builder("levee_requests").tag("outcome", outcome).tag("tier", tier == null ? "-" : tier)
         .description("Client requests by how they ended and the tier they were admitted at").register(registry).increment();
+  }
+
+  /**
+   * A request's hedge ended: {@code won} (it answered first), {@code lost} (aborted) or {@code
+   * failed}; counted as {@code levee_hedges_total{outcome}}.
+   */
+  public void hedge(String outcome) {
+    Counter.builder("levee_hedges").tag("outcome", outcome)
+        .description("Hedged calls by how they ended: won, lost (aborted), failed").register(registry).increment();
   }
 
   /** The upstream calls one admitted client request made, a stream's recovery included. */

@@ -4,6 +4,7 @@ import dev.levee.anthropic.stream.StreamEngine;
 import dev.levee.anthropic.upstream.Cancellation;
 import dev.levee.anthropic.upstream.Reply;
 import dev.levee.anthropic.upstream.Upstreams;
+import dev.levee.core.chain.AttemptRecord;
 import dev.levee.core.chain.ChainResult;
 import dev.levee.core.chain.FallbackChain;
 import dev.levee.core.cooldown.CooldownPlan;
@@ -14,6 +15,7 @@ import dev.levee.gateway.cache.SemanticCache;
 import dev.levee.gateway.config.GatewayConfig;
 import dev.levee.gateway.health.Metrics;
 import dev.levee.gateway.jobs.OutageQueue;
+import dev.levee.gateway.health.TargetStats;
 import dev.levee.gateway.tier.TierBoard;
 import java.util.List;
 import java.util.random.RandomGenerator;
@@ -28,8 +30,9 @@ import org.eclipse.jetty.util.Callback;
  * <ol>
  *   <li>{@link Ingress} — read and check the body; resolve alias and feature → {@link InboundRequest};
  *   <li>{@link Admission} — the feature's tier, a fresh cached answer at T2 → a decision;
- *   <li>{@link Planner} — targets, tier edits, one deadline, cache TTL → a {@link Plan};
- *   <li>execute — the core {@link FallbackChain}: a JSON call, or a stream up to its commit point;
+ *   <li>{@link Planner} — targets, tier edits, one deadline, cache TTL, hedge delay → a {@link Plan};
+ *   <li>execute — the core {@link FallbackChain}: a JSON call, or a stream up to its commit point,
+ *       the first call hedged when the plan says so;
  *   <li>{@link Relay} — the answer, or the stream relayed with recovery → an {@link Outcome};
  *   <li>{@link Recorder} — settle the call, write the answer back to the cache; at the end, one
  *       access record;
@@ -54,10 +57,15 @@ public final class MessagesHandler {
   private final Ticker ticker;
   private final TierBoard tiers;
 
-  /** The gateway's shared parts the handler is wired from. */
+  /**
+   * The gateway's shared parts the handler is wired from.
+   *
+   * @param chain the fallback chain; hedged requests need one made {@link FallbackChain#withHedging}
+   * @param stats every target's recent calls (the p95 of {@code hedge: { after: p95 }})
+   */
   public record Parts(GatewayConfig config, Aliases aliases, RequestIds ids, FallbackChain chain, StreamEngine streams,
       Upstreams upstreams, TierBoard tiers, ResponseCache cache, SemanticCache semantic, RandomGenerator random,
-      Metrics metrics, OutageQueue outage) {}
+      Metrics metrics, OutageQueue outage, TargetStats stats) {}
 
   public static MessagesHandler create(Parts p) {
     return new MessagesHandler(p);
@@ -70,7 +78,7 @@ public final class MessagesHandler {
     this.ticker = p.upstreams().ticker();
     this.ingress = new Ingress(config, p.aliases(), config.features().keySet());
     this.admission = new Admission(in -> p.tiers().tier(in.feature(), in.alias().alias(), in.alias().targets()), cache);
-    this.planner = new Planner(config.policy().deadline(), ticker);
+    this.planner = new Planner(config.policy().deadline(), ticker, p.stats() == null ? t -> null : p.stats()::snapshot);
     this.chain = p.chain();
     this.upstreams = p.upstreams();
     this.streams = p.streams();
@@ -100,14 +108,16 @@ public final class MessagesHandler {
     }
     Plan plan = planner.plan(in, admitted);                                          // 3. plan
     Outcome outcome;
+    List<AttemptRecord> steps;
     try (CancellationScope scope = responder.cancellationScope(request)) {
       ChainResult<Reply> result = execute(in, plan, scope.cancellation());           // 4. execute
+      steps = result.steps();
       outcome = relay.relay(result, plan, admitted.cache().mayStore(), scope.cancellation(),
           (first, calls) -> responder.startStream(client, in, admitted, first, calls)); // 5. relay
     }
     recorder.record(start, in, admitted, plan, outcome);                             // 6. record
     Sent sent = responder.respond(client, in, admitted, outcome);                    // 7. respond
-    recorder.log(start, in, admitted.tier(), sent);
+    recorder.log(start, in, admitted.tier(), sent, steps);
   }
 
   /**
@@ -126,7 +136,8 @@ public final class MessagesHandler {
       return TierBoard.refusal((CooldownPlan.Refuse) cooled);
     }
     return in.stream()
-        ? streams.open(plan.request(), go.targets(), plan.deadline(), cancellation)
-        : chain.execute(go.targets(), plan.deadline(), false, upstreams.json(plan.request(), cancellation));
+        ? streams.open(plan.request(), go.targets(), plan.deadline(), cancellation, plan.hedgeAfter())
+        : chain.execute(go.targets(), plan.deadline(), false, upstreams.json(plan.request(), cancellation),
+            plan.hedgeAfter());
   }
 }

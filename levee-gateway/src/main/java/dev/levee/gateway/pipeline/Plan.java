@@ -16,11 +16,19 @@ import java.util.List;
  * @param storeTtl how long the answer is cached: the feature's hot TTL, its cold TTL for a T2
  *     regeneration, zero when it is not cached
  * @param reduced whether the targets are the feature's reduced ones (T1, or T2 on a miss)
+ * @param hedgeAfter how long the first call may go without its first byte before the next target
+ *     is called too (the alias's {@code hedge}); null: no hedge
  */
 record Plan(List<Target> targets, OriginalRequest request, Deadline deadline, boolean recover, Duration storeTtl,
-    boolean reduced) {
+    boolean reduced, Duration hedgeAfter) {
 
   Plan {
     targets = List.copyOf(targets);
+  }
+
+  /** A plan without a hedge. */
+  Plan(List<Target> targets, OriginalRequest request, Deadline deadline, boolean recover, Duration storeTtl,
+      boolean reduced) {
+    this(targets, request, deadline, recover, storeTtl, reduced, null);
   }
 }

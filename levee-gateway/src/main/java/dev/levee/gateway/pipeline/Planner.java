@@ -1,14 +1,17 @@
 package dev.levee.gateway.pipeline;
 
 import dev.levee.anthropic.upstream.OriginalRequest;
+import dev.levee.core.chain.HedgePolicy;
 import dev.levee.core.chain.Target;
 import dev.levee.core.deadline.Deadline;
+import dev.levee.core.sli.SliSnapshot;
 import dev.levee.core.tier.Tier;
 import dev.levee.core.time.Ticker;
 import dev.levee.gateway.config.Feature;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * Stage 3, plan: the targets for this request and what is sent to them.
@@ -22,16 +25,28 @@ import java.util.Set;
  * </ul>
  *
  * <p>A token count goes to the alias's chain unchanged. Every plan carries one deadline ({@code
- * policy.deadline}, from now). Thread-safe.
+ * policy.deadline}, from now). An answer through an alias with a {@code hedge} and at least two
+ * targets carries its hedge delay: fixed, or the first target's measured p95 ({@link
+ * HedgePolicy}). Thread-safe.
  */
 final class Planner {
 
   private final Duration deadline;
   private final Ticker ticker;
+  private final Function<Target, SliSnapshot> measured;
 
   Planner(Duration deadline, Ticker ticker) {
+    this(deadline, ticker, target -> null);
+  }
+
+  /**
+   * @param measured a target's recent calls (their count and p95 latency), for {@code hedge: {
+   *     after: p95 }}; null when nothing is known
+   */
+  Planner(Duration deadline, Ticker ticker, Function<Target, SliSnapshot> measured) {
     this.deadline = deadline;
     this.ticker = ticker;
+    this.measured = measured;
   }
 
   Plan plan(InboundRequest in, Admission.Proceed admitted) {
@@ -43,8 +58,18 @@ final class Planner {
     Feature feature = in.config();
     Tier tier = admitted.tier();
     boolean reduced = tier != Tier.T0;
-    return new Plan(reduced ? reducedTargets(in) : in.alias().targets(), shaped(in, tier), requestDeadline, recover,
-        tier == Tier.T2 ? feature.coldTtl() : feature.hotTtl(), reduced);
+    List<Target> targets = reduced ? reducedTargets(in) : in.alias().targets();
+    return new Plan(targets, shaped(in, tier), requestDeadline, recover,
+        tier == Tier.T2 ? feature.coldTtl() : feature.hotTtl(), reduced, hedgeAfter(in.alias().hedge(), targets));
+  }
+
+  /** The hedge delay for a chain: null without a hedge policy or a second target. */
+  private Duration hedgeAfter(HedgePolicy hedge, List<Target> targets) {
+    if (hedge == null || targets.size() < 2) {
+      return null;
+    }
+    SliSnapshot first = measured.apply(targets.getFirst());
+    return first == null ? hedge.delay(0, null) : hedge.delay(first.successes(), Duration.ofMillis(first.p95Millis()));
   }
 
   private static List<Target> reducedTargets(InboundRequest in) {
