@@ -34,7 +34,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *       levee_target_cooling_seconds{target}}, {@code levee_tier_transitions_total};
  *   <li>{@code levee_streams_*_total}, {@code levee_stream_resumes_total}, {@code
  *       levee_stream_ttft_p95_seconds}, {@code levee_stream_duplicate_event_rate};
- *   <li>{@code levee_cache_*} — entries, bytes, lookups by result.
+ *   <li>{@code levee_cache_*} — entries, bytes, lookups by result;
+ *   <li>{@code levee_route_choices_total{alias,model}} — which target the scoring router put
+ *       first, per routed alias ({@code route: score}).
  * </ul>
  *
  * <p>Thread-safe.
@@ -105,6 +107,12 @@ public final class Metrics implements CallObserver {
     DistributionSummary.builder("levee_request_upstream_calls")
         .description("Upstream calls per client request, retries, fallbacks and stream recovery included")
         .register(registry).record(calls);
+  }
+
+  /** The scoring router put {@code target} first for a request to {@code alias} (a configured, routed alias). */
+  public void routed(String alias, Target target) {
+    Counter.builder("levee_route_choices").tag("alias", alias).tag("model", target.id())
+        .description("Targets the scoring router chose first, by alias").register(registry).increment();
   }
 
   @Override

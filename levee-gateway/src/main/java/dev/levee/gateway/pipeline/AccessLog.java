@@ -30,9 +30,10 @@ final class AccessLog {
     metrics.request(r.outcomeWord(), tier);
     metrics.upstreamCallsPerRequest(r.calls());
     if (LOG.isInfoEnabled()) {
-      LOG.info("{} {} model={} stream={} tier={} status={} target={} calls={} fallback={} ms={} outcome={}",
+      LOG.info("{} {} model={} stream={} tier={} status={} target={} calls={} fallback={} ms={} outcome={}{}",
           r.id(), r.path(), r.alias(), r.stream(), tier == null ? "-" : tier, r.status(),
-          r.target() == null ? "-" : r.target().id(), r.calls(), r.fallback(), r.millis(), r.outcome());
+          r.target() == null ? "-" : r.target().id(), r.calls(), r.fallback(), r.millis(), r.outcome(),
+          r.route() == null ? "" : " route=" + r.route());
     }
   }
 }

@@ -19,9 +19,16 @@ import dev.levee.core.tier.Tier;
  * @param millis time from arrival to the record, ms
  * @param outcome a word first (counted in metrics: {@code ok}, {@code stream_complete}, {@code
  *     exhausted}, …), then details
+ * @param route the scoring router's candidates and scores ({@code x-levee-route}), or null when
+ *     the request was not routed by score
  */
 record AccessRecord(String id, String path, String alias, boolean stream, Tier tier, int status, Target target,
-    int calls, boolean fallback, long millis, String outcome) {
+    int calls, boolean fallback, long millis, String outcome, String route) {
+
+  AccessRecord(String id, String path, String alias, boolean stream, Tier tier, int status, Target target,
+      int calls, boolean fallback, long millis, String outcome) {
+    this(id, path, alias, stream, tier, status, target, calls, fallback, millis, outcome, null);
+  }
 
   /** The outcome's first word. */
   String outcomeWord() {

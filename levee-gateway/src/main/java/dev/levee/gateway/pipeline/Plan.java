@@ -3,6 +3,7 @@ package dev.levee.gateway.pipeline;
 import dev.levee.anthropic.upstream.OriginalRequest;
 import dev.levee.core.chain.Target;
 import dev.levee.core.deadline.Deadline;
+import dev.levee.core.route.RouteDecision;
 import java.time.Duration;
 import java.util.List;
 
@@ -16,11 +17,23 @@ import java.util.List;
  * @param storeTtl how long the answer is cached: the feature's hot TTL, its cold TTL for a T2
  *     regeneration, zero when it is not cached
  * @param reduced whether the targets are the feature's reduced ones (T1, or T2 on a miss)
+ * @param route the scoring router's decision that ordered {@code targets} ({@code route: score}
+ *     at T0), or null when the targets are the chain as written
  */
 record Plan(List<Target> targets, OriginalRequest request, Deadline deadline, boolean recover, Duration storeTtl,
-    boolean reduced) {
+    boolean reduced, RouteDecision route) {
 
   Plan {
     targets = List.copyOf(targets);
+  }
+
+  Plan(List<Target> targets, OriginalRequest request, Deadline deadline, boolean recover, Duration storeTtl,
+      boolean reduced) {
+    this(targets, request, deadline, recover, storeTtl, reduced, null);
+  }
+
+  /** {@code x-levee-route}: the candidates and their scores, best first; null when not routed. */
+  String explainRoute() {
+    return route == null ? null : route.explain();
   }
 }

@@ -74,8 +74,13 @@ final class Recorder {
 
   /** Writes the access record of an admitted request. */
   void log(long startNanos, InboundRequest in, Tier tier, Sent sent) {
+    log(startNanos, in, tier, sent, null);
+  }
+
+  /** Writes the access record of an admitted request, with its route explanation (null when not routed). */
+  void log(long startNanos, InboundRequest in, Tier tier, Sent sent, String route) {
     log.write(new AccessRecord(in.id(), in.path(), in.alias().alias(), in.stream(), tier, sent.status(), sent.target(),
-        sent.calls(), sent.fallback(), millisSince(startNanos), sent.outcome()));
+        sent.calls(), sent.fallback(), millisSince(startNanos), sent.outcome(), route));
   }
 
   /** Writes the access record of a request refused at ingress. */
