@@ -84,7 +84,9 @@ public final class ScoreRouting {
    * the first ranked candidate whose remaining requests and tokens cover the request is reserved
    * and goes first; when none does, the request waits for the earliest reset among the targets
    * left out for their rate limit if that wait leaves {@code minAttemptTime} of the deadline,
-   * else it is refused. A decision without rate-limited targets goes as decided. Counts the
+   * else it is refused. The wait is rounded up to a whole second: resets and {@code retry-after}
+   * are stated to the second, and the reset was read off another machine's wall clock, so a wait
+   * cut to the millisecond could arrive just before the window turns and earn the 429 it avoids. A decision without rate-limited targets goes as decided. Counts the
    * choice.
    *
    * @param alias the alias, for the choice counter
@@ -115,6 +117,7 @@ public final class ScoreRouting {
         wait = until;
       }
     }
+    wait = wholeSeconds(wait);
     if (deadline.remaining().minus(wait).compareTo(minAttemptTime) < 0) {
       return new Paced.Refuse(soonest, wait);
     }
@@ -123,6 +126,11 @@ public final class ScoreRouting {
     }
     rateLimits.tryReserve(soonest, inputTokens);
     return go(alias, first(soonest, order), wait);
+  }
+
+  private static Duration wholeSeconds(Duration wait) {
+    long seconds = wait.getSeconds() + (wait.getNano() > 0 ? 1 : 0);
+    return Duration.ofSeconds(seconds);
   }
 
   private Paced go(String alias, List<Target> order, Duration waited) {
