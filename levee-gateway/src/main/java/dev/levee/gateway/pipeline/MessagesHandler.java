@@ -105,15 +105,16 @@ public final class MessagesHandler {
       return;
     }
     Plan plan = planner.plan(in, admitted);                                          // 3. plan
+    String route = plan.explainRoute();
     Outcome outcome;
     try (CancellationScope scope = responder.cancellationScope(request)) {
       ChainResult<Reply> result = execute(in, plan, scope.cancellation());           // 4. execute
       outcome = relay.relay(result, plan, admitted.cache().mayStore(), scope.cancellation(),
-          (first, calls) -> responder.startStream(client, in, admitted, first, calls, plan.explainRoute())); // 5. relay
+          (first, calls) -> responder.startStream(client, in, admitted, first, calls, route)); // 5. relay
     }
     recorder.record(start, in, admitted, plan, outcome);                             // 6. record
-    Sent sent = responder.respond(client, in, admitted, outcome, plan.explainRoute()); // 7. respond
-    recorder.log(start, in, admitted.tier(), sent, plan.explainRoute());
+    Sent sent = responder.respond(client, in, admitted, outcome, route);            // 7. respond
+    recorder.log(start, in, admitted.tier(), sent, route);
   }
 
   /**
@@ -132,7 +133,7 @@ public final class MessagesHandler {
         Paced paced = routing.pace(in.alias().alias(), plan.route(), in.route().inputTokens(), plan.deadline(),
             chain.policy().minAttemptTime());
         if (paced instanceof Paced.Refuse refused) {
-          return TierBoard.refusal(new CooldownPlan.Refuse(refused.target(), refused.retryAfter()));
+          return refused.result();
         }
         targets = ((Paced.Go) paced).targets();
       }

@@ -32,8 +32,14 @@ record Plan(List<Target> targets, OriginalRequest request, Deadline deadline, bo
     this(targets, request, deadline, recover, storeTtl, reduced, null);
   }
 
-  /** {@code x-levee-route}: the candidates and their scores, best first; null when not routed. */
+  /**
+   * {@code x-levee-route}: the candidates and their scores, best first ({@code none} when the
+   * router excluded every target); null when not routed.
+   */
   String explainRoute() {
-    return route == null ? null : route.explain();
+    if (route == null) {
+      return null;
+    }
+    return route.ranked().isEmpty() ? "none" : route.explain();
   }
 }

@@ -99,6 +99,12 @@ class ScoreRoutingTest {
       ask(h, "smart", "measure the slow one");
       ask(h, "smart", "measure the fast one");
 
+      HttpResponse<String> streamed = h.post("/v1/messages", "{\"model\":\"smart\",\"max_tokens\":64,\"stream\":true,"
+          + "\"messages\":[{\"role\":\"user\",\"content\":\"a stream\"}]}", JSON);
+      assertThat(streamed.statusCode()).isEqualTo(200);
+      assertThat(streamed.body()).contains("message_stop");
+      assertThat(streamed.headers().firstValue("x-levee-route").orElseThrow()).startsWith("emu-ok=");
+
       HttpResponse<String> route = admin(h, "/admin/route?alias=smart&task=simple&prefer=cost", "admin-secret");
       assertThat(route.statusCode()).isEqualTo(200);
       JsonNode body = Json.tryParse(route.body());
@@ -126,7 +132,7 @@ class ScoreRoutingTest {
 
       String metrics = h.awaitMetrics("levee_route_choices_total{alias=\"smart\",model=\"emu/emu-ok\"}");
       assertThat(RateLimitCooldownTest.metric(metrics, "levee_route_choices_total", "model=\"emu/emu-ok\""))
-          .isEqualTo(1.0);
+          .isEqualTo(2.0); // the JSON answer and the stream
       assertThat(RateLimitCooldownTest.metric(metrics, "levee_route_choices_total", "model=\"emu/emu-slow-ttft-2000\""))
           .isEqualTo(1.0);
     }
@@ -219,6 +225,8 @@ class ScoreRoutingTest {
 
       assertThat(refused.statusCode()).isEqualTo(429);
       assertThat(Json.tryParse(refused.body()).path("error").path("type").asText()).isEqualTo("rate_limit_error");
+      assertThat(Json.tryParse(refused.body()).path("error").path("message").asText())
+          .contains("No target's rate limit covers this request before its reset");
       assertThat(Long.parseLong(refused.headers().firstValue("retry-after").orElseThrow())).isBetween(50L, 60L);
       assertThat(refused.headers().firstValue("x-levee-route")).isPresent();
       assertThat(Duration.ofNanos(clock.nanos() - start)).as("the 10 s deadline is not waited out").isLessThan(Duration.ofSeconds(1));
