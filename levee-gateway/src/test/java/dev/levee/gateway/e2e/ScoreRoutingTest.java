@@ -39,6 +39,7 @@ class ScoreRoutingTest {
         breaker: default
         retry-budget: { max: 100, ratio: 0.5 }
       admin: { token: admin-secret }
+      tiers: { evaluate-every: 1h }   # tiers stay at T0: the router is the point here
       """;
 
   /** A slow model first in the chain, a fast one second, both assumed 500 ms until measured, under a 1,000 ms budget. */
@@ -289,8 +290,7 @@ class ScoreRoutingTest {
     if (scenario != null) {
       options.scenario(scenario);
     }
-    GatewayClock virtual = new GatewayClock(clock, clock, InstantSource.system(), new SplittableRandom(7),
-        (delay, task) -> () -> { }); // no timers: tiers stay at T0, watchdogs never fire
+    GatewayClock virtual = new GatewayClock(clock, clock, InstantSource.system(), new SplittableRandom(7), clock);
     return Harness.start(options.build(), yaml, "", virtual);
   }
 }
