@@ -57,11 +57,6 @@ public final class Aliases {
     return java.util.Optional.ofNullable(aliases.get(alias));
   }
 
-  /** Every configured alias routed by score, in config order. */
-  public List<AliasChain> routed() {
-    return aliases.values().stream().filter(AliasChain::routed).toList();
-  }
-
   /** The upstream that takes models no alias names. */
   public String defaultUpstream() {
     return defaultUpstream;
