@@ -37,6 +37,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>{@code levee_cache_*} — entries, bytes, lookups by result;
  *   <li>{@code levee_state_evictions_total{table}} — entries of client-named targets dropped
  *       from a bounded table ({@code breakers}, {@code target_stats}).
+ *   <li>{@code levee_route_choices_total{alias,model}} — which target the scoring router put
+ *       first, per routed alias ({@code route: score}).
  * </ul>
  *
  * <p>Thread-safe.
@@ -134,6 +136,12 @@ public final class Metrics implements CallObserver {
     DistributionSummary.builder("levee_request_upstream_calls")
         .description("Upstream calls per client request, retries, fallbacks and stream recovery included")
         .register(registry).record(calls);
+  }
+
+  /** The scoring router put {@code target} first for a request to {@code alias} (a configured, routed alias). */
+  public void routed(String alias, Target target) {
+    Counter.builder("levee_route_choices").tag("alias", alias).tag("model", target.id())
+        .description("Targets the scoring router chose first, by alias").register(registry).increment();
   }
 
   @Override

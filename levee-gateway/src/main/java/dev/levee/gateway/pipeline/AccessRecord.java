@@ -25,9 +25,12 @@ import java.util.stream.Collectors;
  * @param tierCause below T0, the cause of the tier: the last transition's reason for the request's
  *     feature and alias (the target or signal that moved it, or the force); else null
  * @param steps the first attempts' steps (a stream's recovery not included); empty when none
+ * @param route the scoring router's candidates and scores ({@code x-levee-route}), or null when
+ *     the request was not routed by score
  */
 record AccessRecord(String id, String path, String alias, boolean stream, Tier tier, int status, Target target,
-    int calls, boolean fallback, long millis, String outcome, String tierCause, List<AttemptRecord> steps) {
+    int calls, boolean fallback, long millis, String outcome, String tierCause, List<AttemptRecord> steps,
+    String route) {
 
   AccessRecord {
     steps = steps == null ? List.of() : List.copyOf(steps);
@@ -35,7 +38,7 @@ record AccessRecord(String id, String path, String alias, boolean stream, Tier t
 
   AccessRecord(String id, String path, String alias, boolean stream, Tier tier, int status, Target target,
       int calls, boolean fallback, long millis, String outcome) {
-    this(id, path, alias, stream, tier, status, target, calls, fallback, millis, outcome, null, List.of());
+    this(id, path, alias, stream, tier, status, target, calls, fallback, millis, outcome, null, List.of(), null);
   }
 
   /**

@@ -7,6 +7,7 @@ import dev.levee.anthropic.upstream.Upstreams;
 import dev.levee.core.chain.AttemptRecord;
 import dev.levee.core.chain.ChainResult;
 import dev.levee.core.chain.FallbackChain;
+import dev.levee.core.chain.Target;
 import dev.levee.core.cooldown.CooldownPlan;
 import dev.levee.core.time.Ticker;
 import dev.levee.gateway.Aliases;
@@ -16,6 +17,8 @@ import dev.levee.gateway.config.GatewayConfig;
 import dev.levee.gateway.health.Metrics;
 import dev.levee.gateway.jobs.OutageQueue;
 import dev.levee.gateway.health.TargetStats;
+import dev.levee.gateway.route.Paced;
+import dev.levee.gateway.route.ScoreRouting;
 import dev.levee.gateway.tier.TierBoard;
 import java.util.List;
 import java.util.random.RandomGenerator;
@@ -30,9 +33,10 @@ import org.eclipse.jetty.util.Callback;
  * <ol>
  *   <li>{@link Ingress} — read and check the body; resolve alias and feature → {@link InboundRequest};
  *   <li>{@link Admission} — the feature's tier, a fresh cached answer at T2 → a decision;
- *   <li>{@link Planner} — targets, tier edits, one deadline, cache TTL, hedge delay → a {@link Plan};
- *   <li>execute — the core {@link FallbackChain}: a JSON call, or a stream up to its commit point,
- *       the first call hedged when the plan says so;
+ *   <li>{@link Planner} — targets (in the scoring router's order for {@code route: score}), tier
+ *       edits, one deadline, cache TTL, hedge delay → a {@link Plan};
+ *   <li>execute — pacing against the rate limits, then the core {@link FallbackChain}: a JSON
+ *       call, or a stream up to its commit point, the first call hedged when the plan says so;
  *   <li>{@link Relay} — the answer, or the stream relayed with recovery → an {@link Outcome};
  *   <li>{@link Recorder} — settle the call, write the answer back to the cache; at the end, one
  *       access record;
@@ -56,6 +60,7 @@ public final class MessagesHandler {
   private final Responder responder;
   private final Ticker ticker;
   private final TierBoard tiers;
+  private final ScoreRouting routing;
 
   /**
    * The gateway's shared parts the handler is wired from.
@@ -65,7 +70,7 @@ public final class MessagesHandler {
    */
   public record Parts(GatewayConfig config, Aliases aliases, RequestIds ids, FallbackChain chain, StreamEngine streams,
       Upstreams upstreams, TierBoard tiers, ResponseCache cache, SemanticCache semantic, RandomGenerator random,
-      Metrics metrics, OutageQueue outage, TargetStats stats) {}
+      Metrics metrics, OutageQueue outage, TargetStats stats, ScoreRouting routing) {}
 
   public static MessagesHandler create(Parts p) {
     return new MessagesHandler(p);
@@ -78,7 +83,9 @@ public final class MessagesHandler {
     this.ticker = p.upstreams().ticker();
     this.ingress = new Ingress(config, p.aliases(), config.features().keySet());
     this.admission = new Admission(in -> p.tiers().tier(in.feature(), in.alias().alias(), in.alias().targets()), cache);
-    this.planner = new Planner(config.policy().deadline(), ticker, p.stats() == null ? t -> null : p.stats()::snapshot);
+    this.routing = p.routing();
+    this.planner = new Planner(config.policy().deadline(), ticker, p.stats() == null ? t -> null : p.stats()::snapshot,
+        p.routing());
     this.chain = p.chain();
     this.upstreams = p.upstreams();
     this.streams = p.streams();
@@ -107,28 +114,41 @@ public final class MessagesHandler {
       return;
     }
     Plan plan = planner.plan(in, admitted);                                          // 3. plan
+    String route = plan.explainRoute();
     Outcome outcome;
     List<AttemptRecord> steps;
     try (CancellationScope scope = responder.cancellationScope(request)) {
       ChainResult<Reply> result = execute(in, plan, scope.cancellation());           // 4. execute
       steps = result.steps();
       outcome = relay.relay(result, plan, admitted.cache().mayStore(), scope.cancellation(),
-          (first, calls) -> responder.startStream(client, in, admitted, first, calls)); // 5. relay
+          (first, calls) -> responder.startStream(client, in, admitted, first, calls, route)); // 5. relay
     }
     recorder.record(start, in, admitted, plan, outcome);                             // 6. record
-    Sent sent = responder.respond(client, in, admitted, outcome);                    // 7. respond
-    recorder.log(start, in, admitted.tier(), sent, steps);
+    Sent sent = responder.respond(client, in, admitted, outcome, route);            // 7. respond
+    recorder.log(start, in, admitted.tier(), sent, steps, route);
   }
 
   /**
    * The fallback chain under one deadline: a JSON call, or a stream up to its commit point.
-   * Targets cooling after a rate limit are skipped; when every one cools, the request waits for
-   * the first if the deadline holds it, else it is refused with 429 and {@code retry-after}.
+   * A routed plan is paced first: the first candidate whose rate limit covers the request goes
+   * first; when none does, the request waits for the earliest reset if the deadline holds it,
+   * else it is refused with 429 and {@code retry-after}. Targets cooling after a rate limit are
+   * skipped; when every one cools, the request waits for the first if the deadline holds it,
+   * else it is refused likewise. Every answer's rate-limit headers are read for pacing.
    */
   private ChainResult<Reply> execute(InboundRequest in, Plan plan, Cancellation cancellation) {
+    List<Target> targets = plan.targets();
     CooldownPlan cooled;
     try {
-      cooled = tiers.awaitCooldowns(plan.targets(), plan.deadline(), chain.policy().minAttemptTime());
+      if (plan.route() != null) {
+        Paced paced = routing.pace(in.alias().alias(), plan.route(), in.route().inputTokens(), plan.deadline(),
+            chain.policy().minAttemptTime());
+        if (paced instanceof Paced.Refuse refused) {
+          return refused.result();
+        }
+        targets = ((Paced.Go) paced).targets();
+      }
+      cooled = tiers.awaitCooldowns(targets, plan.deadline(), chain.policy().minAttemptTime());
     } catch (InterruptedException e) { // the client went away during the wait
       return new ChainResult.Cancelled<>(List.of());
     }
@@ -136,8 +156,8 @@ public final class MessagesHandler {
       return TierBoard.refusal((CooldownPlan.Refuse) cooled);
     }
     return in.stream()
-        ? streams.open(plan.request(), go.targets(), plan.deadline(), cancellation, plan.hedgeAfter())
-        : chain.execute(go.targets(), plan.deadline(), false, upstreams.json(plan.request(), cancellation),
+        ? streams.open(plan.request(), go.targets(), plan.deadline(), cancellation, plan.hedgeAfter(), routing::reading)
+        : chain.execute(go.targets(), plan.deadline(), false, routing.reading(upstreams.json(plan.request(), cancellation)),
             plan.hedgeAfter());
   }
 }

@@ -5,9 +5,11 @@ import dev.levee.core.chain.HedgePolicy;
 import dev.levee.core.chain.Target;
 import dev.levee.core.deadline.Deadline;
 import dev.levee.core.sli.SliSnapshot;
+import dev.levee.core.route.RouteDecision;
 import dev.levee.core.tier.Tier;
 import dev.levee.core.time.Ticker;
 import dev.levee.gateway.config.Feature;
+import dev.levee.gateway.route.ScoreRouting;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -17,7 +19,9 @@ import java.util.function.Function;
  * Stage 3, plan: the targets for this request and what is sent to them.
  *
  * <ul>
- *   <li><b>T0</b>: the alias's chain; extended thinking kept unless the feature says {@code
+ *   <li><b>T0</b>: the alias's chain — or, for an alias with {@code route: score}, its targets in
+ *       the scoring router's order (the best candidate first, the other candidates as fallbacks,
+ *       then the targets it left out: OPEN circuit, cooling, rate-limited); extended thinking kept unless the feature says {@code
  *       never}; answers cached with the hot TTL.
  *   <li><b>T1</b>: the feature's reduced target (default: the chain's last), {@code max_tokens}
  *       capped (default 1024), thinking removed (unless {@code thinking: always}); hot TTL.
@@ -34,19 +38,22 @@ final class Planner {
   private final Duration deadline;
   private final Ticker ticker;
   private final Function<Target, SliSnapshot> measured;
+  private final ScoreRouting routing;
 
   Planner(Duration deadline, Ticker ticker) {
-    this(deadline, ticker, target -> null);
+    this(deadline, ticker, target -> null, null);
   }
 
   /**
    * @param measured a target's recent calls (their count and p95 latency), for {@code hedge: {
    *     after: p95 }}; null when nothing is known
+   * @param routing the scoring router for aliases with {@code route: score}; null when none is routed
    */
-  Planner(Duration deadline, Ticker ticker, Function<Target, SliSnapshot> measured) {
+  Planner(Duration deadline, Ticker ticker, Function<Target, SliSnapshot> measured, ScoreRouting routing) {
     this.deadline = deadline;
     this.ticker = ticker;
     this.measured = measured;
+    this.routing = routing;
   }
 
   Plan plan(InboundRequest in, Admission.Proceed admitted) {
@@ -58,9 +65,10 @@ final class Planner {
     Feature feature = in.config();
     Tier tier = admitted.tier();
     boolean reduced = tier != Tier.T0;
-    List<Target> targets = reduced ? reducedTargets(in) : in.alias().targets();
+    RouteDecision route = !reduced && in.route() != null && routing != null ? routing.decide(in.alias(), in.route()) : null;
+    List<Target> targets = reduced ? reducedTargets(in) : route != null ? route.order() : in.alias().targets();
     return new Plan(targets, shaped(in, tier), requestDeadline, recover,
-        tier == Tier.T2 ? feature.coldTtl() : feature.hotTtl(), reduced, hedgeAfter(in.alias().hedge(), targets));
+        tier == Tier.T2 ? feature.coldTtl() : feature.hotTtl(), reduced, hedgeAfter(in.alias().hedge(), targets), route);
   }
 
   /** The hedge delay for a chain: null without a hedge policy or a second target. */

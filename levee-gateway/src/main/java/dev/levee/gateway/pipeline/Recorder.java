@@ -76,17 +76,18 @@ final class Recorder {
 
   /** Writes the access record of an admitted request that made no upstream call. */
   void log(long startNanos, InboundRequest in, Tier tier, Sent sent) {
-    log(startNanos, in, tier, sent, List.of());
+    log(startNanos, in, tier, sent, List.of(), null);
   }
 
   /**
-   * Writes the access record of an admitted request, with the cause of its tier below T0 and the
-   * steps of its first attempts (both calls of a hedged pair show).
+   * Writes the access record of an admitted request, with the cause of its tier below T0, the
+   * steps of its first attempts (both calls of a hedged pair show) and its route explanation
+   * (null when not routed).
    */
-  void log(long startNanos, InboundRequest in, Tier tier, Sent sent, List<AttemptRecord> steps) {
+  void log(long startNanos, InboundRequest in, Tier tier, Sent sent, List<AttemptRecord> steps, String route) {
     String cause = tier == null || tier == Tier.T0 ? null : tiers.cause(in.feature(), in.alias().alias());
     log.write(new AccessRecord(in.id(), in.path(), in.alias().alias(), in.stream(), tier, sent.status(), sent.target(),
-        sent.calls(), sent.fallback(), millisSince(startNanos), sent.outcome(), cause, steps));
+        sent.calls(), sent.fallback(), millisSince(startNanos), sent.outcome(), cause, steps, route));
   }
 
   /** Writes the access record of a request refused at ingress. */

@@ -18,7 +18,7 @@ class AccessRecordTest {
 
   private static AccessRecord record(AttemptRecord... steps) {
     return new AccessRecord("lv_1", "/v1/messages", "s", false, Tier.T0, 200, OK, steps.length, true, 600, "ok",
-        null, List.of(steps));
+        null, List.of(steps), null);
   }
 
   private static AttemptRecord step(Target target, Step step, boolean hedge) {

@@ -20,7 +20,7 @@ class HedgePlanTest {
 
   private static InboundRequest through(HedgePolicy hedge) throws Exception {
     InboundRequest in = Requests.ask("hello", Feature.defaults());
-    AliasChain alias = new AliasChain("smart", Requests.SMART.targets(), true, true, hedge);
+    AliasChain alias = new AliasChain("smart", Requests.SMART.targets(), true, true, hedge, null);
     return new InboundRequest(in.id(), in.request(), alias, in.feature(), in.config(), in.tenant());
   }
 
@@ -44,14 +44,14 @@ class HedgePlanTest {
   @Test
   void p95IsReadFromTheFirstTargetsRecentCalls() throws Exception {
     Function<Target, SliSnapshot> stats = t -> t.equals(Requests.SMART.targets().getFirst()) ? measured(40, 740) : null;
-    Planner planner = new Planner(Duration.ofSeconds(30), clock, stats);
+    Planner planner = new Planner(Duration.ofSeconds(30), clock, stats, null);
 
     assertThat(planner.plan(through(HedgePolicy.atP95()), at(Tier.T0)).hedgeAfter()).isEqualTo(Duration.ofMillis(740));
   }
 
   @Test
   void p95WithTooFewCallsUsesTheDefault() throws Exception {
-    Planner planner = new Planner(Duration.ofSeconds(30), clock, t -> measured(3, 740));
+    Planner planner = new Planner(Duration.ofSeconds(30), clock, t -> measured(3, 740), null);
 
     assertThat(planner.plan(through(HedgePolicy.atP95()), at(Tier.T0)).hedgeAfter())
         .isEqualTo(HedgePolicy.P95_UNMEASURED);
