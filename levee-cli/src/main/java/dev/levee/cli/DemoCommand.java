@@ -1,13 +1,11 @@
 package dev.levee.cli;
 
-import ch.qos.logback.classic.Level;
 import dev.levee.cli.demo.Drill;
 import dev.levee.emulator.Scenario;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
-import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -45,15 +43,10 @@ final class DemoCommand implements Callable<Integer> {
       System.err.println("levee demo: --duration must be at least 5s, --rate and --clients at least 1");
       return 2;
     }
-    quietLogs();
+    QuietLogs.apply();
     Scenario incident = scenario == null ? null : Scenario.load(scenario);
     PrintStream out = System.out;
     new Drill(duration, rate, clients, seed, incident, out).run();
     return 0;
-  }
-
-  private static void quietLogs() {
-    ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger("levee.access")).setLevel(Level.OFF);
-    ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger("dev.levee")).setLevel(Level.ERROR);
   }
 }
