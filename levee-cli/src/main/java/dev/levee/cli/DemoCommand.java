@@ -1,7 +1,9 @@
 package dev.levee.cli;
 
 import dev.levee.cli.demo.Drill;
+import dev.levee.cli.report.HtmlReport;
 import dev.levee.emulator.Scenario;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -37,6 +39,10 @@ final class DemoCommand implements Callable<Integer> {
   @Option(names = "--seed", defaultValue = "7", description = "Seed of the incident's random failures (default ${DEFAULT-VALUE}).")
   long seed;
 
+  @Option(names = "--report", paramLabel = "FILE",
+      description = "Also write a self-contained HTML report of both worlds (charts per second) there.")
+  Path report;
+
   @Override
   public Integer call() throws Exception {
     if (duration.toSeconds() < 5 || rate < 1 || clients < 1) {
@@ -46,7 +52,17 @@ final class DemoCommand implements Callable<Integer> {
     QuietLogs.apply();
     Scenario incident = scenario == null ? null : Scenario.load(scenario);
     PrintStream out = System.out;
-    new Drill(duration, rate, clients, seed, incident, out).run();
+    Drill drill = new Drill(duration, rate, clients, seed, incident, out);
+    drill.run();
+    if (report != null) {
+      try {
+        HtmlReport.write(drill.report(), report);
+      } catch (IOException e) {
+        System.err.println("levee demo: cannot write the report " + report + ": " + e.getMessage());
+        return 3;
+      }
+      out.println("report: " + report.toAbsolutePath() + " (open it in a browser)");
+    }
     return 0;
   }
 }

@@ -41,11 +41,12 @@ final class DrillReport {
         Arrays.stream(Answer.Source.values()).map(source -> List.of(source.name().toLowerCase(Locale.ROOT),
             String.valueOf(outcome.count(source)), percent(outcome.count(source), asked))).toList());
     String lead = String.format(Locale.ROOT,
-        "The published weekly drill, run %s against %s%s: %d s of calm, then a storm of 429s (retry-after %d ms) on "
+        "The published weekly drill, run %s against %s%s: %d s of calm, then a storm of 429s (retry-after %s) on "
             + "%.0f%% of upstream calls for %d s, then recovery; a repeating mix of %d questions at %d requests/s to "
             + "alias %s. %d requests, %d upstream calls; the drill ended %d s after the storm. Tier path: %s.",
         startedAt.truncatedTo(ChronoUnit.SECONDS), against, speed == 1 ? "" : String.format(Locale.ROOT,
-            " at %sx speed", trim(speed)), plan.warmUp().toSeconds(), plan.retryAfter().toMillis(),
+            " at %sx speed", trim(speed)), plan.warmUp().toSeconds(), plan.retryAfter().toMillis() % 1000 == 0
+            ? plan.retryAfter().toSeconds() + " s" : plan.retryAfter().toMillis() + " ms",
         100 * plan.stormShare(), plan.storm().toSeconds(), plan.mix(), plan.rate(), plan.alias(), asked,
         calls.total(), Math.max(0, outcome.endedMs() - plan.stormEndMs()) / 1000, path(outcome, false));
     return new Report("Levee drill", lead, outcome.checks(), List.of(answers),

@@ -27,6 +27,7 @@ public final class HtmlReport {
       figure{margin:6px 0 14px;background:#fff;border:1px solid #e2e8f0;border-radius:6px;padding:8px 10px}
       figcaption{font-weight:600;margin:0 0 2px}
       .legend{display:flex;flex-wrap:wrap;gap:14px;font-size:13px;color:#2d3748;margin:0 0 2px}
+      .unit{margin-left:auto;color:#718096}
       .swatch{display:inline-block;width:12px;height:12px;border-radius:2px;margin-right:5px;vertical-align:-1px}
       """;
 
@@ -106,6 +107,9 @@ public final class HtmlReport {
     for (Chart.Series series : chart.series()) {
       html.append("<span><span class=\"swatch\" style=\"background:").append(escape(series.color())).append("\"></span>")
           .append(escape(series.name())).append("</span>");
+    }
+    if (!chart.unit().isEmpty()) {
+      html.append("<span class=\"unit\">y: ").append(escape(chart.unit())).append("</span>");
     }
     html.append("</div>").append(Svg.render(chart)).append("</figure>\n");
   }

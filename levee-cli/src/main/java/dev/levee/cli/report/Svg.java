@@ -10,7 +10,7 @@ import java.util.Locale;
 final class Svg {
 
   static final int WIDTH = 1080;
-  private static final int LEFT = 64;
+  private static final int LEFT = 92;
   private static final int RIGHT = 16;
   private static final int TOP = 22;
   private static final int BOTTOM = 30;
@@ -20,13 +20,17 @@ final class Svg {
   private final int height;
   private final int seconds;
   private final double max;
+  private final int ticks;
   private final StringBuilder out = new StringBuilder();
 
   private Svg(Chart chart) {
     this.chart = chart;
     this.height = chart.style() == Chart.Style.LEVEL ? 60 + 36 * chart.levels().size() : 230;
     this.seconds = Math.max(1, chart.series().stream().mapToInt(Chart.Series::length).max().orElse(1));
-    this.max = chart.style() == Chart.Style.LEVEL ? chart.levels().size() - 1 : niceCeiling(highest());
+    double top = Math.max(1, highest() * 1.05);
+    double step = niceStep(top / 4);
+    this.ticks = chart.style() == Chart.Style.LEVEL ? chart.levels().size() - 1 : (int) Math.ceil(top / step - 1e-9);
+    this.max = chart.style() == Chart.Style.LEVEL ? chart.levels().size() - 1 : ticks * step;
   }
 
   /** The chart as one {@code <svg>} element. */
@@ -46,6 +50,7 @@ final class Svg {
       case LEVEL -> chart.series().forEach(this::steps);
       case STACKED -> stacks();
     }
+    bandEdges();
     out.append(String.format(Locale.ROOT,
         "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#9aa4b2\"/>",
         LEFT, TOP, plotWidth(), plotHeight()));
@@ -68,19 +73,28 @@ final class Svg {
     }
   }
 
+  /** Dashed edges over the series, so a band stays visible under full bars. */
+  private void bandEdges() {
+    for (Chart.Band band : chart.bands()) {
+      for (double second : new double[] {band.from(), band.to()}) {
+        if (second > 0 && second < seconds) {
+          out.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\" "
+              + "stroke-width=\"1.5\" stroke-dasharray=\"5 4\"/>", x(second), TOP, x(second), TOP + plotHeight(), band.color()));
+        }
+      }
+    }
+  }
+
   private void grid() {
     if (chart.style() == Chart.Style.LEVEL) {
       for (int i = 0; i < chart.levels().size(); i++) {
         yLine(y(i), chart.levels().get(i));
       }
     } else {
-      for (int i = 0; i <= 4; i++) {
-        double value = max * i / 4;
+      for (int i = 0; i <= ticks; i++) {
+        double value = max * i / ticks;
         yLine(y(value), number(value));
       }
-      out.append(String.format(Locale.ROOT,
-          "<text x=\"%d\" y=\"%d\" font-size=\"12\" fill=\"#4a5568\">%s</text>", LEFT + 6, TOP + 14,
-          HtmlReport.escape(chart.unit())));
     }
     int step = xStep();
     for (int s = 0; s <= seconds; s += step) {
@@ -170,10 +184,10 @@ final class Svg {
     return highest;
   }
 
-  /** The smallest of 1, 2, 2.5, 5 × 10^k at or above {@code value} (at least 1). */
-  static double niceCeiling(double value) {
-    if (!(value > 1)) {
-      return 1;
+  /** The smallest of 1, 2, 2.5, 5 × 10^k at or above {@code value} (at least 0.25). */
+  static double niceStep(double value) {
+    if (!(value > 0.25)) {
+      return 0.25;
     }
     double power = Math.pow(10, Math.floor(Math.log10(value)));
     for (double m : new double[] {1, 2, 2.5, 5, 10}) {
@@ -212,6 +226,7 @@ final class Svg {
   }
 
   private static String number(double value) {
-    return value == Math.rint(value) ? String.valueOf((long) value) : String.format(Locale.ROOT, "%.1f", value);
+    return value == Math.rint(value) ? String.valueOf((long) value)
+        : String.format(Locale.ROOT, "%.2f", value).replaceAll("0+$", "");
   }
 }
