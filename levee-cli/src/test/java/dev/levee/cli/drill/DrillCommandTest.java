@@ -6,6 +6,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
 import dev.levee.anthropic.Json;
 import dev.levee.cli.Levee;
+import dev.levee.emulator.Emulator;
+import dev.levee.emulator.EmulatorOptions;
+import dev.levee.gateway.Gateway;
+import dev.levee.gateway.config.ConfigLoader;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetAddress;
@@ -13,6 +17,8 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
@@ -75,6 +81,33 @@ class DrillCommandTest {
 
     assertThat(status).as(out + "\n" + err).isEqualTo(1);
     assertThat(out.toString()).contains("❌ Levee drill FAILED").contains("❌ storm requests answered from the cache: 0.00");
+  }
+
+  @Test
+  void aRunningPairIsDrilledOverHttpOnTheWallClock() throws Exception {
+    Emulator emulator = Emulator.start(EmulatorOptions.builder().timeToFirstToken(Duration.ZERO)
+        .deltaDelay(Duration.ZERO).build());
+    try (emulator; Gateway gateway = Gateway.start(new ConfigLoader(Map.of("EMU", emulator.baseUrl())::get)
+        .parse(Pair.CONFIG, "running pair"))) {
+      Path report = dir.resolve("running.html");
+
+      // 30x: 2 s of calm, a 0.33 s storm; the outcome depends on real timing, so only the plumbing is asserted
+      int status = run("drill", "--gateway", gateway.baseUrl().toString(), "--emulator", emulator.baseUrl(),
+          "--speed", "30", "--duration", "10s", "--report", report.toString());
+
+      assertThat(status).as(out + "\n" + err).isIn(0, 1);
+      assertThat(out.toString()).contains("against the gateway at " + gateway.baseUrl())
+          .contains("tier at T2 or below after the storm starts").contains("report: ");
+      assertThat(emulator.log()).as("the storm was scheduled on the emulator")
+          .anyMatch(e -> e.status() == 429).anyMatch(e -> e.status() == 200);
+      assertThat(Files.readString(report)).contains("at 30x speed");
+    }
+  }
+
+  @Test
+  void anUnreachablePairExitsThree() {
+    assertThat(run("drill", "--gateway", "http://127.0.0.1:1", "--emulator", "http://127.0.0.1:1")).isEqualTo(3);
+    assertThat(err.toString()).contains("could not run");
   }
 
   @Test
