@@ -50,6 +50,8 @@ public final class Drill {
          World baseline = World.start("baseline", false, incident);
          Load withLevee = new Load(levee, clients, seconds);
          Load without = new Load(baseline, clients, seconds)) {
+      withLevee.warmUp();
+      without.warmUp();
       levee.reset();
       baseline.reset();
       long start = System.nanoTime();

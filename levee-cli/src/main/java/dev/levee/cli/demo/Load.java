@@ -55,6 +55,15 @@ final class Load implements AutoCloseable {
     this.startNanos = startNanos;
   }
 
+  /**
+   * Sends one request and waits for it, before time zero: the SDK's classes load and the JIT warms
+   * up here, not during the incident (on a loaded machine that took longer than a short incident).
+   */
+  void warmUp() {
+    clients.getFirst().messages().create(MessageCreateParams.builder().model(World.ALIAS).maxTokens(16)
+        .addUserMessage("Warm-up question: is the river in its bed?").build());
+  }
+
   /** Sends one request now, on its own virtual thread. */
   void fire() {
     int n = sequence.getAndIncrement();
