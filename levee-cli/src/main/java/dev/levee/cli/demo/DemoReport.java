@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
  */
 final class DemoReport {
 
-  /** What one world showed each second (sampled by the demo's timeline). */
+  /** What one world showed at the start of each second (read by the demo's timeline as the second before ends). */
   static final class Readings {
     final double[] tier;
     final double[] circuit;

@@ -50,10 +50,13 @@ public final class Drill {
          World baseline = World.start("baseline", false, incident);
          Load withLevee = new Load(levee, clients, seconds);
          Load without = new Load(baseline, clients, seconds)) {
+      levee.reset(); // incident time restarts for the warm-up, then again at time zero
+      baseline.reset();
       withLevee.warmUp();
       without.warmUp();
       levee.reset();
       baseline.reset();
+      readings.record(0, levee);
       long start = System.nanoTime();
       withLevee.start(start);
       without.start(start);
@@ -91,7 +94,8 @@ public final class Drill {
   private String lead(int seconds) {
     return seconds + " s, " + rate + " requests/s on each side from " + clients + " official Java SDK clients (their "
         + "retries off, every third request streamed). "
-        + (scenario == null ? Incident.describe(duration) : "Incident: the scenario file given") + ". With Levee: "
+        + (scenario == null ? "I" + Incident.describe(duration).substring(1) : "Incident: the scenario file given")
+        + ". With Levee: "
         + World.ALIAS + " = [" + World.PRIMARY + " -> claude-haiku-4-5], 2 retries with full jitter, breaker, retry "
         + "budget, tiers. Without: the primary only, no retries, no fallback, no breaker.";
   }
@@ -127,7 +131,9 @@ public final class Drill {
   }
 
   private void row(int s, World levee, Load a, World baseline, Load b) {
-    readings.record(s, levee);
+    if (s + 1 < readings.tier.length) {
+      readings.record(s + 1, levee); // read as second s ends
+    }
     out.printf("%4ds | %4d | %7d %8d %6d | %-4s %-9s %6.1f %5d || %13d %6d %5d%n", s, a.sent.get(s), a.primary.get(s),
         a.fallback.get(s), a.failed.get(s), levee.tier(), levee.primaryCircuit(), levee.budgetLeft(), callsIn(levee, s),
         b.primary.get(s) + b.fallback.get(s), b.failed.get(s), callsIn(baseline, s));
