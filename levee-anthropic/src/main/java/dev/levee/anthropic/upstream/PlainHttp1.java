@@ -65,6 +65,7 @@ final class PlainHttp1 implements AutoCloseable {
       }
       AutoCloseable registration = cancellation.register(c::close);
       try {
+        c.answered = false;
         c.out.write(head);
         c.out.write(request.body());
         c.out.flush();
@@ -197,7 +198,7 @@ final class PlainHttp1 implements AutoCloseable {
     int position;
     int limit;
     long idleSince;
-    boolean answered; // a byte of the answer arrived
+    boolean answered; // a byte of the current call's answer arrived
 
     Connection(String origin, Socket socket) throws IOException {
       this.origin = origin;
