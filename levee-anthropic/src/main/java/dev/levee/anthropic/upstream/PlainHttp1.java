@@ -119,7 +119,8 @@ final class PlainHttp1 implements AutoCloseable {
     Socket socket = new Socket();
     try {
       socket.setTcpNoDelay(true);
-      socket.connect(new InetSocketAddress(host, port), millis);
+      String address = host.startsWith("[") ? host.substring(1, host.length() - 1) : host; // an IPv6 literal
+      socket.connect(new InetSocketAddress(address, port), millis);
     } catch (SocketTimeoutException e) {
       socket.close();
       throw connectLimited ? new HttpConnectTimeoutException("connect timed out")
