@@ -17,7 +17,9 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -49,6 +51,13 @@ public final class Metrics implements CallObserver {
   private final Breakers breakers;
   private final Set<Target> configured;
   private final Set<Target> circuits = ConcurrentHashMap.newKeySet();
+  // meters are created once and kept: builder().register() per request costs a lookup by id each time
+  private final Map<List<String>, Counter> requestCounters = new ConcurrentHashMap<>();
+  private final Map<List<String>, Counter> callCounters = new ConcurrentHashMap<>();
+  private final Map<String, Timer> callLatencies = new ConcurrentHashMap<>();
+  private final DistributionSummary callsPerRequest = DistributionSummary.builder("levee_request_upstream_calls")
+      .description("Upstream calls per client request, retries, fallbacks and stream recovery included")
+      .register(registry);
 
   public Metrics(Set<Target> configured, Breakers breakers, TargetStats stats, RetryBudget budget, TierBoard tiers,
       StreamStats streams, ResponseCache cache) {
@@ -118,8 +127,10 @@ public final class Metrics implements CallObserver {
 
   /** One finished client request. */
   public void request(String outcome, String tier) {
-    Counter.builder("levee_requests").tag("outcome", outcome).tag("tier", tier == null ? "-" : tier)
-        .description("Client requests by how they ended and the tier they were admitted at").register(registry).increment();
+    String t = tier == null ? "-" : tier;
+    requestCounters.computeIfAbsent(List.of(outcome, t), k -> Counter.builder("levee_requests").tag("outcome", outcome)
+        .tag("tier", t).description("Client requests by how they ended and the tier they were admitted at")
+        .register(registry)).increment();
   }
 
   /**
@@ -133,9 +144,7 @@ public final class Metrics implements CallObserver {
 
   /** The upstream calls one admitted client request made, a stream's recovery included. */
   public void upstreamCallsPerRequest(int calls) {
-    DistributionSummary.builder("levee_request_upstream_calls")
-        .description("Upstream calls per client request, retries, fallbacks and stream recovery included")
-        .register(registry).record(calls);
+    callsPerRequest.record(calls);
   }
 
   /** The scoring router put {@code target} first for a request to {@code alias} (a configured, routed alias). */
@@ -157,10 +166,11 @@ public final class Metrics implements CallObserver {
   private void call(Target target, String outcome, Duration latency) {
     // a client may name any model: only configured targets get series of their own
     String label = configured.contains(target) ? target.id() : target.upstream() + "/*";
-    Counter.builder("levee_upstream_calls").tag("target", label).tag("outcome", outcome)
-        .description("Upstream calls by target and outcome").register(registry).increment();
-    Timer.builder("levee_upstream_latency").tag("target", label)
-        .description("Time to the answer (JSON) or first token (streams)").register(registry).record(latency);
+    callCounters.computeIfAbsent(List.of(label, outcome), k -> Counter.builder("levee_upstream_calls")
+        .tag("target", label).tag("outcome", outcome).description("Upstream calls by target and outcome")
+        .register(registry)).increment();
+    callLatencies.computeIfAbsent(label, k -> Timer.builder("levee_upstream_latency").tag("target", label)
+        .description("Time to the answer (JSON) or first token (streams)").register(registry)).record(latency);
   }
 
   private void watchCircuit(Target target) {

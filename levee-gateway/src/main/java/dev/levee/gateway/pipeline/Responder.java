@@ -233,8 +233,9 @@ final class Responder {
     try {
       OutputStream body = client.startStream(head);
       SseWriter out = new SseWriter(body);
-      for (SseEvent event : message.events()) {
-        out.write(event);
+      List<SseEvent> events = message.events();
+      for (int i = 0; i < events.size(); i++) {
+        out.write(events.get(i), i == events.size() - 1); // all at hand: they leave together
       }
       client.endStream();
     } catch (IOException e) {
