@@ -52,6 +52,8 @@ class ScopedHealthTest {
       features:
         default:
           priority: standard
+      tiers:
+        evaluate-every: 1h              # the test evaluates tiers itself, after every round; the scheduler runs the watchdogs
       policy:
         deadline: 10s
         attempt-timeout: 500ms
@@ -93,9 +95,9 @@ class ScopedHealthTest {
 
   private static Harness start(List<Alias> aliases) throws Exception {
     EmulatorOptions emulator = EmulatorOptions.builder().timeToFirstToken(Duration.ZERO).deltaDelay(Duration.ZERO).build();
-    GatewayClock manualTiers = new GatewayClock(GatewayClock.system().ticker(), GatewayClock.system().sleeper(),
-        InstantSource.system(), new java.util.SplittableRandom(7), (delay, task) -> () -> { }) /* the test evaluates tiers itself */;
-    return Harness.start(emulator, config(aliases), "", manualTiers);
+    GatewayClock seeded = new GatewayClock(GatewayClock.system().ticker(), GatewayClock.system().sleeper(),
+        InstantSource.system(), new java.util.SplittableRandom(7), GatewayClock.system().scheduler());
+    return Harness.start(emulator, config(aliases), "", seeded);
   }
 
   private static HttpResponse<String> ask(Harness h, Alias alias, int round) throws Exception {
