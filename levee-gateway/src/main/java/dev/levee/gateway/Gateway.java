@@ -15,6 +15,7 @@ import dev.levee.core.chain.CallObserver;
 import dev.levee.core.chain.ChainPolicy;
 import dev.levee.core.chain.FallbackChain;
 import dev.levee.core.chain.Target;
+import dev.levee.core.route.PriceTable;
 import dev.levee.core.time.Ticker;
 import dev.levee.gateway.cache.MiniLmEmbedder;
 import dev.levee.gateway.cache.ResponseCache;
@@ -22,7 +23,9 @@ import dev.levee.gateway.cache.SemanticCache;
 import dev.levee.gateway.config.Feature;
 import dev.levee.gateway.config.GatewayConfig;
 import dev.levee.gateway.health.HealthReport;
+import dev.levee.gateway.health.MetricLabels;
 import dev.levee.gateway.health.Metrics;
+import dev.levee.gateway.health.Readiness;
 import dev.levee.gateway.health.TargetStats;
 import dev.levee.gateway.pipeline.MessagesHandler;
 import dev.levee.gateway.pipeline.RequestIds;
@@ -50,12 +53,17 @@ public final class Gateway implements AutoCloseable {
   private final FallbackChain chain;
   private final UpstreamClient client;
   private final TierBoard tiers;
+  private final Metrics metrics;
+  private final Readiness readiness;
 
-  private Gateway(Server server, FallbackChain chain, UpstreamClient client, TierBoard tiers) {
+  private Gateway(Server server, FallbackChain chain, UpstreamClient client, TierBoard tiers, Metrics metrics,
+      Readiness readiness) {
     this.server = server;
     this.chain = chain;
     this.client = client;
     this.tiers = tiers;
+    this.metrics = metrics;
+    this.readiness = readiness;
   }
 
   /**
@@ -71,17 +79,22 @@ public final class Gateway implements AutoCloseable {
   public static Gateway start(GatewayConfig config, GatewayClock clock) throws Exception {
     Ticker ticker = clock.ticker();
     GatewayConfig.Policy policy = config.policy();
+    Aliases aliases = new Aliases(config);
+    Readiness readiness = new Readiness();
+    Metrics metrics = new Metrics(MetricLabels.of(config, aliases.configuredTargets()), PriceTable.defaults(), ticker);
     Breakers breakers = policy.breaker().enabled()
-        ? new Breakers(policy.breaker().config(), ticker, Gateway::logTransition)
+        ? new Breakers(policy.breaker().config(), ticker, t -> {
+            logTransition(t);
+            metrics.onTransition(t);
+          })
         : Breakers.disabled(ticker);
     RetryBudget budget = new RetryBudget(policy.retryBudget().max(), policy.retryBudget().ratio());
-    Aliases aliases = new Aliases(config);
     TargetStats stats = new TargetStats(aliases.configuredTargets(), ticker);
     TierBoard tiers = new TierBoard(config, ticker, clock.sleeper(), clock.wall(), clock.scheduler());
     StreamStats streamStats = new StreamStats(ticker);
     ResponseCache cache = new ResponseCache(
         new ResponseCache.Config(config.cache().maxBytes(), config.cache().maxStaleness()), ticker);
-    Metrics metrics = new Metrics(aliases.configuredTargets(), breakers, budget, tiers, streamStats, cache);
+    metrics.watch(breakers, budget, tiers, streamStats, cache, readiness);
     ChainPolicy chainPolicy = new ChainPolicy(policy.retry().policy(), policy.attemptTimeout(), policy.minAttemptTime());
     FallbackChain chain = new FallbackChain(chainPolicy, breakers, budget,
         CallObserver.both(stats, CallObserver.both(tiers, metrics)), ticker, clock.sleeper(), clock.random());
@@ -101,15 +114,18 @@ public final class Gateway implements AutoCloseable {
     RequestIds ids = new RequestIds();
     MessagesHandler messages = MessagesHandler.create(new MessagesHandler.Parts(config, aliases, ids, chain, streams,
         upstreams, tiers, cache, semantic, clock.random(), metrics));
-    HealthReport health = new HealthReport(aliases.configuredTargets(), breakers, stats, budget, streamStats, tiers);
+    HealthReport health = new HealthReport(aliases.configuredTargets(), breakers, stats, budget, streamStats, tiers,
+        metrics.cost());
     AdminHandler admin = new AdminHandler(config.admin().token(), tiers);
     Server server = VirtualThreadServer.create(config.server().host(), config.server().port(),
         config.server().idleTimeout(), "levee-gateway", new HttpDispatcher(ids, messages, health, admin, metrics,
-            new PassThrough(endpoints.get(aliases.defaultUpstream()), client)),
+            new PassThrough(endpoints.get(aliases.defaultUpstream()), client), readiness),
         config.server().limits(), ServerLanes.GATEWAY);
+    metrics.watchInFlight(VirtualThreadServer.guard(server)::inFlight);
     server.start();
+    readiness.ready();
     LOG.info("Levee gateway listening on http://{}:{}", config.server().host(), VirtualThreadServer.port(server));
-    return new Gateway(server, chain, client, tiers);
+    return new Gateway(server, chain, client, tiers, metrics, readiness);
   }
 
   /** The port the gateway listens on. */
@@ -130,6 +146,11 @@ public final class Gateway implements AutoCloseable {
     return chain;
   }
 
+  /** The gateway's metrics (hedging and tests increment and read them). */
+  public Metrics metrics() {
+    return metrics;
+  }
+
   /** The degradation tiers of every feature. */
   public TierBoard tiers() {
     return tiers;
@@ -147,8 +168,10 @@ public final class Gateway implements AutoCloseable {
 
   @Override
   public void close() throws Exception {
+    readiness.draining(); // /health/ready answers 503 from now on
     VirtualThreadServer.shutdown(server); // drains within server.shutdown-grace (ServerLanes)
     tiers.close();
     client.close();
+    metrics.close();
   }
 }

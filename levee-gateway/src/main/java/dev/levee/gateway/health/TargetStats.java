@@ -24,6 +24,7 @@ public final class TargetStats implements CallObserver {
   private final Ticker ticker;
   private final java.util.Set<Target> configured;
   private final Map<Target, SlidingWindow> windows = new ConcurrentHashMap<>();
+  private final java.util.Set<Target> called = ConcurrentHashMap.newKeySet();
 
   public TargetStats(java.util.Set<Target> configured, Ticker ticker) {
     this.configured = java.util.Set.copyOf(configured);
@@ -32,6 +33,7 @@ public final class TargetStats implements CallObserver {
 
   @Override
   public void onSuccess(Target target, Duration latency) {
+    markCalled(target);
     window(target).record(SliOutcome.SUCCESS, latency);
   }
 
@@ -39,7 +41,22 @@ public final class TargetStats implements CallObserver {
   public void onFailure(Target target, Failure failure, Duration latency) {
     SliOutcome outcome = SliOutcome.of(failure.kind());
     if (outcome != null) {
+      markCalled(target);
       window(target).record(outcome, latency);
+    }
+  }
+
+  /**
+   * Whether a call to {@code target} has ever ended in an outcome that says something about it
+   * (a configured target, or one of the first {@value #MAX_OTHERS} others; cancellations do not count).
+   */
+  public boolean everCalled(Target target) {
+    return called.contains(target);
+  }
+
+  private void markCalled(Target target) {
+    if (configured.contains(target) || called.size() < configured.size() + MAX_OTHERS) {
+      called.add(target); // bounded like the windows: a client can invent model names
     }
   }
 
@@ -49,6 +66,7 @@ public final class TargetStats implements CallObserver {
   }
 
   private SlidingWindow window(Target target) {
+
     SlidingWindow existing = windows.get(target);
     if (existing != null) {
       return existing;

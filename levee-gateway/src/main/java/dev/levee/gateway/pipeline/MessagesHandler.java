@@ -75,7 +75,7 @@ public final class MessagesHandler {
     this.streams = p.streams();
     this.relay = new Relay(p.streams());
     this.tiers = p.tiers();
-    this.recorder = new Recorder(cache, p.tiers(), new AccessLog(p.metrics()), ticker);
+    this.recorder = new Recorder(cache, p.tiers(), new AccessLog(), p.metrics(), ticker);
     this.responder = new Responder(new LocalAnswers(p.random()), cache,
         config.tiers().healthyFor().plus(config.tiers().evaluateEvery()));
   }

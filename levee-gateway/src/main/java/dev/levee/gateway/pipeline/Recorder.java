@@ -1,9 +1,17 @@
 package dev.levee.gateway.pipeline;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.levee.anthropic.Json;
+import dev.levee.core.chain.AttemptRecord;
 import dev.levee.core.tier.Tier;
 import dev.levee.core.time.Ticker;
+import dev.levee.gateway.health.Metrics;
+import dev.levee.gateway.health.ServedRequest;
+import dev.levee.gateway.health.TokenUsage;
 import dev.levee.gateway.tier.TierBoard;
+import java.io.IOException;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * Stage 6, record: settles what the relay handed on and keeps the books. A JSON answer's call is
@@ -12,7 +20,9 @@ import java.time.Duration;
  * the responder has answered, one {@link AccessRecord} goes to the access log and metrics. What
  * the client saw feeds its feature's SLO through its alias ({@link TierBoard#answered}, {@link
  * TierBoard#failed}): an answer after retries or a fallback is a success, an exhausted chain a
- * failure.
+ * failure. Metrics are written here too: from the outcome (retries, time to first token, stream
+ * recoveries, token usage and its cost, a T2 cache miss) and from the access record (duration,
+ * status, source of the answer).
  * Thread-safe.
  */
 final class Recorder {
@@ -20,12 +30,14 @@ final class Recorder {
   private final CachedAnswers cache;
   private final TierBoard tiers;
   private final AccessLog log;
+  private final Metrics metrics;
   private final Ticker ticker;
 
-  Recorder(CachedAnswers cache, TierBoard tiers, AccessLog log, Ticker ticker) {
+  Recorder(CachedAnswers cache, TierBoard tiers, AccessLog log, Metrics metrics, Ticker ticker) {
     this.cache = cache;
     this.tiers = tiers;
     this.log = log;
+    this.metrics = metrics;
     this.ticker = ticker;
   }
 
@@ -33,6 +45,7 @@ final class Recorder {
   void record(long startNanos, InboundRequest in, Admission.Proceed admitted, Plan plan, Outcome outcome) {
     String feature = in.feature();
     String alias = in.alias().alias();
+    count(in, admitted, outcome);
     switch (outcome) {
       case Outcome.Answered json -> {
         if (json.answered().response().status() == 200) {
@@ -58,6 +71,40 @@ final class Recorder {
     }
   }
 
+  /** The outcome's metrics: retries, time to first token, recoveries, usage and cost, a T2 miss. */
+  private void count(InboundRequest in, Admission.Proceed admitted, Outcome outcome) {
+    if (admitted.cacheMissed()) {
+      metrics.cacheMiss();
+    }
+    switch (outcome) {
+      case Outcome.Answered json -> {
+        metrics.upstream(json.answered().steps());
+        if (json.answered().response().status() == 200) {
+          metrics.usage(in.feature(), admitted.tier(), json.answered().target().model(),
+              usageOf(json.answered().response().body()));
+        }
+      }
+      case Outcome.Streamed stream -> {
+        List<AttemptRecord> steps = stream.first().steps();
+        metrics.upstream(steps);
+        metrics.streamed(in.alias().alias(), stream.first().target(), steps.getLast().took(), stream.recoveries());
+        metrics.usage(in.feature(), admitted.tier(), stream.first().target().model(), stream.usage());
+      }
+      case Outcome.Exhausted exhausted -> metrics.upstream(exhausted.steps());
+      case Outcome.Rejected rejected -> { }
+      case Outcome.Cancelled cancelled -> { }
+    }
+  }
+
+  private static TokenUsage usageOf(byte[] body) {
+    try {
+      JsonNode message = Json.MAPPER.readTree(body);
+      return TokenUsage.of(message == null ? null : message.path("usage"));
+    } catch (IOException | RuntimeException e) {
+      return TokenUsage.NONE; // usage is best effort; the body went to the client as it came
+    }
+  }
+
   /** Writes the access record of a request answered without going upstream; a cached answer is a success. */
   void recordLocal(long startNanos, InboundRequest in, Admission.Decision decision, Sent sent) {
     if (decision instanceof Admission.FromCache) {
@@ -74,14 +121,19 @@ final class Recorder {
 
   /** Writes the access record of an admitted request. */
   void log(long startNanos, InboundRequest in, Tier tier, Sent sent) {
-    log.write(new AccessRecord(in.id(), in.path(), in.alias().alias(), in.stream(), tier, sent.status(), sent.target(),
-        sent.calls(), sent.fallback(), millisSince(startNanos), sent.outcome()));
+    AccessRecord r = new AccessRecord(in.id(), in.path(), in.alias().alias(), in.stream(), tier, sent.status(),
+        sent.target(), sent.calls(), sent.fallback(), millisSince(startNanos), sent.outcome());
+    log.write(r);
+    metrics.request(new ServedRequest(r.alias(), in.feature(), tier, r.status(), r.outcomeWord(), r.fallback(),
+        r.calls(), Duration.ofNanos(ticker.nanos() - startNanos)));
   }
 
   /** Writes the access record of a request refused at ingress. */
   void logRefused(long startNanos, String id, String path, int status, String errorType) {
     log.write(new AccessRecord(id, path, null, false, null, status, null, 0, false, millisSince(startNanos),
         "refused " + errorType));
+    metrics.request(new ServedRequest(null, null, null, status, "refused", false, 0,
+        Duration.ofNanos(ticker.nanos() - startNanos)));
   }
 
   private long millisSince(long startNanos) {
