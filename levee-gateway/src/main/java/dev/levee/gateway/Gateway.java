@@ -31,6 +31,7 @@ import dev.levee.gateway.pipeline.MessagesHandler;
 import dev.levee.gateway.pipeline.RequestIds;
 import dev.levee.gateway.server.ServerLanes;
 import dev.levee.gateway.tier.TierBoard;
+import dev.levee.gateway.trace.Tracing;
 import java.net.URI;
 import java.time.Duration;
 import java.util.HashMap;
@@ -55,9 +56,11 @@ public final class Gateway implements AutoCloseable {
   private final TierBoard tiers;
   private final Metrics metrics;
   private final Readiness readiness;
+  private final Tracing tracing;
 
   private Gateway(Server server, FallbackChain chain, UpstreamClient client, TierBoard tiers, Metrics metrics,
-      Readiness readiness) {
+      Readiness readiness, Tracing tracing) {
+    this.tracing = tracing;
     this.server = server;
     this.chain = chain;
     this.client = client;
@@ -75,8 +78,16 @@ public final class Gateway implements AutoCloseable {
     return start(config, GatewayClock.system());
   }
 
-  /** Starts a gateway whose policies run on {@code clock} (tests use virtual time). */
+  /**
+   * Starts a gateway whose policies run on {@code clock} (tests use virtual time); traces as the
+   * environment says ({@link Tracing#fromEnvironment}: off unless {@code OTEL_TRACES_EXPORTER=otlp}).
+   */
   public static Gateway start(GatewayConfig config, GatewayClock clock) throws Exception {
+    return start(config, clock, Tracing.fromEnvironment(System::getenv));
+  }
+
+  /** Starts a gateway that writes its traces through {@code tracing} (closed with the gateway). */
+  public static Gateway start(GatewayConfig config, GatewayClock clock, Tracing tracing) throws Exception {
     Ticker ticker = clock.ticker();
     GatewayConfig.Policy policy = config.policy();
     Aliases aliases = new Aliases(config);
@@ -113,7 +124,7 @@ public final class Gateway implements AutoCloseable {
         : null;
     RequestIds ids = new RequestIds();
     MessagesHandler messages = MessagesHandler.create(new MessagesHandler.Parts(config, aliases, ids, chain, streams,
-        upstreams, tiers, cache, semantic, clock.random(), metrics));
+        upstreams, tiers, cache, semantic, clock.random(), metrics, tracing));
     HealthReport health = new HealthReport(aliases.configuredTargets(), breakers, stats, budget, streamStats, tiers,
         metrics.cost());
     AdminHandler admin = new AdminHandler(config.admin().token(), tiers);
@@ -125,7 +136,7 @@ public final class Gateway implements AutoCloseable {
     server.start();
     readiness.ready();
     LOG.info("Levee gateway listening on http://{}:{}", config.server().host(), VirtualThreadServer.port(server));
-    return new Gateway(server, chain, client, tiers, metrics, readiness);
+    return new Gateway(server, chain, client, tiers, metrics, readiness, tracing);
   }
 
   /** The port the gateway listens on. */
@@ -173,5 +184,6 @@ public final class Gateway implements AutoCloseable {
     tiers.close();
     client.close();
     metrics.close();
+    tracing.close();
   }
 }

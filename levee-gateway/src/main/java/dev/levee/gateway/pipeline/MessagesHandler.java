@@ -14,6 +14,7 @@ import dev.levee.gateway.cache.SemanticCache;
 import dev.levee.gateway.config.GatewayConfig;
 import dev.levee.gateway.health.Metrics;
 import dev.levee.gateway.tier.TierBoard;
+import dev.levee.gateway.trace.Tracing;
 import java.util.List;
 import java.util.random.RandomGenerator;
 import org.eclipse.jetty.server.Request;
@@ -56,7 +57,7 @@ public final class MessagesHandler {
   /** The gateway's shared parts the handler is wired from. */
   public record Parts(GatewayConfig config, Aliases aliases, RequestIds ids, FallbackChain chain, StreamEngine streams,
       Upstreams upstreams, TierBoard tiers, ResponseCache cache, SemanticCache semantic, RandomGenerator random,
-      Metrics metrics) {}
+      Metrics metrics, Tracing tracing) {}
 
   public static MessagesHandler create(Parts p) {
     return new MessagesHandler(p);
@@ -75,7 +76,7 @@ public final class MessagesHandler {
     this.streams = p.streams();
     this.relay = new Relay(p.streams());
     this.tiers = p.tiers();
-    this.recorder = new Recorder(cache, p.tiers(), new AccessLog(), p.metrics(), ticker);
+    this.recorder = new Recorder(cache, p.tiers(), new AccessLog(), p.metrics(), p.tracing(), ticker);
     this.responder = new Responder(new LocalAnswers(p.random()), cache,
         config.tiers().healthyFor().plus(config.tiers().evaluateEvery()));
   }

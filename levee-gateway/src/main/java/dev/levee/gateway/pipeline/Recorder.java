@@ -9,6 +9,8 @@ import dev.levee.gateway.health.Metrics;
 import dev.levee.gateway.health.ServedRequest;
 import dev.levee.gateway.health.TokenUsage;
 import dev.levee.gateway.tier.TierBoard;
+import dev.levee.gateway.trace.RequestTrace;
+import dev.levee.gateway.trace.Tracing;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -31,13 +33,15 @@ final class Recorder {
   private final TierBoard tiers;
   private final AccessLog log;
   private final Metrics metrics;
+  private final Tracing tracing;
   private final Ticker ticker;
 
-  Recorder(CachedAnswers cache, TierBoard tiers, AccessLog log, Metrics metrics, Ticker ticker) {
+  Recorder(CachedAnswers cache, TierBoard tiers, AccessLog log, Metrics metrics, Tracing tracing, Ticker ticker) {
     this.cache = cache;
     this.tiers = tiers;
     this.log = log;
     this.metrics = metrics;
+    this.tracing = tracing;
     this.ticker = ticker;
   }
 
@@ -45,7 +49,10 @@ final class Recorder {
   void record(long startNanos, InboundRequest in, Admission.Proceed admitted, Plan plan, Outcome outcome) {
     String feature = in.feature();
     String alias = in.alias().alias();
-    count(in, admitted, outcome);
+    TokenUsage usage = count(in, admitted, outcome);
+    if (tracing.enabled()) {
+      trace(startNanos, in, admitted.tier(), outcome, usage);
+    }
     switch (outcome) {
       case Outcome.Answered json -> {
         if (json.answered().response().status() == 200) {
@@ -71,8 +78,8 @@ final class Recorder {
     }
   }
 
-  /** The outcome's metrics: retries, time to first token, recoveries, usage and cost, a T2 miss. */
-  private void count(InboundRequest in, Admission.Proceed admitted, Outcome outcome) {
+  /** The outcome's metrics: retries, time to first token, recoveries, usage and cost, a T2 miss; returns the usage. */
+  private TokenUsage count(InboundRequest in, Admission.Proceed admitted, Outcome outcome) {
     if (admitted.cacheMissed()) {
       metrics.cacheMiss();
     }
@@ -80,20 +87,50 @@ final class Recorder {
       case Outcome.Answered json -> {
         metrics.upstream(json.answered().steps());
         if (json.answered().response().status() == 200) {
-          metrics.usage(in.feature(), admitted.tier(), json.answered().target().model(),
-              usageOf(json.answered().response().body()));
+          TokenUsage usage = usageOf(json.answered().response().body());
+          metrics.usage(in.feature(), admitted.tier(), json.answered().target().model(), usage);
+          return usage;
         }
+        return TokenUsage.NONE;
       }
       case Outcome.Streamed stream -> {
         List<AttemptRecord> steps = stream.first().steps();
         metrics.upstream(steps);
         metrics.streamed(in.alias().alias(), stream.first().target(), steps.getLast().took(), stream.recoveries());
         metrics.usage(in.feature(), admitted.tier(), stream.first().target().model(), stream.usage());
+        return stream.usage();
       }
-      case Outcome.Exhausted exhausted -> metrics.upstream(exhausted.steps());
-      case Outcome.Rejected rejected -> { }
-      case Outcome.Cancelled cancelled -> { }
+      case Outcome.Exhausted exhausted -> {
+        metrics.upstream(exhausted.steps());
+        return TokenUsage.NONE;
+      }
+      case Outcome.Rejected rejected -> {
+        return TokenUsage.NONE;
+      }
+      case Outcome.Cancelled cancelled -> {
+        return TokenUsage.NONE;
+      }
     }
+  }
+
+  /** The request's spans: the request, each attempt and each backoff wait. */
+  private void trace(long startNanos, InboundRequest in, Tier tier, Outcome outcome, TokenUsage usage) {
+    Duration took = Duration.ofNanos(ticker.nanos() - startNanos);
+    RequestTrace trace = switch (outcome) {
+      case Outcome.Answered json -> new RequestTrace(in.request().headers(), in.alias().alias(), in.feature(), tier,
+          took, json.answered().steps(), json.answered().target(), json.answered().fallback(), 0,
+          json.answered().response().status(), "ok", usage);
+      case Outcome.Streamed stream -> new RequestTrace(in.request().headers(), in.alias().alias(), in.feature(), tier,
+          took, stream.first().steps(), stream.last(), stream.first().fallback(), stream.recoveries(), 200,
+          "stream_" + stream.ended().name().toLowerCase(java.util.Locale.ROOT), usage);
+      case Outcome.Exhausted exhausted -> new RequestTrace(in.request().headers(), in.alias().alias(), in.feature(),
+          tier, took, exhausted.steps(), null, false, 0, exhausted.failure().error().status(), "exhausted", usage);
+      case Outcome.Rejected rejected -> new RequestTrace(in.request().headers(), in.alias().alias(), in.feature(),
+          tier, took, List.of(), rejected.target(), false, 0, rejected.failure().status(), "rejected", usage);
+      case Outcome.Cancelled cancelled -> new RequestTrace(in.request().headers(), in.alias().alias(), in.feature(),
+          tier, took, List.of(), null, false, 0, 499, "client_gone", usage);
+    };
+    tracing.record(trace);
   }
 
   private static TokenUsage usageOf(byte[] body) {
@@ -111,6 +148,12 @@ final class Recorder {
       tiers.answered(in.feature(), in.alias().alias(), Duration.ofNanos(ticker.nanos() - startNanos));
     }
     log(startNanos, in, decision.tier(), sent);
+    if (tracing.enabled()) {
+      String word = sent.outcome().split(" ", 2)[0];
+      tracing.record(new RequestTrace(in.request().headers(), in.alias().alias(), in.feature(), decision.tier(),
+          Duration.ofNanos(ticker.nanos() - startNanos), List.of(), null, false, 0, sent.status(), word,
+          TokenUsage.NONE));
+    }
   }
 
   /** A stream's latency for the SLO: to its first token, retries and backoffs included. */
