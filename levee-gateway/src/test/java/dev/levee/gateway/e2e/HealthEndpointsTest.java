@@ -23,16 +23,17 @@ class HealthEndpointsTest {
     try (Harness h = Harness.start(EmulatorOptions.defaults(), "policy: { deadline: 60s, attempt-timeout: 60s }\n",
         "shutdown-grace: 2s");
          HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
-      assertThat(get(http, h, "/health/live").statusCode()).isEqualTo(200);
-      HttpResponse<String> ready = get(http, h, "/health/ready"); // also leaves a kept-alive connection
+      URI base = h.gateway.baseUrl(); // read while listening: a closed connector has no port
+      assertThat(get(http, base, "/health/live").statusCode()).isEqualTo(200);
+      HttpResponse<String> ready = get(http, base, "/health/ready"); // also leaves a kept-alive connection
       assertThat(ready.statusCode()).isEqualTo(200);
       assertThat(ready.body()).isEqualTo("{\"status\":\"ready\"}");
-      assertThat(http.send(HttpRequest.newBuilder(URI.create(h.gateway.baseUrl() + "/health/ready"))
+      assertThat(http.send(HttpRequest.newBuilder(URI.create(base + "/health/ready"))
           .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString()).statusCode())
           .isEqualTo(405);
 
       CompletableFuture<HttpResponse<String>> hanging = http.sendAsync(HttpRequest.newBuilder(
-              URI.create(h.gateway.baseUrl() + "/v1/messages")).header("x-api-key", "k")
+              URI.create(base + "/v1/messages")).header("x-api-key", "k")
           .header("content-type", "application/json")
           .POST(HttpRequest.BodyPublishers.ofString(
               "{\"model\":\"emu-hang\",\"max_tokens\":8,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"))
@@ -46,7 +47,7 @@ class HealthEndpointsTest {
         }
       });
 
-      HttpResponse<String> draining = awaitNotReady(http, h);
+      HttpResponse<String> draining = awaitNotReady(http, base);
       assertThat(draining.statusCode()).isEqualTo(503);
       assertThat(draining.body()).isEqualTo("{\"status\":\"draining\"}");
       closer.join();
@@ -54,18 +55,18 @@ class HealthEndpointsTest {
     }
   }
 
-  private static HttpResponse<String> awaitNotReady(HttpClient http, Harness h) throws Exception {
+  private static HttpResponse<String> awaitNotReady(HttpClient http, URI base) throws Exception {
     long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    HttpResponse<String> r = get(http, h, "/health/ready");
+    HttpResponse<String> r = get(http, base, "/health/ready");
     while (r.statusCode() == 200 && System.nanoTime() < until) {
       Thread.onSpinWait();
-      r = get(http, h, "/health/ready");
+      r = get(http, base, "/health/ready");
     }
     return r;
   }
 
-  private static HttpResponse<String> get(HttpClient http, Harness h, String path) throws Exception {
-    return http.send(HttpRequest.newBuilder(URI.create(h.gateway.baseUrl() + path)).GET().build(),
+  private static HttpResponse<String> get(HttpClient http, URI base, String path) throws Exception {
+    return http.send(HttpRequest.newBuilder(URI.create(base + path)).GET().build(),
         HttpResponse.BodyHandlers.ofString());
   }
 }
