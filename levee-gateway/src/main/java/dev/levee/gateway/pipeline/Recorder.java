@@ -49,10 +49,6 @@ final class Recorder {
   void record(long startNanos, InboundRequest in, Admission.Proceed admitted, Plan plan, Outcome outcome) {
     String feature = in.feature();
     String alias = in.alias().alias();
-    TokenUsage usage = count(in, admitted, outcome);
-    if (tracing.enabled()) {
-      trace(startNanos, in, admitted.tier(), outcome, usage);
-    }
     switch (outcome) {
       case Outcome.Answered json -> {
         if (json.answered().response().status() == 200) {
@@ -75,6 +71,10 @@ final class Recorder {
       case Outcome.Rejected rejected -> { } // the client's own error: settled by the chain, which classified it
       case Outcome.Exhausted exhausted -> tiers.failed(feature, alias, Duration.ofNanos(ticker.nanos() - startNanos));
       case Outcome.Cancelled cancelled -> { }
+    }
+    TokenUsage usage = count(in, admitted, outcome);
+    if (tracing.enabled()) {
+      trace(startNanos, in, admitted.tier(), outcome, usage);
     }
   }
 
