@@ -16,6 +16,7 @@ import dev.levee.core.chain.ChainPolicy;
 import dev.levee.core.chain.FallbackChain;
 import dev.levee.core.chain.Target;
 import dev.levee.core.route.Circuits;
+import dev.levee.core.route.PriceTable;
 import dev.levee.core.time.Ticker;
 import dev.levee.gateway.cache.MiniLmEmbedder;
 import dev.levee.gateway.cache.ResponseCache;
@@ -23,7 +24,9 @@ import dev.levee.gateway.cache.SemanticCache;
 import dev.levee.gateway.config.Feature;
 import dev.levee.gateway.config.GatewayConfig;
 import dev.levee.gateway.health.HealthReport;
+import dev.levee.gateway.health.MetricLabels;
 import dev.levee.gateway.health.Metrics;
+import dev.levee.gateway.health.Readiness;
 import dev.levee.gateway.health.TargetStats;
 import dev.levee.gateway.pipeline.MessagesHandler;
 import dev.levee.gateway.pipeline.RequestIds;
@@ -31,6 +34,7 @@ import dev.levee.gateway.route.ScoreRouting;
 import dev.levee.gateway.server.ServerLanes;
 import dev.levee.gateway.tier.TierBoard;
 import dev.levee.gateway.work.QueuedWork;
+import dev.levee.gateway.trace.Tracing;
 import java.net.URI;
 import java.time.Duration;
 import java.util.HashMap;
@@ -54,13 +58,20 @@ public final class Gateway implements AutoCloseable {
   private final UpstreamClient client;
   private final TierBoard tiers;
   private final QueuedWork work;
+  private final Metrics metrics;
+  private final Readiness readiness;
+  private final Tracing tracing;
 
-  private Gateway(Server server, FallbackChain chain, UpstreamClient client, TierBoard tiers, QueuedWork work) {
+  private Gateway(Server server, FallbackChain chain, UpstreamClient client, TierBoard tiers, QueuedWork work,
+      Metrics metrics, Readiness readiness, Tracing tracing) {
     this.work = work;
+    this.tracing = tracing;
     this.server = server;
     this.chain = chain;
     this.client = client;
     this.tiers = tiers;
+    this.metrics = metrics;
+    this.readiness = readiness;
   }
 
   /**
@@ -72,13 +83,26 @@ public final class Gateway implements AutoCloseable {
     return start(config, GatewayClock.system());
   }
 
-  /** Starts a gateway whose policies run on {@code clock} (tests use virtual time). */
+  /**
+   * Starts a gateway whose policies run on {@code clock} (tests use virtual time); traces as the
+   * environment says ({@link Tracing#fromEnvironment}: off unless {@code OTEL_TRACES_EXPORTER=otlp}).
+   */
   public static Gateway start(GatewayConfig config, GatewayClock clock) throws Exception {
+    return start(config, clock, Tracing.fromEnvironment(System::getenv));
+  }
+
+  /** Starts a gateway that writes its traces through {@code tracing} (closed with the gateway). */
+  public static Gateway start(GatewayConfig config, GatewayClock clock, Tracing tracing) throws Exception {
     Ticker ticker = clock.ticker();
     GatewayConfig.Policy policy = config.policy();
     Aliases aliases = new Aliases(config);
+    Readiness readiness = new Readiness();
+    Metrics metrics = new Metrics(MetricLabels.of(config, aliases.configuredTargets()), PriceTable.defaults(), ticker);
     Breakers breakers = policy.breaker().enabled()
-        ? new Breakers(policy.breaker().config(), ticker, Gateway::logTransition, aliases.configuredTargets())
+        ? new Breakers(policy.breaker().config(), ticker, t -> {
+            logTransition(t);
+            metrics.onTransition(t);
+          }, aliases.configuredTargets())
         : Breakers.disabled(ticker);
     RetryBudget budget = new RetryBudget(policy.retryBudget().max(), policy.retryBudget().ratio());
     TargetStats stats = new TargetStats(aliases.configuredTargets(), ticker);
@@ -86,7 +110,7 @@ public final class Gateway implements AutoCloseable {
     StreamStats streamStats = new StreamStats(ticker);
     ResponseCache cache = new ResponseCache(
         new ResponseCache.Config(config.cache().maxBytes(), config.cache().maxStaleness()), ticker);
-    Metrics metrics = new Metrics(aliases.configuredTargets(), breakers, stats, budget, tiers, streamStats, cache);
+    metrics.watch(breakers, stats, budget, tiers, streamStats, cache, readiness);
     ScoreRouting routing = new ScoreRouting(config.routing(), ticker, clock.wall(), clock.sleeper(),
         Circuits.of(breakers), tiers.cooldowns()::cooling, metrics::routed);
     ChainPolicy chainPolicy = new ChainPolicy(policy.retry().policy(), policy.attemptTimeout(), policy.minAttemptTime());
@@ -110,22 +134,24 @@ public final class Gateway implements AutoCloseable {
     QueuedWork work = QueuedWork.start(config, aliases, chain, upstreams, tiers, clock.wall(), clock.sleeper());
     RequestIds ids = new RequestIds();
     MessagesHandler messages = MessagesHandler.create(new MessagesHandler.Parts(config, aliases, ids, chain, streams,
-        upstreams, tiers, cache, semantic, clock.random(), metrics, work.outage(), stats, routing));
+        upstreams, tiers, cache, semantic, clock.random(), metrics, work.outage(), stats, routing, tracing));
     HealthReport health = new HealthReport(aliases.configuredTargets(), breakers, stats, budget, streamStats, tiers,
-        routing.statistics());
+        routing.statistics(), metrics.cost());
     AdminHandler admin = new AdminHandler(config.admin().token(), tiers, aliases, routing);
     Server server = VirtualThreadServer.create(config.server().host(), config.server().port(),
         config.server().idleTimeout(), "levee-gateway", new HttpDispatcher(ids, messages, health, admin, metrics,
-            new PassThrough(endpoints.get(aliases.defaultUpstream()), client), work),
+            new PassThrough(endpoints.get(aliases.defaultUpstream()), client), work, readiness),
         config.server().limits(), ServerLanes.GATEWAY);
+    metrics.watchInFlight(VirtualThreadServer.guard(server)::inFlight);
     try {
       server.start();
     } catch (Exception e) {
       work.close();
       throw e;
     }
+    readiness.ready();
     LOG.info("Levee gateway listening on http://{}:{}", config.server().host(), VirtualThreadServer.port(server));
-    return new Gateway(server, chain, client, tiers, work);
+    return new Gateway(server, chain, client, tiers, work, metrics, readiness, tracing);
   }
 
   /** The port the gateway listens on. */
@@ -151,6 +177,11 @@ public final class Gateway implements AutoCloseable {
     return work;
   }
 
+  /** The gateway's metrics (tests read them). */
+  public Metrics metrics() {
+    return metrics;
+  }
+
   /** The degradation tiers of every feature. */
   public TierBoard tiers() {
     return tiers;
@@ -168,9 +199,12 @@ public final class Gateway implements AutoCloseable {
 
   @Override
   public void close() throws Exception {
+    readiness.draining(); // /health/ready answers 503 from now on
     VirtualThreadServer.shutdown(server); // drains within server.shutdown-grace (ServerLanes)
     work.close();
     tiers.close();
     client.close();
+    metrics.close();
+    tracing.close();
   }
 }

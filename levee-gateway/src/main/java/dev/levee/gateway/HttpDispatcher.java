@@ -5,6 +5,7 @@ import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.server.ServerIo;
 import dev.levee.gateway.health.HealthReport;
 import dev.levee.gateway.health.Metrics;
+import dev.levee.gateway.health.Readiness;
 import dev.levee.gateway.pipeline.LeveeHeaders;
 import dev.levee.gateway.pipeline.MessagesHandler;
 import dev.levee.gateway.pipeline.RequestIds;
@@ -20,7 +21,7 @@ import org.eclipse.jetty.util.thread.Invocable;
 
 /**
  * Dispatches each HTTP request to its handler by path and method ({@code /v1/messages}, {@code
- * /health}, {@code /metrics}, {@code /admin/*}, {@code /v1/models}); runs on virtual threads
+ * /health}, {@code /health/ready}, {@code /health/live}, {@code /metrics}, {@code /admin/*}, {@code /v1/models}); runs on virtual threads
  * (blocking is fine). Not the model router of DESIGN.md, which chooses a target.
  */
 final class HttpDispatcher extends Handler.Abstract {
@@ -34,10 +35,12 @@ final class HttpDispatcher extends Handler.Abstract {
   private final Metrics metrics;
   private final PassThrough passThrough;
   private final QueuedWork work;
+  private final Readiness readiness;
 
   HttpDispatcher(RequestIds ids, MessagesHandler messages, HealthReport health, AdminHandler admin, Metrics metrics,
-      PassThrough passThrough, QueuedWork work) {
+      PassThrough passThrough, QueuedWork work, Readiness readiness) {
     super(Invocable.InvocationType.BLOCKING);
+    this.readiness = readiness;
     this.ids = ids;
     this.work = work;
     this.metrics = metrics;
@@ -77,6 +80,20 @@ final class HttpDispatcher extends Handler.Abstract {
         }
         HealthReport.Report report = health.report();
         ServerIo.json(response, callback, report.verdict().httpStatus(), Json.bytes(report.body()));
+      }
+      case "/health/live" -> {
+        if (!method.equals("GET") && !method.equals("HEAD")) {
+          return notAllowed(response, callback, method, path, "GET, HEAD");
+        }
+        ServerIo.json(response, callback, 200, "{\"status\":\"live\"}".getBytes(StandardCharsets.UTF_8));
+      }
+      case "/health/ready" -> {
+        if (!method.equals("GET") && !method.equals("HEAD")) {
+          return notAllowed(response, callback, method, path, "GET, HEAD");
+        }
+        Readiness.State state = readiness.state();
+        ServerIo.json(response, callback, state == Readiness.State.READY ? 200 : 503,
+            ("{\"status\":\"" + state.word() + "\"}").getBytes(StandardCharsets.UTF_8));
       }
       case "/metrics" -> {
         if (!method.equals("GET") && !method.equals("HEAD")) {

@@ -47,6 +47,11 @@ public final class StreamStats {
     duplicates.add(duplicateCount);
   }
 
+  /** Suspected duplicate content deltas at splices so far, dropped or not (for metrics). */
+  public long duplicates() {
+    return duplicates.sum();
+  }
+
   public Snapshot snapshot() {
     long done = completed.sum() + failed.sum();
     long all = started.sum();

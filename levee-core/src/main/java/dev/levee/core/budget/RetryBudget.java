@@ -1,6 +1,7 @@
 package dev.levee.core.budget;
 
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A retry budget: a token bucket that caps how much extra load retries may add.
@@ -34,6 +35,7 @@ public final class RetryBudget {
   private final double max;
   private final double ratio;
   private final AtomicLong tokenBits; // Double.doubleToRawLongBits(tokens)
+  private final LongAdder denied = new LongAdder();
 
   /**
    * @param max the bucket's capacity and initial fill, in tokens (> 0)
@@ -76,6 +78,7 @@ public final class RetryBudget {
       bits = tokenBits.get();
       double tokens = Double.longBitsToDouble(bits);
       if (tokens < 1) {
+        denied.increment();
         return false;
       }
       if (tokens == Double.MAX_VALUE) {
@@ -83,6 +86,11 @@ public final class RetryBudget {
       }
     } while (!tokenBits.compareAndSet(bits, Double.doubleToRawLongBits(Double.longBitsToDouble(bits) - 1)));
     return true;
+  }
+
+  /** Calls refused so far ({@link #tryAcquire} returned false), for metrics. */
+  public long denied() {
+    return denied.sum();
   }
 
   /** Tokens left. */

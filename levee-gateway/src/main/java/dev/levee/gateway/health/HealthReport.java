@@ -24,11 +24,12 @@ import java.util.Set;
  * <p>Overall status: {@code unhealthy} when every known target's circuit is OPEN (answered with
  * HTTP 503, so load balancers take the instance out); {@code degraded} when some circuit is not
  * CLOSED or a target with at least 5 calls in the last minute succeeded less than 95% of the
- * time; else {@code healthy}. Per target: circuit state, success rate and p95 latency over the
- * last minute, and calls per minute; and what the scoring router scores it with: {@code
- * ema_success} (the ageing success EMA, 1.0 before any outcome) and {@code ema_p95_ms} (p95 of
- * successes over its 5-minute window, or the configured typical latency when unmeasured, then
- * {@code ema_p95_measured} is false).
+ * time; else {@code healthy}. Per target: its health ({@code unknown} until it is first called),
+ * circuit state, success rate and p95 latency over the last minute, and calls per minute; and what
+ * the scoring router scores it with: {@code ema_success} (the ageing success EMA, 1.0 before any
+ * outcome) and {@code ema_p95_ms} (p95 of successes over its 5-minute window, or the configured
+ * typical latency when unmeasured, then {@code ema_p95_measured} is false). {@code cost}: the
+ * spend of the last hour and per hour ({@link CostMeter}).
  */
 public final class HealthReport {
 
@@ -42,17 +43,17 @@ public final class HealthReport {
   private final StreamStats streams;
   private final TierBoard tiers;
   private final RouterStatistics router;
+  private final CostMeter cost;
 
+  /**
+   * @param router the scoring router's statistics, or null to leave its fields out
+   * @param cost the spend meter, or null to leave {@code cost} out
+   */
   public HealthReport(Set<Target> configured, Breakers breakers, TargetStats stats, RetryBudget budget,
-      StreamStats streams, TierBoard tiers) {
-    this(configured, breakers, stats, budget, streams, tiers, null);
-  }
-
-  /** @param router the scoring router's statistics, or null to leave its fields out */
-  public HealthReport(Set<Target> configured, Breakers breakers, TargetStats stats, RetryBudget budget,
-      StreamStats streams, TierBoard tiers, RouterStatistics router) {
+      StreamStats streams, TierBoard tiers, RouterStatistics router, CostMeter cost) {
     this.router = router;
     this.tiers = tiers;
+    this.cost = cost;
     this.configured = configured;
     this.breakers = breakers;
     this.stats = stats;
@@ -80,6 +81,7 @@ public final class HealthReport {
       states.add(circuit.state());
       lowSuccess |= window.total() >= MIN_CALLS_FOR_RATE && window.successRate() < DEGRADED_BELOW;
       ObjectNode t = targets.putObject(target.id());
+      t.put("health", health(target, circuit.state(), window));
       t.put("circuit", circuit.state().name());
       t.put("open_remaining_ms", circuit.openRemaining().toMillis());
       if (circuit.state() == CircuitState.OPEN && circuit.openRemaining().isZero()) {
@@ -115,7 +117,26 @@ public final class HealthReport {
     stream.put("duplicate_event_rate", round(s.duplicateRate()));
     root.set("tiers", tiers.status());
     root.set("target_health", tiers.targetStatus()); // issue 10 (tiers): per-target calls and rate-limit cooldowns
+    if (cost != null) {
+      root.set("cost", cost.lastHour());
+    }
     return new Report(root, verdict);
+  }
+
+  /**
+   * One target's word: {@code unknown} when it was never called (no call, no verdict),
+   * {@code unhealthy} when its circuit is OPEN, {@code degraded} when HALF_OPEN or below the
+   * success rate, else {@code healthy}.
+   */
+  private String health(Target target, CircuitState state, SliSnapshot window) {
+    if (state == CircuitState.OPEN) {
+      return "unhealthy";
+    }
+    if (!stats.everCalled(target) && state == CircuitState.CLOSED) {
+      return "unknown";
+    }
+    boolean low = window.total() >= MIN_CALLS_FOR_RATE && window.successRate() < DEGRADED_BELOW;
+    return state == CircuitState.HALF_OPEN || low ? "degraded" : "healthy";
   }
 
   private static Verdict verdict(List<CircuitState> states, boolean lowSuccess) {

@@ -2,11 +2,17 @@ package dev.levee.gateway.health;
 
 import dev.levee.anthropic.stream.StreamStats;
 import dev.levee.core.breaker.CircuitState;
+import dev.levee.core.breaker.Transition;
 import dev.levee.core.budget.RetryBudget;
+import dev.levee.core.chain.AttemptRecord;
 import dev.levee.core.chain.Breakers;
 import dev.levee.core.chain.CallObserver;
 import dev.levee.core.chain.Target;
 import dev.levee.core.retry.Failure;
+import dev.levee.core.retry.FailureKind;
+import dev.levee.core.route.PriceTable;
+import dev.levee.core.tier.Tier;
+import dev.levee.core.time.Ticker;
 import dev.levee.gateway.cache.ResponseCache;
 import dev.levee.gateway.tier.TierBoard;
 import io.micrometer.core.instrument.Counter;
@@ -14,80 +20,188 @@ import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.prometheus.metrics.core.metrics.Info;
+import java.io.IOException;
+import java.io.InputStream;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.IntSupplier;
 
 /**
- * Levee's numbers in Prometheus form ({@code GET /metrics}), through Micrometer:
+ * Levee's numbers in Prometheus form ({@code GET /metrics}), through Micrometer. Every metric,
+ * its labels and their bounded values are listed in {@code docs/observability.md}.
  *
- * <ul>
- *   <li>{@code levee_requests_total{outcome,tier}} — client requests and how they ended;
- *   <li>{@code levee_request_upstream_calls} — upstream calls per admitted request (count, sum, max);
- *   <li>{@code levee_upstream_calls_total{target,outcome}} and {@code levee_upstream_latency_seconds{target}};
- *   <li>{@code levee_circuit_state{target}} — 0 closed, 1 half-open, 2 open;
- *   <li>{@code levee_retry_budget_tokens}, {@code levee_tier{feature}} (0 = T0 … 3 = T3, the
- *       worst of its aliases), {@code levee_tier_alias{feature,alias}}, {@code
- *       levee_target_cooling_seconds{target}}, {@code levee_tier_transitions_total};
- *   <li>{@code levee_streams_*_total}, {@code levee_stream_resumes_total}, {@code
- *       levee_stream_ttft_p95_seconds}, {@code levee_stream_duplicate_event_rate};
- *   <li>{@code levee_cache_*} — entries, bytes, lookups by result;
- *   <li>{@code levee_state_evictions_total{table}} — entries of client-named targets dropped
- *       from a bounded table ({@code breakers}, {@code target_stats}).
- *   <li>{@code levee_route_choices_total{alias,model}} — which target the scoring router put
- *       first, per routed alias ({@code route: score}).
- * </ul>
+ * <p>Three writers: the Recorder stage ({@link #request}, {@link #upstream}, {@link #streamed},
+ * {@link #usage}, {@link #cacheMiss}), once per client request from its one access record; the
+ * fallback chain, once per upstream call (this is its {@link CallObserver}); and the breakers
+ * ({@link #onTransition}). Gauges and function counters read the policies at scrape time ({@link
+ * #watch}). Meters are built once per label combination and kept; the request path only finds
+ * and increments them.
  *
- * <p>Thread-safe.
+ * <p>Thread-safe. {@link #close} releases the JVM GC listener.
  */
-public final class Metrics implements CallObserver {
+public final class Metrics implements CallObserver, AutoCloseable {
+
+  /** Histogram buckets for client durations, attempts and TTFT: 50 ms to 120 s. */
+  static final Duration[] BUCKETS = {
+      Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(250), Duration.ofMillis(500),
+      Duration.ofSeconds(1), Duration.ofMillis(2500), Duration.ofSeconds(5), Duration.ofSeconds(10),
+      Duration.ofSeconds(20), Duration.ofSeconds(30), Duration.ofSeconds(60), Duration.ofSeconds(120)};
+
+  private static final List<String> TOKEN_TYPES = List.of("input", "output", "cache_read", "cache_creation");
+  private static final List<String> SOURCES = List.of("primary", "fallback", "cache", "semantic", "stale", "static", "none");
+  private static final List<String> CACHE_RESULTS = List.of("hit", "semantic", "stale", "miss");
 
   private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-  private final Breakers breakers;
-  private final Set<Target> configured;
-  private final Set<Target> circuits = ConcurrentHashMap.newKeySet();
-  // meters are created once and kept: builder().register() per request costs a lookup by id each time
-  private final Map<List<String>, Counter> requestCounters = new ConcurrentHashMap<>();
-  private final Map<List<String>, Counter> callCounters = new ConcurrentHashMap<>();
-  private final Map<String, Timer> callLatencies = new ConcurrentHashMap<>();
-  private final DistributionSummary callsPerRequest = DistributionSummary.builder("levee_request_upstream_calls")
-      .description("Upstream calls per client request, retries, fallbacks and stream recovery included")
-      .register(registry);
+  private final MetricLabels labels;
+  private final CostMeter cost;
+  private final Ticker ticker;
+  private final JvmGcMetrics gc = new JvmGcMetrics();
 
-  public Metrics(Set<Target> configured, Breakers breakers, TargetStats stats, RetryBudget budget, TierBoard tiers,
-      StreamStats streams, ResponseCache cache) {
-    this.breakers = breakers;
-    this.configured = Set.copyOf(configured);
-    configured.forEach(this::watchCircuit);
+  // built once per label combination, then only incremented
+  private final Map<List<String>, Timer> requestDurations = new ConcurrentHashMap<>();
+  private final Map<List<String>, Counter> requests = new ConcurrentHashMap<>();
+  private final Map<List<String>, Counter> answers = new ConcurrentHashMap<>();
+  private final Map<List<String>, Calls> attempts = new ConcurrentHashMap<>();
+  private final Map<String, Counter> cacheLookups = new HashMap<>();
+  private final Map<String, Counter> fallbacks = new ConcurrentHashMap<>();
+  private final Map<String, Counter> recoveries = new ConcurrentHashMap<>();
+  private final Map<String, Counter> retries = new ConcurrentHashMap<>();
+  private final Map<String, Counter> cooldowns = new ConcurrentHashMap<>();
+  private final Map<String, Counter> hedges = new ConcurrentHashMap<>();
+  private final Map<List<String>, Counter> routeChoices = new ConcurrentHashMap<>();
+  private final Map<String, Timer> attemptDurations = new ConcurrentHashMap<>();
+  private final Map<String, Timer> ttft = new ConcurrentHashMap<>();
+  private final Map<String, Timer> upstreamLatency = new ConcurrentHashMap<>();
+  private final Map<List<String>, Counter> transitions = new ConcurrentHashMap<>();
+  private final Map<List<String>, Counter> tokens = new ConcurrentHashMap<>();
+  private final Map<List<String>, Counter> dollars = new ConcurrentHashMap<>();
+  private final DistributionSummary upstreamCalls;
+  private volatile TierClock tierClock;
+
+  /**
+   * @param labels the label values that get series of their own
+   * @param prices the price table that turns usage into dollars
+   * @param ticker time for the cost window and the tier clock
+   */
+  public Metrics(MetricLabels labels, PriceTable prices, Ticker ticker) {
+    this.labels = labels;
+    this.ticker = ticker;
+    this.cost = new CostMeter(prices, ticker);
+    new JvmMemoryMetrics().bindTo(registry);
+    gc.bindTo(registry);
+    new JvmThreadMetrics().bindTo(registry);
+    new ClassLoaderMetrics().bindTo(registry);
+    new ProcessorMetrics().bindTo(registry);
+    new UptimeMetrics().bindTo(registry);
+    new FileDescriptorMetrics().bindTo(registry);
+    // an info metric: Micrometer would strip "_info" from a gauge's name, the Prometheus client keeps it
+    Info.builder().name("levee_build_info").help("Levee's version and the Java runtime; always 1")
+        .labelNames("version", "java_version").register(registry.getPrometheusRegistry())
+        .addLabelValues(version(), System.getProperty("java.version", "unknown"));
+    upstreamCalls = DistributionSummary.builder("levee_request_upstream_calls")
+        .description("Upstream calls per client request, retries, fallbacks and stream recovery included")
+        .register(registry);
+    for (String result : CACHE_RESULTS) {
+      cacheLookups.put(result, Counter.builder("levee_cache_lookups").tag("result", result)
+          .description("Cache lookups by result as the request saw them: hit, semantic, stale, miss").register(registry));
+    }
+    for (Target target : labels.targets()) {
+      String id = target.id();
+      for (CircuitState from : CircuitState.values()) {
+        for (CircuitState to : CircuitState.values()) {
+          if (from != to) {
+            transitionCounter(id, from, to);
+          }
+        }
+      }
+      attemptDuration(id);
+      cooldownCounter(id);
+      retryCounter(id);
+      for (String outcome : outcomes()) {
+        attemptCounter(id, outcome);
+      }
+      ttftTimer(id);
+    }
+    labels.aliases().forEach(alias -> {
+      fallbackCounter(alias);
+      recoveryCounter(alias);
+    });
+    labels.models().forEach(model -> TOKEN_TYPES.forEach(type -> tokenCounter(model, type)));
+  }
+
+  /**
+   * Registers the gauges and function counters that read the gateway's policies at scrape time.
+   */
+  public void watch(Breakers breakers, TargetStats stats, RetryBudget budget, TierBoard tiers, StreamStats streams,
+      ResponseCache cache, Readiness readiness) {
     FunctionCounter.builder("levee_state_evictions", breakers, Breakers::evictions).tag("table", "breakers")
         .description("Entries of client-named targets dropped from a bounded table (least used or idle)")
         .register(registry);
     FunctionCounter.builder("levee_state_evictions", stats, TargetStats::evictions).tag("table", "target_stats")
         .description("Entries of client-named targets dropped from a bounded table (least used or idle)")
         .register(registry);
+    labels.targets().forEach(target -> Gauge.builder("levee_circuit_state", breakers, b -> code(b.of(target).state()))
+        .tag("target", target.id()).description("0 closed, 1 half-open, 2 open").register(registry));
     Gauge.builder("levee_retry_budget_tokens", budget, RetryBudget::remaining)
         .description("Tokens left in the retry budget").register(registry);
-    tiers.status().forEach(f -> {
-      String feature = f.path("feature").asText();
-      Gauge.builder("levee_tier", tiers, t -> t.tier(feature).ordinal()).tag("feature", feature)
-          .description("Degradation tier of the feature (its worst alias): 0 = T0 full ... 3 = T3 static").register(registry);
-    });
-    // issue 10 (tiers): the tier of each feature through each alias, and each target's rate-limit cooldown
+    Gauge.builder("levee_retry_budget_max_tokens", budget, RetryBudget::max)
+        .description("The retry budget's capacity").register(registry);
+    FunctionCounter.builder("levee_retry_budget_denied", budget, RetryBudget::denied)
+        .description("Calls the retry budget refused: retries, fallbacks and stream recoveries").register(registry);
+    Gauge.builder("levee_ready", readiness, r -> r.isReady() ? 1 : 0)
+        .description("1 when /health/ready answers 200").register(registry);
+    watchTiers(tiers);
+    FunctionCounter.builder("levee_streams_started", streams, s -> s.snapshot().started())
+        .description("Streams that reached their commit point").register(registry);
+    FunctionCounter.builder("levee_streams_completed", streams, s -> s.snapshot().completed())
+        .description("Streams that ended with message_stop").register(registry);
+    FunctionCounter.builder("levee_streams_failed", streams, s -> s.snapshot().failed())
+        .description("Streams that ended with an error event").register(registry);
+    FunctionCounter.builder("levee_stream_resumes", streams, s -> s.snapshot().recoveries())
+        .description("Continuations spliced into streams").register(registry);
+    FunctionCounter.builder("levee_stream_duplicate_events", streams, StreamStats::duplicates)
+        .description("Suspected duplicate content deltas at splices (dropped when configured)").register(registry);
+    Gauge.builder("levee_stream_ttft_p95_seconds", streams, s -> s.snapshot().ttftP95Millis() / 1000.0)
+        .description("Time to first token, p95 over the last minute").register(registry);
+    Gauge.builder("levee_stream_duplicate_event_rate", streams, s -> s.snapshot().duplicateRate())
+        .description("Share of content deltas that repeated the previous one").register(registry);
+    Gauge.builder("levee_cache_entries", cache, ResponseCache::size).description("Answers in the cache").register(registry);
+    Gauge.builder("levee_cache_bytes", cache, ResponseCache::weightedBytes).description("Bytes held by the cache")
+        .register(registry);
+  }
+
+  private void watchTiers(TierBoard tiers) {
+    Set<String> features = tiers.configuredScopes().keySet();
+    features.forEach(feature -> Gauge.builder("levee_tier", tiers, t -> t.tier(feature).ordinal())
+        .tag("feature", feature)
+        .description("Degradation tier of the feature (its worst alias): 0 = T0 full ... 3 = T3 static")
+        .register(registry));
     tiers.configuredScopes().forEach((feature, aliases) -> aliases.forEach(alias ->
         Gauge.builder("levee_tier_alias", tiers, t -> t.currentTier(feature, alias).ordinal())
             .tag("feature", feature).tag("alias", alias)
             .description("Degradation tier of the feature through the alias: 0 = T0 full ... 3 = T3 static")
             .register(registry)));
-    configured.forEach(target -> Gauge.builder("levee_target_cooling_seconds", tiers,
+    labels.targets().forEach(target -> Gauge.builder("levee_target_cooling_seconds", tiers,
             t -> t.cooldowns().remaining(target).toMillis() / 1000.0).tag("target", target.id())
         .description("Time left on the target's rate-limit cooldown (retry-after of its last 429)").register(registry));
-    // issue 10: each target's health as the tiers' step-down signals read it (its SLI window of API calls)
-    configured.forEach(target -> {
+    // each target's health as the tiers' step-down signals read it (its SLI window of API calls)
+    labels.targets().forEach(target -> {
       Gauge.builder("levee_target_server_error_share", tiers, t -> t.targetCalls(target).serverErrorRate())
           .tag("target", target.id()).description("Share of the target's calls in the SLI window that failed (5xx, 529, timeouts)")
           .register(registry);
@@ -100,58 +214,129 @@ public final class Metrics implements CallObserver {
     });
     FunctionCounter.builder("levee_tier_transitions", tiers, TierBoard::transitions)
         .description("Tier transitions, all features").register(registry);
-    FunctionCounter.builder("levee_streams_started", streams, s -> s.snapshot().started())
-        .description("Streams that reached their commit point").register(registry);
-    FunctionCounter.builder("levee_streams_completed", streams, s -> s.snapshot().completed())
-        .description("Streams that ended with message_stop").register(registry);
-    FunctionCounter.builder("levee_streams_failed", streams, s -> s.snapshot().failed())
-        .description("Streams that ended with an error event").register(registry);
-    FunctionCounter.builder("levee_stream_resumes", streams, s -> s.snapshot().recoveries())
-        .description("Continuations spliced into streams").register(registry);
-    Gauge.builder("levee_stream_ttft_p95_seconds", streams, s -> s.snapshot().ttftP95Millis() / 1000.0)
-        .description("Time to first token, p95 over the last minute").register(registry);
-    Gauge.builder("levee_stream_duplicate_event_rate", streams, s -> s.snapshot().duplicateRate())
-        .description("Share of content deltas that repeated the previous one").register(registry);
-    Gauge.builder("levee_cache_entries", cache, ResponseCache::size).description("Answers in the cache").register(registry);
-    Gauge.builder("levee_cache_bytes", cache, ResponseCache::weightedBytes).description("Bytes held by the cache")
-        .register(registry);
-    for (String result : new String[] {"fresh", "stale", "miss"}) {
-      FunctionCounter.builder("levee_cache_lookups", cache, c -> switch (result) {
-            case "fresh" -> c.stats().fresh();
-            case "stale" -> c.stats().stale();
-            default -> c.stats().misses();
-          })
-          .tag("result", result).description("Cache lookups by result").register(registry);
+    TierClock clock = new TierClock(features, tiers::tier, ticker);
+    tierClock = clock; // function counters hold what they read weakly
+    for (String feature : features) {
+      for (Tier tier : Tier.values()) {
+        FunctionCounter.builder("levee_tier_seconds", clock, c -> c.seconds(feature, tier))
+            .tag("feature", feature).tag("tier", tier.name())
+            .description("Time the feature spent in each tier (sampled at each scrape)").register(registry);
+      }
     }
   }
 
-  /** One finished client request. */
-  public void request(String outcome, String tier) {
-    String t = tier == null ? "-" : tier;
-    requestCounters.computeIfAbsent(List.of(outcome, t), k -> Counter.builder("levee_requests").tag("outcome", outcome)
-        .tag("tier", t).description("Client requests by how they ended and the tier they were admitted at")
-        .register(registry)).increment();
+  /** Registers {@code levee_requests_in_flight}, read from the server's admission. */
+  public void watchInFlight(IntSupplier inFlight) {
+    Gauge.builder("levee_requests_in_flight", inFlight, IntSupplier::getAsInt).strongReference(true)
+        .description("API requests being served now").register(registry);
   }
+
+  // ---- the Recorder stage, once per client request ----
+
+  /** One finished client request, from its access record. */
+  public void request(ServedRequest r) {
+    String tier = r.tier() == null ? MetricLabels.NONE : r.tier().name();
+    String alias = labels.alias(r.alias());
+    String feature = labels.feature(r.feature());
+    String outcome = r.refused() ? "refused" : r.outcome();
+    requests.computeIfAbsent(List.of(outcome, tier), k -> Counter.builder("levee_requests")
+        .tag("outcome", k.get(0)).tag("tier", k.get(1))
+        .description("Client requests by how they ended and the tier they were admitted at").register(registry))
+        .increment();
+    requestDurations.computeIfAbsent(List.of(alias, feature, tier, MetricLabels.statusClass(r.status())),
+        k -> Timer.builder("levee_request_duration").tag("alias", k.get(0)).tag("feature", k.get(1))
+            .tag("tier", k.get(2)).tag("status_class", k.get(3)).serviceLevelObjectives(BUCKETS)
+            .description("Client request duration, arrival to the last byte").register(registry))
+        .record(r.took());
+    answers.computeIfAbsent(List.of(feature, r.refused() ? "none" : r.source()), k -> Counter.builder("levee_answers")
+        .tag("feature", k.get(0)).tag("source", k.get(1))
+        .description("Answers by source: primary, fallback, cache, semantic, stale, static, none").register(registry))
+        .increment();
+    if (r.refused()) {
+      return;
+    }
+    upstreamCalls.record(r.calls());
+    String cached = r.cacheResult();
+    if (cached != null && cacheLookups.containsKey(cached)) {
+      cacheLookups.get(cached).increment();
+    }
+    if (r.fallback()) {
+      fallbackCounter(alias).increment();
+    }
+  }
+
+  /** The steps one request's chain took: calls after a failed call to the same target count as retries. */
+  public void upstream(List<AttemptRecord> steps) {
+    Target previousFailed = null;
+    for (AttemptRecord step : steps) {
+      if (!step.called()) {
+        continue;
+      }
+      if (step.target().equals(previousFailed)) {
+        retryCounter(labels.target(step.target())).increment();
+      }
+      previousFailed = step.step() == AttemptRecord.Step.FAILED ? step.target() : null;
+    }
+  }
+
+  /** A client stream ended: the target that committed it, its time to first token, continuations spliced in. */
+  public void streamed(String alias, Target committed, Duration timeToFirstToken, int recovered) {
+    ttftTimer(labels.target(committed)).record(timeToFirstToken);
+    if (recovered > 0) {
+      recoveryCounter(labels.alias(alias)).increment(recovered);
+    }
+  }
+
+  /** A T2 cache lookup found nothing. */
+  public void cacheMiss() {
+    cacheLookups.get("miss").increment();
+  }
+
+  /** An answer's usage: tokens by model, and dollars by feature, tier and model. */
+  public void usage(String feature, Tier tier, String model, TokenUsage usage) {
+    if (usage.isEmpty()) {
+      return;
+    }
+    String m = labels.model(model);
+    long[] counts = {usage.input(), usage.output(), usage.cacheRead(), usage.cacheCreation()};
+    for (int i = 0; i < counts.length; i++) {
+      if (counts[i] > 0) {
+        tokenCounter(m, TOKEN_TYPES.get(i)).increment(counts[i]);
+      }
+    }
+    cost.price(model, usage).ifPresent(usd -> {
+      String f = labels.feature(feature);
+      dollars.computeIfAbsent(List.of(f, tier.name(), m), k -> Counter.builder("levee_cost_usd")
+          .tag("feature", k.get(0)).tag("tier", k.get(1)).tag("model", k.get(2))
+          .description("Estimated spend in US dollars at list prices").register(registry)).increment(usd);
+      cost.spent(f, tier, usd);
+    });
+  }
+
+  /** The spend of the last hour, for {@code /health}. */
+  public CostMeter cost() {
+    return cost;
+  }
+
+  // ---- hedging and routing, from the Recorder ----
 
   /**
    * A request's hedge ended: {@code won} (it answered first), {@code lost} (aborted) or {@code
    * failed}; counted as {@code levee_hedges_total{outcome}}.
    */
   public void hedge(String outcome) {
-    Counter.builder("levee_hedges").tag("outcome", outcome)
-        .description("Hedged calls by how they ended: won, lost (aborted), failed").register(registry).increment();
-  }
-
-  /** The upstream calls one admitted client request made, a stream's recovery included. */
-  public void upstreamCallsPerRequest(int calls) {
-    callsPerRequest.record(calls);
+    hedges.computeIfAbsent(outcome, o -> Counter.builder("levee_hedges").tag("outcome", o)
+        .description("Hedged calls by how they ended: won, lost (aborted), failed").register(registry)).increment();
   }
 
   /** The scoring router put {@code target} first for a request to {@code alias} (a configured, routed alias). */
   public void routed(String alias, Target target) {
-    Counter.builder("levee_route_choices").tag("alias", alias).tag("model", target.id())
-        .description("Targets the scoring router chose first, by alias").register(registry).increment();
+    routeChoices.computeIfAbsent(List.of(labels.alias(alias), labels.target(target)), k ->
+        Counter.builder("levee_route_choices").tag("alias", k.get(0)).tag("model", k.get(1))
+            .description("Targets the scoring router chose first, by alias").register(registry)).increment();
   }
+
+  // ---- the chain's observer, once per upstream call ----
 
   @Override
   public void onSuccess(Target target, Duration latency) {
@@ -161,23 +346,97 @@ public final class Metrics implements CallObserver {
   @Override
   public void onFailure(Target target, Failure failure, Duration latency) {
     call(target, failure.kind().name().toLowerCase(Locale.ROOT), latency);
+    if (failure.kind() == FailureKind.RATE_LIMITED && failure.retryAfter().isPresent()) {
+      cooldownCounter(labels.target(target)).increment(); // as RateLimitCooldowns starts one
+    }
   }
 
   private void call(Target target, String outcome, Duration latency) {
-    // a client may name any model: only configured targets get series of their own
-    String label = configured.contains(target) ? target.id() : target.upstream() + "/*";
-    callCounters.computeIfAbsent(List.of(label, outcome), k -> Counter.builder("levee_upstream_calls")
-        .tag("target", label).tag("outcome", outcome).description("Upstream calls by target and outcome")
-        .register(registry)).increment();
-    callLatencies.computeIfAbsent(label, k -> Timer.builder("levee_upstream_latency").tag("target", label)
-        .description("Time to the answer (JSON) or first token (streams)").register(registry)).record(latency);
+    String label = labels.target(target);
+    attemptCounter(label, outcome).increment();
+    attemptDuration(label).record(latency);
+    upstreamLatency.computeIfAbsent(label, t -> Timer.builder("levee_upstream_latency").tag("target", t)
+        .description("Kept for old dashboards: prefer levee_attempt_duration_seconds").register(registry))
+        .record(latency);
   }
 
-  private void watchCircuit(Target target) {
-    if (circuits.add(target)) {
-      Gauge.builder("levee_circuit_state", breakers, b -> code(b.of(target).state())).tag("target", target.id())
-          .description("0 closed, 1 half-open, 2 open").register(registry);
+  // ---- the breakers ----
+
+  /** A breaker changed state. */
+  public void onTransition(Transition t) {
+    String target = labels.targets().stream().anyMatch(x -> x.id().equals(t.breaker())) ? t.breaker()
+        : t.breaker().substring(0, Math.max(0, t.breaker().indexOf('/'))) + "/*";
+    transitionCounter(target, t.from(), t.to()).increment();
+  }
+
+  // ---- meters ----
+
+  /** {@code levee_attempts_total} and the old name it replaces, counted together. */
+  private record Calls(Counter attempts, Counter upstreamCalls) {
+    void increment() {
+      attempts.increment();
+      upstreamCalls.increment();
     }
+  }
+
+  private Calls attemptCounter(String target, String outcome) {
+    return attempts.computeIfAbsent(List.of(target, outcome), k -> new Calls(
+        Counter.builder("levee_attempts").tag("target", k.get(0)).tag("outcome", k.get(1))
+            .description("Upstream calls by target and outcome kind").register(registry),
+        Counter.builder("levee_upstream_calls").tag("target", k.get(0)).tag("outcome", k.get(1))
+            .description("Kept for old dashboards: prefer levee_attempts_total").register(registry)));
+  }
+
+  private Counter fallbackCounter(String alias) {
+    return fallbacks.computeIfAbsent(alias, a -> Counter.builder("levee_fallbacks").tag("alias", a)
+        .description("Answers given by a target other than the chain's first").register(registry));
+  }
+
+  private Counter recoveryCounter(String alias) {
+    return recoveries.computeIfAbsent(alias, a -> Counter.builder("levee_stream_recoveries").tag("alias", a)
+        .description("Continuations spliced into client streams").register(registry));
+  }
+
+  private Timer ttftTimer(String target) {
+    return ttft.computeIfAbsent(target, t -> Timer.builder("levee_ttft").tag("target", t)
+        .serviceLevelObjectives(BUCKETS).description("Streams: time to first token of the attempt that committed")
+        .register(registry));
+  }
+
+  private Counter tokenCounter(String model, String type) {
+    return tokens.computeIfAbsent(List.of(model, type), k -> Counter.builder("levee_tokens")
+        .tag("model", k.get(0)).tag("type", k.get(1))
+        .description("Tokens the upstream reported, by model and type").register(registry));
+  }
+
+  private Timer attemptDuration(String target) {
+    return attemptDurations.computeIfAbsent(target, t -> Timer.builder("levee_attempt_duration").tag("target", t)
+        .serviceLevelObjectives(BUCKETS)
+        .description("Time to the answer (JSON), the first token (stream) or the failure").register(registry));
+  }
+
+  private Counter retryCounter(String target) {
+    return retries.computeIfAbsent(target, t -> Counter.builder("levee_retries").tag("target", t)
+        .description("Calls to a target after a failed call to it, within one request").register(registry));
+  }
+
+  private Counter cooldownCounter(String target) {
+    return cooldowns.computeIfAbsent(target, t -> Counter.builder("levee_cooldowns").tag("target", t)
+        .description("429s with retry-after that started or extended a rate-limit cooldown").register(registry));
+  }
+
+  private Counter transitionCounter(String target, CircuitState from, CircuitState to) {
+    return transitions.computeIfAbsent(List.of(target, from.name(), to.name()), k ->
+        Counter.builder("levee_circuit_transitions").tag("target", k.get(0)).tag("from", k.get(1)).tag("to", k.get(2))
+            .description("Circuit breaker transitions").register(registry));
+  }
+
+  private static List<String> outcomes() {
+    List<String> all = new java.util.ArrayList<>(List.of("success"));
+    for (FailureKind kind : FailureKind.values()) {
+      all.add(kind.name().toLowerCase(Locale.ROOT));
+    }
+    return all;
   }
 
   private static int code(CircuitState state) {
@@ -188,8 +447,28 @@ public final class Metrics implements CallObserver {
     };
   }
 
+  /** Levee's version from the build ({@code levee-build.properties}), else {@code dev}. */
+  static String version() {
+    try (InputStream in = Metrics.class.getResourceAsStream("/levee-build.properties")) {
+      if (in == null) {
+        return "dev";
+      }
+      Properties p = new Properties();
+      p.load(in);
+      String v = p.getProperty("version", "dev");
+      return v.startsWith("${") ? "dev" : v;
+    } catch (IOException e) {
+      return "dev";
+    }
+  }
+
   /** The Prometheus text exposition. */
   public String scrape() {
     return registry.scrape();
+  }
+
+  @Override
+  public void close() {
+    gc.close();
   }
 }

@@ -27,13 +27,32 @@ public final class TargetStats implements CallObserver {
   static final Duration IDLE = Duration.ofMinutes(10);
 
   private final BoundedTable<Target, SlidingWindow> windows;
+  private final Set<Target> configured;
+  private final Set<Target> calledConfigured = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   public TargetStats(Set<Target> configured, Ticker ticker) {
+    this.configured = Set.copyOf(configured);
     this.windows = new BoundedTable<>(MAX_OTHERS, IDLE, ticker, configured, t -> new SlidingWindow(ticker));
+  }
+
+  /**
+   * Whether a call to {@code target} has ever ended in an outcome that says something about it
+   * (cancellations do not count): always remembered for a configured target; for another, while
+   * its window is kept.
+   */
+  public boolean everCalled(Target target) {
+    return configured.contains(target) ? calledConfigured.contains(target) : windows.peek(target) != null;
+  }
+
+  private void markCalled(Target target) {
+    if (configured.contains(target)) {
+      calledConfigured.add(target);
+    }
   }
 
   @Override
   public void onSuccess(Target target, Duration latency) {
+    markCalled(target);
     windows.get(target).record(SliOutcome.SUCCESS, latency);
   }
 
@@ -41,6 +60,7 @@ public final class TargetStats implements CallObserver {
   public void onFailure(Target target, Failure failure, Duration latency) {
     SliOutcome outcome = SliOutcome.of(failure.kind());
     if (outcome != null) {
+      markCalled(target);
       windows.get(target).record(outcome, latency);
     }
   }

@@ -20,6 +20,7 @@ import dev.levee.gateway.health.TargetStats;
 import dev.levee.gateway.route.Paced;
 import dev.levee.gateway.route.ScoreRouting;
 import dev.levee.gateway.tier.TierBoard;
+import dev.levee.gateway.trace.Tracing;
 import java.util.List;
 import java.util.random.RandomGenerator;
 import org.eclipse.jetty.server.Request;
@@ -70,7 +71,7 @@ public final class MessagesHandler {
    */
   public record Parts(GatewayConfig config, Aliases aliases, RequestIds ids, FallbackChain chain, StreamEngine streams,
       Upstreams upstreams, TierBoard tiers, ResponseCache cache, SemanticCache semantic, RandomGenerator random,
-      Metrics metrics, OutageQueue outage, TargetStats stats, ScoreRouting routing) {}
+      Metrics metrics, OutageQueue outage, TargetStats stats, ScoreRouting routing, Tracing tracing) {}
 
   public static MessagesHandler create(Parts p) {
     return new MessagesHandler(p);
@@ -91,7 +92,7 @@ public final class MessagesHandler {
     this.streams = p.streams();
     this.relay = new Relay(p.streams());
     this.tiers = p.tiers();
-    this.recorder = new Recorder(cache, p.tiers(), new AccessLog(p.metrics()), ticker);
+    this.recorder = new Recorder(cache, p.tiers(), new AccessLog(), p.metrics(), p.tracing(), ticker);
     this.responder = new Responder(new LocalAnswers(p.random()), cache,
         config.tiers().healthyFor().plus(config.tiers().evaluateEvery()), p.outage());
   }

@@ -4,7 +4,10 @@ import dev.levee.anthropic.stream.ResilientStream;
 import dev.levee.anthropic.upstream.Reply;
 import dev.levee.core.chain.ChainResult;
 import dev.levee.core.chain.Target;
+import dev.levee.core.chain.AttemptRecord;
 import dev.levee.core.retry.Failure;
+import dev.levee.gateway.health.TokenUsage;
+import java.util.List;
 
 /**
  * What going upstream came to, as the relay hands it on: nothing here has been settled, cached
@@ -27,15 +30,16 @@ sealed interface Outcome {
    * @param recoveries continuations spliced in
    * @param message the whole answer, assembled for the cache; null when it did not complete or
    *     may not be cached
+   * @param usage the tokens the stream's events reported (for metrics and cost)
    */
   record Streamed(ChainResult.Answered<Reply> first, ResilientStream.Outcome ended, Target last, int recoveries,
-      int calls, byte[] message) implements Outcome {}
+      int calls, byte[] message, TokenUsage usage) implements Outcome {}
 
   /** The client's own error, to reach it at once with the upstream's status and body (reply may be null). */
   record Rejected(Target target, Failure failure, Reply reply, int calls) implements Outcome {}
 
-  /** Every target was tried, skipped or ran out of time. */
-  record Exhausted(FailureResponse failure, int calls) implements Outcome {}
+  /** Every target was tried, skipped or ran out of time; {@code steps} are the chain's, for metrics. */
+  record Exhausted(FailureResponse failure, int calls, List<AttemptRecord> steps) implements Outcome {}
 
   /** The client went away before an answer. */
   record Cancelled(int calls) implements Outcome {}

@@ -1,9 +1,17 @@
 package dev.levee.gateway.pipeline;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.levee.anthropic.Json;
 import dev.levee.core.chain.AttemptRecord;
 import dev.levee.core.tier.Tier;
 import dev.levee.core.time.Ticker;
+import dev.levee.gateway.health.Metrics;
+import dev.levee.gateway.health.ServedRequest;
+import dev.levee.gateway.health.TokenUsage;
 import dev.levee.gateway.tier.TierBoard;
+import dev.levee.gateway.trace.RequestTrace;
+import dev.levee.gateway.trace.Tracing;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 
@@ -14,7 +22,9 @@ import java.util.List;
  * the responder has answered, one {@link AccessRecord} goes to the access log and metrics. What
  * the client saw feeds its feature's SLO through its alias ({@link TierBoard#answered}, {@link
  * TierBoard#failed}): an answer after retries or a fallback is a success, an exhausted chain a
- * failure.
+ * failure. Metrics are written here too: from the outcome (retries, time to first token, stream
+ * recoveries, token usage and its cost, a T2 cache miss) and from the access record (duration,
+ * status, source of the answer).
  * Thread-safe.
  */
 final class Recorder {
@@ -22,12 +32,16 @@ final class Recorder {
   private final CachedAnswers cache;
   private final TierBoard tiers;
   private final AccessLog log;
+  private final Metrics metrics;
+  private final Tracing tracing;
   private final Ticker ticker;
 
-  Recorder(CachedAnswers cache, TierBoard tiers, AccessLog log, Ticker ticker) {
+  Recorder(CachedAnswers cache, TierBoard tiers, AccessLog log, Metrics metrics, Tracing tracing, Ticker ticker) {
     this.cache = cache;
     this.tiers = tiers;
     this.log = log;
+    this.metrics = metrics;
+    this.tracing = tracing;
     this.ticker = ticker;
   }
 
@@ -58,6 +72,74 @@ final class Recorder {
       case Outcome.Exhausted exhausted -> tiers.failed(feature, alias, Duration.ofNanos(ticker.nanos() - startNanos));
       case Outcome.Cancelled cancelled -> { }
     }
+    TokenUsage usage = count(in, admitted, outcome);
+    if (tracing.enabled()) {
+      trace(startNanos, in, admitted.tier(), outcome, usage);
+    }
+  }
+
+  /** The outcome's metrics: retries, time to first token, recoveries, usage and cost, a T2 miss; returns the usage. */
+  private TokenUsage count(InboundRequest in, Admission.Proceed admitted, Outcome outcome) {
+    if (admitted.cacheMissed()) {
+      metrics.cacheMiss();
+    }
+    switch (outcome) {
+      case Outcome.Answered json -> {
+        metrics.upstream(json.answered().steps());
+        if (json.answered().response().status() == 200) {
+          TokenUsage usage = usageOf(json.answered().response().body());
+          metrics.usage(in.feature(), admitted.tier(), json.answered().target().model(), usage);
+          return usage;
+        }
+        return TokenUsage.NONE;
+      }
+      case Outcome.Streamed stream -> {
+        List<AttemptRecord> steps = stream.first().steps();
+        metrics.upstream(steps);
+        metrics.streamed(in.alias().alias(), stream.first().target(), steps.getLast().took(), stream.recoveries());
+        metrics.usage(in.feature(), admitted.tier(), stream.first().target().model(), stream.usage());
+        return stream.usage();
+      }
+      case Outcome.Exhausted exhausted -> {
+        metrics.upstream(exhausted.steps());
+        return TokenUsage.NONE;
+      }
+      case Outcome.Rejected rejected -> {
+        return TokenUsage.NONE;
+      }
+      case Outcome.Cancelled cancelled -> {
+        return TokenUsage.NONE;
+      }
+    }
+  }
+
+  /** The request's spans: the request, each attempt and each backoff wait. */
+  private void trace(long startNanos, InboundRequest in, Tier tier, Outcome outcome, TokenUsage usage) {
+    Duration took = Duration.ofNanos(ticker.nanos() - startNanos);
+    RequestTrace trace = switch (outcome) {
+      case Outcome.Answered json -> new RequestTrace(in.request().headers(), in.alias().alias(), in.feature(), tier,
+          took, json.answered().steps(), json.answered().target(), json.answered().fallback(), 0,
+          json.answered().response().status(), "ok", usage);
+      case Outcome.Streamed stream -> new RequestTrace(in.request().headers(), in.alias().alias(), in.feature(), tier,
+          took, stream.first().steps(), stream.last(), stream.first().fallback(), stream.recoveries(), 200,
+          "stream_" + stream.ended().name().toLowerCase(java.util.Locale.ROOT), usage);
+      case Outcome.Exhausted exhausted -> new RequestTrace(in.request().headers(), in.alias().alias(), in.feature(),
+          tier, took, exhausted.steps(), null, false, 0, exhausted.failure().error().status(), "exhausted", usage);
+      case Outcome.Rejected rejected -> new RequestTrace(in.request().headers(), in.alias().alias(), in.feature(),
+          tier, took, List.of(), rejected.target(), false, 0, rejected.failure().status(), "rejected", usage);
+      case Outcome.Cancelled cancelled -> new RequestTrace(in.request().headers(), in.alias().alias(), in.feature(),
+          tier, took, List.of(), null, false, 0, 499, "client_gone", usage);
+    };
+    tracing.record(trace);
+  }
+
+  private static TokenUsage usageOf(byte[] body) {
+    try {
+      JsonNode message = Json.MAPPER.readTree(body);
+      return TokenUsage.of(message == null ? null : message.path("usage"));
+    } catch (IOException | RuntimeException e) {
+      return TokenUsage.NONE; // usage is best effort; the body went to the client as it came
+    }
   }
 
   /** Writes the access record of a request answered without going upstream; a cached answer is a success. */
@@ -66,6 +148,12 @@ final class Recorder {
       tiers.answered(in.feature(), in.alias().alias(), Duration.ofNanos(ticker.nanos() - startNanos));
     }
     log(startNanos, in, decision.tier(), sent);
+    if (tracing.enabled()) {
+      String word = sent.outcome().split(" ", 2)[0];
+      tracing.record(new RequestTrace(in.request().headers(), in.alias().alias(), in.feature(), decision.tier(),
+          Duration.ofNanos(ticker.nanos() - startNanos), List.of(), null, false, 0, sent.status(), word,
+          TokenUsage.NONE));
+    }
   }
 
   /** A stream's latency for the SLO: to its first token, retries and backoffs included. */
@@ -82,18 +170,27 @@ final class Recorder {
   /**
    * Writes the access record of an admitted request, with the cause of its tier below T0, the
    * steps of its first attempts (both calls of a hedged pair show) and its route explanation
-   * (null when not routed).
+   * (null when not routed), and counts it in the metrics.
    */
   void log(long startNanos, InboundRequest in, Tier tier, Sent sent, List<AttemptRecord> steps, String route) {
     String cause = tier == null || tier == Tier.T0 ? null : tiers.cause(in.feature(), in.alias().alias());
-    log.write(new AccessRecord(in.id(), in.path(), in.alias().alias(), in.stream(), tier, sent.status(), sent.target(),
-        sent.calls(), sent.fallback(), millisSince(startNanos), sent.outcome(), cause, steps, route));
+    AccessRecord r = new AccessRecord(in.id(), in.path(), in.alias().alias(), in.stream(), tier, sent.status(),
+        sent.target(), sent.calls(), sent.fallback(), millisSince(startNanos), sent.outcome(), cause, steps, route);
+    log.write(r);
+    metrics.request(new ServedRequest(r.alias(), in.feature(), tier, r.status(), r.outcomeWord(), r.fallback(),
+        r.calls(), Duration.ofNanos(ticker.nanos() - startNanos)));
+    String hedge = r.hedge();
+    if (hedge != null) {
+      metrics.hedge(hedge);
+    }
   }
 
   /** Writes the access record of a request refused at ingress. */
   void logRefused(long startNanos, String id, String path, int status, String errorType) {
     log.write(new AccessRecord(id, path, null, false, null, status, null, 0, false, millisSince(startNanos),
         "refused " + errorType));
+    metrics.request(new ServedRequest(null, null, null, status, "refused", false, 0,
+        Duration.ofNanos(ticker.nanos() - startNanos)));
   }
 
   private long millisSince(long startNanos) {

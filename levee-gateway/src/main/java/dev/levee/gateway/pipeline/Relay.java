@@ -49,7 +49,8 @@ final class Relay {
       case ChainResult.Answered<Reply> answered -> new Outcome.Answered(answered, calls);
       case ChainResult.Rejected<Reply> rejected ->
           new Outcome.Rejected(rejected.target(), rejected.failure(), rejected.response(), calls);
-      case ChainResult.Exhausted<Reply> exhausted -> new Outcome.Exhausted(FailureResponse.of(exhausted), calls);
+      case ChainResult.Exhausted<Reply> exhausted ->
+          new Outcome.Exhausted(FailureResponse.of(exhausted), calls, exhausted.steps());
       case ChainResult.Cancelled<Reply> cancelled -> new Outcome.Cancelled(calls);
     };
   }
@@ -57,17 +58,19 @@ final class Relay {
   private Outcome stream(ChainResult.Answered<Reply> first, Plan plan, boolean assemble, Cancellation cancellation,
       StreamStart start) {
     MessageAssembler assembled = assemble ? new MessageAssembler() : null;
+    UsageTap usage = new UsageTap();
     ResilientStream.Outcome ended;
     try (ResilientStream stream = streams.resilient(first, plan.request(), plan.targets(), plan.recover(), cancellation)) {
-      ended = pump(stream, start.start(first, first.calls()), assembled);
+      ended = pump(stream, start.start(first, first.calls()), assembled, usage);
       // every upstream call the stream made, failed recovery calls included
       int calls = first.calls() + stream.recoveryCalls();
       byte[] message = assembled != null && ended == ResilientStream.Outcome.COMPLETE ? assembled.message() : null;
-      return new Outcome.Streamed(first, ended, stream.target(), stream.recoveries(), calls, message);
+      return new Outcome.Streamed(first, ended, stream.target(), stream.recoveries(), calls, message, usage.usage());
     }
   }
 
-  private static ResilientStream.Outcome pump(ResilientStream stream, OutputStream body, MessageAssembler assembled) {
+  private static ResilientStream.Outcome pump(ResilientStream stream, OutputStream body, MessageAssembler assembled,
+      UsageTap usage) {
     SseWriter out = new SseWriter(body);
     try {
       try {
@@ -77,6 +80,7 @@ final class Relay {
           if (assembled != null) {
             assembled.accept(event);
           }
+          usage.accept(event);
         }
         return ResilientStream.Outcome.COMPLETE;
       } catch (StreamFailureException e) {

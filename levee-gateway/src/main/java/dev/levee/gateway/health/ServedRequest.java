@@ -1,0 +1,52 @@
+package dev.levee.gateway.health;
+
+import dev.levee.core.tier.Tier;
+import java.time.Duration;
+
+/**
+ * One client request as the Recorder stage closes it (its access record), for metrics.
+ *
+ * @param alias the requested model; null when ingress refused the request
+ * @param feature the request's feature; null when refused
+ * @param tier the tier it was admitted at; null when refused
+ * @param status the HTTP status sent (499 when the client went away first)
+ * @param outcome the access log's outcome word ({@code ok}, {@code stream_complete}, {@code
+ *     cache_hit}, {@code last_resort_stale}, {@code exhausted}, …)
+ * @param fallback whether the answering target is not the chain's first
+ * @param calls upstream calls made, a stream's recovery included
+ * @param took arrival to the record (the answer sent, a stream ended)
+ */
+public record ServedRequest(String alias, String feature, Tier tier, int status, String outcome, boolean fallback,
+    int calls, Duration took) {
+
+  /** Whether ingress refused it (no alias, feature or tier). */
+  public boolean refused() {
+    return alias == null;
+  }
+
+  /**
+   * Where the answer came from: {@code primary}, {@code fallback}, {@code cache}, {@code
+   * semantic}, {@code stale}, {@code static}, or {@code none} when the client got no answer.
+   */
+  public String source() {
+    return switch (outcome) {
+      case "ok", "stream_complete" -> fallback ? "fallback" : "primary";
+      case "cache_hit", "last_resort_hit" -> "cache";
+      case "cache_semantic", "last_resort_semantic" -> "semantic";
+      case "cache_stale", "last_resort_stale" -> "stale";
+      case "static" -> "static";
+      default -> "none";
+    };
+  }
+
+  /** The cache lookup result this request's answer came from ({@code hit}, {@code semantic}, {@code stale}), or null. */
+  public String cacheResult() {
+    if (outcome.startsWith("cache_")) {
+      return outcome.substring("cache_".length());
+    }
+    if (outcome.startsWith("last_resort_")) {
+      return outcome.substring("last_resort_".length());
+    }
+    return null;
+  }
+}

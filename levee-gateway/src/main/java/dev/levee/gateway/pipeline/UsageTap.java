@@ -1,0 +1,37 @@
+package dev.levee.gateway.pipeline;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.levee.anthropic.Json;
+import dev.levee.anthropic.sse.SseEvent;
+import dev.levee.gateway.health.TokenUsage;
+
+/**
+ * Reads a relayed stream's token usage for metrics and cost: the {@code usage} of its {@code
+ * message_start} and of its {@code message_delta} events (the last one carries the totals, summed
+ * over recovered attempts). Only those events are parsed. Not thread-safe: one per stream.
+ */
+final class UsageTap {
+
+  private TokenUsage usage = TokenUsage.NONE;
+
+  void accept(SseEvent event) {
+    String name = event.event();
+    if ("message_start".equals(name)) {
+      usage = usage.max(TokenUsage.of(parse(event).path("message").path("usage")));
+    } else if ("message_delta".equals(name)) {
+      usage = usage.max(TokenUsage.of(parse(event).path("usage")));
+    }
+  }
+
+  TokenUsage usage() {
+    return usage;
+  }
+
+  private static JsonNode parse(SseEvent event) {
+    try {
+      return Json.MAPPER.readTree(event.data());
+    } catch (java.io.IOException | RuntimeException e) {
+      return Json.MAPPER.missingNode(); // usage is best effort: a malformed event is the relay's business
+    }
+  }
+}
