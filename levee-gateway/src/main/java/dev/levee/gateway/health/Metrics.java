@@ -121,6 +121,7 @@ public final class Metrics implements CallObserver, AutoCloseable {
       cacheLookups.put(result, Counter.builder("levee_cache_lookups").tag("result", result)
           .description("Cache lookups by result as the request saw them: hit, semantic, stale, miss").register(registry));
     }
+    List.of("won", "lost", "failed").forEach(this::hedgeCounter); // every series from the start, for dashboards
     for (Target target : labels.targets()) {
       String id = target.id();
       for (CircuitState from : CircuitState.values()) {
@@ -325,8 +326,12 @@ public final class Metrics implements CallObserver, AutoCloseable {
    * failed}; counted as {@code levee_hedges_total{outcome}}.
    */
   public void hedge(String outcome) {
-    hedges.computeIfAbsent(outcome, o -> Counter.builder("levee_hedges").tag("outcome", o)
-        .description("Hedged calls by how they ended: won, lost (aborted), failed").register(registry)).increment();
+    hedgeCounter(outcome).increment();
+  }
+
+  private Counter hedgeCounter(String outcome) {
+    return hedges.computeIfAbsent(outcome, o -> Counter.builder("levee_hedges").tag("outcome", o)
+        .description("Hedged requests by how their hedge ended: won, lost (aborted), failed").register(registry));
   }
 
   /** The scoring router put {@code target} first for a request to {@code alias} (a configured, routed alias). */
