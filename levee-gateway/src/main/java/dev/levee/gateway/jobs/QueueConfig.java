@@ -29,8 +29,8 @@ import java.util.Map;
  *     queued work (usually {@code ${LEVEE_QUEUE_SECRET}}); empty means client keys are never kept
  *     and queued work to an upstream without its own key is refused
  * @param onOutage the features whose non-streaming requests are queued as jobs when they cannot
- *     be answered (every target failed), answered at once with 503 naming the job (default none)
- * @param callbacks per feature, a URL that receives each queued request's answer once it ends
+ *     be answered (default none): the older spelling of {@code features.<name>.on-outage: queue}
+ * @param callbacks per feature (older spelling of {@code features.<name>.callback-url}), a URL that receives each queued request's answer once it ends
  *     (see {@link CallbackSender}); default none
  * @param callbackSecret the HMAC-SHA256 key signing callbacks (usually {@code ${…}}); empty: unsigned
  */
@@ -72,6 +72,12 @@ public record QueueConfig(String store, String schema, String folder, Integer wo
       }
     }
     callbackSecret = callbackSecret == null ? "" : callbackSecret;
+  }
+
+  /** This configuration with {@code callbacks} instead (each feature's {@code callback-url} merged in). */
+  public QueueConfig withCallbacks(Map<String, String> callbacks) {
+    return new QueueConfig(store, schema, folder, workers, poll, retryDelay, lease, batchTtl, secret, onOutage,
+        callbacks, callbackSecret);
   }
 
   /** The folder of the embedded database. */

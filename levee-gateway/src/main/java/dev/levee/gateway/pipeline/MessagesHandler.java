@@ -15,7 +15,13 @@ import dev.levee.gateway.config.GatewayConfig;
 import dev.levee.gateway.health.Metrics;
 import dev.levee.gateway.jobs.OutageQueue;
 import dev.levee.gateway.tier.TierBoard;
+import dev.levee.core.tier.Tier;
+import dev.levee.gateway.jobs.JobExecutor;
+import dev.levee.gateway.jobs.JobRequest;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.random.RandomGenerator;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -37,7 +43,8 @@ import org.eclipse.jetty.util.Callback;
  *       CancellationScope} under which a client leaving cuts execute and relay short.
  * </ol>
  *
- * <p>A request refused at ingress, or answered by Levee at admission, skips the stages between.
+ * <p>A request refused at ingress, answered by Levee or queued at admission, skips the stages
+ * between. Queued work runs through the same stages without a client ({@link #runJob}).
  */
 public final class MessagesHandler {
 
@@ -69,7 +76,8 @@ public final class MessagesHandler {
     this.ids = p.ids();
     this.ticker = p.upstreams().ticker();
     this.ingress = new Ingress(config, p.aliases(), config.features().keySet());
-    this.admission = new Admission(in -> p.tiers().tier(in.feature(), in.alias().alias(), in.alias().targets()), cache);
+    this.admission = new Admission(in -> p.tiers().tier(in.feature(), in.alias().alias(), in.alias().targets()), cache,
+        p.outage() == null ? feature -> false : p.outage()::queues);
     this.planner = new Planner(config.policy().deadline(), ticker);
     this.chain = p.chain();
     this.upstreams = p.upstreams();
@@ -94,6 +102,14 @@ public final class MessagesHandler {
       return;
     }
     Admission.Decision decision = admission.admit(in);                               // 2. admission
+    if (decision instanceof Admission.Queue queue) { // on-outage: queue, at T3 or in degraded mode
+      Optional<Sent> queued = responder.queue(client, in, queue);
+      if (queued.isPresent()) {
+        recorder.log(start, in, queue.tier(), queued.get());
+        return;
+      }
+      decision = queue.otherwise();
+    }
     if (!(decision instanceof Admission.Proceed admitted)) {
       recorder.recordLocal(start, in, decision, responder.answerLocally(client, in, decision));
       return;
@@ -108,6 +124,48 @@ public final class MessagesHandler {
     recorder.record(start, in, admitted, plan, outcome);                             // 6. record
     Sent sent = responder.respond(client, in, admitted, outcome);                    // 7. respond
     recorder.log(start, in, admitted.tier(), sent);
+  }
+
+  /**
+   * Runs a queued request (a job) as {@link #handle} runs a client's, without a client: ingress
+   * checks and resolves it, admission takes its feature's tier, the planner applies the tier's
+   * edits (T1: the reduced target and {@code max_tokens} cap), execute skips or waits for cooling
+   * targets and runs the chain (breakers, retry budget, one deadline), the recorder settles the
+   * call, feeds the SLO and writes the access record. One path for interactive and queued work.
+   *
+   * <p>An answer the chain settled on (a 200, or a client error no retry fixes) is {@link
+   * JobExecutor.Finished}; an exhausted chain, a cooldown that does not fit the deadline, or a
+   * feature at T2/T3 (its work waits, see {@code PauseGate}) is {@link JobExecutor.RetryLater}.
+   *
+   * @param apiKey the client's key to send, or null when the upstream has its own
+   */
+  public JobExecutor.Outcome runJob(JobRequest job, String apiKey) {
+    long start = ticker.nanos();
+    Map<String, List<String>> headers = new HashMap<>(job.headers());
+    if (apiKey != null) {
+      headers.put("x-api-key", List.of(apiKey));
+    }
+    InboundRequest in;
+    try {
+      in = ingress.replay(ids.next(), job.path(), job.query(), headers, job.body());           // 1. ingress
+    } catch (Ingress.Refused refused) {
+      return JobAnswers.refused(refused.error());
+    }
+    if (in.stream()) { // batches and the outage queue never keep a stream
+      return JobAnswers.refused(dev.levee.anthropic.error.ApiError.invalidRequest("a queued request cannot stream"));
+    }
+    if (!(admission.decide(in) instanceof Admission.Proceed admitted)                          // 2. admission
+        || admitted.tier() == Tier.T2) { // T2 serves the cache and T3 nothing: queued work waits
+      return new JobExecutor.RetryLater("feature " + in.feature() + " is degraded", null);
+    }
+    Plan plan = planner.plan(in, admitted);                                                    // 3. plan
+    Cancellation none = new Cancellation();
+    Outcome outcome = relay.relay(execute(in, plan, none), plan, admitted.cache().mayStore(), none, // 4, 5.
+        (first, calls) -> { throw new IllegalStateException("a queued request is never a stream"); });
+    recorder.record(start, in, admitted, plan, outcome);                                       // 6. record
+    JobAnswers.Answer answer = JobAnswers.of(outcome, admitted.tier());                        // 7. the job's answer
+    recorder.log(start, in, admitted.tier(), answer.sent());
+    return answer.outcome();
   }
 
   /**
