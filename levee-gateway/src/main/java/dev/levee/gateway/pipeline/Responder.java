@@ -199,6 +199,9 @@ final class Responder {
     Optional<OutageAnswer> queued = OutageAnswer.queue(outage, in, failure.error()); // queue.on-outage
     if (queued.isPresent()) {
       put(head, LeveeHeaders.JOB, queued.get().job());
+      if (queued.get().status() != 200 && !head.containsKey("retry-after")) { // when to ask for the job's answer
+        put(head, "retry-after", RetryAfter.seconds(failClosedRetryAfter));
+      }
       client.send(queued.get().status(), head, "application/json", queued.get().body());
       return new Sent(client.status(), null, exhausted.calls(), false, "queued " + failure.reason());
     }
