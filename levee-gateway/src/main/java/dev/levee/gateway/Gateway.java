@@ -106,6 +106,7 @@ public final class Gateway implements AutoCloseable {
     MessagesHandler messages = MessagesHandler.create(new MessagesHandler.Parts(config, aliases, ids, chain, streams,
         upstreams, tiers, cache, semantic, clock.random(), metrics, work.outage()));
     work.startWorkers(messages::runJob); // queued work runs through the same seven stages
+    work.bindMetrics(metrics.registry(), config, clock.wall());
     HealthReport health = new HealthReport(aliases.configuredTargets(), breakers, stats, budget, streamStats, tiers);
     AdminHandler admin = new AdminHandler(config.admin().token(), tiers);
     Server server = VirtualThreadServer.create(config.server().host(), config.server().port(),

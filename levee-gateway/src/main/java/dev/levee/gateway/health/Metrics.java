@@ -149,6 +149,11 @@ public final class Metrics implements CallObserver {
     };
   }
 
+  /** The registry, for parts that bind their own meters (the job store's {@code levee_jobs…}). */
+  public io.micrometer.core.instrument.MeterRegistry registry() {
+    return registry;
+  }
+
   /** The Prometheus text exposition. */
   public String scrape() {
     return registry.scrape();

@@ -11,6 +11,7 @@ import dev.levee.gateway.idempotency.IdempotencyKeys;
 import dev.levee.gateway.idempotency.IdempotentExchange;
 import dev.levee.gateway.jobs.Database;
 import dev.levee.gateway.jobs.JobExecutor;
+import dev.levee.gateway.jobs.JobMetrics;
 import dev.levee.gateway.jobs.JobRequest;
 import dev.levee.gateway.config.Feature;
 import dev.levee.gateway.jobs.JobStore;
@@ -124,6 +125,17 @@ public final class QueuedWork implements AutoCloseable {
     public Outcome execute(JobRequest request, String apiKey) {
       return delegate.execute(request, apiKey);
     }
+  }
+
+  /**
+   * Puts the job store's numbers on {@code /metrics} ({@link JobMetrics}) for every feature of
+   * {@code config} (the default one included); read at most once a second.
+   */
+  public void bindMetrics(io.micrometer.core.instrument.MeterRegistry registry, GatewayConfig config,
+      InstantSource wall) {
+    Set<String> features = new LinkedHashSet<>(config.features().keySet());
+    features.add(Feature.DEFAULT_NAME);
+    new JobMetrics(jobs, wall, Duration.ofSeconds(1)).bindTo(registry, features, workers);
   }
 
   /** {@code /v1/messages/batches…}. */

@@ -135,6 +135,10 @@ class FeatureOutageQueueEndToEndTest {
     assertThat(received).hasSize(1);
     assertThat(Json.tryParse(received.getFirst()).get("id").asText()).isEqualTo(id);
     assertThat(Json.tryParse(received.getFirst()).at("/result/body/type").asText()).isEqualTo("message");
+    assertThat(harness.awaitMetrics("levee_jobs{feature=\"reports\",state=\"succeeded\"} 1.0"))
+        .contains("levee_jobs{feature=\"reports\",state=\"succeeded\"} 1.0")
+        .contains("levee_jobs{feature=\"reports\",state=\"queued\"} 0.0")
+        .contains("levee_jobs_oldest_queued_seconds{feature=\"reports\"} 0.0");
   }
 
   @Test
