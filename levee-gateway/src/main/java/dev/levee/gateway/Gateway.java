@@ -105,7 +105,7 @@ public final class Gateway implements AutoCloseable {
     RequestIds ids = new RequestIds();
     MessagesHandler messages = MessagesHandler.create(new MessagesHandler.Parts(config, aliases, ids, chain, streams,
         upstreams, tiers, cache, semantic, clock.random(), metrics, work.outage()));
-    work.startWorkers(messages::runJob); // queued work runs through the same seven stages
+    work.startWorkers(messages::runJob, messages::inFlight); // queued work runs through the same seven stages
     work.bindMetrics(metrics.registry(), config, clock.wall());
     HealthReport health = new HealthReport(aliases.configuredTargets(), breakers, stats, budget, streamStats, tiers);
     AdminHandler admin = new AdminHandler(config.admin().token(), tiers);

@@ -33,10 +33,14 @@ import java.util.Map;
  * @param callbacks per feature (older spelling of {@code features.<name>.callback-url}), a URL that receives each queued request's answer once it ends
  *     (see {@link CallbackSender}); default none
  * @param callbackSecret the HMAC-SHA256 key signing callbacks (usually {@code ${…}}); empty: unsigned
+ * @param yieldAbove pacing: while more interactive requests than this are in flight on this
+ *     gateway, workers start at most one job at a time (running ones finish), so queued work keeps
+ *     moving but leaves the CPU and the upstream to the clients; {@code -1} turns pacing off
+ *     (default 0: yield to any interactive request)
  */
 public record QueueConfig(String store, String schema, String folder, Integer workers, Duration poll,
     Duration retryDelay, Duration lease, Duration batchTtl, String secret, List<String> onOutage,
-    Map<String, String> callbacks, String callbackSecret) {
+    Map<String, String> callbacks, String callbackSecret, Integer yieldAbove) {
 
   public QueueConfig {
     store = store == null ? "" : store.strip();
@@ -72,12 +76,14 @@ public record QueueConfig(String store, String schema, String folder, Integer wo
       }
     }
     callbackSecret = callbackSecret == null ? "" : callbackSecret;
+    yieldAbove = yieldAbove == null ? 0 : yieldAbove;
+    if (yieldAbove < -1) throw new IllegalArgumentException("yield-above must be -1 (off) or more, was " + yieldAbove);
   }
 
   /** This configuration with {@code callbacks} instead (each feature's {@code callback-url} merged in). */
   public QueueConfig withCallbacks(Map<String, String> callbacks) {
     return new QueueConfig(store, schema, folder, workers, poll, retryDelay, lease, batchTtl, secret, onOutage,
-        callbacks, callbackSecret);
+        callbacks, callbackSecret, yieldAbove);
   }
 
   /** The folder of the embedded database. */
@@ -87,7 +93,7 @@ public record QueueConfig(String store, String schema, String folder, Integer wo
 
   /** Every default: embedded SQLite under {@code levee-data}. */
   public static QueueConfig defaults() {
-    return new QueueConfig(null, null, null, null, null, null, null, null, null, null, null, null);
+    return new QueueConfig(null, null, null, null, null, null, null, null, null, null, null, null, null);
   }
 
   @Override

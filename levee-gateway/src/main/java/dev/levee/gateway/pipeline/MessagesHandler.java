@@ -60,6 +60,7 @@ public final class MessagesHandler {
   private final Responder responder;
   private final Ticker ticker;
   private final TierBoard tiers;
+  private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
 
   /** The gateway's shared parts the handler is wired from. */
   public record Parts(GatewayConfig config, Aliases aliases, RequestIds ids, FallbackChain chain, StreamEngine streams,
@@ -90,6 +91,20 @@ public final class MessagesHandler {
   }
 
   public void handle(Request request, Response response, Callback callback) {
+    inFlight.incrementAndGet();
+    try {
+      handleCounted(request, response, callback);
+    } finally {
+      inFlight.decrementAndGet();
+    }
+  }
+
+  /** Client requests being handled now (queued work not counted): the worker pool yields to them. */
+  public int inFlight() {
+    return inFlight.get();
+  }
+
+  private void handleCounted(Request request, Response response, Callback callback) {
     long start = ticker.nanos();
     String id = ids.next();
     ClientResponse client = new ClientResponse(response, callback);

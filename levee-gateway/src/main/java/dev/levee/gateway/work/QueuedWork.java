@@ -109,11 +109,12 @@ public final class QueuedWork implements AutoCloseable {
   /**
    * Starts draining the store, each job through {@code executor} — the gateway's own request path
    * ({@code MessagesHandler.runJob}), so queued work meets the same tiers, cooldowns, breakers and
-   * budget as interactive requests.
+   * budget as interactive requests — paced by the interactive requests in flight ({@code
+   * queue.yield-above}).
    */
-  public QueuedWork startWorkers(JobExecutor executor) {
+  public QueuedWork startWorkers(JobExecutor executor, java.util.function.IntSupplier interactiveInFlight) {
     this.executor.delegate = executor;
-    workers.start();
+    workers.pacedBy(interactiveInFlight).start();
     return this;
   }
 
