@@ -1,5 +1,6 @@
 package dev.levee.gateway.pipeline;
 
+import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.stream.StreamEngine;
 import dev.levee.anthropic.upstream.Cancellation;
 import dev.levee.anthropic.upstream.Reply;
@@ -7,21 +8,22 @@ import dev.levee.anthropic.upstream.Upstreams;
 import dev.levee.core.chain.ChainResult;
 import dev.levee.core.chain.FallbackChain;
 import dev.levee.core.cooldown.CooldownPlan;
+import dev.levee.core.tier.Tier;
 import dev.levee.core.time.Ticker;
 import dev.levee.gateway.Aliases;
 import dev.levee.gateway.cache.ResponseCache;
 import dev.levee.gateway.cache.SemanticCache;
 import dev.levee.gateway.config.GatewayConfig;
 import dev.levee.gateway.health.Metrics;
-import dev.levee.gateway.jobs.OutageQueue;
-import dev.levee.gateway.tier.TierBoard;
-import dev.levee.core.tier.Tier;
 import dev.levee.gateway.jobs.JobExecutor;
 import dev.levee.gateway.jobs.JobRequest;
+import dev.levee.gateway.jobs.OutageQueue;
+import dev.levee.gateway.tier.TierBoard;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.random.RandomGenerator;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -60,7 +62,7 @@ public final class MessagesHandler {
   private final Responder responder;
   private final Ticker ticker;
   private final TierBoard tiers;
-  private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
+  private final AtomicInteger inFlight = new AtomicInteger();
 
   /** The gateway's shared parts the handler is wired from. */
   public record Parts(GatewayConfig config, Aliases aliases, RequestIds ids, FallbackChain chain, StreamEngine streams,
@@ -167,7 +169,7 @@ public final class MessagesHandler {
       return JobAnswers.refused(refused.error());
     }
     if (in.stream()) { // batches and the outage queue never keep a stream
-      return JobAnswers.refused(dev.levee.anthropic.error.ApiError.invalidRequest("a queued request cannot stream"));
+      return JobAnswers.refused(ApiError.invalidRequest("a queued request cannot stream"));
     }
     if (!(admission.decide(in) instanceof Admission.Proceed admitted)                          // 2. admission
         || admitted.tier() == Tier.T2) { // T2 serves the cache and T3 nothing: queued work waits
