@@ -1,13 +1,13 @@
 package dev.levee.cli;
 
-import ch.qos.logback.classic.Level;
 import dev.levee.cli.demo.Drill;
+import dev.levee.cli.report.HtmlReport;
 import dev.levee.emulator.Scenario;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
-import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -44,6 +44,10 @@ final class DemoCommand implements Callable<Integer> {
   @Option(names = "--seed", defaultValue = "7", description = "Seed of the incident's random failures (default ${DEFAULT-VALUE}).")
   long seed;
 
+  @Option(names = "--report", paramLabel = "FILE",
+      description = "Also write a self-contained HTML report of both worlds (charts per second) there.")
+  Path report;
+
   @Override
   public Integer call() throws Exception {
     if (duration.toSeconds() < 5 || rate < 1 || clients < 1) {
@@ -57,14 +61,19 @@ final class DemoCommand implements Callable<Integer> {
         return 2;
       }
     }
-    quietLogs();
+    QuietLogs.apply();
     PrintStream out = System.out;
-    new Drill(duration, rate, clients, seed, incident, out).run();
+    Drill drill = new Drill(duration, rate, clients, seed, incident, out);
+    drill.run();
+    if (report != null) {
+      try {
+        HtmlReport.write(drill.report(), report);
+      } catch (IOException e) {
+        System.err.println("levee demo: cannot write the report " + report + ": " + e.getMessage());
+        return 3;
+      }
+      out.println("report: " + report.toAbsolutePath() + " (open it in a browser)");
+    }
     return 0;
-  }
-
-  private static void quietLogs() {
-    ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger("levee.access")).setLevel(Level.OFF);
-    ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger("dev.levee")).setLevel(Level.ERROR);
   }
 }

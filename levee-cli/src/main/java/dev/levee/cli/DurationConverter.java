@@ -5,7 +5,7 @@ import java.time.Duration;
 import picocli.CommandLine;
 
 /** Reads {@code 500ms}, {@code 30s}, {@code 2m}, {@code 1h}, or a plain number of seconds ({@link Units}). */
-final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
+public final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
 
   @Override
   public Duration convert(String value) {

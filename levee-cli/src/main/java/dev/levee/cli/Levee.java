@@ -11,6 +11,7 @@ import picocli.CommandLine.Command;
     description = "A resilience layer and gateway for the Anthropic Messages API.",
     subcommands = {
         DemoCommand.class,
+        dev.levee.cli.drill.DrillCommand.class,
         ServeCommand.class,
         EmulatorCommand.class,
         dev.levee.cli.simulate.SimulateCommand.class,

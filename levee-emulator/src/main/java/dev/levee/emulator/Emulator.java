@@ -20,8 +20,9 @@ import org.eclipse.jetty.server.Server;
  * {@link Scenario}; every request is recorded in {@link #log()}. The module README lists every
  * fault, the log format and the scenario format.
  *
- * <p>Control endpoints: {@code GET /_emulator/log} (the log as JSON) and {@code POST
- * /_emulator/reset} (same as {@link #reset()}).
+ * <p>Control endpoints: {@code GET /_emulator/log} (the log as JSON), {@code POST
+ * /_emulator/reset} (same as {@link #reset()}) and {@code POST /_emulator/scenario} (a scenario in
+ * the file format, played from a reset: how {@code levee drill} switches a storm on and off).
  *
  * <p>Thread-safe. Handlers run on virtual threads.
  */

@@ -40,7 +40,7 @@ final class EmulatorHandler extends Handler.Abstract {
     String path = Request.getPathInContext(request);
     String method = request.getMethod();
     if (path.startsWith("/_emulator/")) {
-      control(method, path, response, callback);
+      control(method, path, request, response, callback);
       return true;
     }
     byte[] body = read(request);
@@ -94,7 +94,8 @@ final class EmulatorHandler extends Handler.Abstract {
     }
   }
 
-  private void control(String method, String path, Response response, Callback callback) {
+  private void control(String method, String path, Request request, Response response, Callback callback)
+      throws IOException {
     byte[] body;
     int status = 200;
     if (method.equals("GET") && path.equals("/_emulator/log")) {
@@ -102,6 +103,15 @@ final class EmulatorHandler extends Handler.Abstract {
     } else if (method.equals("POST") && path.equals("/_emulator/reset")) {
       state.reset();
       body = "{\"reset\":true}".getBytes(StandardCharsets.UTF_8);
+    } else if (method.equals("POST") && path.equals("/_emulator/scenario")) {
+      try {
+        Scenario next = Scenario.parse(new String(read(request), StandardCharsets.UTF_8), "POST /_emulator/scenario");
+        state.play(next);
+        body = ("{\"scenario\":true,\"phases\":" + next.phases().size() + "}").getBytes(StandardCharsets.UTF_8);
+      } catch (ScenarioException e) {
+        status = 400;
+        body = ApiError.invalidRequest(e.getMessage()).toBytes(null);
+      }
     } else {
       status = 404;
       body = ApiError.notFound("Not Found").toBytes(null);

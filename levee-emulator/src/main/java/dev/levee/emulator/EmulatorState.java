@@ -34,6 +34,12 @@ final class EmulatorState {
     return Duration.ofNanos(options.ticker().nanos() - epochNanos);
   }
 
+  /** Plays {@code next} from a fresh start ({@link #reset()}): how a drill switches a storm on and off. */
+  synchronized void play(Scenario next) {
+    scenario.replace(next);
+    reset();
+  }
+
   /** Clears the log, first-attempt memory and rate-limit windows, and restarts scenario time. */
   synchronized void reset() {
     log.clear();

@@ -13,7 +13,7 @@ final class ScenarioRuntime {
     static final Verdict NONE = new Verdict(null, false);
   }
 
-  private final Scenario scenario;
+  private Scenario scenario;
   private Prng random;
 
   ScenarioRuntime(Scenario scenario) {
@@ -32,6 +32,12 @@ final class ScenarioRuntime {
       }
     }
     return Verdict.NONE;
+  }
+
+  /** Plays {@code next} (null: none) from now on, its draws from the start. */
+  synchronized void replace(Scenario next) {
+    scenario = next;
+    reset();
   }
 
   /** Restarts the draw sequence (scenario time restarts with the emulator's epoch). */

@@ -81,6 +81,30 @@ class ControlEndpointsTest extends InstantEmulatorTest {
   }
 
   @Test
+  void aPostedScenarioSwitchesAStormOnAndABadOneIsRefusedNamingTheKey() throws Exception {
+    assertThat(wire.post("/v1/messages", Wire.body("claude-main", false, "hi")).statusCode()).isEqualTo(200);
+
+    HttpResponse<String> storm = wire.post("/_emulator/scenario",
+        "{\"phases\":[{\"model\":\"*\",\"status\":429,\"rate\":1.0,\"retry-after\":\"2s\"}]}");
+    HttpResponse<String> stormed = wire.post("/v1/messages", Wire.body("claude-main", false, "hi"));
+    HttpResponse<String> bad = wire.post("/_emulator/scenario", "phases:\n  - status: 418\n");
+    HttpResponse<String> stillStormed = wire.post("/v1/messages", Wire.body("claude-main", false, "hi"));
+    wire.post("/_emulator/scenario", "phases: []\n");
+    HttpResponse<String> calm = wire.post("/v1/messages", Wire.body("claude-main", false, "hi"));
+
+    assertThat(storm.statusCode()).isEqualTo(200);
+    assertThat(Json.tryParse(storm.body()).path("phases").asInt()).isEqualTo(1);
+    assertThat(stormed.statusCode()).isEqualTo(429);
+    assertThat(stormed.headers().firstValue("retry-after")).hasValue("2");
+    assertThat(bad.statusCode()).isEqualTo(400);
+    assertThat(Json.tryParse(bad.body()).path("error").path("type").asText()).isEqualTo("invalid_request_error");
+    assertThat(Json.tryParse(bad.body()).path("error").path("message").asText()).contains("status");
+    assertThat(stillStormed.statusCode()).as("a refused scenario leaves the playing one").isEqualTo(429);
+    assertThat(calm.statusCode()).isEqualTo(200);
+    assertThat(emulator.log()).as("playing a scenario starts from a reset").hasSize(1);
+  }
+
+  @Test
   void countTokensAndModelsAreLoggedWithTheirPaths() throws Exception {
     wire.post("/v1/messages/count_tokens", Wire.body("emu-ok", false, "one two"));
     wire.get("/v1/models");

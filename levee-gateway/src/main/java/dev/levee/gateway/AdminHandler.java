@@ -7,6 +7,10 @@ import dev.levee.anthropic.Units;
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.server.ServerIo;
 import dev.levee.core.tier.Tier;
+import dev.levee.gateway.route.RouteDefaults;
+import dev.levee.gateway.route.RouteHints;
+import dev.levee.gateway.route.RouteReport;
+import dev.levee.gateway.route.ScoreRouting;
 import dev.levee.gateway.tier.TierBoard;
 import java.io.IOException;
 import java.io.InputStream;
@@ -19,11 +23,14 @@ import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.Fields;
 
 /**
  * {@code GET /admin/tiers} (every feature's tier) and {@code POST /admin/tiers/{feature}} with
  * {@code {"tier":"T2","for":"10m"}} to force a tier for a drill (it expires on its own; {@code
- * "tier":"auto"} lifts it). Both need {@code authorization: Bearer <admin.token>}; without a
+ * "tier":"auto"} lifts it); {@code GET /admin/route?alias=…&task=…} (also {@code latency-budget},
+ * {@code prefer}, {@code input-tokens}, default 1,000): what the scoring router would choose now
+ * and why ({@link RouteReport}). All need {@code authorization: Bearer <admin.token>}; without a
  * configured token they answer 404.
  */
 final class AdminHandler {
@@ -31,12 +38,24 @@ final class AdminHandler {
   /** The longest a tier may be forced for: a drill, not a setting. */
   private static final Duration MAX_FORCE = Duration.ofHours(24);
 
+  /** The input tokens {@code /admin/route} assumes when the query names none. */
+  static final long DEFAULT_INPUT_TOKENS = 1000;
+
   private final byte[] token;
   private final TierBoard tiers;
+  private final Aliases aliases;
+  private final ScoreRouting routing;
 
   AdminHandler(String token, TierBoard tiers) {
+    this(token, tiers, null, null);
+  }
+
+  /** @param aliases and {@code routing}: for {@code /admin/route}; null leaves it out */
+  AdminHandler(String token, TierBoard tiers, Aliases aliases, ScoreRouting routing) {
     this.token = token.getBytes(StandardCharsets.UTF_8);
     this.tiers = tiers;
+    this.aliases = aliases;
+    this.routing = routing;
   }
 
   void handle(String path, Request request, Response response, Callback callback) {
@@ -56,8 +75,37 @@ final class AdminHandler {
       send(response, callback, 200, body);
     } else if (path.startsWith("/admin/tiers/") && request.getMethod().equals("POST")) {
       force(path.substring("/admin/tiers/".length()), request, response, callback);
+    } else if (path.equals("/admin/route") && request.getMethod().equals("GET") && routing != null) {
+      route(request, response, callback);
     } else {
       send(response, callback, 404, ApiError.notFound("no admin endpoint " + request.getMethod() + " " + path).toJson(null));
+    }
+  }
+
+  private void route(Request request, Response response, Callback callback) {
+    Fields query = Request.extractQueryParameters(request);
+    String name = query.getValue("alias");
+    AliasChain alias = name == null ? null : aliases.configured(name).orElse(null);
+    if (alias == null) {
+      send(response, callback, name == null ? 400 : 404, (name == null
+          ? ApiError.invalidRequest("alias is required: /admin/route?alias=<configured alias>&task=code")
+          : ApiError.notFound("unknown alias '" + name + "'")).toJson(null));
+      return;
+    }
+    long inputTokens;
+    try {
+      String tokens = query.getValue("input-tokens");
+      inputTokens = tokens == null ? DEFAULT_INPUT_TOKENS : Long.parseLong(tokens.trim());
+      if (inputTokens < 0) throw new NumberFormatException();
+    } catch (NumberFormatException e) {
+      send(response, callback, 400, ApiError.invalidRequest("input-tokens must be a whole number >= 0").toJson(null));
+      return;
+    }
+    RouteDefaults defaults = alias.routed() ? alias.routing() : RouteDefaults.DEFAULT;
+    switch (RouteHints.read(header -> query.getValue(header.substring("x-levee-".length())), defaults, inputTokens)) {
+      case RouteHints.Invalid invalid -> send(response, callback, 400, invalid.error().toJson(null));
+      case RouteHints.Valid valid -> send(response, callback, 200,
+          RouteReport.of(alias, valid.request(), routing.decide(alias, valid.request())));
     }
   }
 

@@ -3,6 +3,7 @@ package dev.levee.gateway;
 import dev.levee.anthropic.stream.PrefillSupport;
 import dev.levee.core.chain.Target;
 import dev.levee.gateway.config.GatewayConfig;
+import dev.levee.gateway.config.RouteMode;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -24,7 +25,9 @@ public final class Aliases {
   public Aliases(GatewayConfig config) {
     config.models().forEach((alias, spec) -> {
       List<Target> chain = spec.chain().stream().map(t -> new Target(t.upstream(), t.model())).toList();
-      aliases.put(alias, new AliasChain(alias, chain, true, spec.resume()));
+      aliases.put(alias, new AliasChain(alias, chain, true, spec.resume(),
+          spec.hedge() == null ? null : spec.hedge().policy(),
+          spec.route() == RouteMode.SCORE ? spec.routeDefaults() : null));
       spec.chain().stream().filter(t -> t.prefill() != null)
           .forEach(t -> prefill.put(new Target(t.upstream(), t.model()), t.prefill()));
     });
@@ -48,6 +51,11 @@ public final class Aliases {
     Set<Target> all = new LinkedHashSet<>();
     aliases.values().forEach(r -> all.addAll(r.targets()));
     return all;
+  }
+
+  /** The configured alias named {@code alias}, if any. */
+  public java.util.Optional<AliasChain> configured(String alias) {
+    return java.util.Optional.ofNullable(aliases.get(alias));
   }
 
   /** The upstream that takes models no alias names. */

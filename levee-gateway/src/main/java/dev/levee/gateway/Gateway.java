@@ -15,6 +15,7 @@ import dev.levee.core.chain.CallObserver;
 import dev.levee.core.chain.ChainPolicy;
 import dev.levee.core.chain.FallbackChain;
 import dev.levee.core.chain.Target;
+import dev.levee.core.route.Circuits;
 import dev.levee.core.time.Ticker;
 import dev.levee.gateway.cache.MiniLmEmbedder;
 import dev.levee.gateway.cache.ResponseCache;
@@ -26,6 +27,7 @@ import dev.levee.gateway.health.Metrics;
 import dev.levee.gateway.health.TargetStats;
 import dev.levee.gateway.pipeline.MessagesHandler;
 import dev.levee.gateway.pipeline.RequestIds;
+import dev.levee.gateway.route.ScoreRouting;
 import dev.levee.gateway.server.ServerLanes;
 import dev.levee.gateway.tier.TierBoard;
 import dev.levee.gateway.work.QueuedWork;
@@ -85,9 +87,13 @@ public final class Gateway implements AutoCloseable {
     ResponseCache cache = new ResponseCache(
         new ResponseCache.Config(config.cache().maxBytes(), config.cache().maxStaleness()), ticker);
     Metrics metrics = new Metrics(aliases.configuredTargets(), breakers, stats, budget, tiers, streamStats, cache);
+    ScoreRouting routing = new ScoreRouting(config.routing(), ticker, clock.wall(), clock.sleeper(),
+        Circuits.of(breakers), tiers.cooldowns()::cooling, metrics::routed);
     ChainPolicy chainPolicy = new ChainPolicy(policy.retry().policy(), policy.attemptTimeout(), policy.minAttemptTime());
     FallbackChain chain = new FallbackChain(chainPolicy, breakers, budget,
-        CallObserver.both(stats, CallObserver.both(tiers, metrics)), ticker, clock.sleeper(), clock.random());
+        CallObserver.both(stats, CallObserver.both(tiers, CallObserver.both(metrics, routing.observer()))), ticker,
+        clock.sleeper(), clock.random())
+        .withHedging(clock.scheduler(), hedge -> Thread.ofVirtual().name("levee-hedge").start(hedge));
     Duration connectTimeout = config.upstreams().values().stream()
         .map(GatewayConfig.Upstream::connectTimeout).max(Duration::compareTo).orElse(Duration.ofSeconds(5));
     UpstreamClient client = new UpstreamClient(connectTimeout);
@@ -104,11 +110,12 @@ public final class Gateway implements AutoCloseable {
     QueuedWork work = QueuedWork.open(config, aliases, chain, upstreams, tiers, clock.wall(), clock.sleeper());
     RequestIds ids = new RequestIds();
     MessagesHandler messages = MessagesHandler.create(new MessagesHandler.Parts(config, aliases, ids, chain, streams,
-        upstreams, tiers, cache, semantic, clock.random(), metrics, work.outage()));
+        upstreams, tiers, cache, semantic, clock.random(), metrics, work.outage(), stats, routing));
     work.startWorkers(messages::runJob, messages::inFlight); // queued work runs through the same seven stages
     work.bindMetrics(metrics.registry(), config, clock.wall());
-    HealthReport health = new HealthReport(aliases.configuredTargets(), breakers, stats, budget, streamStats, tiers);
-    AdminHandler admin = new AdminHandler(config.admin().token(), tiers);
+    HealthReport health = new HealthReport(aliases.configuredTargets(), breakers, stats, budget, streamStats, tiers,
+        routing.statistics());
+    AdminHandler admin = new AdminHandler(config.admin().token(), tiers, aliases, routing);
     Server server = VirtualThreadServer.create(config.server().host(), config.server().port(),
         config.server().idleTimeout(), "levee-gateway", new HttpDispatcher(ids, messages, health, admin, metrics,
             new PassThrough(endpoints.get(aliases.defaultUpstream()), client), work),

@@ -87,7 +87,7 @@ public final class DisconnectWatch implements AutoCloseable {
       if (armed && endPoint instanceof AbstractEndPoint ep) {
         armed = false;
         // only our own interest can be registered now: the body is read and the response not complete
-        ep.getFillInterest().onFail(new CancellationException("exchange complete"));
+        ep.getFillInterest().onFail(new ExchangeComplete());
       }
     } finally {
       lock.unlock();
@@ -146,6 +146,21 @@ public final class DisconnectWatch implements AutoCloseable {
       if (!ours) {
         markGone();
       }
+    }
+  }
+
+  /**
+   * Control flow, not an error: ends the watch's read interest once the exchange is complete. One
+   * per request, so it carries no stack trace (filling one cost more than the rest of the watch).
+   */
+  static final class ExchangeComplete extends CancellationException {
+    ExchangeComplete() {
+      super("exchange complete");
+    }
+
+    @Override
+    public synchronized Throwable fillInStackTrace() {
+      return this;
     }
   }
 }

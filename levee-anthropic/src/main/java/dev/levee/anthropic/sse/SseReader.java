@@ -72,18 +72,70 @@ public final class SseReader implements AutoCloseable {
   }
 
   /**
-   * Whether more bytes are already at hand, so that {@link #next()} may not have to wait: lets a
-   * relay write several events and flush once instead of flushing each.
+   * Whether a whole event is already at hand, so that {@link #next()} will not wait for the
+   * upstream: bytes the upstream already delivered are taken in without blocking to tell. Lets a
+   * relay gather the events of one upstream read into one write, and flush before it would wait.
+   * False when unsure (a partial event, an event longer than the buffer): then the relay flushes,
+   * so no event is ever held waiting for another.
    */
   public boolean ready() {
-    if (position < limit) {
+    if (eventBuffered()) {
       return true;
     }
-    try {
-      return !eof && in.available() > 0;
-    } catch (IOException e) {
+    if (eof) {
       return false;
     }
+    try {
+      int available = in.available();
+      if (available <= 0) {
+        return false;
+      }
+      if (position > 0) { // compact: between events no partial line is held elsewhere
+        System.arraycopy(buffer, position, buffer, 0, limit - position);
+        limit -= position;
+        position = 0;
+      }
+      if (limit == buffer.length) {
+        return false;
+      }
+      int n = in.read(buffer, limit, Math.min(available, buffer.length - limit));
+      if (n < 0) {
+        eof = true;
+        return false;
+      }
+      limit += n;
+      return eventBuffered();
+    } catch (IOException e) {
+      return false; // the next read will report it
+    }
+  }
+
+  /** Whether the buffer holds a blank line ending an event with at least one field line. */
+  private boolean eventBuffered() {
+    int i = position;
+    if (skipLf && i < limit && buffer[i] == '\n') {
+      i++;
+    }
+    boolean lineStart = true;
+    boolean field = false; // the current line is a field (not a comment)
+    boolean fields = false; // a field line has ended since position
+    for (; i < limit; i++) {
+      byte b = buffer[i];
+      if (b == '\n' || b == '\r') {
+        if (lineStart && fields) {
+          return true;
+        }
+        fields |= !lineStart && field;
+        if (b == '\r' && i + 1 < limit && buffer[i + 1] == '\n') {
+          i++;
+        }
+        lineStart = true;
+      } else if (lineStart) {
+        field = b != ':';
+        lineStart = false;
+      }
+    }
+    return false;
   }
 
   private String readLine() throws IOException {

@@ -62,6 +62,6 @@ final class BlockIndices {
     }
     ObjectNode copy = ((ObjectNode) data).deepCopy();
     copy.put("index", index);
-    return new SseEvent(event.event(), Json.string(copy));
+    return new SseEvent(event.event(), Json.string(copy), copy);
   }
 }

@@ -23,7 +23,7 @@ public final class MessageAssembler {
 
   /** Takes one client event; events of unknown types are ignored. */
   public void accept(SseEvent event) {
-    JsonNode data = Json.tryParse(event.data());
+    JsonNode data = event.json(); // parsed once per event, shared with the splicer
     if (data == null) {
       return;
     }

@@ -47,6 +47,7 @@ final class StreamAttempt extends UpstreamAttempt {
         }
         held.add(event);
         if (EventType.of(event.event()) == EventType.CONTENT_BLOCK_DELTA || stream.finished()) {
+          ctx.control().firstByte(); // the first content delta: a hedge is no longer due
           return AttemptResult.success(Reply.open(response.headers(), stream, held));
         }
         if (held.size() > settings.holdLimit()) {

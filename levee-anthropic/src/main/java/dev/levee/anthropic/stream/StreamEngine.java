@@ -9,6 +9,7 @@ import dev.levee.anthropic.upstream.Reply;
 import dev.levee.anthropic.upstream.UpstreamClient;
 import dev.levee.anthropic.upstream.Upstreams;
 import dev.levee.anthropic.upstream.Watchdog;
+import dev.levee.core.chain.Attempt;
 import dev.levee.core.chain.ChainResult;
 import dev.levee.core.chain.FallbackChain;
 import dev.levee.core.chain.Target;
@@ -17,6 +18,7 @@ import dev.levee.core.time.Ticker;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 import java.util.function.Predicate;
 
 /**
@@ -68,8 +70,21 @@ public final class StreamEngine {
    */
   public ChainResult<Reply> open(OriginalRequest request, List<Target> targets, Deadline deadline,
       Cancellation cancellation) {
-    return chain.execute(targets, deadline, false, new StreamAttempt(upstreams,
-        target -> upstreams.request(request, target, request.bodyFor(target.model())), settings, cancellation));
+    return open(request, targets, deadline, cancellation, null, UnaryOperator.identity());
+  }
+
+  /**
+   * As {@link #open(OriginalRequest, List, Deadline, Cancellation)}, hedging the first call when it
+   * has no first content delta after {@code hedgeAfter} (null: no hedge; see {@link
+   * FallbackChain#execute(List, Deadline, boolean, dev.levee.core.chain.Attempt, java.time.Duration)}),
+   * each attempt wrapped by {@code around} (the gateway reads every answer's rate-limit headers
+   * this way).
+   */
+  public ChainResult<Reply> open(OriginalRequest request, List<Target> targets, Deadline deadline,
+      Cancellation cancellation, java.time.Duration hedgeAfter, UnaryOperator<Attempt<Reply>> around) {
+    return chain.execute(targets, deadline, false, around.apply(new StreamAttempt(upstreams,
+        target -> upstreams.request(request, target, request.bodyFor(target.model())), settings, cancellation)),
+        hedgeAfter);
   }
 
   /**

@@ -71,7 +71,7 @@ final class StreamSplicer {
     if (type == EventType.UNKNOWN) {
       return held != null ? hold(event) : List.of(event);
     }
-    JsonNode data = Json.tryParse(event.data());
+    JsonNode data = event.json(); // parsed once, shared with the assembler
     if (data == null || !data.isObject()) {
       throw new StreamFailureException(Failure.of(FailureKind.SERVER_ERROR, 200, "malformed_event",
           "the upstream sent an event whose data is not JSON (" + event.event() + ")"));
@@ -216,7 +216,7 @@ final class StreamSplicer {
     delta.put("type", "content_block_delta");
     delta.put("index", open.index);
     delta.putObject("delta").put("type", "text_delta").put("text", fresh);
-    return List.of(new SseEvent("content_block_delta", Json.string(delta)));
+    return List.of(new SseEvent("content_block_delta", Json.string(delta), delta));
   }
 
   private int nextIndex() {

@@ -42,6 +42,6 @@ final class UsageTotals {
     Map<String, Long> total = new HashMap<>(banked);
     current.forEach((k, v) -> total.merge(k, v, Long::sum));
     total.forEach(usage::put);
-    return new SseEvent("message_delta", Json.string(copy));
+    return new SseEvent("message_delta", Json.string(copy), copy);
   }
 }

@@ -39,7 +39,7 @@ public abstract class UpstreamAttempt implements Attempt<Reply> {
     long start = upstreams.ticker().nanos();
     UpstreamResponse response;
     try {
-      response = upstreams.client().send(requests.apply(ctx.target()), ctx.timeout(), cancellation);
+      response = upstreams.client().send(requests.apply(ctx.target()), ctx.timeout(), scope(ctx));
     } catch (CancellationException e) {
       return cancelled();
     } catch (IOException e) {
@@ -49,6 +49,7 @@ public abstract class UpstreamAttempt implements Attempt<Reply> {
       return cancelled();
     }
     if (response.status() < 200 || response.status() >= 300) {
+      ctx.control().firstByte(); // an error answer has begun: no hedge is due while its body is read
       try (response) {
         byte[] body = response.readBody(MAX_ERROR_BODY);
         return AttemptResult.failed(upstreams.classifier().classifyResponse(response.status(), response::header, body,
@@ -58,6 +59,28 @@ public abstract class UpstreamAttempt implements Attempt<Reply> {
       }
     }
     return answered(ctx, response, start);
+  }
+
+  /**
+   * The cancel switch of this call: the request's, or — for one of a hedged pair — its own, thrown
+   * by the client leaving and by the call losing its race (which closes its upstream connection).
+   */
+  private Cancellation scope(AttemptContext ctx) {
+    if (!ctx.control().abortable()) {
+      return cancellation;
+    }
+    Cancellation own = new Cancellation();
+    cancellation.register(own::cancel); // kept while the request lives: a stream outlives the attempt
+    ctx.control().onAbort(own::cancel);
+    return own;
+  }
+
+  /** A reply that lost its hedged race: a stream's connection is closed. */
+  @Override
+  public void discard(Reply reply) {
+    if (reply.stream() != null) {
+      reply.stream().close();
+    }
   }
 
   /**

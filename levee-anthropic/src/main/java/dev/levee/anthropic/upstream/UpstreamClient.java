@@ -14,8 +14,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Sends calls upstream with the JDK's {@link HttpClient}: pooled keep-alive connections, HTTP/2
- * over TLS and HTTP/1.1 over plain {@code http:} (no h2c upgrade dance), streamed bodies.
+ * Sends calls upstream: plain {@code http:} with {@link PlainHttp1} (blocking HTTP/1.1 on the
+ * caller's virtual thread, pooled keep-alive connections), {@code https:} with the JDK's {@link
+ * HttpClient} (HTTP/2 over TLS, pooled); bodies stream either way.
  *
  * <p>{@link #send} waits for the response headers for at most the given timeout; the body then
  * streams, and limits on it (time to first token, stream idle) belong to the caller, who closes
@@ -24,13 +25,29 @@ import java.util.concurrent.TimeoutException;
  */
 public final class UpstreamClient implements AutoCloseable {
 
-  private final HttpClient http;
+  private final Duration connectTimeout;
+  private final PlainHttp1 plain;
+  private volatile HttpClient http; // created on the first https call
 
   public UpstreamClient(Duration connectTimeout) {
-    this.http = HttpClient.newBuilder()
-        .connectTimeout(connectTimeout)
-        .followRedirects(HttpClient.Redirect.NEVER)
-        .build();
+    this.connectTimeout = connectTimeout;
+    this.plain = new PlainHttp1(connectTimeout);
+  }
+
+  private HttpClient http() {
+    HttpClient client = http;
+    if (client == null) {
+      synchronized (this) {
+        client = http;
+        if (client == null) {
+          http = client = HttpClient.newBuilder()
+              .connectTimeout(connectTimeout)
+              .followRedirects(HttpClient.Redirect.NEVER)
+              .build();
+        }
+      }
+    }
+    return client;
   }
 
   /**
@@ -44,16 +61,16 @@ public final class UpstreamClient implements AutoCloseable {
    */
   public UpstreamResponse send(UpstreamRequest request, Duration timeout, Cancellation cancellation)
       throws IOException, InterruptedException {
+    if ("http".equals(request.uri().getScheme())) {
+      return plain.send(request, timeout, cancellation);
+    }
     HttpRequest.Builder builder = HttpRequest.newBuilder(request.uri())
         .method(request.method(), request.body().length == 0 && request.method().equals("GET")
             ? HttpRequest.BodyPublishers.noBody()
             : HttpRequest.BodyPublishers.ofByteArray(request.body()));
-    if ("http".equals(request.uri().getScheme())) {
-      builder.version(HttpClient.Version.HTTP_1_1);
-    }
     request.headers().forEach((name, values) -> values.forEach(v -> builder.header(name, v)));
     CompletableFuture<HttpResponse<InputStream>> pending =
-        http.sendAsync(builder.build(), HttpResponse.BodyHandlers.ofInputStream());
+        http().sendAsync(builder.build(), HttpResponse.BodyHandlers.ofInputStream());
     AutoCloseable registration = cancellation.register(() -> abort(pending));
     try {
       HttpResponse<InputStream> response = pending.get(Math.max(1, timeout.toNanos()), TimeUnit.NANOSECONDS);
@@ -101,6 +118,10 @@ public final class UpstreamClient implements AutoCloseable {
 
   @Override
   public void close() {
-    http.close();
+    plain.close();
+    HttpClient client = http;
+    if (client != null) {
+      client.close();
+    }
   }
 }

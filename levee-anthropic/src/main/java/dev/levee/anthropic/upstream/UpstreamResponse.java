@@ -52,6 +52,15 @@ public final class UpstreamResponse implements AutoCloseable {
    * @throws IOException when the body is longer than {@code limit} or reading fails
    */
   public byte[] readBody(int limit) throws IOException {
+    long length = headers.firstValueAsLong("content-length").orElse(-1);
+    if (length >= 0 && length <= limit) { // sized from the header: one array of the body's size
+      byte[] bytes = new byte[(int) length];
+      int n = body.readNBytes(bytes, 0, bytes.length);
+      if (n < bytes.length) {
+        throw new IOException("upstream body ended after " + n + " of " + length + " bytes");
+      }
+      return bytes;
+    }
     byte[] bytes = body.readNBytes(limit + 1);
     if (bytes.length > limit) {
       throw new IOException("upstream body exceeds " + limit + " bytes");

@@ -1,5 +1,6 @@
 package dev.levee.cli.demo;
 
+import dev.levee.cli.report.Report;
 import dev.levee.emulator.LogEntry;
 import dev.levee.emulator.Scenario;
 import java.io.PrintStream;
@@ -25,6 +26,8 @@ public final class Drill {
   private final long seed;
   private final Scenario scenario;
   private final PrintStream out;
+  private DemoReport.Readings readings;
+  private Report report;
 
   /**
    * @param scenario the incident, or null for the built-in one scaled to {@code duration}
@@ -42,14 +45,18 @@ public final class Drill {
     int seconds = (int) duration.toSeconds();
     Scenario incident = scenario != null ? scenario : Incident.of(World.PRIMARY, duration, seed);
     header(seconds);
+    readings = new DemoReport.Readings(seconds);
     try (World levee = World.start("levee", true, incident);
          World baseline = World.start("baseline", false, incident);
          Load withLevee = new Load(levee, clients, seconds);
          Load without = new Load(baseline, clients, seconds)) {
+      levee.reset(); // incident time restarts for the warm-up, then again at time zero
+      baseline.reset();
       withLevee.warmUp();
       without.warmUp();
-      levee.reset(); // time zero of the incident; the warm-up leaves the log
+      levee.reset();
       baseline.reset();
+      readings.record(0, levee);
       long start = System.nanoTime();
       withLevee.start(start);
       without.start(start);
@@ -71,8 +78,40 @@ public final class Drill {
       }
       withLevee.drain(Duration.ofSeconds(20));
       without.drain(Duration.ofSeconds(20));
-      return summary(levee, withLevee, baseline, without);
+      Result result = summary(levee, withLevee, baseline, without);
+      report = DemoReport.of(lead(seconds), table(levee, withLevee, baseline, without), incident, seconds,
+          new DemoReport.Side(readings, withLevee, levee.upstreamCalls()),
+          new DemoReport.Side(new DemoReport.Readings(seconds), without, baseline.upstreamCalls()));
+      return result;
     }
+  }
+
+  /** The run as a report (tables and charts of both worlds); null before {@link #run()} returned. */
+  public Report report() {
+    return report;
+  }
+
+  private String lead(int seconds) {
+    return seconds + " s, " + rate + " requests/s on each side from " + clients + " official Java SDK clients (their "
+        + "retries off, every third request streamed). "
+        + (scenario == null ? "I" + Incident.describe(duration).substring(1) : "Incident: the scenario file given")
+        + ". With Levee: "
+        + World.ALIAS + " = [" + World.PRIMARY + " -> claude-haiku-4-5], 2 retries with full jitter, breaker, retry "
+        + "budget, tiers. Without: the primary only, no retries, no fallback, no breaker.";
+  }
+
+  private static Report.Table table(World levee, Load a, World baseline, Load b) {
+    return new Report.Table("Summary", List.of("", "requests", "answered", "by fallback", "failed", "loss",
+        "upstream calls", "amplification"), List.of(tableRow("with Levee", levee, a), tableRow("without Levee", baseline, b)));
+  }
+
+  private static List<String> tableRow(String name, World world, Load load) {
+    int sent = load.total(load.sent);
+    int calls = world.upstreamCalls().size();
+    return List.of(name, String.valueOf(sent), String.valueOf(load.total(load.primary) + load.total(load.fallback)),
+        String.valueOf(load.total(load.fallback)), String.valueOf(load.total(load.failed)),
+        String.format(java.util.Locale.ROOT, "%.1f%%", 100 * ratio(load.total(load.failed), sent)), String.valueOf(calls),
+        String.format(java.util.Locale.ROOT, "%.2f", ratio(calls, sent)));
   }
 
   private void header(int seconds) {
@@ -92,6 +131,9 @@ public final class Drill {
   }
 
   private void row(int s, World levee, Load a, World baseline, Load b) {
+    if (s + 1 < readings.tier.length) {
+      readings.record(s + 1, levee); // read as second s ends
+    }
     out.printf("%4ds | %4d | %7d %8d %6d | %-4s %-9s %6.1f %5d || %13d %6d %5d%n", s, a.sent.get(s), a.primary.get(s),
         a.fallback.get(s), a.failed.get(s), levee.tier(), levee.primaryCircuit(), levee.budgetLeft(), callsIn(levee, s),
         b.primary.get(s) + b.fallback.get(s), b.failed.get(s), callsIn(baseline, s));

@@ -14,4 +14,10 @@ package dev.levee.core.chain;
 public interface Attempt<T> {
 
   AttemptResult<T> call(AttemptContext context) throws InterruptedException;
+
+  /**
+   * Drops an answer nobody will use: the call answered, but the other call of its hedged pair had
+   * answered first. Close whatever it holds open (a stream's connection). Default: nothing.
+   */
+  default void discard(T response) {}
 }

@@ -12,6 +12,19 @@ import java.time.Duration;
  * @param fallback whether an earlier target of the chain was tried or skipped
  * @param timeout the time this call may take: {@code min(attempt-timeout, deadline left)}
  * @param deadline the request's deadline
+ * @param control the link to the chain for a hedged call ({@link AttemptControl#NONE} otherwise):
+ *     report the first byte to it, and stop when it aborts the call
  */
 public record AttemptContext(
-    Target target, int call, int retry, boolean fallback, Duration timeout, Deadline deadline) {}
+    Target target, int call, int retry, boolean fallback, Duration timeout, Deadline deadline,
+    AttemptControl control) {
+
+  public AttemptContext {
+    control = control == null ? AttemptControl.NONE : control;
+  }
+
+  /** A call that is not part of a hedged pair. */
+  public AttemptContext(Target target, int call, int retry, boolean fallback, Duration timeout, Deadline deadline) {
+    this(target, call, retry, fallback, timeout, deadline, AttemptControl.NONE);
+  }
+}

@@ -11,8 +11,16 @@ import java.time.Duration;
  * @param failure the classified failure for {@link Step#FAILED}, else null
  * @param waited the backoff or retry-after wait sat out before this step
  * @param took how long the call took (zero for steps that made no call)
+ * @param hedge whether this call was a hedge: started next to the first call while that one had
+ *     not answered yet
  */
-public record AttemptRecord(Target target, Step step, Failure failure, Duration waited, Duration took) {
+public record AttemptRecord(Target target, Step step, Failure failure, Duration waited, Duration took,
+    boolean hedge) {
+
+  /** A step of a call that is not a hedge. */
+  public AttemptRecord(Target target, Step step, Failure failure, Duration waited, Duration took) {
+    this(target, step, failure, waited, took, false);
+  }
 
   /** The kinds of step. */
   public enum Step {
@@ -25,16 +33,21 @@ public record AttemptRecord(Target target, Step step, Failure failure, Duration 
     /** No call: the retry budget had no token left. */
     BUDGET_DENIED,
     /** No call: the wait or the attempt would not fit in the deadline. */
-    DEADLINE
+    DEADLINE,
+    /**
+     * A call was made and abandoned because the other call of its hedged pair answered first; its
+     * connection was closed and it says nothing about the target.
+     */
+    CANCELLED
   }
 
   /** Whether an upstream call was made in this step. */
   public boolean called() {
-    return step == Step.ANSWERED || step == Step.FAILED;
+    return step == Step.ANSWERED || step == Step.FAILED || step == Step.CANCELLED;
   }
 
   @Override
   public String toString() {
-    return target + " " + step + (failure != null ? " (" + failure + ")" : "");
+    return target + " " + step + (failure != null ? " (" + failure + ")" : "") + (hedge ? " hedge" : "");
   }
 }

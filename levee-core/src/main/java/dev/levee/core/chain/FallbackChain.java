@@ -10,6 +10,7 @@ import dev.levee.core.chain.ChainResult.Why;
 import dev.levee.core.deadline.Deadline;
 import dev.levee.core.retry.Failure;
 import dev.levee.core.retry.FailureKind;
+import dev.levee.core.time.Scheduler;
 import dev.levee.core.time.Sleeper;
 import dev.levee.core.time.Ticker;
 import java.time.Duration;
@@ -17,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.Executor;
 import java.util.random.RandomGenerator;
 
 /**
@@ -41,6 +43,16 @@ import java.util.random.RandomGenerator;
  *       as {@link ChainResult.Rejected} once it is no longer retried.
  * </ol>
  *
+ * <p><b>Hedging</b> (opt-in per request, {@link #execute(List, Deadline, boolean, Attempt,
+ * Duration)}; needs {@link #withHedging}): when the request's first call has not begun to answer
+ * after the delay (see {@link AttemptControl#firstByte()}), the next target of the chain is called
+ * too — if the deadline holds, its breaker admits it and the retry budget gives a token. The
+ * first to answer wins and the other is aborted at once; a call aborted this way is a {@link
+ * AttemptRecord.Step#CANCELLED} step whose permit is settled without a verdict. When the first
+ * call fails while its hedge runs, the hedge is waited for; when both fail, the chain goes on
+ * from the first call's failure as usual. At most one hedge per request; a stream recovery is
+ * never hedged.
+ *
  * <p>Thread-safe: one instance serves all requests; per-request state lives on the stack.
  */
 public final class FallbackChain {
@@ -52,6 +64,8 @@ public final class FallbackChain {
   private final Ticker ticker;
   private final Sleeper sleeper;
   private final RandomGenerator random;
+  private final Scheduler hedgeTimers; // null: hedging off
+  private final Executor hedgeCalls;
 
   public FallbackChain(
       ChainPolicy policy,
@@ -68,6 +82,31 @@ public final class FallbackChain {
     this.ticker = Objects.requireNonNull(ticker, "ticker");
     this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
     this.random = Objects.requireNonNull(random, "random");
+    this.hedgeTimers = null;
+    this.hedgeCalls = null;
+  }
+
+  private FallbackChain(FallbackChain chain, Scheduler hedgeTimers, Executor hedgeCalls) {
+    this.policy = chain.policy;
+    this.breakers = chain.breakers;
+    this.budget = chain.budget;
+    this.observer = chain.observer;
+    this.ticker = chain.ticker;
+    this.sleeper = chain.sleeper;
+    this.random = chain.random;
+    this.hedgeTimers = Objects.requireNonNull(hedgeTimers, "hedgeTimers");
+    this.hedgeCalls = Objects.requireNonNull(hedgeCalls, "hedgeCalls");
+  }
+
+  /**
+   * This chain (same breakers, budget and observer) able to hedge.
+   *
+   * @param timers starts a hedge when its delay has passed (tasks are short and never block)
+   * @param calls runs a hedge's call, which blocks: in production a new virtual thread per task;
+   *     in tests a direct executor on virtual time
+   */
+  public FallbackChain withHedging(Scheduler timers, Executor calls) {
+    return new FallbackChain(this, timers, calls);
   }
 
   public ChainPolicy policy() {
@@ -92,13 +131,28 @@ public final class FallbackChain {
    */
   public <T> ChainResult<T> execute(
       List<Target> targets, Deadline deadline, boolean firstCallIsRetry, Attempt<T> attempt) {
+    return execute(targets, deadline, firstCallIsRetry, attempt, null);
+  }
+
+  /**
+   * As {@link #execute(List, Deadline, boolean, Attempt)}, hedging the first call after {@code
+   * hedgeAfter} (see the class comment).
+   *
+   * @param hedgeAfter how long the first call may go without beginning to answer before the next
+   *     target is called too; null: no hedge (also when this chain cannot hedge, or the call is a
+   *     recovery)
+   */
+  public <T> ChainResult<T> execute(
+      List<Target> targets, Deadline deadline, boolean firstCallIsRetry, Attempt<T> attempt, Duration hedgeAfter) {
     if (targets.isEmpty()) {
       throw new IllegalArgumentException("a fallback chain needs at least one target");
     }
-    Run<T> run = new Run<>(firstCallIsRetry);
+    boolean hedged = hedgeAfter != null && hedgeTimers != null && !firstCallIsRetry && targets.size() > 1;
+    Run<T> run = new Run<>(firstCallIsRetry, hedged ? hedgeAfter : null);
     try {
       for (int i = 0; i < targets.size(); i++) {
-        ChainResult<T> result = runTarget(run, targets.get(i), i > 0, i == targets.size() - 1, deadline, attempt);
+        Target next = i + 1 < targets.size() ? targets.get(i + 1) : null;
+        ChainResult<T> result = runTarget(run, targets.get(i), next, i > 0, i == targets.size() - 1, deadline, attempt);
         if (result != null) {
           return result;
         }
@@ -119,7 +173,7 @@ public final class FallbackChain {
 
   /** Returns a final result, or null to go on with the next target. */
   private <T> ChainResult<T> runTarget(
-      Run<T> run, Target target, boolean fallback, boolean last, Deadline deadline, Attempt<T> attempt)
+      Run<T> run, Target target, Target next, boolean fallback, boolean last, Deadline deadline, Attempt<T> attempt)
       throws InterruptedException {
     CircuitBreaker breaker = breakers.of(target);
     Duration waited = Duration.ZERO;
@@ -147,25 +201,46 @@ public final class FallbackChain {
         return null;
       }
       run.calls++;
-      AttemptContext context = new AttemptContext(
-          target, run.calls, retry, fallback, deadline.attemptTimeout(policy.attemptTimeout()), deadline);
+      int hedgeCall = run.calls + 1;
+      HedgeRace<T> race = run.hedgeAfter != null && run.calls == 1 && next != null
+          ? new HedgeRace<>(attempt, ticker, hedgeCalls, control -> launchHedge(next, hedgeCall, deadline, control))
+          : null;
+      AttemptContext context = new AttemptContext(target, run.calls, retry, fallback,
+          deadline.attemptTimeout(policy.attemptTimeout()), deadline,
+          race == null ? AttemptControl.NONE : race.primaryControl());
       long start = ticker.nanos();
       AttemptResult<T> result;
       try {
-        result = attempt.call(context);
+        if (race == null) {
+          result = attempt.call(context);
+        } else {
+          race.arm(hedgeTimers, run.hedgeAfter);
+          result = race.runPrimary(context);
+        }
       } catch (InterruptedException e) {
         permit.cancelled();
         run.step(target, Step.FAILED, Failure.of(FailureKind.CANCELLED, 0, "cancelled", "interrupted: the client went away"),
             waited, Duration.ofNanos(ticker.nanos() - start));
+        abandon(run, race);
         throw e;
       } catch (RuntimeException e) {
+        abandon(run, race);
         permit.cancelled();
         throw e;
       }
       Duration took = Duration.ofNanos(ticker.nanos() - start);
+      if (race != null && race.hedgeWon()) { // the hedge answered first and this call was aborted
+        permit.cancelled();
+        if (result instanceof AttemptResult.Success<T> late) {
+          attempt.discard(late.response());
+        }
+        run.step(target, Step.CANCELLED, null, waited, took);
+        return hedgeAnswered(run, race);
+      }
       switch (result) {
         case AttemptResult.Success<T> success -> {
           run.step(target, Step.ANSWERED, null, waited, took);
+          settleHedge(run, race);
           Completion completion = new Completion(target, permit, budget, observer, took);
           return new ChainResult.Answered<>(success.response(), target, completion, fallback, List.copyOf(run.steps));
         }
@@ -174,11 +249,18 @@ public final class FallbackChain {
           run.step(target, Step.FAILED, failure, waited, took);
           if (failure.kind() == FailureKind.CANCELLED) {
             permit.cancelled();
+            abandon(run, race);
             return new ChainResult.Cancelled<>(List.copyOf(run.steps));
           }
           Completion.settle(permit, failure);
           observer.onFailure(target, failure, took);
           run.failed(target, failure, failed.response(), retry + 1);
+          if (race != null) {
+            ChainResult<T> hedged = afterFailedFirstCall(run, race, failure);
+            if (hedged != null) {
+              return hedged;
+            }
+          }
           if (!failure.mayRetrySameTarget() || retry >= policy.retry().maxRetries()) {
             return null;
           }
@@ -200,6 +282,95 @@ public final class FallbackChain {
     }
   }
 
+  /** The hedge of the first call, when the delay has passed: null when it may not start. */
+  private HedgeRace.Launch launchHedge(Target target, int call, Deadline deadline, AttemptControl control) {
+    if (!deadline.fits(Duration.ZERO, policy.minAttemptTime())) {
+      return null;
+    }
+    Permit permit;
+    switch (breakers.of(target).tryAcquire()) {
+      case CircuitBreaker.Rejected rejected -> {
+        return null;
+      }
+      case CircuitBreaker.Admitted admitted -> permit = admitted.permit();
+    }
+    if (!budget.tryAcquire()) {
+      permit.cancelled();
+      return null;
+    }
+    return new HedgeRace.Launch(new AttemptContext(target, call, 0, true,
+        deadline.attemptTimeout(policy.attemptTimeout()), deadline, control), permit);
+  }
+
+  /**
+   * The first call failed: a retryable failure waits for a running hedge (which may answer); any
+   * other ends the race. Returns the hedge's answer, or null to go on from the first call's failure.
+   */
+  private <T> ChainResult<T> afterFailedFirstCall(Run<T> run, HedgeRace<T> race, Failure failure)
+      throws InterruptedException {
+    if (failure.kind().tryNextTarget()) {
+      try {
+        race.awaitHedge();
+      } catch (InterruptedException e) {
+        settleHedge(run, race);
+        throw e;
+      }
+      if (race.hedgeWon()) {
+        return hedgeAnswered(run, race);
+      }
+    }
+    abandon(run, race);
+    return null;
+  }
+
+  /** Ends a race without a winner and records its hedge, if any. */
+  private <T> void abandon(Run<T> run, HedgeRace<T> race) {
+    if (race != null) {
+      race.abandon();
+      settleHedge(run, race);
+    }
+  }
+
+  /** The hedge answered first: it is the request's answer. */
+  private <T> ChainResult<T> hedgeAnswered(Run<T> run, HedgeRace<T> race) {
+    HedgeRace.Hedge<T> hedge = race.hedge();
+    AttemptResult.Success<T> success = (AttemptResult.Success<T>) hedge.result();
+    run.calls++;
+    run.step(hedge.target(), Step.ANSWERED, null, Duration.ZERO, hedge.took(), true);
+    Completion completion = new Completion(hedge.target(), hedge.permit(), budget, observer, hedge.took());
+    return new ChainResult.Answered<>(success.response(), hedge.target(), completion, true, List.copyOf(run.steps));
+  }
+
+  /**
+   * Records the hedge of a race the first call won or nobody won: aborted while it ran (its own
+   * thread settles its permit, with no verdict), or failed before the race was decided (settled
+   * here, like any failed call). Once per race.
+   */
+  private <T> void settleHedge(Run<T> run, HedgeRace<T> race) {
+    if (race == null || run.hedgeSettled) {
+      return;
+    }
+    run.hedgeSettled = true;
+    HedgeRace.Hedge<T> hedge = race.hedge();
+    if (hedge == null) {
+      return;
+    }
+    run.calls++;
+    if (hedge.abandoned()) {
+      run.step(hedge.target(), Step.CANCELLED, null, Duration.ZERO, hedge.took(), true);
+      return;
+    }
+    Failure failure = ((AttemptResult.Failed<T>) hedge.result()).failure();
+    run.step(hedge.target(), Step.FAILED, failure, Duration.ZERO, hedge.took(), true);
+    if (failure.kind() == FailureKind.CANCELLED) {
+      hedge.permit().cancelled();
+      return;
+    }
+    Completion.settle(hedge.permit(), failure);
+    observer.onFailure(hedge.target(), failure, hedge.took());
+    run.failed(hedge.target(), failure, ((AttemptResult.Failed<T>) hedge.result()).response(), 1);
+  }
+
   private Optional<Duration> waitBeforeRetry(Failure failure, int retry) {
     if (failure.retryAfter().isPresent()) {
       return policy.retry().retryAfter().waitFor(failure.retryAfter().get(), random);
@@ -211,6 +382,8 @@ public final class FallbackChain {
   /** The mutable state of one execution; confined to the request's thread. */
   private static final class Run<T> {
     final boolean firstCallIsRetry;
+    final Duration hedgeAfter; // null: the first call is not hedged
+    boolean hedgeSettled;
     final List<AttemptRecord> steps = new ArrayList<>();
     final List<TargetReport> reports = new ArrayList<>();
     int calls;
@@ -222,12 +395,17 @@ public final class FallbackChain {
     /** The wait each target stated last: a later answer replaces an earlier one (issue 10: 2 s, 10 s, 30 s means 30 s). */
     final java.util.Map<Target, Duration> statedWaits = new java.util.HashMap<>();
 
-    Run(boolean firstCallIsRetry) {
+    Run(boolean firstCallIsRetry, Duration hedgeAfter) {
       this.firstCallIsRetry = firstCallIsRetry;
+      this.hedgeAfter = hedgeAfter;
     }
 
     void step(Target target, Step step, Failure failure, Duration waited, Duration took) {
-      steps.add(new AttemptRecord(target, step, failure, waited, took));
+      step(target, step, failure, waited, took, false);
+    }
+
+    void step(Target target, Step step, Failure failure, Duration waited, Duration took, boolean hedge) {
+      steps.add(new AttemptRecord(target, step, failure, waited, took, hedge));
     }
 
     void reportIfAbsent(TargetReport report) {

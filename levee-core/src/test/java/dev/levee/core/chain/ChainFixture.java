@@ -156,7 +156,7 @@ abstract class ChainFixture {
       }
     }
 
-    final List<Event> events = new ArrayList<>();
+    final List<Event> events = java.util.Collections.synchronizedList(new ArrayList<>());
 
     @Override
     public void onSuccess(Target target, Duration latency) {

@@ -26,7 +26,7 @@ final class ScriptedUpstream implements Attempt<String> {
 
   private final ManualClock clock;
   private final Map<Target, Deque<Reply>> replies = new HashMap<>();
-  private final List<AttemptContext> calls = new ArrayList<>();
+  private final List<AttemptContext> calls = java.util.Collections.synchronizedList(new ArrayList<>());
 
   ScriptedUpstream(ManualClock clock) {
     this.clock = clock;

@@ -1,11 +1,13 @@
 package dev.levee.gateway.cache;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
 import dev.levee.anthropic.Json;
 import dev.levee.core.time.Ticker;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -206,12 +208,34 @@ public final class ResponseCache {
     return (int) Math.min(Integer.MAX_VALUE, bytes);
   }
 
+  /**
+   * One streaming pass, no tree (the answer is about to be stored as the bytes it came in): a
+   * single JSON object with {@code "type": "message"}, a {@code content} array and a string
+   * {@code stop_reason}.
+   */
   private static boolean isFinishedMessage(byte[] json) {
-    JsonNode message = Json.tryParse(json);
-    return message != null && message.isObject()
-        && "message".equals(message.path("type").textValue())
-        && message.path("content").isArray()
-        && message.path("stop_reason").isTextual();
+    try (JsonParser p = Json.MAPPER.getFactory().createParser(json)) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        return false;
+      }
+      boolean message = false;
+      boolean content = false;
+      boolean stopped = false;
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String name = p.currentName();
+        JsonToken value = p.nextToken();
+        switch (name) {
+          case "type" -> message = value == JsonToken.VALUE_STRING && "message".equals(p.getText());
+          case "content" -> content = value == JsonToken.START_ARRAY;
+          case "stop_reason" -> stopped = value == JsonToken.VALUE_STRING;
+          default -> { }
+        }
+        p.skipChildren();
+      }
+      return p.currentToken() == JsonToken.END_OBJECT && p.nextToken() == null && message && content && stopped;
+    } catch (IOException e) {
+      return false;
+    }
   }
 
   private static long saturatedAdd(long a, long b) {

@@ -67,7 +67,10 @@ public final class SharedCooldowns {
     if (link.tryShared()) {
       Optional<View> view = views.get(viewKey(target),
           k -> link.<Long>call(c -> c.pttl(link.key(k))).map(ms -> new View(ms, ticker.nanos())));
-      sharedLeft = view.map(v -> Math.max(0, v.readAt() + v.millis() * 1_000_000 - now)).orElse(0L);
+      // PTTL answers -2 (no key) or -1 (no expiry) when nothing cools: that is no time left, however
+      // long the read took (readAt can be later than now)
+      sharedLeft = view.filter(v -> v.millis() > 0)
+          .map(v -> Math.max(0, v.readAt() + v.millis() * 1_000_000 - now)).orElse(0L);
     }
     return Duration.ofNanos(Math.max(localLeft, sharedLeft));
   }

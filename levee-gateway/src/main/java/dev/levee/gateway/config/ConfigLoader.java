@@ -100,7 +100,8 @@ public final class ConfigLoader {
         .addDeserializer(FailMode.class, new Deserializers.Choice<>(FailMode.class))
         .addDeserializer(OnOutage.class, new Deserializers.Choice<>(OnOutage.class))
         .addDeserializer(Disclosure.class, new Deserializers.Choice<>(Disclosure.class))
-        .addDeserializer(ThinkingPolicy.class, new Deserializers.Choice<>(ThinkingPolicy.class));
+        .addDeserializer(ThinkingPolicy.class, new Deserializers.Choice<>(ThinkingPolicy.class))
+        .addDeserializer(RouteMode.class, new Deserializers.Choice<>(RouteMode.class));
     YAMLMapper mapper = YAMLMapper.builder()
         .enable(com.fasterxml.jackson.core.StreamReadFeature.STRICT_DUPLICATE_DETECTION)
         .propertyNamingStrategy(PropertyNamingStrategies.KEBAB_CASE)

@@ -13,6 +13,8 @@ import dev.levee.core.retry.RetryPolicy;
 import dev.levee.core.slo.SloTracker;
 import dev.levee.core.tier.TierControllerConfig;
 import dev.levee.gateway.cache.ResponseCache;
+import dev.levee.gateway.route.RouteDefaults;
+import dev.levee.gateway.route.RoutingSettings;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -28,11 +30,19 @@ import java.util.Map;
  * @param models aliases a client may send as {@code model}, each with its fallback chain
  * @param policy retries, breaker, budget, deadline and stream limits
  * @param queue the job store and workers (jobs, Message Batches, idempotency keys)
+ * @param routing the scoring router's prices, task-fit matrix, half-life and typical latencies,
+ *     for aliases with {@code route: score} (issue 13; every key optional)
  */
 public record GatewayConfig(
     Server server, Map<String, Upstream> upstreams, Map<String, Alias> models, Policy policy,
     Map<String, Feature> features, Tiers tiers, Cache cache, Admin admin,
-    dev.levee.gateway.jobs.QueueConfig queue) {
+    dev.levee.gateway.jobs.QueueConfig queue, RoutingSettings routing) {
+
+  /** A config without {@code queue:} and {@code routing:} sections (their defaults). */
+  public GatewayConfig(Server server, Map<String, Upstream> upstreams, Map<String, Alias> models, Policy policy,
+      Map<String, Feature> features, Tiers tiers, Cache cache, Admin admin) {
+    this(server, upstreams, models, policy, features, tiers, cache, admin, null, null);
+  }
 
   public GatewayConfig {
     server = server == null ? new Server(null, null, null, null, null, null, null, null, null, null, null) : server;
@@ -44,6 +54,7 @@ public record GatewayConfig(
     cache = cache == null ? new Cache(null, null) : cache;
     admin = admin == null ? new Admin(null) : admin;
     queue = queue == null ? dev.levee.gateway.jobs.QueueConfig.defaults() : queue;
+    routing = routing == null ? RoutingSettings.DEFAULT : routing;
   }
 
   /** This config listening on another port. */
@@ -51,7 +62,7 @@ public record GatewayConfig(
     return new GatewayConfig(new Server(server.host(), port, server.maxBody(), server.idleTimeout(),
         server.maxConnections(), server.acceptQueue(), server.headerTimeout(), server.minBodyRate(),
         server.maxConcurrent(), server.maxConcurrentPerTenant(), server.shutdownGrace()),
-        upstreams, models, policy, features, tiers, cache, admin, queue);
+        upstreams, models, policy, features, tiers, cache, admin, queue, routing);
   }
 
   /** The feature named {@code name}, or the {@code default} feature (configured or implicit). */
@@ -183,12 +194,64 @@ public record GatewayConfig(
    *     upstream/model, prefill: true|false}} to override whether it accepts a prefilled answer
    * @param resume whether a stream that breaks after its first token is resumed (default true);
    *     when false it ends with an {@code event: error}
+   * @param hedge hedged requests for this alias (default off): see {@link Hedge}
+   * @param route {@code chain} (default: the chain's order) or {@code score} (the scoring router
+   *     orders the chain per request; see {@link RouteMode})
+   * @param routeDefaults what a routed request assumes when its headers say nothing (task {@code
+   *     complex}, latency budget 5 s, prefer {@code balanced}); only read with {@code route: score}
    */
-  public record Alias(List<TargetRef> chain, Boolean resume) {
+  public record Alias(List<TargetRef> chain, Boolean resume, Hedge hedge, RouteMode route, RouteDefaults routeDefaults) {
     public Alias {
       if (chain == null || chain.isEmpty()) throw new IllegalArgumentException("chain needs at least one target");
       chain = List.copyOf(chain);
       resume = resume == null || resume;
+      route = route == null ? RouteMode.CHAIN : route;
+      routeDefaults = routeDefaults == null ? RouteDefaults.DEFAULT : routeDefaults;
+    }
+
+    /** An alias with a fixed chain. */
+    public Alias(List<TargetRef> chain, Boolean resume) {
+      this(chain, resume, null, null, null);
+    }
+  }
+
+  /**
+   * {@code models.<alias>.hedge}: when the first call has not begun to answer after {@code after}
+   * (no response head of a JSON answer, no first content delta of a stream), the chain's next
+   * target is called too and the first to answer wins (issue 10). Each hedge needs a retry-budget
+   * token and time left in the deadline; at most one per request.
+   *
+   * @param after a duration ({@code 500ms}, {@code 2s}), or {@code p95}: the first target's measured
+   *     95th-percentile time to first byte over the last minute (at least 50 ms; 2 s until 20 calls
+   *     are measured)
+   */
+  public record Hedge(String after) {
+    public Hedge {
+      if (after == null || after.isBlank()) {
+        throw new IllegalArgumentException("after is required: a duration (500ms, 2s) or p95");
+      }
+      policyOf(after);
+    }
+
+    /** The core policy this setting names. */
+    public dev.levee.core.chain.HedgePolicy policy() {
+      return policyOf(after);
+    }
+
+    private static dev.levee.core.chain.HedgePolicy policyOf(String after) {
+      if (after.strip().equalsIgnoreCase("p95")) {
+        return dev.levee.core.chain.HedgePolicy.atP95();
+      }
+      Duration delay;
+      try {
+        delay = dev.levee.anthropic.Units.duration(after);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("after must be a duration (500ms, 2s) or p95, was '" + after + "'");
+      }
+      if (!delay.isPositive()) {
+        throw new IllegalArgumentException("after must be positive, was '" + after + "'");
+      }
+      return dev.levee.core.chain.HedgePolicy.after(delay);
     }
   }
 

@@ -9,6 +9,8 @@ import dev.levee.core.breaker.CircuitState;
 import dev.levee.core.budget.RetryBudget;
 import dev.levee.core.chain.Breakers;
 import dev.levee.core.chain.Target;
+import dev.levee.core.route.RouterStatistics;
+import dev.levee.core.route.TargetReading;
 import dev.levee.core.sli.SliSnapshot;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -23,7 +25,10 @@ import java.util.Set;
  * HTTP 503, so load balancers take the instance out); {@code degraded} when some circuit is not
  * CLOSED or a target with at least 5 calls in the last minute succeeded less than 95% of the
  * time; else {@code healthy}. Per target: circuit state, success rate and p95 latency over the
- * last minute, and calls per minute.
+ * last minute, and calls per minute; and what the scoring router scores it with: {@code
+ * ema_success} (the ageing success EMA, 1.0 before any outcome) and {@code ema_p95_ms} (p95 of
+ * successes over its 5-minute window, or the configured typical latency when unmeasured, then
+ * {@code ema_p95_measured} is false).
  */
 public final class HealthReport {
 
@@ -36,9 +41,17 @@ public final class HealthReport {
   private final RetryBudget budget;
   private final StreamStats streams;
   private final TierBoard tiers;
+  private final RouterStatistics router;
 
   public HealthReport(Set<Target> configured, Breakers breakers, TargetStats stats, RetryBudget budget,
       StreamStats streams, TierBoard tiers) {
+    this(configured, breakers, stats, budget, streams, tiers, null);
+  }
+
+  /** @param router the scoring router's statistics, or null to leave its fields out */
+  public HealthReport(Set<Target> configured, Breakers breakers, TargetStats stats, RetryBudget budget,
+      StreamStats streams, TierBoard tiers, RouterStatistics router) {
+    this.router = router;
     this.tiers = tiers;
     this.configured = configured;
     this.breakers = breakers;
@@ -77,6 +90,12 @@ public final class HealthReport {
       t.put("requests_per_minute", round(window.perMinute()));
       t.put("server_errors", window.serverErrors());
       t.put("rate_limited", window.rateLimited());
+      if (router != null) { // issue 13: what the scoring router scores this target with
+        TargetReading reading = router.read(target);
+        t.put("ema_success", round(reading.success()));
+        t.put("ema_p95_ms", reading.p95().toMillis());
+        t.put("ema_p95_measured", reading.measured());
+      }
     }
     Verdict verdict = verdict(states, lowSuccess);
     root.put("status", verdict.status());

@@ -17,7 +17,9 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -37,6 +39,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>{@code levee_cache_*} — entries, bytes, lookups by result;
  *   <li>{@code levee_state_evictions_total{table}} — entries of client-named targets dropped
  *       from a bounded table ({@code breakers}, {@code target_stats}).
+ *   <li>{@code levee_route_choices_total{alias,model}} — which target the scoring router put
+ *       first, per routed alias ({@code route: score}).
  * </ul>
  *
  * <p>Thread-safe.
@@ -47,6 +51,13 @@ public final class Metrics implements CallObserver {
   private final Breakers breakers;
   private final Set<Target> configured;
   private final Set<Target> circuits = ConcurrentHashMap.newKeySet();
+  // meters are created once and kept: builder().register() per request costs a lookup by id each time
+  private final Map<List<String>, Counter> requestCounters = new ConcurrentHashMap<>();
+  private final Map<List<String>, Counter> callCounters = new ConcurrentHashMap<>();
+  private final Map<String, Timer> callLatencies = new ConcurrentHashMap<>();
+  private final DistributionSummary callsPerRequest = DistributionSummary.builder("levee_request_upstream_calls")
+      .description("Upstream calls per client request, retries, fallbacks and stream recovery included")
+      .register(registry);
 
   public Metrics(Set<Target> configured, Breakers breakers, TargetStats stats, RetryBudget budget, TierBoard tiers,
       StreamStats streams, ResponseCache cache) {
@@ -75,6 +86,18 @@ public final class Metrics implements CallObserver {
     configured.forEach(target -> Gauge.builder("levee_target_cooling_seconds", tiers,
             t -> t.cooldowns().remaining(target).toMillis() / 1000.0).tag("target", target.id())
         .description("Time left on the target's rate-limit cooldown (retry-after of its last 429)").register(registry));
+    // issue 10: each target's health as the tiers' step-down signals read it (its SLI window of API calls)
+    configured.forEach(target -> {
+      Gauge.builder("levee_target_server_error_share", tiers, t -> t.targetCalls(target).serverErrorRate())
+          .tag("target", target.id()).description("Share of the target's calls in the SLI window that failed (5xx, 529, timeouts)")
+          .register(registry);
+      Gauge.builder("levee_target_rate_limited_share", tiers, t -> t.targetCalls(target).rateLimitedRate())
+          .tag("target", target.id()).description("Share of the target's calls in the SLI window answered 429")
+          .register(registry);
+      Gauge.builder("levee_target_p99_seconds", tiers, t -> t.targetCalls(target).p99Millis() / 1000.0)
+          .tag("target", target.id()).description("p99 latency of the target's successful calls in the SLI window")
+          .register(registry);
+    });
     FunctionCounter.builder("levee_tier_transitions", tiers, TierBoard::transitions)
         .description("Tier transitions, all features").register(registry);
     FunctionCounter.builder("levee_streams_started", streams, s -> s.snapshot().started())
@@ -104,15 +127,30 @@ public final class Metrics implements CallObserver {
 
   /** One finished client request. */
   public void request(String outcome, String tier) {
-    Counter.builder("levee_requests").tag("outcome", outcome).tag("tier", tier == null ? "-" : tier)
-        .description("Client requests by how they ended and the tier they were admitted at").register(registry).increment();
+    String t = tier == null ? "-" : tier;
+    requestCounters.computeIfAbsent(List.of(outcome, t), k -> Counter.builder("levee_requests").tag("outcome", outcome)
+        .tag("tier", t).description("Client requests by how they ended and the tier they were admitted at")
+        .register(registry)).increment();
+  }
+
+  /**
+   * A request's hedge ended: {@code won} (it answered first), {@code lost} (aborted) or {@code
+   * failed}; counted as {@code levee_hedges_total{outcome}}.
+   */
+  public void hedge(String outcome) {
+    Counter.builder("levee_hedges").tag("outcome", outcome)
+        .description("Hedged calls by how they ended: won, lost (aborted), failed").register(registry).increment();
   }
 
   /** The upstream calls one admitted client request made, a stream's recovery included. */
   public void upstreamCallsPerRequest(int calls) {
-    DistributionSummary.builder("levee_request_upstream_calls")
-        .description("Upstream calls per client request, retries, fallbacks and stream recovery included")
-        .register(registry).record(calls);
+    callsPerRequest.record(calls);
+  }
+
+  /** The scoring router put {@code target} first for a request to {@code alias} (a configured, routed alias). */
+  public void routed(String alias, Target target) {
+    Counter.builder("levee_route_choices").tag("alias", alias).tag("model", target.id())
+        .description("Targets the scoring router chose first, by alias").register(registry).increment();
   }
 
   @Override
@@ -128,10 +166,11 @@ public final class Metrics implements CallObserver {
   private void call(Target target, String outcome, Duration latency) {
     // a client may name any model: only configured targets get series of their own
     String label = configured.contains(target) ? target.id() : target.upstream() + "/*";
-    Counter.builder("levee_upstream_calls").tag("target", label).tag("outcome", outcome)
-        .description("Upstream calls by target and outcome").register(registry).increment();
-    Timer.builder("levee_upstream_latency").tag("target", label)
-        .description("Time to the answer (JSON) or first token (streams)").register(registry).record(latency);
+    callCounters.computeIfAbsent(List.of(label, outcome), k -> Counter.builder("levee_upstream_calls")
+        .tag("target", label).tag("outcome", outcome).description("Upstream calls by target and outcome")
+        .register(registry)).increment();
+    callLatencies.computeIfAbsent(label, k -> Timer.builder("levee_upstream_latency").tag("target", label)
+        .description("Time to the answer (JSON) or first token (streams)").register(registry)).record(latency);
   }
 
   private void watchCircuit(Target target) {

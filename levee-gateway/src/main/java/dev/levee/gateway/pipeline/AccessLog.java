@@ -29,10 +29,17 @@ final class AccessLog {
     String tier = r.tier() == null ? null : r.tier().name();
     metrics.request(r.outcomeWord(), tier);
     metrics.upstreamCallsPerRequest(r.calls());
+    String hedge = r.hedge();
+    if (hedge != null) {
+      metrics.hedge(hedge);
+    }
     if (LOG.isInfoEnabled()) {
-      LOG.info("{} {} model={} stream={} tier={} status={} target={} calls={} fallback={} ms={} outcome={}",
-          r.id(), r.path(), r.alias(), r.stream(), tier == null ? "-" : tier, r.status(),
-          r.target() == null ? "-" : r.target().id(), r.calls(), r.fallback(), r.millis(), r.outcome());
+      LOG.info("{} {} model={} stream={} tier={}{} status={} target={} calls={} fallback={} ms={} outcome={}{}{}",
+          r.id(), r.path(), r.alias(), r.stream(), tier == null ? "-" : tier,
+          r.tierCause() == null ? "" : " cause=\"" + r.tierCause().replace('"', '\'') + "\"", r.status(),
+          r.target() == null ? "-" : r.target().id(), r.calls(), r.fallback(), r.millis(), r.outcome(),
+          hedge == null ? "" : " hedge=" + hedge + " attempts=" + r.attempts(),
+          r.route() == null ? "" : " route=" + r.route());
     }
   }
 }

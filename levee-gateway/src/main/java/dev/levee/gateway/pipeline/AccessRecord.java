@@ -1,7 +1,10 @@
 package dev.levee.gateway.pipeline;
 
+import dev.levee.core.chain.AttemptRecord;
 import dev.levee.core.chain.Target;
 import dev.levee.core.tier.Tier;
+import java.util.List;
+import java.util.stream.Collectors;
 
 /**
  * One line of the access log: what was asked, which target answered after how many calls, in
@@ -19,9 +22,43 @@ import dev.levee.core.tier.Tier;
  * @param millis time from arrival to the record, ms
  * @param outcome a word first (counted in metrics: {@code ok}, {@code stream_complete}, {@code
  *     exhausted}, …), then details
+ * @param tierCause below T0, the cause of the tier: the last transition's reason for the request's
+ *     feature and alias (the target or signal that moved it, or the force); else null
+ * @param steps the first attempts' steps (a stream's recovery not included); empty when none
+ * @param route the scoring router's candidates and scores ({@code x-levee-route}), or null when
+ *     the request was not routed by score
  */
 record AccessRecord(String id, String path, String alias, boolean stream, Tier tier, int status, Target target,
-    int calls, boolean fallback, long millis, String outcome) {
+    int calls, boolean fallback, long millis, String outcome, String tierCause, List<AttemptRecord> steps,
+    String route) {
+
+  AccessRecord {
+    steps = steps == null ? List.of() : List.copyOf(steps);
+  }
+
+  AccessRecord(String id, String path, String alias, boolean stream, Tier tier, int status, Target target,
+      int calls, boolean fallback, long millis, String outcome) {
+    this(id, path, alias, stream, tier, status, target, calls, fallback, millis, outcome, null, List.of(), null);
+  }
+
+  /**
+   * How the request's hedge ended, or null when none ran: {@code won} (the hedge answered first),
+   * {@code lost} (aborted: the first call answered first, or the request ended), {@code failed}.
+   */
+  String hedge() {
+    return steps.stream().filter(AttemptRecord::hedge).findFirst().map(s -> switch (s.step()) {
+      case ANSWERED -> "won";
+      case FAILED -> "failed";
+      default -> "lost";
+    }).orElse(null);
+  }
+
+  /** Every call of a hedged request: {@code target step} each, the hedge marked. */
+  String attempts() {
+    return steps.stream().filter(AttemptRecord::called)
+        .map(s -> s.target().id() + " " + s.step().name().toLowerCase(java.util.Locale.ROOT) + (s.hedge() ? " (hedge)" : ""))
+        .collect(Collectors.joining(", ", "[", "]"));
+  }
 
   /** The outcome's first word. */
   String outcomeWord() {

@@ -65,7 +65,7 @@ final class CachedAnswers {
 
   /** Writes a finished answer back, when the slot allows. */
   void store(CacheSlot slot, byte[] message, String model, Duration ttl) {
-    if (slot.mayStore() && cache.put(slot.key(), message, model, ttl) && slot.semantic() != null) {
+    if (slot.mayStore() && slot.key() != null && cache.put(slot.key(), message, model, ttl) && slot.semantic() != null) {
       semantic.put(slot.semantic(), slot.key());
     }
   }

@@ -2,6 +2,7 @@ package dev.levee.gateway.pipeline;
 
 import dev.levee.anthropic.message.MessagesRequest;
 import dev.levee.anthropic.upstream.OriginalRequest;
+import dev.levee.core.route.RouteRequest;
 import dev.levee.gateway.AliasChain;
 import dev.levee.gateway.config.Feature;
 
@@ -17,9 +18,17 @@ import dev.levee.gateway.config.Feature;
  * @param config that feature's settings
  * @param tenant the tenant partition (a hash of the API key, refined by {@code x-levee-tenant};
  *     never the key itself): cache entries, and later queued work and limits, are per tenant
+ * @param route what the scoring router knows of it (task, estimated input tokens, latency
+ *     budget, preference), when its alias is routed by score and it asks for an answer; else null
  */
 public record InboundRequest(String id, OriginalRequest request, AliasChain alias, String feature, Feature config,
-    String tenant) {
+    String tenant, RouteRequest route) {
+
+  /** A request the scoring router does not order. */
+  public InboundRequest(String id, OriginalRequest request, AliasChain alias, String feature, Feature config,
+      String tenant) {
+    this(id, request, alias, feature, config, tenant, null);
+  }
 
   public MessagesRequest body() {
     return request.body();

@@ -4,11 +4,15 @@ import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.message.MessagesRequest;
 import dev.levee.anthropic.server.ServerIo;
 import dev.levee.anthropic.upstream.OriginalRequest;
+import dev.levee.core.route.RouteRequest;
+import dev.levee.gateway.AliasChain;
 import dev.levee.gateway.Aliases;
 import dev.levee.gateway.cache.CacheKey;
 import dev.levee.gateway.cache.HeaderValues;
 import dev.levee.gateway.config.Feature;
 import dev.levee.gateway.config.GatewayConfig;
+import dev.levee.gateway.route.InputTokens;
+import dev.levee.gateway.route.RouteHints;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.List;
@@ -21,8 +25,10 @@ import org.eclipse.jetty.server.Request;
  * Stage 1, ingress: reads and checks a client request before anything is sent upstream, then
  * says what it is — the alias its {@code model} resolves to, the feature and the tenant it
  * belongs to. A body over the size limit gets 413 {@code request_too_large}; a body that is not
- * a JSON object with a string {@code model} gets 400 {@code invalid_request_error}. Neither is
- * forwarded. Thread-safe.
+ * a JSON object with a string {@code model} gets 400 {@code invalid_request_error}; so does a
+ * request to an alias routed by score whose {@code x-levee-task}, {@code x-levee-latency-budget}
+ * or {@code x-levee-prefer} is not an allowed value ({@link RouteHints}). None is forwarded.
+ * Thread-safe.
  */
 final class Ingress {
 
@@ -83,8 +89,22 @@ final class Ingress {
     String named = HeaderValues.first(headers, "x-levee-feature");
     String feature = named != null && features.contains(named) ? named : Feature.DEFAULT_NAME;
     OriginalRequest original = new OriginalRequest(path, query, headers, body);
-    return new InboundRequest(id, original, aliases.resolve(body.model()), feature, config.feature(feature),
-        CacheKey.tenantOf(headers));
+    AliasChain alias = aliases.resolve(body.model());
+    return new InboundRequest(id, original, alias, feature, config.feature(feature), CacheKey.tenantOf(headers),
+        route(alias, original, headers, bytes.length));
+  }
+
+  /** What the scoring router needs to know, for a routed alias's answer; null otherwise. */
+  private static RouteRequest route(AliasChain alias, OriginalRequest original, Map<String, List<String>> headers,
+      int bodyBytes) throws Refused {
+    if (!alias.routed() || !original.path().equals("/v1/messages")) {
+      return null;
+    }
+    return switch (RouteHints.read(name -> HeaderValues.first(headers, name), alias.routing(),
+        InputTokens.estimate(bodyBytes))) {
+      case RouteHints.Valid valid -> valid.request();
+      case RouteHints.Invalid invalid -> throw new Refused(invalid.error());
+    };
   }
 
   private byte[] readBody(Request request) throws Refused {

@@ -19,6 +19,12 @@ public final class LeveeHeaders {
   public static final String CACHE = "x-levee-cache";
   /** Why the answer is not the full one, when it is not (unless the feature's disclosure is {@code none}). */
   public static final String DEGRADED = "x-levee-degraded";
+  /**
+   * The scoring router's candidates and scores for this request, best first ({@code
+   * claude-sonnet-4-6=88.4;claude-opus-4-6=70.8}); only on answers to an alias with {@code route:
+   * score} that went upstream at T0.
+   */
+  public static final String ROUTE = "x-levee-route";
   /** Tells clients whether retrying could help; Levee owns retries, so a final failure says false. */
   public static final String SHOULD_RETRY = "x-should-retry";
   /** The job a request queued on an outage became ({@code GET /v1/levee/jobs/{id}}). */

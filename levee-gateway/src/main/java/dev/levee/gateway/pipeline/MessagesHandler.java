@@ -5,8 +5,10 @@ import dev.levee.anthropic.stream.StreamEngine;
 import dev.levee.anthropic.upstream.Cancellation;
 import dev.levee.anthropic.upstream.Reply;
 import dev.levee.anthropic.upstream.Upstreams;
+import dev.levee.core.chain.AttemptRecord;
 import dev.levee.core.chain.ChainResult;
 import dev.levee.core.chain.FallbackChain;
+import dev.levee.core.chain.Target;
 import dev.levee.core.cooldown.CooldownPlan;
 import dev.levee.core.tier.Tier;
 import dev.levee.core.time.Ticker;
@@ -18,6 +20,9 @@ import dev.levee.gateway.health.Metrics;
 import dev.levee.gateway.jobs.JobExecutor;
 import dev.levee.gateway.jobs.JobRequest;
 import dev.levee.gateway.jobs.OutageQueue;
+import dev.levee.gateway.health.TargetStats;
+import dev.levee.gateway.route.Paced;
+import dev.levee.gateway.route.ScoreRouting;
 import dev.levee.gateway.tier.TierBoard;
 import java.util.HashMap;
 import java.util.List;
@@ -36,8 +41,10 @@ import org.eclipse.jetty.util.Callback;
  * <ol>
  *   <li>{@link Ingress} — read and check the body; resolve alias and feature → {@link InboundRequest};
  *   <li>{@link Admission} — the feature's tier, a fresh cached answer at T2 → a decision;
- *   <li>{@link Planner} — targets, tier edits, one deadline, cache TTL → a {@link Plan};
- *   <li>execute — the core {@link FallbackChain}: a JSON call, or a stream up to its commit point;
+ *   <li>{@link Planner} — targets (in the scoring router's order for {@code route: score}), tier
+ *       edits, one deadline, cache TTL, hedge delay → a {@link Plan};
+ *   <li>execute — pacing against the rate limits, then the core {@link FallbackChain}: a JSON
+ *       call, or a stream up to its commit point, the first call hedged when the plan says so;
  *   <li>{@link Relay} — the answer, or the stream relayed with recovery → an {@link Outcome};
  *   <li>{@link Recorder} — settle the call, write the answer back to the cache; at the end, one
  *       access record;
@@ -63,11 +70,17 @@ public final class MessagesHandler {
   private final Ticker ticker;
   private final TierBoard tiers;
   private final AtomicInteger inFlight = new AtomicInteger();
+  private final ScoreRouting routing;
 
-  /** The gateway's shared parts the handler is wired from. */
+  /**
+   * The gateway's shared parts the handler is wired from.
+   *
+   * @param chain the fallback chain; hedged requests need one made {@link FallbackChain#withHedging}
+   * @param stats every target's recent calls (the p95 of {@code hedge: { after: p95 }})
+   */
   public record Parts(GatewayConfig config, Aliases aliases, RequestIds ids, FallbackChain chain, StreamEngine streams,
       Upstreams upstreams, TierBoard tiers, ResponseCache cache, SemanticCache semantic, RandomGenerator random,
-      Metrics metrics, OutageQueue outage) {}
+      Metrics metrics, OutageQueue outage, TargetStats stats, ScoreRouting routing) {}
 
   public static MessagesHandler create(Parts p) {
     return new MessagesHandler(p);
@@ -81,7 +94,9 @@ public final class MessagesHandler {
     this.ingress = new Ingress(config, p.aliases(), config.features().keySet());
     this.admission = new Admission(in -> p.tiers().tier(in.feature(), in.alias().alias(), in.alias().targets()), cache,
         p.outage() == null ? feature -> false : p.outage()::queues);
-    this.planner = new Planner(config.policy().deadline(), ticker);
+    this.routing = p.routing();
+    this.planner = new Planner(config.policy().deadline(), ticker, p.stats() == null ? t -> null : p.stats()::snapshot,
+        p.routing());
     this.chain = p.chain();
     this.upstreams = p.upstreams();
     this.streams = p.streams();
@@ -132,15 +147,18 @@ public final class MessagesHandler {
       return;
     }
     Plan plan = planner.plan(in, admitted);                                          // 3. plan
+    String route = plan.explainRoute();
     Outcome outcome;
+    List<AttemptRecord> steps;
     try (CancellationScope scope = responder.cancellationScope(request)) {
       ChainResult<Reply> result = execute(in, plan, scope.cancellation());           // 4. execute
+      steps = result.steps();
       outcome = relay.relay(result, plan, admitted.cache().mayStore(), scope.cancellation(),
-          (first, calls) -> responder.startStream(client, in, admitted, first, calls)); // 5. relay
+          (first, calls) -> responder.startStream(client, in, admitted, first, calls, route)); // 5. relay
     }
     recorder.record(start, in, admitted, plan, outcome);                             // 6. record
-    Sent sent = responder.respond(client, in, admitted, outcome);                    // 7. respond
-    recorder.log(start, in, admitted.tier(), sent);
+    Sent sent = responder.respond(client, in, admitted, outcome, route);            // 7. respond
+    recorder.log(start, in, admitted.tier(), sent, steps, route);
   }
 
   /**
@@ -177,23 +195,36 @@ public final class MessagesHandler {
     }
     Plan plan = planner.plan(in, admitted);                                                    // 3. plan
     Cancellation none = new Cancellation();
-    Outcome outcome = relay.relay(execute(in, plan, none), plan, admitted.cache().mayStore(), none, // 4, 5.
+    ChainResult<Reply> result = execute(in, plan, none);                                       // 4. execute
+    Outcome outcome = relay.relay(result, plan, admitted.cache().mayStore(), none,             // 5. relay
         (first, calls) -> { throw new IllegalStateException("a queued request is never a stream"); });
     recorder.record(start, in, admitted, plan, outcome);                                       // 6. record
     JobAnswers.Answer answer = JobAnswers.of(outcome, admitted.tier());                        // 7. the job's answer
-    recorder.log(start, in, admitted.tier(), answer.sent());
+    recorder.log(start, in, admitted.tier(), answer.sent(), result.steps(), plan.explainRoute());
     return answer.outcome();
   }
 
   /**
    * The fallback chain under one deadline: a JSON call, or a stream up to its commit point.
-   * Targets cooling after a rate limit are skipped; when every one cools, the request waits for
-   * the first if the deadline holds it, else it is refused with 429 and {@code retry-after}.
+   * A routed plan is paced first: the first candidate whose rate limit covers the request goes
+   * first; when none does, the request waits for the earliest reset if the deadline holds it,
+   * else it is refused with 429 and {@code retry-after}. Targets cooling after a rate limit are
+   * skipped; when every one cools, the request waits for the first if the deadline holds it,
+   * else it is refused likewise. Every answer's rate-limit headers are read for pacing.
    */
   private ChainResult<Reply> execute(InboundRequest in, Plan plan, Cancellation cancellation) {
+    List<Target> targets = plan.targets();
     CooldownPlan cooled;
     try {
-      cooled = tiers.awaitCooldowns(plan.targets(), plan.deadline(), chain.policy().minAttemptTime());
+      if (plan.route() != null) {
+        Paced paced = routing.pace(in.alias().alias(), plan.route(), in.route().inputTokens(), plan.deadline(),
+            chain.policy().minAttemptTime());
+        if (paced instanceof Paced.Refuse refused) {
+          return refused.result();
+        }
+        targets = ((Paced.Go) paced).targets();
+      }
+      cooled = tiers.awaitCooldowns(targets, plan.deadline(), chain.policy().minAttemptTime());
     } catch (InterruptedException e) { // the client went away during the wait
       return new ChainResult.Cancelled<>(List.of());
     }
@@ -201,7 +232,8 @@ public final class MessagesHandler {
       return TierBoard.refusal((CooldownPlan.Refuse) cooled);
     }
     return in.stream()
-        ? streams.open(plan.request(), go.targets(), plan.deadline(), cancellation)
-        : chain.execute(go.targets(), plan.deadline(), false, upstreams.json(plan.request(), cancellation));
+        ? streams.open(plan.request(), go.targets(), plan.deadline(), cancellation, plan.hedgeAfter(), routing::reading)
+        : chain.execute(go.targets(), plan.deadline(), false, routing.reading(upstreams.json(plan.request(), cancellation)),
+            plan.hedgeAfter());
   }
 }

@@ -3,6 +3,7 @@ package dev.levee.gateway.pipeline;
 import dev.levee.anthropic.upstream.OriginalRequest;
 import dev.levee.core.chain.Target;
 import dev.levee.core.deadline.Deadline;
+import dev.levee.core.route.RouteDecision;
 import java.time.Duration;
 import java.util.List;
 
@@ -16,11 +17,32 @@ import java.util.List;
  * @param storeTtl how long the answer is cached: the feature's hot TTL, its cold TTL for a T2
  *     regeneration, zero when it is not cached
  * @param reduced whether the targets are the feature's reduced ones (T1, or T2 on a miss)
+ * @param hedgeAfter how long the first call may go without its first byte before the next target
+ *     is called too (the alias's {@code hedge}); null: no hedge
+ * @param route the scoring router's decision that ordered {@code targets} ({@code route: score}
+ *     at T0), or null when the targets are the chain as written
  */
 record Plan(List<Target> targets, OriginalRequest request, Deadline deadline, boolean recover, Duration storeTtl,
-    boolean reduced) {
+    boolean reduced, Duration hedgeAfter, RouteDecision route) {
 
   Plan {
     targets = List.copyOf(targets);
+  }
+
+  /** A plan without a hedge, in the chain's order. */
+  Plan(List<Target> targets, OriginalRequest request, Deadline deadline, boolean recover, Duration storeTtl,
+      boolean reduced) {
+    this(targets, request, deadline, recover, storeTtl, reduced, null, null);
+  }
+
+  /**
+   * {@code x-levee-route}: the candidates and their scores, best first ({@code none} when the
+   * router excluded every target); null when not routed.
+   */
+  String explainRoute() {
+    if (route == null) {
+      return null;
+    }
+    return route.ranked().isEmpty() ? "none" : route.explain();
   }
 }

@@ -1,20 +1,27 @@
 package dev.levee.gateway.pipeline;
 
 import dev.levee.anthropic.upstream.OriginalRequest;
+import dev.levee.core.chain.HedgePolicy;
 import dev.levee.core.chain.Target;
 import dev.levee.core.deadline.Deadline;
+import dev.levee.core.sli.SliSnapshot;
+import dev.levee.core.route.RouteDecision;
 import dev.levee.core.tier.Tier;
 import dev.levee.core.time.Ticker;
 import dev.levee.gateway.config.Feature;
+import dev.levee.gateway.route.ScoreRouting;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * Stage 3, plan: the targets for this request and what is sent to them.
  *
  * <ul>
- *   <li><b>T0</b>: the alias's chain; extended thinking kept unless the feature says {@code
+ *   <li><b>T0</b>: the alias's chain — or, for an alias with {@code route: score}, its targets in
+ *       the scoring router's order (the best candidate first, the other candidates as fallbacks,
+ *       then the targets it left out: OPEN circuit, cooling, rate-limited); extended thinking kept unless the feature says {@code
  *       never}; answers cached with the hot TTL.
  *   <li><b>T1</b>: the feature's reduced target (default: the chain's last), {@code max_tokens}
  *       capped (default 1024), thinking removed (unless {@code thinking: always}); hot TTL.
@@ -22,16 +29,31 @@ import java.util.Set;
  * </ul>
  *
  * <p>A token count goes to the alias's chain unchanged. Every plan carries one deadline ({@code
- * policy.deadline}, from now). Thread-safe.
+ * policy.deadline}, from now). An answer through an alias with a {@code hedge} and at least two
+ * targets carries its hedge delay: fixed, or the first target's measured p95 ({@link
+ * HedgePolicy}). Thread-safe.
  */
 final class Planner {
 
   private final Duration deadline;
   private final Ticker ticker;
+  private final Function<Target, SliSnapshot> measured;
+  private final ScoreRouting routing;
 
   Planner(Duration deadline, Ticker ticker) {
+    this(deadline, ticker, target -> null, null);
+  }
+
+  /**
+   * @param measured a target's recent calls (their count and p95 latency), for {@code hedge: {
+   *     after: p95 }}; null when nothing is known
+   * @param routing the scoring router for aliases with {@code route: score}; null when none is routed
+   */
+  Planner(Duration deadline, Ticker ticker, Function<Target, SliSnapshot> measured, ScoreRouting routing) {
     this.deadline = deadline;
     this.ticker = ticker;
+    this.measured = measured;
+    this.routing = routing;
   }
 
   Plan plan(InboundRequest in, Admission.Proceed admitted) {
@@ -43,8 +65,19 @@ final class Planner {
     Feature feature = in.config();
     Tier tier = admitted.tier();
     boolean reduced = tier != Tier.T0;
-    return new Plan(reduced ? reducedTargets(in) : in.alias().targets(), shaped(in, tier), requestDeadline, recover,
-        tier == Tier.T2 ? feature.coldTtl() : feature.hotTtl(), reduced);
+    RouteDecision route = !reduced && in.route() != null && routing != null ? routing.decide(in.alias(), in.route()) : null;
+    List<Target> targets = reduced ? reducedTargets(in) : route != null ? route.order() : in.alias().targets();
+    return new Plan(targets, shaped(in, tier), requestDeadline, recover,
+        tier == Tier.T2 ? feature.coldTtl() : feature.hotTtl(), reduced, hedgeAfter(in.alias().hedge(), targets), route);
+  }
+
+  /** The hedge delay for a chain: null without a hedge policy or a second target. */
+  private Duration hedgeAfter(HedgePolicy hedge, List<Target> targets) {
+    if (hedge == null || targets.size() < 2) {
+      return null;
+    }
+    SliSnapshot first = measured.apply(targets.getFirst());
+    return first == null ? hedge.delay(0, null) : hedge.delay(first.successes(), Duration.ofMillis(first.p95Millis()));
   }
 
   private static List<Target> reducedTargets(InboundRequest in) {

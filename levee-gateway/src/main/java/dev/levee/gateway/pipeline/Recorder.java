@@ -1,9 +1,11 @@
 package dev.levee.gateway.pipeline;
 
+import dev.levee.core.chain.AttemptRecord;
 import dev.levee.core.tier.Tier;
 import dev.levee.core.time.Ticker;
 import dev.levee.gateway.tier.TierBoard;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * Stage 6, record: settles what the relay handed on and keeps the books. A JSON answer's call is
@@ -72,10 +74,20 @@ final class Recorder {
         .reduce(Duration.ZERO, Duration::plus);
   }
 
-  /** Writes the access record of an admitted request. */
+  /** Writes the access record of an admitted request that made no upstream call. */
   void log(long startNanos, InboundRequest in, Tier tier, Sent sent) {
+    log(startNanos, in, tier, sent, List.of(), null);
+  }
+
+  /**
+   * Writes the access record of an admitted request, with the cause of its tier below T0, the
+   * steps of its first attempts (both calls of a hedged pair show) and its route explanation
+   * (null when not routed).
+   */
+  void log(long startNanos, InboundRequest in, Tier tier, Sent sent, List<AttemptRecord> steps, String route) {
+    String cause = tier == null || tier == Tier.T0 ? null : tiers.cause(in.feature(), in.alias().alias());
     log.write(new AccessRecord(in.id(), in.path(), in.alias().alias(), in.stream(), tier, sent.status(), sent.target(),
-        sent.calls(), sent.fallback(), millisSince(startNanos), sent.outcome()));
+        sent.calls(), sent.fallback(), millisSince(startNanos), sent.outcome(), cause, steps, route));
   }
 
   /** Writes the access record of a request refused at ingress. */

@@ -26,7 +26,8 @@ import org.eclipse.jetty.server.Request;
  *
  * <ul>
  *   <li>Levee's {@code x-levee-*} headers (DESIGN.md promise 8) on every answer, after the
- *       upstream's own (so Levee's word wins), and the feature's disclosure policy;
+ *       upstream's own (so Levee's word wins), and the feature's disclosure policy; a request
+ *       the scoring router ordered carries {@code x-levee-route} (the candidates and scores);
  *   <li>the answer: the upstream's status, headers and body; a stream's head at its commit point
  *       and its end; a cached, static or fail-closed answer Levee gives itself;
  *   <li>failures: the client's own error as the upstream said it, or one Anthropic-shaped error
@@ -121,24 +122,32 @@ final class Responder {
     return Optional.of(Sent.local(client.status(), "queued " + tier));
   }
 
-  /** Commits a stream: its head, for the answer that reached the commit point after {@code calls} calls. */
+  /**
+   * Commits a stream: its head, for the answer that reached the commit point after {@code calls} calls.
+   *
+   * @param route {@code x-levee-route}, or null when the request was not routed by score
+   */
   OutputStream startStream(ClientResponse client, InboundRequest in, Admission.Proceed admitted,
-      ChainResult.Answered<Reply> first, int calls) {
+      ChainResult.Answered<Reply> first, int calls, String route) {
     Map<String, List<String>> head = new LinkedHashMap<>(Headers.toClient(first.response().headers()));
-    head.putAll(upstreamHead(in, admitted, calls));
+    head.putAll(upstreamHead(in, admitted, calls, route));
     put(head, LeveeHeaders.MODEL, first.target().id());
     put(head, LeveeHeaders.FALLBACK, Boolean.toString(first.fallback()));
     return client.startStream(head);
   }
 
-  /** Answers an admitted request from what going upstream came to. */
-  Sent respond(ClientResponse client, InboundRequest in, Admission.Proceed admitted, Outcome outcome) {
+  /**
+   * Answers an admitted request from what going upstream came to.
+   *
+   * @param route {@code x-levee-route}, or null when the request was not routed by score
+   */
+  Sent respond(ClientResponse client, InboundRequest in, Admission.Proceed admitted, Outcome outcome, String route) {
     int calls = outcome.calls();
     return switch (outcome) {
       case Outcome.Answered json -> {
         Reply reply = json.answered().response();
         Map<String, List<String>> head = new LinkedHashMap<>(Headers.toClient(reply.headers()));
-        head.putAll(upstreamHead(in, admitted, calls));
+        head.putAll(upstreamHead(in, admitted, calls, route));
         put(head, LeveeHeaders.MODEL, json.answered().target().id());
         put(head, LeveeHeaders.FALLBACK, Boolean.toString(json.answered().fallback()));
         client.send(reply.status(), head, reply.contentType(), reply.body());
@@ -159,7 +168,7 @@ final class Responder {
         Reply reply = rejected.reply();
         boolean relayed = reply != null && reply.body() != null;
         Map<String, List<String>> head = relayed ? new LinkedHashMap<>(Headers.toClient(reply.headers())) : new LinkedHashMap<>();
-        head.putAll(upstreamHead(in, admitted, calls));
+        head.putAll(upstreamHead(in, admitted, calls, route));
         put(head, LeveeHeaders.MODEL, rejected.target().id());
         put(head, LeveeHeaders.SHOULD_RETRY, "false");
         if (relayed) {
@@ -171,7 +180,7 @@ final class Responder {
         }
         yield new Sent(client.status(), rejected.target(), calls, false, "rejected " + rejected.failure().errorType());
       }
-      case Outcome.Exhausted exhausted -> exhausted(client, in, admitted, exhausted);
+      case Outcome.Exhausted exhausted -> exhausted(client, in, admitted, exhausted, route);
       case Outcome.Cancelled cancelled -> {
         boolean stopping = client.endedByShutdown(); // the stopping server ended it (RequestGuard)
         client.abort(new CancellationException(stopping ? "server shutting down" : "client went away"));
@@ -181,9 +190,10 @@ final class Responder {
   }
 
   /** Every target failed: a cached answer as the last resort (stale-if-error), else one error. */
-  private Sent exhausted(ClientResponse client, InboundRequest in, Admission.Proceed admitted, Outcome.Exhausted exhausted) {
+  private Sent exhausted(ClientResponse client, InboundRequest in, Admission.Proceed admitted, Outcome.Exhausted exhausted,
+      String route) {
     FailureResponse failure = exhausted.failure();
-    Map<String, List<String>> head = upstreamHead(in, admitted, exhausted.calls());
+    Map<String, List<String>> head = upstreamHead(in, admitted, exhausted.calls(), route);
     put(head, LeveeHeaders.REASON, failure.reason());
     Optional<CachedAnswers.Found> lastResort = cache.lastResort(admitted.cache(), in.config().semanticThreshold());
     if (lastResort.isPresent()) {
@@ -210,8 +220,10 @@ final class Responder {
   }
 
   /** The headers of every answer to an admitted request that went upstream. */
-  private Map<String, List<String>> upstreamHead(InboundRequest in, Admission.Proceed admitted, int calls) {
+  private Map<String, List<String>> upstreamHead(InboundRequest in, Admission.Proceed admitted, int calls,
+      String route) {
     Map<String, List<String>> head = levee(in, admitted.tier());
+    put(head, LeveeHeaders.ROUTE, route);
     if (admitted.cacheMissed()) {
       put(head, LeveeHeaders.CACHE, "miss");
     }
@@ -251,8 +263,9 @@ final class Responder {
     try {
       OutputStream body = client.startStream(head);
       SseWriter out = new SseWriter(body);
-      for (SseEvent event : message.events()) {
-        out.write(event);
+      List<SseEvent> events = message.events();
+      for (int i = 0; i < events.size(); i++) {
+        out.write(events.get(i), i == events.size() - 1); // all at hand: they leave together
       }
       client.endStream();
     } catch (IOException e) {

@@ -146,6 +146,26 @@ public final class TierBoard implements CallObserver, AutoCloseable {
     return scope == null ? Tier.T0 : scope.controller().current();
   }
 
+  /**
+   * Why a request of {@code feature} through {@code alias} is below T0: the reason of the last
+   * transition of its scope (the target or signal that moved it, e.g. {@code "alias s: emu/emu-529:
+   * 5xx 100.0% >= 2.0%: one step down, T0 -> T1"}), or of the feature's force. Null at T0 or when
+   * nothing is known.
+   */
+  public String cause(String feature, String alias) {
+    FeatureTier f = controller(feature);
+    if (f.forced() != null) {
+      TierTransition forced = lastTransition.get(f.name());
+      return forced == null ? "forced" : forced.reason();
+    }
+    ScopeHealth scope = existing(f.name(), alias);
+    if (scope == null || scope.controller().current() == Tier.T0) {
+      return null;
+    }
+    TierTransition t = lastTransition.get(key(scope.feature(), scope.alias()));
+    return t == null ? null : t.reason();
+  }
+
   /** Every configured feature (the default one included) by name, each with the configured aliases. */
   public Map<String, List<String>> configuredScopes() {
     Map<String, List<String>> out = new TreeMap<>();
@@ -375,6 +395,11 @@ public final class TierBoard implements CallObserver, AutoCloseable {
       last.put("reason", t.reason());
       last.put("ago_ms", (ticker.nanos() - t.atNanos()) / 1_000_000);
     }
+  }
+
+  /** {@code target}'s API calls over the SLI window: the numbers the step-down signals read. */
+  public SliSnapshot targetCalls(Target target) {
+    return calls.snapshot(target);
   }
 
   /**

@@ -5,13 +5,23 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.levee.anthropic.Json;
 import dev.levee.core.chain.Target;
+import dev.levee.core.route.Circuits;
+import dev.levee.core.route.Cooling;
+import dev.levee.core.route.Preference;
+import dev.levee.core.route.RouteRequest;
+import dev.levee.core.route.TaskType;
 import dev.levee.core.tier.Priority;
 import dev.levee.core.tier.Tier;
 import dev.levee.core.time.ManualClock;
 import dev.levee.gateway.config.Feature;
 import dev.levee.gateway.config.GatewayConfig;
 import dev.levee.gateway.config.ThinkingPolicy;
+import dev.levee.gateway.route.RouteDefaults;
+import dev.levee.gateway.route.RoutingSettings;
+import dev.levee.gateway.route.ScoreRouting;
 import java.time.Duration;
+import java.time.InstantSource;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** The plan stage on its own: given a request and its admission, which targets, edits, deadline and TTL. */
@@ -84,5 +94,45 @@ class PlannerTest {
 
     assertThat(plan.targets()).isEqualTo(Requests.SMART.targets());
     assertThat(plan.storeTtl()).isZero();
+  }
+
+  /** claude-mid is measured fastest, then claude-small, then claude-big; all else is equal. */
+  private final ScoreRouting routing = new ScoreRouting(new RoutingSettings(null, null, null,
+      Map.of("claude-big", Duration.ofSeconds(4), "claude-mid", Duration.ofSeconds(1), "claude-small", Duration.ofSeconds(3))),
+      clock, InstantSource.system(), clock, Circuits.CLOSED, Cooling.NONE, (alias, target) -> { });
+  private final Planner routed = new Planner(Duration.ofSeconds(30), clock, t -> null, routing);
+
+  private static InboundRequest routedAsk(Feature feature) throws Exception {
+    InboundRequest in = Requests.ask("hello", feature);
+    return new InboundRequest(in.id(), in.request(), new dev.levee.gateway.AliasChain("smart", Requests.SMART.targets(),
+        true, true, null, RouteDefaults.DEFAULT), in.feature(), in.config(), in.tenant(),
+        new RouteRequest(TaskType.CODE, 500, Duration.ofSeconds(5), Preference.BALANCED));
+  }
+
+  @Test
+  void atT0ARoutedAliasIsOrderedByTheRoutersScoreWithTheDecisionKeptForItsExplanation() throws Exception {
+    Plan plan = routed.plan(routedAsk(Feature.defaults()), admitted(Tier.T0));
+
+    assertThat(plan.targets()).containsExactly(new Target("a", "claude-mid"), new Target("a", "claude-small"),
+        new Target("a", "claude-big"));
+    assertThat(plan.route()).isNotNull();
+    assertThat(plan.explainRoute()).startsWith("claude-mid=").contains(";claude-small=").contains(";claude-big=");
+  }
+
+  @Test
+  void belowT0TheReducedTargetAnswersAndNothingIsRouted() throws Exception {
+    Plan plan = routed.plan(routedAsk(Feature.defaults()), admitted(Tier.T1));
+
+    assertThat(plan.targets()).containsExactly(new Target("a", "claude-small"));
+    assertThat(plan.route()).isNull();
+    assertThat(plan.explainRoute()).isNull();
+  }
+
+  @Test
+  void aRequestIngressDidNotRouteKeepsTheChainOrder() throws Exception {
+    Plan plan = routed.plan(Requests.ask("hello", Feature.defaults()), admitted(Tier.T0));
+
+    assertThat(plan.targets()).isEqualTo(Requests.SMART.targets());
+    assertThat(plan.route()).isNull();
   }
 }

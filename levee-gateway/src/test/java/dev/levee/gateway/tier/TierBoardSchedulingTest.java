@@ -35,6 +35,7 @@ class TierBoardSchedulingTest {
   @Test
   void tiersAreEvaluatedEveryPeriodOfTheInjectedClock() throws Exception {
     try (TierBoard board = board()) {
+      board.tier("default", "s", java.util.List.of(TARGET)); // a request of the alias makes its scope (issue 10)
       for (int i = 0; i < 50; i++) {
         board.onFailure(TARGET, Failure.of(FailureKind.SERVER_ERROR, 500, "api_error", "down"), Duration.ofMillis(50));
       }

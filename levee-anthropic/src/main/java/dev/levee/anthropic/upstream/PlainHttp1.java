@@ -1,0 +1,475 @@
+package dev.levee.anthropic.upstream;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.net.URI;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpHeaders;
+import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Blocking HTTP/1.1 over plain TCP ({@code http:} upstreams) on the caller's own thread — a
+ * virtual thread, as every handler is — with pooled keep-alive connections: no selector, no
+ * worker threads, no hand-offs. The JDK {@code HttpClient} spent 39 % of the gateway's CPU on
+ * them (issue 11).
+ *
+ * <p>Same contract as {@link UpstreamClient#send}: the wait for the response headers is bounded
+ * by the timeout ({@link HttpTimeoutException}), the connect by the connect timeout ({@link
+ * HttpConnectTimeoutException}); a {@link Cancellation} or an interrupt closes the socket at once;
+ * the body streams, and closing the response before its end closes the connection (a finished
+ * body returns it to the pool). A request that fails on a kept-alive connection before any byte
+ * of the answer arrived (the server had closed it) is sent once more on a fresh connection.
+ * Thread-safe.
+ */
+final class PlainHttp1 implements AutoCloseable {
+
+  private static final int MAX_IDLE_PER_ORIGIN = 512;
+  private static final long MAX_IDLE_NANOS = Duration.ofSeconds(20).toNanos(); // below common server idle timeouts
+
+  private final Duration connectTimeout;
+  private final Map<String, ConcurrentLinkedDeque<Connection>> idle = new ConcurrentHashMap<>();
+  private volatile boolean closed;
+
+  PlainHttp1(Duration connectTimeout) {
+    this.connectTimeout = connectTimeout;
+  }
+
+  UpstreamResponse send(UpstreamRequest request, Duration timeout, Cancellation cancellation)
+      throws IOException, InterruptedException {
+    URI uri = request.uri();
+    String host = uri.getHost();
+    int port = uri.getPort() < 0 ? 80 : uri.getPort();
+    String origin = host + ":" + port;
+    byte[] head = head(request, host, port);
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      Connection c = pooled(origin);
+      boolean reused = c != null;
+      if (c == null) {
+        c = connect(origin, host, port, deadline, timeout);
+      }
+      AutoCloseable registration = cancellation.register(c::close);
+      try {
+        c.answered = false;
+        c.out.write(head);
+        c.out.write(request.body());
+        c.out.flush();
+        c.socket.setSoTimeout((int) Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+        Head answer = c.readHead();
+        c.socket.setSoTimeout(0); // the body's limits belong to the caller (watchdog, cancellation)
+        InputStream body = c.body(answer, request.method());
+        return new UpstreamResponse(answer.status, HttpHeaders.of(answer.headers, (n, v) -> true), body, cancellation);
+      } catch (SocketTimeoutException e) {
+        c.close();
+        throw new HttpTimeoutException("no response headers within " + timeout.toMillis() + " ms");
+      } catch (IOException e) {
+        c.close();
+        if (cancellation.isCancelled()) {
+          throw new CancellationException("client went away");
+        }
+        if (Thread.interrupted()) {
+          throw new InterruptedException("interrupted while calling upstream");
+        }
+        if (reused && !c.answered) {
+          continue; // the server had closed the kept-alive connection: a fresh one
+        }
+        throw e;
+      } finally {
+        try {
+          registration.close();
+        } catch (Exception ignored) {
+          // unregistering cannot meaningfully fail
+        }
+      }
+    }
+  }
+
+  private Connection pooled(String origin) {
+    ConcurrentLinkedDeque<Connection> q = idle.get(origin);
+    Connection c;
+    while (q != null && (c = q.pollFirst()) != null) {
+      if (System.nanoTime() - c.idleSince < MAX_IDLE_NANOS && !c.socket.isClosed()) {
+        return c;
+      }
+      c.close();
+    }
+    return null;
+  }
+
+  private Connection connect(String origin, String host, int port, long deadline, Duration timeout)
+      throws IOException, InterruptedException {
+    long left = deadline - System.nanoTime();
+    boolean connectLimited = connectTimeout.toNanos() <= left;
+    int millis = (int) Math.max(1, Math.min(connectTimeout.toNanos(), left) / 1_000_000);
+    Socket socket = new Socket();
+    try {
+      socket.setTcpNoDelay(true);
+      String address = host.startsWith("[") ? host.substring(1, host.length() - 1) : host; // an IPv6 literal
+      socket.connect(new InetSocketAddress(address, port), millis);
+    } catch (SocketTimeoutException e) {
+      socket.close();
+      throw connectLimited ? new HttpConnectTimeoutException("connect timed out")
+          : new HttpTimeoutException("no response headers within " + timeout.toMillis() + " ms");
+    } catch (IOException e) {
+      socket.close();
+      if (Thread.interrupted()) {
+        throw new InterruptedException("interrupted while connecting upstream");
+      }
+      throw e;
+    }
+    return new Connection(origin, socket);
+  }
+
+  private void release(Connection c) {
+    if (closed) {
+      c.close();
+      return;
+    }
+    c.idleSince = System.nanoTime();
+    ConcurrentLinkedDeque<Connection> q = idle.computeIfAbsent(c.origin, k -> new ConcurrentLinkedDeque<>());
+    if (q.size() >= MAX_IDLE_PER_ORIGIN) {
+      c.close();
+      return;
+    }
+    q.addFirst(c); // most recently used first: the rest age out
+  }
+
+  private static byte[] head(UpstreamRequest request, String host, int port) throws IOException {
+    StringBuilder s = new StringBuilder(256);
+    String path = request.uri().getRawPath();
+    s.append(request.method()).append(' ').append(path == null || path.isEmpty() ? "/" : path);
+    if (request.uri().getRawQuery() != null) {
+      s.append('?').append(request.uri().getRawQuery());
+    }
+    s.append(" HTTP/1.1\r\nhost: ").append(host).append(port == 80 ? "" : ":" + port).append("\r\n");
+    for (Map.Entry<String, List<String>> h : request.headers().entrySet()) {
+      String name = h.getKey().toLowerCase(Locale.ROOT);
+      if (name.equals("host") || name.equals("content-length") || name.equals("connection")
+          || name.equals("transfer-encoding")) {
+        continue;
+      }
+      for (String value : h.getValue()) {
+        if (value.indexOf('\r') >= 0 || value.indexOf('\n') >= 0 || name.indexOf(':') >= 0) {
+          throw new IOException("invalid header " + name); // never the value: it may be a key
+        }
+        s.append(name).append(": ").append(value).append("\r\n");
+      }
+    }
+    if (request.body().length > 0 || !request.method().equals("GET")) {
+      s.append("content-length: ").append(request.body().length).append("\r\n");
+    }
+    return s.append("\r\n").toString().getBytes(StandardCharsets.UTF_8);
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    idle.values().forEach(q -> {
+      Connection c;
+      while ((c = q.pollFirst()) != null) {
+        c.close();
+      }
+    });
+  }
+
+  private record Head(int status, Map<String, List<String>> headers, boolean keepAlive, long length, boolean chunked) {}
+
+  /** One kept-alive connection and its read buffer. */
+  private final class Connection {
+    final String origin;
+    final Socket socket;
+    final InputStream in;
+    final OutputStream out;
+    final byte[] buffer = new byte[16 * 1024];
+    int position;
+    int limit;
+    long idleSince;
+    boolean answered; // a byte of the current call's answer arrived
+
+    Connection(String origin, Socket socket) throws IOException {
+      this.origin = origin;
+      this.socket = socket;
+      this.in = socket.getInputStream();
+      this.out = socket.getOutputStream();
+    }
+
+    void close() {
+      try {
+        socket.close();
+      } catch (IOException ignored) {
+        // closing
+      }
+    }
+
+    boolean fill() throws IOException {
+      if (position == limit) {
+        position = 0;
+        limit = 0;
+      }
+      int n = in.read(buffer, limit, buffer.length - limit);
+      if (n < 0) {
+        return false;
+      }
+      answered = true;
+      limit += n;
+      return true;
+    }
+
+    String line() throws IOException {
+      StringBuilder s = null;
+      while (true) {
+        for (int i = position; i < limit; i++) {
+          if (buffer[i] == '\n') {
+            int end = i > position && buffer[i - 1] == '\r' ? i - 1 : i;
+            String text = new String(buffer, position, end - position, StandardCharsets.ISO_8859_1);
+            position = i + 1;
+            return s == null ? text : s.append(text).toString();
+          }
+        }
+        if (limit == buffer.length) { // a line longer than the buffer
+          s = s == null ? new StringBuilder() : s;
+          if (s.length() > 64 * 1024) {
+            throw new IOException("upstream header line too long");
+          }
+          s.append(new String(buffer, position, limit - position, StandardCharsets.ISO_8859_1));
+          position = limit;
+        }
+        if (!fill()) {
+          throw new IOException("upstream closed the connection");
+        }
+      }
+    }
+
+    Head readHead() throws IOException {
+      while (true) {
+        String status = line();
+        if (!status.startsWith("HTTP/1.") || status.length() < 12) {
+          throw new IOException("not an HTTP/1.1 response");
+        }
+        int code = Integer.parseInt(status.substring(9, 12));
+        Map<String, List<String>> headers = new LinkedHashMap<>();
+        String line;
+        int total = 0;
+        while (!(line = line()).isEmpty()) {
+          total += line.length();
+          if (total > 256 * 1024) {
+            throw new IOException("upstream headers too large");
+          }
+          int colon = line.indexOf(':');
+          if (colon <= 0) {
+            throw new IOException("malformed upstream header");
+          }
+          headers.computeIfAbsent(line.substring(0, colon).trim().toLowerCase(Locale.ROOT), k -> new ArrayList<>(1))
+              .add(line.substring(colon + 1).trim());
+        }
+        if (code >= 100 && code < 200) {
+          continue; // an interim answer: the real one follows
+        }
+        boolean keepAlive = status.startsWith("HTTP/1.1")
+            && !headers.getOrDefault("connection", List.of()).stream().anyMatch(v -> v.equalsIgnoreCase("close"));
+        boolean chunked = headers.getOrDefault("transfer-encoding", List.of()).stream()
+            .anyMatch(v -> v.toLowerCase(Locale.ROOT).contains("chunked"));
+        List<String> length = headers.get("content-length");
+        long n = chunked || length == null ? -1 : Long.parseLong(length.get(0).trim());
+        return new Head(code, headers, keepAlive && (chunked || n >= 0), n, chunked);
+      }
+    }
+
+    InputStream body(Head head, String method) {
+      boolean none = method.equals("HEAD") || head.status == 204 || head.status == 304;
+      return new Body(this, head.keepAlive, none ? 0 : head.length, !none && head.chunked);
+    }
+  }
+
+  /**
+   * A response body: Content-Length, chunked, or to the end of the connection. {@link #available()}
+   * never blocks and never overstates: bytes it reports can be read without waiting.
+   */
+  private final class Body extends InputStream {
+    private final Connection c;
+    private final boolean reusable;
+    private final boolean chunked;
+    private long left; // bytes left in the body (fixed) or the current chunk (chunked); -1: to EOF
+    private boolean crlfPending; // chunked: the CRLF after a chunk's data is still to be read
+    private boolean done;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final Thread reader = Thread.currentThread();
+
+    Body(Connection c, boolean reusable, long length, boolean chunked) {
+      this.c = c;
+      this.reusable = reusable;
+      this.chunked = chunked;
+      this.left = chunked ? 0 : length;
+      this.done = !chunked && length == 0;
+    }
+
+    @Override
+    public int read() throws IOException {
+      byte[] one = new byte[1];
+      return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      if (closed.get()) {
+        throw new IOException("closed");
+      }
+      if (done) {
+        return -1;
+      }
+      if (len == 0) {
+        return 0;
+      }
+      if (chunked && left == 0 && !nextChunk()) {
+        return -1;
+      }
+      if (c.position == c.limit && !c.fill()) {
+        if (left < 0) {
+          done = true;
+          return -1;
+        }
+        throw new IOException("upstream body cut short");
+      }
+      int n = Math.min(c.limit - c.position, len);
+      if (left >= 0) {
+        n = (int) Math.min(n, left);
+        left -= n;
+      }
+      System.arraycopy(c.buffer, c.position, b, off, n);
+      c.position += n;
+      if (left == 0) {
+        if (chunked) {
+          crlfPending = true;
+        } else {
+          done = true;
+        }
+      }
+      return n;
+    }
+
+    /** Reads the next chunk's size (blocking); false (and done) at the last chunk. */
+    private boolean nextChunk() throws IOException {
+      if (crlfPending) {
+        if (!c.line().isEmpty()) {
+          throw new IOException("malformed chunk");
+        }
+        crlfPending = false;
+      }
+      left = chunkSize(c.line());
+      if (left == 0) {
+        while (!c.line().isEmpty()) {
+          // trailers: nothing Levee needs
+        }
+        done = true;
+        return false;
+      }
+      return true;
+    }
+
+    private static long chunkSize(String line) throws IOException {
+      int semicolon = line.indexOf(';');
+      try {
+        long size = Long.parseLong((semicolon < 0 ? line : line.substring(0, semicolon)).trim(), 16);
+        if (size < 0) {
+          throw new IOException("malformed chunk size");
+        }
+        return size;
+      } catch (NumberFormatException e) {
+        throw new IOException("malformed chunk size");
+      }
+    }
+
+    @Override
+    public int available() {
+      if (closed.get() || done) {
+        return 0;
+      }
+      try {
+        if (chunked && left == 0 && !nextChunkBuffered()) {
+          return 0;
+        }
+        int buffered = c.limit - c.position;
+        int n = buffered > 0 ? buffered : c.in.available();
+        return left >= 0 ? (int) Math.min(n, left) : n;
+      } catch (IOException e) {
+        return 0;
+      }
+    }
+
+    /** Takes the next chunk's header when it is whole in the buffer (never at the last chunk); else false. */
+    private boolean nextChunkBuffered() throws IOException {
+      int i = c.position;
+      if (crlfPending) {
+        if (i + 1 >= c.limit) {
+          return false;
+        }
+        i += c.buffer[i] == '\r' ? 2 : 1;
+      }
+      for (int j = i; j < c.limit; j++) {
+        if (c.buffer[j] == '\n') {
+          int end = j > i && c.buffer[j - 1] == '\r' ? j - 1 : j;
+          long size = chunkSize(new String(c.buffer, i, end - i, StandardCharsets.ISO_8859_1));
+          if (size == 0) {
+            return false; // the end: left for read() to take, trailers and all
+          }
+          c.position = j + 1;
+          crlfPending = false;
+          left = size;
+          return true;
+        }
+      }
+      return false;
+    }
+
+    /**
+     * A stream's reader stops at {@code message_stop}, before the last chunk: take it (and the
+     * blank line after it) when it already arrived, so the connection can be kept.
+     */
+    private void finishBuffered() {
+      try {
+        if (c.position == c.limit && c.in.available() > 0) {
+          c.fill(); // only what already arrived: does not wait
+        }
+        String rest = new String(c.buffer, c.position, c.limit - c.position, StandardCharsets.ISO_8859_1);
+        String end = crlfPending ? "\r\n0\r\n\r\n" : "0\r\n\r\n";
+        if (rest.equals(end)) {
+          c.position = c.limit;
+          done = true;
+        }
+      } catch (IOException e) {
+        // not kept then
+      }
+    }
+
+    /** A finished body returns the connection to the pool; an unfinished one closes it (abort). */
+    @Override
+    public void close() {
+      if (!closed.compareAndSet(false, true)) {
+        return;
+      }
+      if (!done && chunked && left == 0 && reusable && Thread.currentThread() == reader) {
+        finishBuffered();
+      }
+      if (done && reusable && c.position == c.limit) {
+        release(c);
+      } else {
+        c.close();
+      }
+    }
+  }
+}

@@ -1,0 +1,29 @@
+package dev.levee.bench.sidebyside;
+
+import dev.levee.gateway.Gateway;
+import dev.levee.gateway.config.ConfigLoader;
+import java.util.Map;
+
+/**
+ * Levee as its own process for the side-by-side benchmark (so {@code /proc} gives its CPU alone):
+ * a gateway with one alias, {@code fast}, on the upstream given as the first argument. Prints
+ * {@code LEVEE <base url>} once listening; stops when its standard input closes.
+ */
+public final class LeveeProcess {
+
+  private LeveeProcess() {}
+
+  public static void main(String[] args) throws Exception {
+    try (Gateway gateway = Gateway.start(new ConfigLoader(Map.of("UP", args[0])::get).parse("""
+        server: { port: 0 }
+        upstreams: { up: { url: "${UP}" } }
+        models: { fast: { chain: [up/claude-fast] } }
+        """, "side-by-side"))) {
+      System.out.println("LEVEE " + gateway.baseUrl());
+      System.out.flush();
+      while (System.in.read() >= 0) {
+        // wait for the parent to close our input
+      }
+    }
+  }
+}

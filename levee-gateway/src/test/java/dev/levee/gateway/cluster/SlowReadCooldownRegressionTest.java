@@ -1,0 +1,33 @@
+package dev.levee.gateway.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.levee.core.time.Ticker;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Regression: a target that was never limited read as cooling for as long as the Redis read took
+ * (PTTL's -2 for a missing key was added to the time of the read, which is later than "now").
+ * Seen as a flaky {@code SharedCooldownsTest} on a loaded machine.
+ */
+class SlowReadCooldownRegressionTest {
+
+  private final RedisFixture redis = new RedisFixture();
+
+  @AfterEach
+  void cleanUp() {
+    redis.close();
+  }
+
+  @Test
+  void aTargetNeverLimitedHasNoCooldownHoweverSlowTheRead() throws Exception {
+    AtomicLong nanos = new AtomicLong();
+    Ticker slow = () -> nanos.addAndGet(Duration.ofMillis(40).toNanos()); // every reading 40 ms later
+    SharedCooldowns cooldowns = redis.replica(slow).cooldowns();
+
+    assertThat(cooldowns.remaining("emu/never-limited")).isZero();
+  }
+}

@@ -1,0 +1,33 @@
+package dev.levee.gateway.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.anthropic.models.messages.Message;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 10, "/metrics shows per-target health": each configured target's SLI window of API calls —
+ * the shares and p99 the tiers' step-down signals read — is a gauge per target.
+ */
+class TargetHealthMetricsTest {
+
+  @Test
+  void eachTargetsFailureShareAndP99AreGaugesOfItsOwn() throws Exception {
+    String config = """
+        models:
+          s:
+            chain: [emu/emu-503, emu/emu-ok]
+        """ + Harness.BASE_POLICY;
+    try (Harness h = Harness.start(config)) {
+      Message message = h.sdk.messages().create(Harness.params("s", "one answer through the fallback"));
+      assertThat(message.model().asString()).isEqualTo("emu-ok");
+
+      String metrics = h.awaitMetrics("levee_requests_total");
+
+      assertThat(metrics).contains("levee_target_server_error_share{target=\"emu/emu-503\"} 1.0")
+          .contains("levee_target_server_error_share{target=\"emu/emu-ok\"} 0.0")
+          .contains("levee_target_rate_limited_share{target=\"emu/emu-ok\"} 0.0")
+          .containsPattern("levee_target_p99_seconds\\{target=\"emu/emu-ok\"} 0\\.0\\d*[1-9]");
+    }
+  }
+}
