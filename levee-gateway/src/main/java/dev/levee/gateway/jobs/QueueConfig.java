@@ -35,8 +35,8 @@ import java.util.Map;
  * @param callbackSecret the HMAC-SHA256 key signing callbacks (usually {@code ${…}}); empty: unsigned
  * @param yieldAbove pacing: while more interactive requests than this are in flight on this
  *     gateway, workers start at most one job at a time (running ones finish), so queued work keeps
- *     moving but leaves the CPU and the upstream to the clients; {@code -1} turns pacing off
- *     (default 0: yield to any interactive request)
+ *     moving but leaves the CPU and the upstream to the clients; {@code 0} yields to any
+ *     interactive request (a stream counts while it is open); default {@code -1}: no pacing
  */
 public record QueueConfig(String store, String schema, String folder, Integer workers, Duration poll,
     Duration retryDelay, Duration lease, Duration batchTtl, String secret, List<String> onOutage,
@@ -76,7 +76,7 @@ public record QueueConfig(String store, String schema, String folder, Integer wo
       }
     }
     callbackSecret = callbackSecret == null ? "" : callbackSecret;
-    yieldAbove = yieldAbove == null ? 0 : yieldAbove;
+    yieldAbove = yieldAbove == null ? -1 : yieldAbove;
     if (yieldAbove < -1) throw new IllegalArgumentException("yield-above must be -1 (off) or more, was " + yieldAbove);
   }
 
