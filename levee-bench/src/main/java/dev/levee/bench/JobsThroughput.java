@@ -25,11 +25,14 @@ import java.util.Map;
  * How fast the worker pool drains a Message Batch against the instant emulator, with the embedded
  * SQLite store and with PostgreSQL (127.0.0.1:5432, database {@code test}, a throw-away schema),
  * and what a draining batch does to interactive requests: the p99 of sequential {@code POST
- * /v1/messages} while idle and while the batch drains, and their ratio. One run, one machine.
+ * /v1/messages} while idle (before and after the drain, to show how much a shared machine moved)
+ * and while the batch drains, and its ratio to each idle figure. One run, one machine.
  * A benchmark, not a test.
  *
  * <p>Run: {@code java -cp levee-bench/target/levee-bench.jar dev.levee.bench.JobsThroughput
- * [requests=5000] [workers=32]}.
+ * [requests=5000] [workers=32] [yield-above=-1,0] [stores=sqlite,postgresql]}: one row per store
+ * and {@code queue.yield-above} ({@code -1}: no pacing; {@code 0}: workers yield to any
+ * interactive request in flight).
  */
 public final class JobsThroughput {
 
@@ -40,27 +43,38 @@ public final class JobsThroughput {
   public static void main(String[] args) throws Exception {
     int requests = args.length > 0 ? Integer.parseInt(args[0]) : 5_000;
     int workers = args.length > 1 ? Integer.parseInt(args[1]) : 32;
+    List<Integer> yields = Arrays.stream((args.length > 2 ? args[2] : "-1,0").split(",")).map(Integer::parseInt).toList();
+    List<String> stores = List.of((args.length > 3 ? args[3] : "sqlite,postgresql").split(","));
     System.out.printf(Locale.ROOT, "jobs drained against the instant emulator (java %s, %d cpus): a batch of %d, "
         + "%d workers%n%n", Runtime.version(), Runtime.getRuntime().availableProcessors(), requests, workers);
-    System.out.println("| store      | jobs/s | drain time | interactive p99 idle | p99 while draining | ratio |");
-    System.out.println("| ---------- | -----: | ---------: | -------------------: | -----------------: | ----: |");
+    System.out.println("| store      | yield-above | jobs/s | drain time | p99 idle before / after | p99 while draining | ratio to before / after |");
+    System.out.println("| ---------- | ----------: | -----: | ---------: | ----------------------: | -----------------: | ----------------------: |");
     try (Emulator emulator = Emulator.start(EmulatorOptions.builder().timeToFirstToken(Duration.ZERO)
             .deltaDelay(Duration.ZERO).build());
          HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
-      run("sqlite", "folder: " + Files.createTempDirectory("levee-bench-jobs"), emulator, http, requests, workers);
-      String schema = "levee_bench_" + System.nanoTime();
-      try {
-        run("postgresql", "store: \"" + POSTGRES + "\"\n  schema: " + schema, emulator, http, requests, workers);
-      } finally {
-        try (Connection c = DriverManager.getConnection("jdbc:" + POSTGRES); Statement s = c.createStatement()) {
-          s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+      for (String store : stores) {
+        for (int yieldAbove : yields) {
+          if (store.equals("sqlite")) {
+            run("sqlite", "folder: " + Files.createTempDirectory("levee-bench-jobs"), emulator, http, requests, workers,
+                yieldAbove);
+            continue;
+          }
+          String schema = "levee_bench_" + System.nanoTime();
+          try {
+            run("postgresql", "store: \"" + POSTGRES + "\"\n  schema: " + schema, emulator, http, requests, workers,
+                yieldAbove);
+          } finally {
+            try (Connection c = DriverManager.getConnection("jdbc:" + POSTGRES); Statement s = c.createStatement()) {
+              s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+            }
+          }
         }
       }
     }
   }
 
-  private static void run(String name, String store, Emulator emulator, HttpClient http, int requests, int workers)
-      throws Exception {
+  private static void run(String name, String store, Emulator emulator, HttpClient http, int requests, int workers,
+      int yieldAbove) throws Exception {
     String yaml = """
         server: { port: 0 }
         upstreams: { emu: { url: "${EMU}", api-key: bench-upstream-key } }
@@ -69,7 +83,8 @@ public final class JobsThroughput {
           %s
           workers: %d
           poll: 20ms
-        """.formatted(store, workers);
+          yield-above: %d
+        """.formatted(store, workers, yieldAbove);
     try (Gateway gateway = Gateway.start(new ConfigLoader(Map.of("EMU", emulator.baseUrl())::get).parse(yaml, "bench"))) {
       String base = gateway.baseUrl().toString();
       HttpRequest interactive = HttpRequest.newBuilder(URI.create(base + "/v1/messages"))
@@ -111,14 +126,18 @@ public final class JobsThroughput {
         status = Json.tryParse(http.send(poll, HttpResponse.BodyHandlers.ofString()).body());
       } while (!status.get("processing_status").asText().equals("ended") && System.nanoTime() < deadline);
       double seconds = (System.nanoTime() - start) / 1e9;
+      List<Double> idleAfter = new ArrayList<>();
+      for (int i = 0; i < 1_000; i++) { // idle again: how much the shared machine moved meanwhile
+        idleAfter.add(timed(http, interactive));
+      }
       long succeeded = status.at("/request_counts/succeeded").asLong();
       if (succeeded != requests) {
         throw new IllegalStateException("only " + succeeded + " of " + requests + " succeeded: " + status);
       }
-      double p99Idle = p99(idle);
       double p99Busy = p99(busy);
-      System.out.printf(Locale.ROOT, "| %-10s | %6.0f | %8.1f s | %17.2f ms | %15.2f ms | %4.2fx |%n", name,
-          requests / seconds, seconds, p99Idle, p99Busy, p99Busy / p99Idle);
+      System.out.printf(Locale.ROOT, "| %-10s | %11d | %6.0f | %8.1f s | %8.2f / %6.2f ms | %15.2f ms | %5.2fx / %5.2fx |%n",
+          name, yieldAbove, requests / seconds, seconds, p99(idle), p99(idleAfter), p99Busy, p99Busy / p99(idle),
+          p99Busy / p99(idleAfter));
     }
   }
 

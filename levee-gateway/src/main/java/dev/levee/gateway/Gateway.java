@@ -131,10 +131,12 @@ public final class Gateway implements AutoCloseable {
     SemanticCache semantic = config.features().values().stream().anyMatch(Feature::semantic)
         ? new SemanticCache(MiniLmEmbedder.instance(), SemanticCache.Config.DEFAULT) // thresholds are per feature
         : null;
-    QueuedWork work = QueuedWork.start(config, aliases, chain, upstreams, tiers, clock.wall(), clock.sleeper());
+    QueuedWork work = QueuedWork.open(config, aliases, chain, upstreams, tiers, clock.wall(), clock.sleeper());
     RequestIds ids = new RequestIds();
     MessagesHandler messages = MessagesHandler.create(new MessagesHandler.Parts(config, aliases, ids, chain, streams,
         upstreams, tiers, cache, semantic, clock.random(), metrics, work.outage(), stats, routing, tracing));
+    work.startWorkers(messages::runJob, messages::inFlight); // queued work runs through the same seven stages
+    work.bindMetrics(metrics.registry(), config, clock.wall());
     HealthReport health = new HealthReport(aliases.configuredTargets(), breakers, stats, budget, streamStats, tiers,
         routing.statistics(), metrics.cost());
     AdminHandler admin = new AdminHandler(config.admin().token(), tiers, aliases, routing);

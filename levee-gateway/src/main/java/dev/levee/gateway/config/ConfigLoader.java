@@ -98,6 +98,7 @@ public final class ConfigLoader {
         .addDeserializer(URI.class, new Deserializers.Uri())
         .addDeserializer(Priority.class, new Deserializers.Choice<>(Priority.class))
         .addDeserializer(FailMode.class, new Deserializers.Choice<>(FailMode.class))
+        .addDeserializer(OnOutage.class, new Deserializers.Choice<>(OnOutage.class))
         .addDeserializer(Disclosure.class, new Deserializers.Choice<>(Disclosure.class))
         .addDeserializer(ThinkingPolicy.class, new Deserializers.Choice<>(ThinkingPolicy.class))
         .addDeserializer(RouteMode.class, new Deserializers.Choice<>(RouteMode.class));

@@ -21,6 +21,15 @@ import java.time.Duration;
  *     inline} (also a short note in answers Levee serves itself: cached and static)
  * @param thinking extended thinking: {@code t0} (default: kept at T0, removed below), {@code
  *     never}, or {@code always} (critical features only: kept at every tier)
+ * @param onOutage {@code off} (default) or {@code queue}: keep a non-streaming request that cannot
+ *     be answered now as a job (every target failed, the feature at T3, or degraded mode below)
+ * @param queuedText the text of the message a fail-open feature answers when it queued a request;
+ *     {@code {job}} is replaced by the job's id
+ * @param callbackUrl where a queued request's answer is posted once its job ends; null for none
+ * @param immediatePriority degraded mode (with {@code on-outage: queue}): while the feature is at
+ *     T1 or below, a request whose priority (0–9, {@code x-levee-priority}, else {@link
+ *     #queuePriority()}) is below this is queued instead of competing for the scarce capacity
+ *     (default 7; 0 turns degraded mode off)
  */
 public record Feature(
     Priority priority,
@@ -32,9 +41,16 @@ public record Feature(
     Boolean semantic,
     Double semanticThreshold,
     Disclosure disclosure,
-    ThinkingPolicy thinking) {
+    ThinkingPolicy thinking,
+    OnOutage onOutage,
+    String queuedText,
+    String callbackUrl,
+    Integer immediatePriority) {
 
   public static final String DEFAULT_NAME = "default";
+
+  /** The immediate priority when none is configured. */
+  public static final int DEFAULT_IMMEDIATE_PRIORITY = 7;
 
   public Feature {
     priority = priority == null ? Priority.STANDARD : priority;
@@ -47,6 +63,24 @@ public record Feature(
     semanticThreshold = semanticThreshold == null ? 0.95 : semanticThreshold;
     disclosure = disclosure == null ? Disclosure.HEADER : disclosure;
     thinking = thinking == null ? ThinkingPolicy.T0 : thinking;
+    onOutage = onOutage == null ? OnOutage.OFF : onOutage;
+    queuedText = queuedText == null ? "Your request could not be answered right now. It was queued as job {job} "
+        + "and will be answered when the assistant is back." : queuedText;
+    immediatePriority = immediatePriority == null ? DEFAULT_IMMEDIATE_PRIORITY : immediatePriority;
+    if (immediatePriority < 0 || immediatePriority > 10) {
+      throw new IllegalArgumentException("immediate-priority must be 0..10");
+    }
+    if (callbackUrl != null) {
+      java.net.URI uri;
+      try {
+        uri = java.net.URI.create(callbackUrl);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("callback-url is not a URL");
+      }
+      if (!uri.isAbsolute() || !("http".equals(uri.getScheme()) || "https".equals(uri.getScheme()))) {
+        throw new IllegalArgumentException("callback-url must be an absolute http(s) URL");
+      }
+    }
     if (thinking == ThinkingPolicy.ALWAYS && priority != Priority.CRITICAL) {
       throw new IllegalArgumentException("thinking: always is for critical features only");
     }
@@ -57,7 +91,24 @@ public record Feature(
 
   /** A feature with every default. */
   public static Feature defaults() {
-    return new Feature(null, null, null, null, null, null, null, null, null, null);
+    return new Feature(null, null, null, null, null, null, null, null, null, null, null, null, null, null);
+  }
+
+  /** Whether requests that cannot be answered now are queued ({@code on-outage: queue}). */
+  public boolean queues() {
+    return onOutage == OnOutage.QUEUE;
+  }
+
+  /**
+   * The priority (0–9) of a request of this feature without {@code x-levee-priority}: {@code
+   * critical} 8, {@code standard} 5, {@code optional} 2.
+   */
+  public int queuePriority() {
+    return switch (priority) {
+      case CRITICAL -> 8;
+      case STANDARD -> 5;
+      case OPTIONAL -> 2;
+    };
   }
 
   /**

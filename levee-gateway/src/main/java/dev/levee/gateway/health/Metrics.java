@@ -452,6 +452,11 @@ public final class Metrics implements CallObserver, AutoCloseable {
     };
   }
 
+  /** The registry, for parts that bind their own meters (the job store's {@code levee_jobs…}). */
+  public io.micrometer.core.instrument.MeterRegistry registry() {
+    return registry;
+  }
+
   /** Levee's version from the build ({@code levee-build.properties}), else {@code dev}. */
   static String version() {
     try (InputStream in = Metrics.class.getResourceAsStream("/levee-build.properties")) {

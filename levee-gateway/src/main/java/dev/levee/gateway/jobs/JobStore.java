@@ -265,6 +265,29 @@ public final class JobStore {
     }
   }
 
+  /**
+   * How many jobs of one feature are in one state now, and the oldest one's creation time.
+   *
+   * @param oldest the earliest {@code created_at} among them
+   */
+  public record Count(String feature, JobState state, long jobs, Instant oldest) {}
+
+  /** Every (feature, state) pair's count: one grouped scan, for metrics. */
+  public List<Count> counts() {
+    String sql = "SELECT feature, state, COUNT(*), MIN(created_at) FROM jobs GROUP BY feature, state";
+    try (Connection c = db.connection(); PreparedStatement s = c.prepareStatement(sql);
+        java.sql.ResultSet rs = s.executeQuery()) {
+      List<Count> out = new java.util.ArrayList<>();
+      while (rs.next()) {
+        out.add(new Count(rs.getString(1), JobState.ofWire(rs.getString(2)), rs.getLong(3),
+            Instant.ofEpochMilli(rs.getLong(4))));
+      }
+      return out;
+    } catch (SQLException e) {
+      throw new StoreException("cannot count jobs", e);
+    }
+  }
+
   /** A job whose answer is owed to a callback URL. */
   public record Callback(Job job, String url, int attempts) {}
 

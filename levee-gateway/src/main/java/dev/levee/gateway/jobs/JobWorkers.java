@@ -11,6 +11,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * there are free slots, skipping paused aliases and features ({@link PauseGate}); it wakes when
  * work is added ({@link #wake}), when a slot frees, or every {@code poll} interval — which is
  * also how paused work resumes by itself. Abandoned claims are recovered and due jobs expired
- * every few polls.
+ * every few polls. While interactive requests are in flight above {@code queue.yield-above}
+ * ({@link #pacedBy}), at most one job runs at a time.
  */
 public final class JobWorkers implements AutoCloseable {
 
@@ -40,6 +42,7 @@ public final class JobWorkers implements AutoCloseable {
   private final AtomicLong finished = new AtomicLong();
   private final Thread dispatcher;
   private volatile boolean running = true;
+  private volatile IntSupplier interactive = () -> 0;
 
   public JobWorkers(JobStore store, JobExecutor executor, Supplier<PauseGate.Paused> gate, KeySeal seal,
       InstantSource wall, QueueConfig config) {
@@ -64,6 +67,26 @@ public final class JobWorkers implements AutoCloseable {
     return this;
   }
 
+  /**
+   * Paces the pool by the gateway's interactive requests in flight: above {@code
+   * queue.yield-above}, at most one job runs at a time (see {@link QueueConfig#yieldAbove()}).
+   */
+  public JobWorkers pacedBy(IntSupplier interactiveInFlight) {
+    this.interactive = interactiveInFlight;
+    return this;
+  }
+
+  /** Whether interactive requests are in flight above {@code queue.yield-above} now. */
+  private boolean yielding() {
+    return config.yieldAbove() >= 0 && interactive.getAsInt() > config.yieldAbove();
+  }
+
+  /** How many more jobs may start now: the free slots, or — yielding to interactive traffic — up to one running. */
+  private int startable(boolean yielding) {
+    int free = slots.availablePermits();
+    return yielding ? Math.max(0, Math.min(free, 1 - (config.workers() - free))) : free;
+  }
+
   /** Tells the dispatcher new work is there. */
   public void wake() {
     wake.release();
@@ -86,7 +109,8 @@ public final class JobWorkers implements AutoCloseable {
         if (!config.callbacks().isEmpty()) {
           callbacks.deliverDue();
         }
-        int free = slots.availablePermits();
+        boolean yielding = yielding();
+        int free = startable(yielding);
         if (free > 0) {
           PauseGate.Paused paused = gate.get();
           Instant now = wall.instant();
@@ -96,8 +120,10 @@ public final class JobWorkers implements AutoCloseable {
             threads.execute(() -> run(job));
           }
         }
-        // every free slot filled, or nothing more is ready: wait for a freed slot, new work, or the poll
-        wake.tryAcquire(config.poll().toMillis(), TimeUnit.MILLISECONDS);
+        // every free slot filled, or nothing more is ready: wait for a freed slot, new work, or the poll;
+        // yielding, look again soon (interactive requests end within milliseconds)
+        long waitMs = yielding ? Math.min(5, config.poll().toMillis()) : config.poll().toMillis();
+        wake.tryAcquire(waitMs, TimeUnit.MILLISECONDS);
         wake.drainPermits();
       } catch (InterruptedException e) {
         return;

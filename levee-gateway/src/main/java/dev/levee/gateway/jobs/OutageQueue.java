@@ -10,10 +10,11 @@ import java.util.Set;
 import java.util.function.Predicate;
 
 /**
- * Outage queueing for interactive requests: a non-streaming request of a feature listed in
- * {@code queue.on-outage} that could not be answered (every target failed) is stored as a job
- * instead of being lost, and the client is told its id; the worker pool runs it once targets
- * answer again, and {@code GET /v1/levee/jobs/{id}} returns the answer. Thread-safe.
+ * Outage queueing for interactive requests: a non-streaming request of a feature with {@code
+ * on-outage: queue} (or listed in the older {@code queue.on-outage}) that cannot be answered now
+ * (every target failed, the feature at T3, or degraded mode) is stored as a job instead of being
+ * lost, and the client is told its id; the worker pool runs it once targets answer again, and
+ * {@code GET /v1/levee/jobs/{id}} returns the answer. Thread-safe.
  */
 public final class OutageQueue {
 
@@ -43,6 +44,11 @@ public final class OutageQueue {
     this.wall = wall;
     this.ttl = ttl;
     this.wake = wake;
+  }
+
+  /** Whether {@code feature} queues what it cannot answer now. */
+  public boolean queues(String feature) {
+    return features.contains(feature);
   }
 
   /**

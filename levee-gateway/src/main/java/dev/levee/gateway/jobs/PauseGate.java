@@ -11,6 +11,7 @@ import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * Which queued work must wait now, so workers do not spend calls that cannot succeed nor take
@@ -18,10 +19,13 @@ import java.util.Set;
  *
  * <ul>
  *   <li>an alias (or pass-through model) whose every target has an OPEN breaker still inside its
- *       open period — once the period has passed, a job may be the trial call, so work resumes by
- *       itself;
+ *       open period or is cooling after a rate limit — once the period or the cooldown has
+ *       passed, a job may be the trial call, so work resumes by itself;
  *   <li>a feature at T2 (cached) or T3 (static): its interactive requests are being shed, so its
- *       queued work is too, until the tier steps back up.
+ *       queued work is too, until the tier steps back up;
+ *   <li>a feature with {@code on-outage: queue} at T1: degraded mode queued its low-priority
+ *       requests so that they do not compete for the scarce capacity; they run once it is back
+ *       at T0.
  * </ul>
  */
 public final class PauseGate {
@@ -36,6 +40,7 @@ public final class PauseGate {
   private final Breakers breakers;
   private final TierBoard tiers;
   private final Collection<String> features;
+  private final Predicate<String> queues;
 
   /**
    * @param aliases the configured aliases
@@ -43,6 +48,15 @@ public final class PauseGate {
    */
   public PauseGate(Aliases routes, Collection<String> aliases, Breakers breakers, TierBoard tiers,
       Collection<String> features) {
+    this(routes, aliases, breakers, tiers, features, feature -> false);
+  }
+
+  /**
+   * @param queues whether a feature has {@code on-outage: queue} (its work also waits at T1)
+   */
+  public PauseGate(Aliases routes, Collection<String> aliases, Breakers breakers, TierBoard tiers,
+      Collection<String> features, Predicate<String> queues) {
+    this.queues = queues;
     this.routes = routes;
     this.aliases = List.copyOf(aliases);
     this.breakers = breakers;
@@ -53,30 +67,32 @@ public final class PauseGate {
   public Paused paused() {
     Set<String> aliasesOut = new LinkedHashSet<>();
     for (String alias : aliases) {
-      if (allOpen(routes.resolve(alias).targets())) {
+      if (noneReady(routes.resolve(alias).targets())) {
         aliasesOut.add(alias);
       }
     }
     for (Target target : breakers.circuits().keySet()) { // pass-through models go alone to the default upstream
       if (target.upstream().equals(routes.defaultUpstream()) && !aliases.contains(target.model())
-          && allOpen(List.of(target))) {
+          && noneReady(List.of(target))) {
         aliasesOut.add(target.model());
       }
     }
     Set<String> featuresOut = new LinkedHashSet<>();
     for (String feature : features) {
       Tier tier = tiers.tier(feature);
-      if (tier == Tier.T2 || tier == Tier.T3) {
+      if (tier == Tier.T2 || tier == Tier.T3 || tier == Tier.T1 && queues.test(feature)) {
         featuresOut.add(feature);
       }
     }
     return aliasesOut.isEmpty() && featuresOut.isEmpty() ? Paused.NONE : new Paused(aliasesOut, featuresOut);
   }
 
-  private boolean allOpen(List<Target> targets) {
+  /** Whether every target is OPEN inside its open period or cooling after a rate limit. */
+  private boolean noneReady(List<Target> targets) {
     for (Target target : targets) {
       CircuitBreaker.Snapshot s = breakers.of(target).snapshot();
-      if (s.state() != CircuitState.OPEN || s.openRemaining().isZero() || s.openRemaining().isNegative()) {
+      boolean open = s.state() == CircuitState.OPEN && s.openRemaining().isPositive();
+      if (!open && !tiers.cooldowns().cooling(target)) {
         return false;
       }
     }

@@ -29,14 +29,18 @@ import java.util.Map;
  *     queued work (usually {@code ${LEVEE_QUEUE_SECRET}}); empty means client keys are never kept
  *     and queued work to an upstream without its own key is refused
  * @param onOutage the features whose non-streaming requests are queued as jobs when they cannot
- *     be answered (every target failed), answered at once with 503 naming the job (default none)
- * @param callbacks per feature, a URL that receives each queued request's answer once it ends
+ *     be answered (default none): the older spelling of {@code features.<name>.on-outage: queue}
+ * @param callbacks per feature (older spelling of {@code features.<name>.callback-url}), a URL that receives each queued request's answer once it ends
  *     (see {@link CallbackSender}); default none
  * @param callbackSecret the HMAC-SHA256 key signing callbacks (usually {@code ${…}}); empty: unsigned
+ * @param yieldAbove pacing: while more interactive requests than this are in flight on this
+ *     gateway, workers start at most one job at a time (running ones finish), so queued work keeps
+ *     moving but leaves the CPU and the upstream to the clients; {@code 0} yields to any
+ *     interactive request (a stream counts while it is open); default {@code -1}: no pacing
  */
 public record QueueConfig(String store, String schema, String folder, Integer workers, Duration poll,
     Duration retryDelay, Duration lease, Duration batchTtl, String secret, List<String> onOutage,
-    Map<String, String> callbacks, String callbackSecret) {
+    Map<String, String> callbacks, String callbackSecret, Integer yieldAbove) {
 
   public QueueConfig {
     store = store == null ? "" : store.strip();
@@ -72,6 +76,14 @@ public record QueueConfig(String store, String schema, String folder, Integer wo
       }
     }
     callbackSecret = callbackSecret == null ? "" : callbackSecret;
+    yieldAbove = yieldAbove == null ? -1 : yieldAbove;
+    if (yieldAbove < -1) throw new IllegalArgumentException("yield-above must be -1 (off) or more, was " + yieldAbove);
+  }
+
+  /** This configuration with {@code callbacks} instead (each feature's {@code callback-url} merged in). */
+  public QueueConfig withCallbacks(Map<String, String> callbacks) {
+    return new QueueConfig(store, schema, folder, workers, poll, retryDelay, lease, batchTtl, secret, onOutage,
+        callbacks, callbackSecret, yieldAbove);
   }
 
   /** The folder of the embedded database. */
@@ -81,7 +93,7 @@ public record QueueConfig(String store, String schema, String folder, Integer wo
 
   /** Every default: embedded SQLite under {@code levee-data}. */
   public static QueueConfig defaults() {
-    return new QueueConfig(null, null, null, null, null, null, null, null, null, null, null, null);
+    return new QueueConfig(null, null, null, null, null, null, null, null, null, null, null, null, null);
   }
 
   @Override

@@ -5,6 +5,7 @@ import dev.levee.gateway.config.FailMode;
 import dev.levee.gateway.config.Feature;
 import java.util.Optional;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * Stage 2, admission: what the request's feature, at its current tier, may have.
@@ -16,6 +17,11 @@ import java.util.function.Function;
  *   <li><b>T3</b>: no upstream call: fail-open features get their static text, fail-closed ones
  *       a refusal.
  * </ul>
+ *
+ * <p>A feature with {@code on-outage: queue} keeps a non-streaming request as a job ({@link
+ * Queue}) at T3, and — degraded mode, after the seed — at T1 and T2 when the request's priority
+ * is under the feature's {@code immediate-priority}, so that scarce capacity goes to the requests
+ * that need an answer now. A fresh cached answer at T2 is still served (it costs no capacity).
  *
  * <p>A token count ({@code /v1/messages/count_tokens}) has no answer to degrade or cache: it
  * always goes upstream at T0. Thread-safe.
@@ -37,6 +43,15 @@ final class Admission {
   record FailClosed(Tier tier) implements Decision {}
 
   /**
+   * Keep the request as a job instead ({@code on-outage: queue}, not a stream): the feature is at
+   * T3, or at T1/T2 and the request's priority is under the feature's {@code immediate-priority}.
+   *
+   * @param otherwise what the request gets when it cannot be queued (a client key that would
+   *     have to be kept without {@code queue.secret})
+   */
+  record Queue(Tier tier, Decision otherwise) implements Decision {}
+
+  /**
    * Go upstream.
    *
    * @param cache where the answer is written back, and looked up as the last resort
@@ -46,16 +61,38 @@ final class Admission {
 
   private final Function<InboundRequest, Tier> tiers;
   private final CachedAnswers cache;
+  private final Predicate<String> queues;
 
   /**
    * @param tiers the current tier of a request's feature through its alias (the {@code TierBoard})
    */
   Admission(Function<InboundRequest, Tier> tiers, CachedAnswers cache) {
-    this.tiers = tiers;
-    this.cache = cache;
+    this(tiers, cache, feature -> false);
   }
 
+  /**
+   * @param queues whether a feature queues what it cannot answer now ({@code on-outage: queue})
+   */
+  Admission(Function<InboundRequest, Tier> tiers, CachedAnswers cache, Predicate<String> queues) {
+    this.tiers = tiers;
+    this.cache = cache;
+    this.queues = queues;
+  }
+
+  /** The decision for a client's request: {@link #decide}, or {@link Queue} when the feature queues it. */
   Decision admit(InboundRequest in) {
+    Decision decision = decide(in);
+    if (in.stream() || !in.asksForAnswer() || !queues.test(in.feature())) {
+      return decision; // a stream has no later
+    }
+    Tier tier = decision.tier();
+    boolean degraded = tier != Tier.T0 && decision instanceof Proceed
+        && in.priority() < in.config().immediatePriority();
+    return tier == Tier.T3 || degraded ? new Queue(tier, decision) : decision;
+  }
+
+  /** What the request may have at its feature's tier; never {@link Queue} (a queued job runs through this). */
+  Decision decide(InboundRequest in) {
     if (!in.asksForAnswer()) {
       return new Proceed(Tier.T0, CacheSlot.NONE, false);
     }

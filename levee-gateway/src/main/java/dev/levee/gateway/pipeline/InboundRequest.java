@@ -43,6 +43,16 @@ public record InboundRequest(String id, OriginalRequest request, AliasChain alia
     return request.body().stream();
   }
 
+  /**
+   * The request's priority, 0 (lowest) to 9: {@code x-levee-priority} when it is one digit, else
+   * the feature's ({@link Feature#queuePriority()}). Degraded mode queues requests under the
+   * feature's {@code immediate-priority}; queued work runs highest priority first.
+   */
+  public int priority() {
+    String named = dev.levee.gateway.cache.HeaderValues.first(request.headers(), "x-levee-priority");
+    return named != null && named.strip().matches("[0-9]") ? Integer.parseInt(named.strip()) : config.queuePriority();
+  }
+
   /** Whether this asks for a model answer ({@code /v1/messages}), not a token count. */
   public boolean asksForAnswer() {
     return path().equals("/v1/messages");

@@ -67,13 +67,28 @@ final class Ingress {
    * @throws Refused when the body is too large, unreadable or not a valid Messages request
    */
   InboundRequest read(Request request, String id) throws Refused {
-    byte[] bytes = readBody(request);
+    return inbound(id, request.getHttpURI().getPath(), request.getHttpURI().getQuery(), ServerIo.headers(request),
+        readBody(request));
+  }
+
+  /**
+   * A request that did not come through a client connection — a queued job run again by a worker
+   * — checked and resolved as {@link #read} does.
+   *
+   * @param headers the headers to send it with (the job's, and the client's key when it was kept)
+   * @throws Refused when the body is not a valid Messages request
+   */
+  InboundRequest replay(String id, String path, String query, Map<String, List<String>> headers, byte[] bytes)
+      throws Refused {
+    return inbound(id, path, query, headers, bytes);
+  }
+
+  private InboundRequest inbound(String id, String path, String query, Map<String, List<String>> headers,
+      byte[] bytes) throws Refused {
     MessagesRequest body = parse(bytes);
-    Map<String, List<String>> headers = ServerIo.headers(request);
     String named = HeaderValues.first(headers, "x-levee-feature");
     String feature = named != null && features.contains(named) ? named : Feature.DEFAULT_NAME;
-    OriginalRequest original = new OriginalRequest(
-        request.getHttpURI().getPath(), request.getHttpURI().getQuery(), headers, body);
+    OriginalRequest original = new OriginalRequest(path, query, headers, body);
     AliasChain alias = aliases.resolve(body.model());
     return new InboundRequest(id, original, alias, feature, config.feature(feature), CacheKey.tenantOf(headers),
         route(alias, original, headers, bytes.length));

@@ -1,5 +1,6 @@
 package dev.levee.gateway.pipeline;
 
+import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.stream.StreamEngine;
 import dev.levee.anthropic.upstream.Cancellation;
 import dev.levee.anthropic.upstream.Reply;
@@ -9,19 +10,26 @@ import dev.levee.core.chain.ChainResult;
 import dev.levee.core.chain.FallbackChain;
 import dev.levee.core.chain.Target;
 import dev.levee.core.cooldown.CooldownPlan;
+import dev.levee.core.tier.Tier;
 import dev.levee.core.time.Ticker;
 import dev.levee.gateway.Aliases;
 import dev.levee.gateway.cache.ResponseCache;
 import dev.levee.gateway.cache.SemanticCache;
 import dev.levee.gateway.config.GatewayConfig;
 import dev.levee.gateway.health.Metrics;
+import dev.levee.gateway.jobs.JobExecutor;
+import dev.levee.gateway.jobs.JobRequest;
 import dev.levee.gateway.jobs.OutageQueue;
 import dev.levee.gateway.health.TargetStats;
 import dev.levee.gateway.route.Paced;
 import dev.levee.gateway.route.ScoreRouting;
 import dev.levee.gateway.tier.TierBoard;
 import dev.levee.gateway.trace.Tracing;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.random.RandomGenerator;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -45,7 +53,8 @@ import org.eclipse.jetty.util.Callback;
  *       CancellationScope} under which a client leaving cuts execute and relay short.
  * </ol>
  *
- * <p>A request refused at ingress, or answered by Levee at admission, skips the stages between.
+ * <p>A request refused at ingress, answered by Levee or queued at admission, skips the stages
+ * between. Queued work runs through the same stages without a client ({@link #runJob}).
  */
 public final class MessagesHandler {
 
@@ -61,6 +70,7 @@ public final class MessagesHandler {
   private final Responder responder;
   private final Ticker ticker;
   private final TierBoard tiers;
+  private final AtomicInteger inFlight = new AtomicInteger();
   private final ScoreRouting routing;
 
   /**
@@ -83,7 +93,8 @@ public final class MessagesHandler {
     this.ids = p.ids();
     this.ticker = p.upstreams().ticker();
     this.ingress = new Ingress(config, p.aliases(), config.features().keySet());
-    this.admission = new Admission(in -> p.tiers().tier(in.feature(), in.alias().alias(), in.alias().targets()), cache);
+    this.admission = new Admission(in -> p.tiers().tier(in.feature(), in.alias().alias(), in.alias().targets()), cache,
+        p.outage() == null ? feature -> false : p.outage()::queues);
     this.routing = p.routing();
     this.planner = new Planner(config.policy().deadline(), ticker, p.stats() == null ? t -> null : p.stats()::snapshot,
         p.routing());
@@ -98,6 +109,20 @@ public final class MessagesHandler {
   }
 
   public void handle(Request request, Response response, Callback callback) {
+    inFlight.incrementAndGet();
+    try {
+      handleCounted(request, response, callback);
+    } finally {
+      inFlight.decrementAndGet();
+    }
+  }
+
+  /** Client requests being handled now (queued work not counted): the worker pool yields to them. */
+  public int inFlight() {
+    return inFlight.get();
+  }
+
+  private void handleCounted(Request request, Response response, Callback callback) {
     long start = ticker.nanos();
     String id = ids.next();
     ClientResponse client = new ClientResponse(response, callback);
@@ -110,6 +135,14 @@ public final class MessagesHandler {
       return;
     }
     Admission.Decision decision = admission.admit(in);                               // 2. admission
+    if (decision instanceof Admission.Queue queue) { // on-outage: queue, at T3 or in degraded mode
+      Optional<Sent> queued = responder.queue(client, in, queue);
+      if (queued.isPresent()) {
+        recorder.log(start, in, queue.tier(), queued.get());
+        return;
+      }
+      decision = queue.otherwise();
+    }
     if (!(decision instanceof Admission.Proceed admitted)) {
       recorder.recordLocal(start, in, decision, responder.answerLocally(client, in, decision));
       return;
@@ -127,6 +160,49 @@ public final class MessagesHandler {
     recorder.record(start, in, admitted, plan, outcome);                             // 6. record
     Sent sent = responder.respond(client, in, admitted, outcome, route);            // 7. respond
     recorder.log(start, in, admitted.tier(), sent, steps, route);
+  }
+
+  /**
+   * Runs a queued request (a job) as {@link #handle} runs a client's, without a client: ingress
+   * checks and resolves it, admission takes its feature's tier, the planner applies the tier's
+   * edits (T1: the reduced target and {@code max_tokens} cap), execute skips or waits for cooling
+   * targets and runs the chain (breakers, retry budget, one deadline), the recorder settles the
+   * call, feeds the SLO and writes the access record. One path for interactive and queued work.
+   *
+   * <p>An answer the chain settled on (a 200, or a client error no retry fixes) is {@link
+   * JobExecutor.Finished}; an exhausted chain, a cooldown that does not fit the deadline, or a
+   * feature at T2/T3 (its work waits, see {@code PauseGate}) is {@link JobExecutor.RetryLater}.
+   *
+   * @param apiKey the client's key to send, or null when the upstream has its own
+   */
+  public JobExecutor.Outcome runJob(JobRequest job, String apiKey) {
+    long start = ticker.nanos();
+    Map<String, List<String>> headers = new HashMap<>(job.headers());
+    if (apiKey != null) {
+      headers.put("x-api-key", List.of(apiKey));
+    }
+    InboundRequest in;
+    try {
+      in = ingress.replay(ids.next(), job.path(), job.query(), headers, job.body());           // 1. ingress
+    } catch (Ingress.Refused refused) {
+      return JobAnswers.refused(refused.error());
+    }
+    if (in.stream()) { // batches and the outage queue never keep a stream
+      return JobAnswers.refused(ApiError.invalidRequest("a queued request cannot stream"));
+    }
+    if (!(admission.decide(in) instanceof Admission.Proceed admitted)                          // 2. admission
+        || admitted.tier() == Tier.T2) { // T2 serves the cache and T3 nothing: queued work waits
+      return new JobExecutor.RetryLater("feature " + in.feature() + " is degraded", null);
+    }
+    Plan plan = planner.plan(in, admitted);                                                    // 3. plan
+    Cancellation none = new Cancellation();
+    ChainResult<Reply> result = execute(in, plan, none);                                       // 4. execute
+    Outcome outcome = relay.relay(result, plan, admitted.cache().mayStore(), none,             // 5. relay
+        (first, calls) -> { throw new IllegalStateException("a queued request is never a stream"); });
+    recorder.record(start, in, admitted, plan, outcome);                                       // 6. record
+    JobAnswers.Answer answer = JobAnswers.of(outcome, admitted.tier());                        // 7. the job's answer
+    recorder.log(start, in, admitted.tier(), answer.sent(), result.steps(), plan.explainRoute());
+    return answer.outcome();
   }
 
   /**

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.levee.anthropic.Json;
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.gateway.cache.CacheKey;
-import dev.levee.gateway.cache.HeaderValues;
 import dev.levee.gateway.cache.StaticAnswer;
 import dev.levee.gateway.config.FailMode;
 import dev.levee.gateway.jobs.OutageQueue;
@@ -12,11 +11,11 @@ import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * The answer to a request queued on an outage ({@code queue.on-outage}), {@code x-levee-job}
- * naming the job: for a fail-closed feature the outage error with status 503 and {@code
- * error.job_id} (the {@code retry-after} is the responder's); for a fail-open feature a
- * well-formed message saying the request was queued. Poll {@code GET /v1/levee/jobs/{id}} for the
- * answer.
+ * The answer to a request kept as a job ({@code on-outage: queue}: every target failed, the
+ * feature at T3, or degraded mode), {@code x-levee-job} naming the job: for a fail-closed feature
+ * the error with status 503 and {@code error.job_id} (the {@code retry-after} is the responder's);
+ * for a fail-open feature a well-formed message with the feature's {@code queued-text}. Poll
+ * {@code GET /v1/levee/jobs/{id}} for the answer.
  *
  * @param job the job's id
  * @param status the HTTP status to answer with
@@ -29,17 +28,14 @@ record OutageAnswer(String job, int status, byte[] body) {
     if (outage == null) {
       return Optional.empty();
     }
-    String priority = HeaderValues.first(in.request().headers(), "x-levee-priority");
-    int p = priority != null && priority.strip().matches("[0-9]") ? Integer.parseInt(priority.strip()) : 5;
     return outage.offer(CacheKey.tenantOf(in.request().headers()), in.feature(), in.body().model(),
-            in.body().stream(), in.path(), in.request().query(), in.request().headers(), in.body().body(), p)
+            in.body().stream(), in.path(), in.request().query(), in.request().headers(), in.body().body(), in.priority())
         .map(job -> answer(job, in, error));
   }
 
   private static OutageAnswer answer(String job, InboundRequest in, ApiError error) {
     if (in.config().failMode() == FailMode.OPEN) { // a well-formed message the client can show now
-      String text = "Your request could not be answered right now. It was queued as job " + job
-          + " and will be answered when the assistant is back.";
+      String text = in.config().queuedText().replace("{job}", job);
       return new OutageAnswer(job, 200, new StaticAnswer(text, ThreadLocalRandom.current()).json(in.body().model()));
     }
     ObjectNode body = new ApiError(503, error.type(), error.message()

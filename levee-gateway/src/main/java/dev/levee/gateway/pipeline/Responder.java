@@ -92,7 +92,34 @@ final class Responder {
         return Sent.local(503, "fail_closed");
       }
       case Admission.Proceed proceed -> throw new IllegalArgumentException("not answered locally: " + decision);
+      case Admission.Queue queue -> throw new IllegalArgumentException("queued, not answered locally: " + decision);
     }
+  }
+
+  /**
+   * Keeps the request as a job, as admission decided ({@code on-outage: queue} at T3, or degraded
+   * mode), and tells the client its id; empty when it cannot be kept (then {@code
+   * queue.otherwise()} applies).
+   */
+  Optional<Sent> queue(ClientResponse client, InboundRequest in, Admission.Queue queue) {
+    Tier tier = queue.tier();
+    ApiError error = tier == Tier.T3
+        ? new ApiError(503, "overloaded_error", "This feature is paused while the model is unavailable.")
+        : new ApiError(503, "overloaded_error", "This feature is degraded (" + tier + "); requests under priority "
+            + in.config().immediatePriority() + " wait their turn.");
+    Optional<OutageAnswer> queued = OutageAnswer.queue(outage, in, error);
+    if (queued.isEmpty()) {
+      return Optional.empty();
+    }
+    Map<String, List<String>> head = levee(in, tier);
+    put(head, LeveeHeaders.DEGRADED, disclosed(in, tier + ": queued"));
+    put(head, LeveeHeaders.JOB, queued.get().job());
+    if (queued.get().status() != 200) {
+      put(head, "retry-after", RetryAfter.seconds(failClosedRetryAfter));
+      put(head, LeveeHeaders.SHOULD_RETRY, "false");
+    }
+    client.send(queued.get().status(), head, "application/json", queued.get().body());
+    return Optional.of(Sent.local(client.status(), "queued " + tier));
   }
 
   /**
@@ -182,6 +209,9 @@ final class Responder {
     Optional<OutageAnswer> queued = OutageAnswer.queue(outage, in, failure.error()); // queue.on-outage
     if (queued.isPresent()) {
       put(head, LeveeHeaders.JOB, queued.get().job());
+      if (queued.get().status() != 200 && !head.containsKey("retry-after")) { // when to ask for the job's answer
+        put(head, "retry-after", RetryAfter.seconds(failClosedRetryAfter));
+      }
       client.send(queued.get().status(), head, "application/json", queued.get().body());
       return new Sent(client.status(), null, exhausted.calls(), false, "queued " + failure.reason());
     }

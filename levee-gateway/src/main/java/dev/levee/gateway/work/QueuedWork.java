@@ -9,9 +9,11 @@ import dev.levee.gateway.batches.BatchesHandler;
 import dev.levee.gateway.config.GatewayConfig;
 import dev.levee.gateway.idempotency.IdempotencyKeys;
 import dev.levee.gateway.idempotency.IdempotentExchange;
-import dev.levee.gateway.jobs.ChainJobExecutor;
 import dev.levee.gateway.jobs.Database;
 import dev.levee.gateway.jobs.JobExecutor;
+import dev.levee.gateway.jobs.JobMetrics;
+import dev.levee.gateway.jobs.JobRequest;
+import dev.levee.gateway.config.Feature;
 import dev.levee.gateway.jobs.JobStore;
 import dev.levee.gateway.jobs.JobsHandler;
 import dev.levee.gateway.jobs.OutageQueue;
@@ -22,14 +24,17 @@ import dev.levee.gateway.jobs.QueueConfig;
 import dev.levee.gateway.tier.TierBoard;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Predicate;
 
 /**
  * Everything durable about work the gateway accepted, wired once: the database, the job store,
- * the worker pool, the Message Batches endpoints and idempotency keys. The gateway holds one and
- * closes it on stop (workers first, then the database).
+ * the worker pool, the Message Batches endpoints, outage queueing and idempotency keys. The gateway
+ * opens it, starts its workers once the request path exists, and closes it on stop (workers
+ * first, then the database).
  */
 public final class QueuedWork implements AutoCloseable {
 
@@ -41,8 +46,11 @@ public final class QueuedWork implements AutoCloseable {
   private final OutageQueue outage;
   private final JobsHandler jobsHandler;
 
+  private final Executor executor;
+
   private QueuedWork(Database db, JobStore jobs, JobWorkers workers, BatchesHandler batches,
-      IdempotentExchange idempotency, OutageQueue outage) {
+      IdempotentExchange idempotency, OutageQueue outage, Executor executor) {
+    this.executor = executor;
     this.outage = outage;
     this.jobsHandler = new JobsHandler(jobs);
     this.db = db;
@@ -53,29 +61,34 @@ public final class QueuedWork implements AutoCloseable {
   }
 
   /**
-   * Opens the store {@code config.queue()} names, migrates it and starts the workers; jobs run
-   * through {@link ChainJobExecutor} (the chain, breakers and budget interactive requests use).
+   * Opens the store {@code config.queue()} names and migrates it; the workers wait for {@link
+   * #startWorkers} (the executor is the gateway's request path, built after this).
    *
    * @throws IllegalStateException when the store cannot be opened or migrated
    * @throws IllegalArgumentException when {@code queue.secret} is malformed
    */
-  public static QueuedWork start(GatewayConfig config, Aliases routes, FallbackChain chain, Upstreams upstreams,
+  public static QueuedWork open(GatewayConfig config, Aliases routes, FallbackChain chain, Upstreams upstreams,
       TierBoard tiers, InstantSource wall, Sleeper sleeper) {
-    JobExecutor executor = new ChainJobExecutor(routes, chain, upstreams, config.policy().deadline());
-    return start(config, routes, chain, upstreams, tiers, wall, sleeper, executor);
-  }
-
-  /** As {@link #start(GatewayConfig, Aliases, FallbackChain, Upstreams, TierBoard, InstantSource, Sleeper)} with another executor. */
-  public static QueuedWork start(GatewayConfig config, Aliases routes, FallbackChain chain, Upstreams upstreams,
-      TierBoard tiers, InstantSource wall, Sleeper sleeper, JobExecutor executor) {
-    QueueConfig queue = config.queue();
+    Set<String> queueing = new LinkedHashSet<>(config.queue().onOutage()); // the older spelling
+    Map<String, String> callbacks = new LinkedHashMap<>(config.queue().callbacks());
+    config.features().forEach((name, feature) -> {
+      if (feature.queues()) {
+        queueing.add(name);
+      }
+      if (feature.callbackUrl() != null) {
+        callbacks.put(name, feature.callbackUrl());
+      }
+    });
+    QueueConfig queue = config.queue().withCallbacks(callbacks);
     KeySeal seal = KeySeal.of(queue.secret());
     Database db = Database.open(queue);
     try {
       JobStore jobs = new JobStore(db);
       Set<String> features = new LinkedHashSet<>(config.features().keySet());
-      features.add(dev.levee.gateway.config.Feature.DEFAULT_NAME);
-      PauseGate gate = new PauseGate(routes, config.models().keySet(), chain.breakers(), tiers, features);
+      features.add(Feature.DEFAULT_NAME);
+      PauseGate gate = new PauseGate(routes, config.models().keySet(), chain.breakers(), tiers, features,
+          queueing::contains);
+      Executor executor = new Executor();
       JobWorkers workers = new JobWorkers(jobs, executor, gate::paused, seal, wall, queue);
       Duration deadline = config.policy().deadline();
       IdempotencyKeys keys = new IdempotencyKeys(db, wall, sleeper, queue.batchTtl(), deadline.multipliedBy(2));
@@ -84,14 +97,46 @@ public final class QueuedWork implements AutoCloseable {
           alias -> routes.resolve(alias).targets().stream().anyMatch(upstreams::forwardsClientKey);
       BatchesHandler batches = new BatchesHandler(new BatchStore(jobs), jobs, seal, forwardsClientKey,
           tiers::knows, wall, queue.batchTtl(), workers::wake, idempotency);
-      OutageQueue outage = new OutageQueue(Set.copyOf(queue.onOutage()), jobs, seal, forwardsClientKey, wall,
+      OutageQueue outage = new OutageQueue(queueing, jobs, seal, forwardsClientKey, wall,
           queue.batchTtl(), workers::wake, queue.callbacks());
-      workers.start();
-      return new QueuedWork(db, jobs, workers, batches, idempotency, outage);
+      return new QueuedWork(db, jobs, workers, batches, idempotency, outage, executor);
     } catch (RuntimeException e) {
       db.close();
       throw e;
     }
+  }
+
+  /**
+   * Starts draining the store, each job through {@code executor} — the gateway's own request path
+   * ({@code MessagesHandler.runJob}), so queued work meets the same tiers, cooldowns, breakers and
+   * budget as interactive requests — paced by the interactive requests in flight ({@code
+   * queue.yield-above}).
+   */
+  public QueuedWork startWorkers(JobExecutor executor, java.util.function.IntSupplier interactiveInFlight) {
+    this.executor.delegate = executor;
+    workers.pacedBy(interactiveInFlight).start();
+    return this;
+  }
+
+  /** The executor the workers call, set once before they start. */
+  private static final class Executor implements JobExecutor {
+    private volatile JobExecutor delegate;
+
+    @Override
+    public Outcome execute(JobRequest request, String apiKey) {
+      return delegate.execute(request, apiKey);
+    }
+  }
+
+  /**
+   * Puts the job store's numbers on {@code /metrics} ({@link JobMetrics}) for every feature of
+   * {@code config} (the default one included); read at most once a second.
+   */
+  public void bindMetrics(io.micrometer.core.instrument.MeterRegistry registry, GatewayConfig config,
+      InstantSource wall) {
+    Set<String> features = new LinkedHashSet<>(config.features().keySet());
+    features.add(Feature.DEFAULT_NAME);
+    new JobMetrics(jobs, wall, Duration.ofSeconds(1)).bindTo(registry, features, workers);
   }
 
   /** {@code /v1/messages/batches…}. */
@@ -99,7 +144,7 @@ public final class QueuedWork implements AutoCloseable {
     return batches;
   }
 
-  /** Outage queueing for interactive requests ({@code queue.on-outage}). */
+  /** Outage queueing for interactive requests ({@code features.<name>.on-outage: queue}). */
   public OutageQueue outage() {
     return outage;
   }

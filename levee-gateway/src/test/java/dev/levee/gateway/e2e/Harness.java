@@ -151,6 +151,14 @@ final class Harness implements AutoCloseable {
     }
   }
 
+  /** A GET with {@code x-api-key: key} (jobs and batches are per tenant). */
+  HttpResponse<String> getWith(String path, String key) throws Exception {
+    try (HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
+      return http.send(HttpRequest.newBuilder(URI.create(gateway.baseUrl() + path)).header("x-api-key", key).GET()
+          .build(), HttpResponse.BodyHandlers.ofString());
+    }
+  }
+
   HttpResponse<String> get(String path) throws Exception {
     try (HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
       return http.send(HttpRequest.newBuilder(URI.create(gateway.baseUrl() + path)).GET().build(),

@@ -75,6 +75,40 @@ class JobWorkersTest {
   }
 
   @Test
+  void whileInteractiveRequestsAreInFlightOnlyOneJobRunsAndTheRestStartWhenTheyAreGone() throws Exception {
+    for (int i = 0; i < 10; i++) {
+      enqueue("emu-ok", null);
+    }
+    AtomicInteger interactive = new AtomicInteger(1); // above yield-above 0
+    CountDownLatch looked = new CountDownLatch(5);
+    AtomicInteger running = new AtomicInteger();
+    AtomicInteger most = new AtomicInteger();
+    Semaphore release = new Semaphore(0);
+    CountDownLatch full = new CountDownLatch(config.workers());
+    workers = new JobWorkers(store, (request, key) -> {
+      most.accumulateAndGet(running.incrementAndGet(), Math::max);
+      full.countDown();
+      release.acquireUninterruptibly();
+      running.decrementAndGet();
+      return ok();
+    }, () -> PauseGate.Paused.NONE, seal, InstantSource.system(), config).pacedBy(() -> {
+      if (running.get() > 0) {
+        looked.countDown();
+      }
+      return interactive.get();
+    }).start();
+
+    assertThat(looked.await(10, TimeUnit.SECONDS)).isTrue(); // five looks while a job runs
+    assertThat(most.get()).as("yielding: one job at a time").isEqualTo(1);
+
+    interactive.set(0);
+    workers.wake();
+    assertThat(full.await(10, TimeUnit.SECONDS)).as("quiet again: every slot").isTrue();
+    assertThat(most.get()).isEqualTo(config.workers());
+    release.release(10);
+  }
+
+  @Test
   void pausedWorkWaitsAndResumesWhenTheGateOpens() throws Exception {
     String id = enqueue("smart", null);
     AtomicReference<PauseGate.Paused> paused = new AtomicReference<>(new PauseGate.Paused(Set.of("smart"), Set.of()));

@@ -85,4 +85,28 @@ class PauseGateTest {
     tiers.controller("nightly").force(Tier.T1, Duration.ofMinutes(5));
     assertThat(gate.paused()).isEqualTo(PauseGate.Paused.NONE);
   }
+
+  @Test
+  void anAliasPausesWhileEveryTargetIsOpenOrCoolingAndResumesWhenTheCooldownEnds() {
+    tiers.cooldowns().coolFor(new Target("emu", "a"), Duration.ofSeconds(20));
+    assertThat(gate.paused().aliases()).doesNotContain("smart");
+
+    trip(new Target("emu", "b")); // b open, a cooling: nothing can answer now
+    assertThat(gate.paused().aliases()).contains("smart");
+
+    clock.advance(Duration.ofSeconds(20)); // a's cooldown is over
+    assertThat(gate.paused().aliases()).doesNotContain("smart");
+  }
+
+  @Test
+  void aQueueingFeatureAlsoPausesAtT1() {
+    PauseGate queueing = new PauseGate(routes, config.models().keySet(), breakers, tiers, List.of("default", "nightly"),
+        "nightly"::equals);
+
+    tiers.controller("nightly").force(Tier.T1, Duration.ofMinutes(5));
+    assertThat(queueing.paused().features()).containsExactly("nightly");
+
+    tiers.controller("nightly").clearForce();
+    assertThat(queueing.paused()).isEqualTo(PauseGate.Paused.NONE);
+  }
 }

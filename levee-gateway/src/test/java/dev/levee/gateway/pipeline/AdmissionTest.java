@@ -59,7 +59,7 @@ class AdmissionTest {
 
   @Test
   void atT3NothingGoesUpstream() throws Exception {
-    Feature closed = new Feature(null, FailMode.CLOSED, null, null, null, null, null, null, null, null);
+    Feature closed = new Feature(null, FailMode.CLOSED, null, null, null, null, null, null, null, null, null, null, null, null);
 
     assertThat(at(Tier.T3).admit(Requests.ask("hi", Feature.defaults()))).isInstanceOf(Admission.StaticText.class);
     assertThat(at(Tier.T3).admit(Requests.ask("hi", closed))).isInstanceOf(Admission.FailClosed.class);

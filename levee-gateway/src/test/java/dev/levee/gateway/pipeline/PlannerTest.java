@@ -75,7 +75,7 @@ class PlannerTest {
   void theFeaturesReducedTargetCapAndThinkingPolicyApply() throws Exception {
     Feature critical = new Feature(Priority.CRITICAL, null, null,
         new Feature.Reduced(new GatewayConfig.TargetRef("b", "claude-haiku", null, 0), 800),
-        null, null, null, null, null, ThinkingPolicy.ALWAYS);
+        null, null, null, null, null, ThinkingPolicy.ALWAYS, null, null, null, null);
 
     Plan plan = planner.plan(Requests.ask("hello", critical), admitted(Tier.T1));
 

@@ -18,8 +18,15 @@ final class Requests {
   private Requests() {}
 
   static InboundRequest inbound(String path, String json, Feature feature) throws Exception {
+    return inbound(path, json, feature, Map.of());
+  }
+
+  /** With extra headers (e.g. {@code x-levee-priority}). */
+  static InboundRequest inbound(String path, String json, Feature feature, Map<String, String> extra) throws Exception {
     MessagesRequest body = MessagesRequest.parse(json.getBytes(StandardCharsets.UTF_8));
-    OriginalRequest request = new OriginalRequest(path, null, Map.of("x-api-key", List.of("sk-tenant")), body);
+    Map<String, List<String>> headers = new java.util.HashMap<>(Map.of("x-api-key", List.of("sk-tenant")));
+    extra.forEach((name, value) -> headers.put(name, List.of(value)));
+    OriginalRequest request = new OriginalRequest(path, null, headers, body);
     return new InboundRequest("lv_test_1", request, SMART, "chat", feature, "key:test");
   }
 

@@ -1,0 +1,70 @@
+package dev.levee.gateway.pipeline;
+
+import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.upstream.Headers;
+import dev.levee.anthropic.upstream.Reply;
+import dev.levee.core.retry.Failure;
+import dev.levee.core.tier.Tier;
+import dev.levee.gateway.jobs.JobExecutor;
+import dev.levee.gateway.jobs.JobResult;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The responder's counterpart for queued work: what going upstream came to, as a job's {@link
+ * JobExecutor.Outcome} (the answer recorded for {@code GET /v1/levee/jobs/{id}} and the batch
+ * results) and the {@link Sent} for the access record. Headers as the responder sets them on an
+ * interactive answer: the upstream's, then {@code x-levee-model}, {@code x-levee-fallback},
+ * {@code x-levee-tier}, {@code x-levee-attempts}.
+ */
+final class JobAnswers {
+
+  /** A job's outcome and its access-log record. */
+  record Answer(JobExecutor.Outcome outcome, Sent sent) {}
+
+  private JobAnswers() {}
+
+  static Answer of(Outcome outcome, Tier tier) {
+    int calls = outcome.calls();
+    return switch (outcome) {
+      case Outcome.Answered json -> {
+        Reply reply = json.answered().response();
+        Map<String, List<String>> head = new LinkedHashMap<>(Headers.toClient(reply.headers()));
+        head.put(LeveeHeaders.MODEL, List.of(json.answered().target().id()));
+        head.put(LeveeHeaders.FALLBACK, List.of(Boolean.toString(json.answered().fallback())));
+        head.put(LeveeHeaders.TIER, List.of(tier.name()));
+        head.put(LeveeHeaders.ATTEMPTS, List.of(Integer.toString(calls)));
+        yield new Answer(new JobExecutor.Finished(new JobResult(reply.status(), head, reply.body())),
+            new Sent(reply.status(), json.answered().target(), calls, json.answered().fallback(), "ok job"));
+      }
+      case Outcome.Rejected rejected -> {
+        Reply reply = rejected.reply();
+        JobResult result;
+        if (reply != null && reply.body() != null) {
+          result = new JobResult(reply.status(), Headers.toClient(reply.headers()), reply.body());
+        } else {
+          Failure f = rejected.failure();
+          result = errorResult(ApiError.of(f, f.message()));
+        }
+        yield new Answer(new JobExecutor.Finished(result), new Sent(result.status(), rejected.target(), calls, false,
+            "rejected job " + rejected.failure().errorType()));
+      }
+      case Outcome.Exhausted exhausted -> new Answer(
+          new JobExecutor.RetryLater(exhausted.failure().reason(), exhausted.failure().retryAfter().orElse(null)),
+          new Sent(exhausted.failure().error().status(), null, calls, false, "exhausted job " + exhausted.failure().reason()));
+      case Outcome.Cancelled cancelled -> new Answer(new JobExecutor.RetryLater("cancelled", null),
+          new Sent(499, null, calls, false, "client_gone job"));
+      case Outcome.Streamed streamed -> throw new IllegalStateException("a queued request is never a stream");
+    };
+  }
+
+  /** A job whose request Levee refuses (not a valid Messages request): ends with that error. */
+  static JobExecutor.Outcome refused(ApiError error) {
+    return new JobExecutor.Finished(errorResult(error));
+  }
+
+  private static JobResult errorResult(ApiError error) {
+    return new JobResult(error.status(), Map.of("content-type", List.of("application/json")), error.toBytes(null));
+  }
+}

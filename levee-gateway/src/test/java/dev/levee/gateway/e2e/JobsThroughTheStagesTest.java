@@ -1,0 +1,100 @@
+package dev.levee.gateway.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.levee.anthropic.Json;
+import dev.levee.core.chain.Target;
+import dev.levee.core.tier.Tier;
+import dev.levee.emulator.EmulatorOptions;
+import dev.levee.emulator.LogEntry;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Queued work runs through the very same stages as an interactive request (issue 12, phase 2):
+ * a batch request of a feature at T1 goes to the reduced target with {@code max_tokens} capped,
+ * and a target cooling after a rate limit is skipped, as the planner and execute do for a client.
+ */
+class JobsThroughTheStagesTest {
+
+  private static final Map<String, String> KEY = Map.of("x-api-key", "sk-a", "anthropic-version", "2023-06-01",
+      "content-type", "application/json");
+
+  private Harness harness;
+
+  @AfterEach
+  void stop() throws Exception {
+    if (harness != null) {
+      harness.close();
+    }
+  }
+
+  private void start() throws Exception {
+    harness = Harness.start(EmulatorOptions.defaults(), """
+        policy:
+          retry: { max-retries: 0 }
+        models:
+          smart: { chain: [emu/claude-big, emu/claude-small] }
+        features:
+          nightly: { fail-mode: open }
+        queue:
+          folder: %s
+          secret: AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=
+          poll: 50ms
+          retry-delay: 50ms
+        """.formatted(Files.createTempDirectory("levee-stages")));
+  }
+
+  private String batch(String prompt, Map<String, String> headers) throws Exception {
+    String body = "{\"requests\":[{\"custom_id\":\"one\",\"params\":{\"model\":\"smart\",\"max_tokens\":4096,"
+        + "\"messages\":[{\"role\":\"user\",\"content\":\"" + prompt + "\"}]}}]}";
+    HttpResponse<String> created = harness.post("/v1/messages/batches", body, headers);
+    assertThat(created.statusCode()).as(created.body()).isEqualTo(200);
+    return Json.tryParse(created.body()).get("id").asText();
+  }
+
+  private JsonNode result(String batch) throws Exception {
+    long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    HttpResponse<String> results;
+    do {
+      Thread.sleep(50); // polling a real server, as a client would
+      results = harness.getWith("/v1/messages/batches/" + batch + "/results", "sk-a");
+    } while (results.statusCode() != 200 && System.nanoTime() < until);
+    assertThat(results.statusCode()).as(results.body()).isEqualTo(200);
+    return Json.tryParse(results.body().strip());
+  }
+
+  @Test
+  void aJobOfAFeatureAtT1GoesToTheReducedTargetWithItsTokensCapped() throws Exception {
+    start();
+    harness.gateway.tiers().controller("nightly").force(Tier.T1, Duration.ofMinutes(5));
+    Map<String, String> nightly = new java.util.HashMap<>(KEY);
+    nightly.put("x-levee-feature", "nightly");
+
+    JsonNode line = result(batch("summarise the night", nightly));
+
+    assertThat(line.at("/result/type").asText()).isEqualTo("succeeded");
+    List<LogEntry> calls = harness.emulator.log();
+    assertThat(calls).extracting(LogEntry::model).containsExactly("claude-small");
+    assertThat(Json.tryParse(calls.getFirst().body()).get("max_tokens").asInt()).isEqualTo(1024);
+  }
+
+  @Test
+  void aJobSkipsATargetCoolingAfterARateLimit() throws Exception {
+    start();
+    harness.gateway.tiers().cooldowns().coolFor(new Target("emu", "claude-big"), Duration.ofMinutes(5));
+
+    JsonNode line = result(batch("while big cools", KEY));
+
+    assertThat(line.at("/result/type").asText()).isEqualTo("succeeded");
+    assertThat(harness.emulator.log()).extracting(LogEntry::model).containsExactly("claude-small");
+    assertThat(Json.tryParse(harness.emulator.log().getFirst().body()).get("max_tokens").asInt())
+        .as("at T0 nothing is capped").isEqualTo(4096);
+  }
+}
