@@ -128,6 +128,8 @@ public final class QueuedWork implements AutoCloseable {
     }
   }
 
+  private volatile JobMetrics jobMetrics;
+
   /**
    * Puts the job store's numbers on {@code /metrics} ({@link JobMetrics}) for every feature of
    * {@code config} (the default one included); read at most once a second.
@@ -136,7 +138,9 @@ public final class QueuedWork implements AutoCloseable {
       InstantSource wall) {
     Set<String> features = new LinkedHashSet<>(config.features().keySet());
     features.add(Feature.DEFAULT_NAME);
-    new JobMetrics(jobs, wall, Duration.ofSeconds(1)).bindTo(registry, features, workers);
+    // kept: Micrometer holds a gauge's state object weakly, and a collected one drops its series
+    jobMetrics = new JobMetrics(jobs, wall, Duration.ofSeconds(1));
+    jobMetrics.bindTo(registry, features, workers);
   }
 
   /** {@code /v1/messages/batches…}. */
