@@ -9,6 +9,7 @@ import dev.levee.anthropic.upstream.UpstreamClient;
 import dev.levee.anthropic.upstream.Upstreams;
 import dev.levee.anthropic.upstream.Watchdog;
 import dev.levee.core.breaker.Transition;
+import dev.levee.core.budget.Budget;
 import dev.levee.core.budget.RetryBudget;
 import dev.levee.core.chain.Breakers;
 import dev.levee.core.chain.CallObserver;
@@ -19,6 +20,8 @@ import dev.levee.core.time.Ticker;
 import dev.levee.gateway.cache.MiniLmEmbedder;
 import dev.levee.gateway.cache.ResponseCache;
 import dev.levee.gateway.cache.SemanticCache;
+import dev.levee.gateway.cluster.Cluster;
+import dev.levee.gateway.cluster.SharedRetryBudget;
 import dev.levee.gateway.config.Feature;
 import dev.levee.gateway.config.GatewayConfig;
 import dev.levee.gateway.health.HealthReport;
@@ -52,9 +55,12 @@ public final class Gateway implements AutoCloseable {
   private final UpstreamClient client;
   private final TierBoard tiers;
   private final QueuedWork work;
+  private final Cluster cluster; // null when cluster: is not configured
 
-  private Gateway(Server server, FallbackChain chain, UpstreamClient client, TierBoard tiers, QueuedWork work) {
+  private Gateway(Server server, FallbackChain chain, UpstreamClient client, TierBoard tiers, QueuedWork work,
+      Cluster cluster) {
     this.work = work;
+    this.cluster = cluster;
     this.server = server;
     this.chain = chain;
     this.client = client;
@@ -79,14 +85,31 @@ public final class Gateway implements AutoCloseable {
         ? new Breakers(policy.breaker().config(), ticker, Gateway::logTransition, aliases.configuredTargets())
         : Breakers.disabled(ticker);
     RetryBudget budget = new RetryBudget(policy.retryBudget().max(), policy.retryBudget().ratio());
+    Budget chainBudget = budget;
     TargetStats stats = new TargetStats(aliases.configuredTargets(), ticker);
     TierBoard tiers = new TierBoard(config, ticker, clock.sleeper(), clock.wall(), clock.scheduler());
+    Cluster cluster = config.cluster().enabled()
+        ? new Cluster(config.cluster(), ticker, config.tiers().evaluateEvery().multipliedBy(3))
+        : null;
+    if (cluster != null) { // replicas share breakers, cooldowns, the retry budget and tiers (docs/production.md)
+      if (policy.breaker().enabled()) {
+        breakers.shareThrough(cluster.gates(policy.attemptTimeout()));
+      }
+      SharedRetryBudget shared = cluster.budget("retry", policy.retryBudget().max(), policy.retryBudget().ratio());
+      chainBudget = shared;
+      budget = shared.local();
+      tiers.cooldowns().shareThrough(cluster.cooldownSharing());
+      tiers.shareThrough(cluster.tiers());
+    }
     StreamStats streamStats = new StreamStats(ticker);
     ResponseCache cache = new ResponseCache(
         new ResponseCache.Config(config.cache().maxBytes(), config.cache().maxStaleness()), ticker);
     Metrics metrics = new Metrics(aliases.configuredTargets(), breakers, stats, budget, tiers, streamStats, cache);
+    if (cluster != null) {
+      cluster.link().bindTo(metrics.registry());
+    }
     ChainPolicy chainPolicy = new ChainPolicy(policy.retry().policy(), policy.attemptTimeout(), policy.minAttemptTime());
-    FallbackChain chain = new FallbackChain(chainPolicy, breakers, budget,
+    FallbackChain chain = new FallbackChain(chainPolicy, breakers, chainBudget,
         CallObserver.both(stats, CallObserver.both(tiers, metrics)), ticker, clock.sleeper(), clock.random());
     Duration connectTimeout = config.upstreams().values().stream()
         .map(GatewayConfig.Upstream::connectTimeout).max(Duration::compareTo).orElse(Duration.ofSeconds(5));
@@ -105,7 +128,8 @@ public final class Gateway implements AutoCloseable {
     RequestIds ids = new RequestIds();
     MessagesHandler messages = MessagesHandler.create(new MessagesHandler.Parts(config, aliases, ids, chain, streams,
         upstreams, tiers, cache, semantic, clock.random(), metrics, work.outage()));
-    HealthReport health = new HealthReport(aliases.configuredTargets(), breakers, stats, budget, streamStats, tiers);
+    HealthReport health = new HealthReport(aliases.configuredTargets(), breakers, stats, budget, streamStats, tiers,
+        cluster == null ? Cluster::off : cluster::status);
     AdminHandler admin = new AdminHandler(config.admin().token(), tiers);
     Server server = VirtualThreadServer.create(config.server().host(), config.server().port(),
         config.server().idleTimeout(), "levee-gateway", new HttpDispatcher(ids, messages, health, admin, metrics,
@@ -115,10 +139,13 @@ public final class Gateway implements AutoCloseable {
       server.start();
     } catch (Exception e) {
       work.close();
+      if (cluster != null) {
+        cluster.close();
+      }
       throw e;
     }
     LOG.info("Levee gateway listening on http://{}:{}", config.server().host(), VirtualThreadServer.port(server));
-    return new Gateway(server, chain, client, tiers, work);
+    return new Gateway(server, chain, client, tiers, work, cluster);
   }
 
   /** The port the gateway listens on. */
@@ -150,6 +177,11 @@ public final class Gateway implements AutoCloseable {
   }
 
 
+  /** The shared state of this replica's cluster, or empty when {@code cluster:} is not configured. */
+  public java.util.Optional<Cluster> cluster() {
+    return java.util.Optional.ofNullable(cluster);
+  }
+
   private static void logTransition(Transition t) {
     LOG.warn("circuit {} {} -> {}: {}", t.breaker(), t.from(), t.to(), t.reason());
   }
@@ -165,5 +197,8 @@ public final class Gateway implements AutoCloseable {
     work.close();
     tiers.close();
     client.close();
+    if (cluster != null) {
+      cluster.close();
+    }
   }
 }

@@ -23,7 +23,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Thread-safe without locks: the token count lives in one atomic word updated by
  * compare-and-set.
  */
-public final class RetryBudget {
+public final class RetryBudget implements Budget {
 
   /** The default capacity and initial fill: 500 tokens. */
   public static final double DEFAULT_MAX = 500;
@@ -53,6 +53,7 @@ public final class RetryBudget {
   }
 
   /** Records a successful call: adds {@code ratio} tokens, capped at {@code max}. */
+  @Override
   public void onSuccess() {
     if (ratio == 0) {
       return;
@@ -70,6 +71,7 @@ public final class RetryBudget {
   }
 
   /** Spends one token for a retry; returns false (and spends nothing) when fewer than one remain. */
+  @Override
   public boolean tryAcquire() {
     long bits;
     do {
@@ -86,6 +88,7 @@ public final class RetryBudget {
   }
 
   /** Tokens left. */
+  @Override
   public double remaining() {
     return Double.longBitsToDouble(tokenBits.get());
   }

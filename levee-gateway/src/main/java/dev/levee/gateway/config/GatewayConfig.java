@@ -13,6 +13,7 @@ import dev.levee.core.retry.RetryPolicy;
 import dev.levee.core.slo.SloTracker;
 import dev.levee.core.tier.TierControllerConfig;
 import dev.levee.gateway.cache.ResponseCache;
+import dev.levee.gateway.cluster.ClusterConfig;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -28,11 +29,13 @@ import java.util.Map;
  * @param models aliases a client may send as {@code model}, each with its fallback chain
  * @param policy retries, breaker, budget, deadline and stream limits
  * @param queue the job store and workers (jobs, Message Batches, idempotency keys)
+ * @param cluster where replicas share breakers, cooldowns, retry budgets and tiers (Redis);
+ *     absent means {@link ClusterConfig#OFF}: a single process needs nothing
  */
 public record GatewayConfig(
     Server server, Map<String, Upstream> upstreams, Map<String, Alias> models, Policy policy,
     Map<String, Feature> features, Tiers tiers, Cache cache, Admin admin,
-    dev.levee.gateway.jobs.QueueConfig queue) {
+    dev.levee.gateway.jobs.QueueConfig queue, ClusterConfig cluster) {
 
   public GatewayConfig {
     server = server == null ? new Server(null, null, null, null, null, null, null, null, null, null, null) : server;
@@ -44,6 +47,7 @@ public record GatewayConfig(
     cache = cache == null ? new Cache(null, null) : cache;
     admin = admin == null ? new Admin(null) : admin;
     queue = queue == null ? dev.levee.gateway.jobs.QueueConfig.defaults() : queue;
+    cluster = cluster == null ? ClusterConfig.OFF : cluster;
   }
 
   /** This config listening on another port. */
@@ -51,7 +55,12 @@ public record GatewayConfig(
     return new GatewayConfig(new Server(server.host(), port, server.maxBody(), server.idleTimeout(),
         server.maxConnections(), server.acceptQueue(), server.headerTimeout(), server.minBodyRate(),
         server.maxConcurrent(), server.maxConcurrentPerTenant(), server.shutdownGrace()),
-        upstreams, models, policy, features, tiers, cache, admin, queue);
+        upstreams, models, policy, features, tiers, cache, admin, queue, cluster);
+  }
+
+  /** This config sharing state through {@code cluster} (tests start several replicas in one JVM). */
+  public GatewayConfig withCluster(ClusterConfig cluster) {
+    return new GatewayConfig(server, upstreams, models, policy, features, tiers, cache, admin, queue, cluster);
   }
 
   /** The feature named {@code name}, or the {@code default} feature (configured or implicit). */

@@ -7,6 +7,9 @@ import dev.levee.gateway.tier.TierBoard;
 import dev.levee.core.breaker.CircuitBreaker;
 import dev.levee.core.breaker.CircuitState;
 import dev.levee.core.budget.RetryBudget;
+import dev.levee.gateway.cluster.Cluster;
+import dev.levee.gateway.cluster.ClusterStatus;
+import java.util.function.Supplier;
 import dev.levee.core.chain.Breakers;
 import dev.levee.core.chain.Target;
 import dev.levee.core.sli.SliSnapshot;
@@ -36,9 +39,17 @@ public final class HealthReport {
   private final RetryBudget budget;
   private final StreamStats streams;
   private final TierBoard tiers;
+  private final Supplier<ClusterStatus> cluster;
 
   public HealthReport(Set<Target> configured, Breakers breakers, TargetStats stats, RetryBudget budget,
       StreamStats streams, TierBoard tiers) {
+    this(configured, breakers, stats, budget, streams, tiers, Cluster::off);
+  }
+
+  /** @param cluster whether this replica shares its state (SHARED/LOCAL/OFF, docs/production.md) */
+  public HealthReport(Set<Target> configured, Breakers breakers, TargetStats stats, RetryBudget budget,
+      StreamStats streams, TierBoard tiers, Supplier<ClusterStatus> cluster) {
+    this.cluster = cluster;
     this.tiers = tiers;
     this.configured = configured;
     this.breakers = breakers;
@@ -95,7 +106,14 @@ public final class HealthReport {
     stream.put("ttft_p95_ms", s.ttftP95Millis());
     stream.put("duplicate_event_rate", round(s.duplicateRate()));
     root.set("tiers", tiers.status());
-    root.set("target_health", tiers.targetStatus()); // issue 10 (tiers): per-target calls and rate-limit cooldowns
+    root.set("target_health", tiers.targetStatus());
+    ClusterStatus c = cluster.get();
+    ObjectNode shared = root.putObject("cluster");
+    shared.put("mode", c.mode().name());
+    shared.put("redis", c.redis());
+    shared.put("reason", c.reason());
+    shared.put("switches", c.switches());
+    shared.put("local_answers", c.localAnswers()); // issue 10 (tiers): per-target calls and rate-limit cooldowns
     return new Report(root, verdict);
   }
 

@@ -149,6 +149,11 @@ public final class Metrics implements CallObserver {
     };
   }
 
+  /** The registry behind {@link #scrape()}, for meters of other parts (the cluster link). */
+  public io.micrometer.core.instrument.MeterRegistry registry() {
+    return registry;
+  }
+
   /** The Prometheus text exposition. */
   public String scrape() {
     return registry.scrape();
