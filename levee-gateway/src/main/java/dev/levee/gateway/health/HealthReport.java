@@ -5,6 +5,7 @@ import dev.levee.anthropic.Json;
 import dev.levee.anthropic.stream.StreamStats;
 import dev.levee.gateway.tier.TierBoard;
 import dev.levee.core.breaker.CircuitBreaker;
+import dev.levee.core.breaker.Gate;
 import dev.levee.core.breaker.CircuitState;
 import dev.levee.core.budget.RetryBudget;
 import dev.levee.gateway.cluster.Cluster;
@@ -71,9 +72,14 @@ public final class HealthReport {
     List<CircuitState> states = new ArrayList<>();
     boolean lowSuccess = false;
     Map<Target, CircuitBreaker> circuits = breakers.circuits();
+    boolean shared = cluster.get().mode() != ClusterStatus.Mode.OFF;
     for (Target target : targets(circuits.keySet())) {
       CircuitBreaker breaker = circuits.get(target);
       CircuitBreaker.Snapshot circuit = (breaker != null ? breaker : breakers.of(target)).snapshot();
+      if (shared && configured.contains(target)) { // the cluster's circuit, not only this replica's
+        Gate gate = breakers.gate(target);
+        circuit = new CircuitBreaker.Snapshot(gate.state(), gate.openRemaining(), circuit.recentFailures());
+      }
       SliSnapshot window = stats.snapshot(target);
       states.add(circuit.state());
       lowSuccess |= window.total() >= MIN_CALLS_FOR_RATE && window.successRate() < DEGRADED_BELOW;
@@ -108,12 +114,12 @@ public final class HealthReport {
     root.set("tiers", tiers.status());
     root.set("target_health", tiers.targetStatus());
     ClusterStatus c = cluster.get();
-    ObjectNode shared = root.putObject("cluster");
-    shared.put("mode", c.mode().name());
-    shared.put("redis", c.redis());
-    shared.put("reason", c.reason());
-    shared.put("switches", c.switches());
-    shared.put("local_answers", c.localAnswers()); // issue 10 (tiers): per-target calls and rate-limit cooldowns
+    ObjectNode clusterNode = root.putObject("cluster");
+    clusterNode.put("mode", c.mode().name());
+    clusterNode.put("redis", c.redis());
+    clusterNode.put("reason", c.reason());
+    clusterNode.put("switches", c.switches());
+    clusterNode.put("local_answers", c.localAnswers()); // issue 10 (tiers): per-target calls and rate-limit cooldowns
     return new Report(root, verdict);
   }
 

@@ -70,8 +70,11 @@ class ClusterGatewaysTest {
       assertThat(answer.statusCode()).as("%s %s", answer.headers().map(), answer.body()).isEqualTo(200);
     }
     assertThat(primaryCalls()).isEqualTo(5);
-    for (Gateway g : replicas) {
-      assertThat(g.chain().breakers().gate(primary()).state()).isEqualTo(CircuitState.OPEN);
+    for (int i = 0; i < 3; i++) {
+      assertThat(replicas.get(i).chain().breakers().gate(primary()).state()).isEqualTo(CircuitState.OPEN);
+      JsonNode health = Json.MAPPER.readTree(get(i, "/health").body());
+      assertThat(health.at("/targets/emu~1emu-529/circuit").asText()).as("/health shows the cluster's circuit")
+          .isEqualTo("OPEN");
     }
     for (int i = 0; i < 12; i++) { // open everywhere: answered by the fallback, the primary left alone
       assertThat(send(i, "smart").statusCode()).isEqualTo(200);
