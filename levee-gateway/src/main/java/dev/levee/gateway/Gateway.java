@@ -104,6 +104,9 @@ public final class Gateway implements AutoCloseable {
     StreamStats streamStats = new StreamStats(ticker);
     ResponseCache cache = new ResponseCache(
         new ResponseCache.Config(config.cache().maxBytes(), config.cache().maxStaleness()), ticker);
+    if (cluster != null && config.cache().shared()) {
+      cache.shareThrough(cluster.responseCache(config.cache().maxStaleness()));
+    }
     Metrics metrics = new Metrics(aliases.configuredTargets(), breakers, stats, budget, tiers, streamStats, cache);
     if (cluster != null) {
       cluster.link().bindTo(metrics.registry());

@@ -44,10 +44,13 @@ public record GatewayConfig(
     policy = policy == null ? new Policy(null, null, null, null, null, null, null) : policy;
     features = features == null ? Map.of() : features;
     tiers = tiers == null ? new Tiers(null, null, null, null, null, null) : tiers;
-    cache = cache == null ? new Cache(null, null) : cache;
+    cache = cache == null ? new Cache(null, null, null) : cache;
     admin = admin == null ? new Admin(null) : admin;
     queue = queue == null ? dev.levee.gateway.jobs.QueueConfig.defaults() : queue;
     cluster = cluster == null ? ClusterConfig.OFF : cluster;
+    if (cache.shared() && !cluster.enabled()) {
+      throw new IllegalArgumentException("cache.store: redis needs a cluster: section with cluster.redis");
+    }
   }
 
   /** This config listening on another port. */
@@ -105,11 +108,23 @@ public record GatewayConfig(
    * @param maxBytes memory for cached answers (default 64 MiB)
    * @param maxStaleness how long past its TTL an answer may still be served when every target
    *     failed (default 24 h)
+   * @param store {@code local} (default) or {@code redis}: answers also shared by the replicas of
+   *     the {@code cluster:} (docs/production.md)
    */
-  public record Cache(@JsonDeserialize(using = Deserializers.Size.class) Long maxBytes, Duration maxStaleness) {
+  public record Cache(@JsonDeserialize(using = Deserializers.Size.class) Long maxBytes, Duration maxStaleness,
+      String store) {
     public Cache {
       maxBytes = maxBytes == null ? ResponseCache.Config.DEFAULT.maxBytes() : maxBytes;
       maxStaleness = maxStaleness == null ? ResponseCache.Config.DEFAULT.maxStaleness() : maxStaleness;
+      store = store == null ? "local" : store;
+      if (!store.equals("local") && !store.equals("redis")) {
+        throw new IllegalArgumentException("store must be local or redis, was '" + store + "'");
+      }
+    }
+
+    /** Whether answers are also shared with the other replicas ({@code store: redis}, needs {@code cluster:}). */
+    public boolean shared() {
+      return store.equals("redis");
     }
   }
 

@@ -151,14 +151,39 @@ class ClusterGatewaysTest {
     assertThat(get(2, "/metrics").body()).contains("levee_cluster_shared");
   }
 
+  @Test
+  void withTheSharedCacheAnAnswerStoredOnOneReplicaServesT2OnAnother() throws Exception {
+    start("""
+        models:
+          smart: { chain: [emu/emu-ok] }
+        features:
+          chat: { priority: standard }
+        cache: { store: redis }
+        """);
+    assertThat(send(0, "smart", Map.of("x-levee-feature", "chat")).statusCode()).isEqualTo(200); // stored on replica 0
+    replicas.get(0).tiers().force("chat", Tier.T2, Duration.ofMinutes(10));
+
+    HttpResponse<String> fromCache = null;
+    for (int attempt = 0; attempt < 200 && fromCache == null; attempt++) { // the write-behind lands within ms
+      HttpResponse<String> answer = send(0, "smart", Map.of("x-levee-feature", "chat"), replicas.get(1));
+      if (answer.headers().firstValue("x-levee-cache").orElse("").equals("hit")) {
+        fromCache = answer;
+      }
+    }
+
+    assertThat(fromCache).as("replica 1 served replica 0's answer from the shared cache").isNotNull();
+    assertThat(fromCache.headers().firstValue("x-levee-tier")).hasValue("T2");
+  }
+
   // ---- harness ----
 
   private void start(String yaml) throws Exception {
     emulator = Emulator.start(EmulatorOptions.defaults());
     String full = "server: { port: 0 }\nupstreams:\n  emu:\n    url: ${EMU}\n" + yaml
-        + "queue: { folder: " + Files.createTempDirectory("levee-queue") + " }\n";
-    GatewayConfig config = new ConfigLoader(Map.of("EMU", emulator.baseUrl())::get).parse(full, "cluster.yaml")
-        .withCluster(redis.config);
+        + "queue: { folder: " + Files.createTempDirectory("levee-queue") + " }\n"
+        + "cluster: { redis: \"" + RedisFixture.REDIS + "\", name: " + redis.config.name()
+        + ", command-timeout: 500ms }\n"; // generous: two shared CPU cores
+    GatewayConfig config = new ConfigLoader(Map.of("EMU", emulator.baseUrl())::get).parse(full, "cluster.yaml");
     for (int i = 0; i < 3; i++) {
       Gateway gateway = Gateway.start(config);
       replicas.add(gateway);
@@ -180,7 +205,13 @@ class ClusterGatewaysTest {
 
   /** A Messages request to replica {@code n % 3} (round robin). */
   private HttpResponse<String> send(int n, String model, Map<String, String> headers) throws Exception {
-    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(replicas.get(n % 3).baseUrl() + "/v1/messages"))
+    return send(n, model, headers, replicas.get(n % 3));
+  }
+
+  /** Request {@code n} (its prompt) to {@code replica}. */
+  private HttpResponse<String> send(int n, String model, Map<String, String> headers, Gateway replica)
+      throws Exception {
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(replica.baseUrl() + "/v1/messages"))
         .timeout(Duration.ofSeconds(20))
         .header("content-type", "application/json")
         .header("x-api-key", "sk-test-client-key")
