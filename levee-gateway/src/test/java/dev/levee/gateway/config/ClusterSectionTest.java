@@ -64,6 +64,18 @@ class ClusterSectionTest {
   }
 
   @Test
+  void aSharedCacheNeedsACluster() throws Exception {
+    assertThat(parse("cluster: { redis: redis://127.0.0.1:6379 }\ncache: { store: redis }\n").cache().shared()).isTrue();
+    assertThat(parse("").cache().shared()).isFalse();
+    assertThatThrownBy(() -> parse("cache: { store: redis }\n"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("cluster");
+    assertThatThrownBy(() -> parse("cache: { store: memcached }\n"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("local or redis");
+  }
+
+  @Test
   void aPasswordInTheUriIsNeverPrinted() throws Exception {
     GatewayConfig config = parse("cluster: { redis: \"redis://:s3cret@127.0.0.1:6379\" }\n");
 
