@@ -138,7 +138,7 @@ final class AdminHandler {
     }
     String tier = body.path("tier").asText("").toUpperCase(Locale.ROOT);
     if (tier.equals("AUTO")) {
-      tiers.controller(feature).clearForce();
+      tiers.clearForce(feature);
       return null;
     }
     if (!tier.matches("T[0-3]")) {
@@ -157,7 +157,7 @@ final class AdminHandler {
     if (!duration.isPositive() || duration.compareTo(MAX_FORCE) > 0) {
       return "for must be more than 0 and at most 24h (a lasting change belongs in the config), was " + forText.asText("10m");
     }
-    tiers.controller(feature).force(Tier.valueOf(tier), duration);
+    tiers.force(feature, Tier.valueOf(tier), duration);
     return null;
   }
 

@@ -9,6 +9,7 @@ import dev.levee.anthropic.upstream.UpstreamClient;
 import dev.levee.anthropic.upstream.Upstreams;
 import dev.levee.anthropic.upstream.Watchdog;
 import dev.levee.core.breaker.Transition;
+import dev.levee.core.budget.Budget;
 import dev.levee.core.budget.RetryBudget;
 import dev.levee.core.chain.Breakers;
 import dev.levee.core.chain.CallObserver;
@@ -21,6 +22,8 @@ import dev.levee.core.time.Ticker;
 import dev.levee.gateway.cache.MiniLmEmbedder;
 import dev.levee.gateway.cache.ResponseCache;
 import dev.levee.gateway.cache.SemanticCache;
+import dev.levee.gateway.cluster.Cluster;
+import dev.levee.gateway.cluster.SharedRetryBudget;
 import dev.levee.gateway.config.Feature;
 import dev.levee.gateway.config.GatewayConfig;
 import dev.levee.gateway.health.HealthReport;
@@ -61,11 +64,13 @@ public final class Gateway implements AutoCloseable {
   private final Metrics metrics;
   private final Readiness readiness;
   private final Tracing tracing;
+  private final Cluster cluster; // null when cluster: is not configured
 
   private Gateway(Server server, FallbackChain chain, UpstreamClient client, TierBoard tiers, QueuedWork work,
-      Metrics metrics, Readiness readiness, Tracing tracing) {
+      Metrics metrics, Readiness readiness, Tracing tracing, Cluster cluster) {
     this.work = work;
     this.tracing = tracing;
+    this.cluster = cluster;
     this.server = server;
     this.chain = chain;
     this.client = client;
@@ -105,16 +110,36 @@ public final class Gateway implements AutoCloseable {
           }, aliases.configuredTargets())
         : Breakers.disabled(ticker);
     RetryBudget budget = new RetryBudget(policy.retryBudget().max(), policy.retryBudget().ratio());
+    Budget chainBudget = budget;
     TargetStats stats = new TargetStats(aliases.configuredTargets(), ticker);
     TierBoard tiers = new TierBoard(config, ticker, clock.sleeper(), clock.wall(), clock.scheduler());
+    Cluster cluster = config.cluster().enabled()
+        ? new Cluster(config.cluster(), ticker, config.tiers().evaluateEvery().multipliedBy(3))
+        : null;
+    if (cluster != null) { // replicas share breakers, cooldowns, the retry budget and tiers (docs/production.md)
+      if (policy.breaker().enabled()) {
+        breakers.shareThrough(cluster.gates(policy.attemptTimeout()));
+      }
+      SharedRetryBudget shared = cluster.budget("retry", policy.retryBudget().max(), policy.retryBudget().ratio());
+      chainBudget = shared;
+      budget = shared.local();
+      tiers.cooldowns().shareThrough(cluster.cooldownSharing());
+      tiers.shareThrough(cluster.tiers());
+    }
     StreamStats streamStats = new StreamStats(ticker);
     ResponseCache cache = new ResponseCache(
         new ResponseCache.Config(config.cache().maxBytes(), config.cache().maxStaleness()), ticker);
+    if (cluster != null && config.cache().shared()) {
+      cache.shareThrough(cluster.responseCache(config.cache().maxStaleness()));
+    }
     metrics.watch(breakers, stats, budget, tiers, streamStats, cache, readiness);
+    if (cluster != null) {
+      cluster.link().bindTo(metrics.registry());
+    }
     ScoreRouting routing = new ScoreRouting(config.routing(), ticker, clock.wall(), clock.sleeper(),
         Circuits.of(breakers), tiers.cooldowns()::cooling, metrics::routed);
     ChainPolicy chainPolicy = new ChainPolicy(policy.retry().policy(), policy.attemptTimeout(), policy.minAttemptTime());
-    FallbackChain chain = new FallbackChain(chainPolicy, breakers, budget,
+    FallbackChain chain = new FallbackChain(chainPolicy, breakers, chainBudget,
         CallObserver.both(stats, CallObserver.both(tiers, CallObserver.both(metrics, routing.observer()))), ticker,
         clock.sleeper(), clock.random())
         .withHedging(clock.scheduler(), hedge -> Thread.ofVirtual().name("levee-hedge").start(hedge));
@@ -138,7 +163,7 @@ public final class Gateway implements AutoCloseable {
     work.startWorkers(messages::runJob, messages::inFlight); // queued work runs through the same seven stages
     work.bindMetrics(metrics.registry(), config, clock.wall());
     HealthReport health = new HealthReport(aliases.configuredTargets(), breakers, stats, budget, streamStats, tiers,
-        routing.statistics(), metrics.cost());
+        routing.statistics(), metrics.cost(), cluster == null ? Cluster::off : cluster::status);
     AdminHandler admin = new AdminHandler(config.admin().token(), tiers, aliases, routing);
     Server server = VirtualThreadServer.create(config.server().host(), config.server().port(),
         config.server().idleTimeout(), "levee-gateway", new HttpDispatcher(ids, messages, health, admin, metrics,
@@ -149,11 +174,14 @@ public final class Gateway implements AutoCloseable {
       server.start();
     } catch (Exception e) {
       work.close();
+      if (cluster != null) {
+        cluster.close();
+      }
       throw e;
     }
     readiness.ready();
     LOG.info("Levee gateway listening on http://{}:{}", config.server().host(), VirtualThreadServer.port(server));
-    return new Gateway(server, chain, client, tiers, work, metrics, readiness, tracing);
+    return new Gateway(server, chain, client, tiers, work, metrics, readiness, tracing, cluster);
   }
 
   /** The port the gateway listens on. */
@@ -190,6 +218,11 @@ public final class Gateway implements AutoCloseable {
   }
 
 
+  /** The shared state of this replica's cluster, or empty when {@code cluster:} is not configured. */
+  public java.util.Optional<Cluster> cluster() {
+    return java.util.Optional.ofNullable(cluster);
+  }
+
   private static void logTransition(Transition t) {
     LOG.warn("circuit {} {} -> {}: {}", t.breaker(), t.from(), t.to(), t.reason());
   }
@@ -208,5 +241,8 @@ public final class Gateway implements AutoCloseable {
     client.close();
     metrics.close();
     tracing.close();
+    if (cluster != null) {
+      cluster.close();
+    }
   }
 }

@@ -28,7 +28,7 @@ import java.util.function.Consumer;
  * (never a global one). Listeners are called after the lock is released, on the thread that
  * caused the transition.
  */
-public final class CircuitBreaker {
+public final class CircuitBreaker implements Gate {
 
   /** The answer of {@link #tryAcquire()}. */
   public sealed interface Verdict permits Admitted, Rejected {}
@@ -100,11 +100,13 @@ public final class CircuitBreaker {
    * The current state. An OPEN circuit whose open period has passed still reports OPEN until
    * the next {@link #tryAcquire()} admits its first trial.
    */
+  @Override
   public CircuitState state() {
     return state;
   }
 
   /** Asks to make one call. Never blocks. */
+  @Override
   public Verdict tryAcquire() {
     if (state == CircuitState.CLOSED) {
       return new Admitted(new Permit(this, generation, false));
@@ -135,6 +137,12 @@ public final class CircuitBreaker {
   }
 
   /** State, open time left and failures currently inside the window. */
+  /** Time left until a trial may be admitted; zero unless OPEN. */
+  @Override
+  public Duration openRemaining() {
+    return snapshot().openRemaining();
+  }
+
   public Snapshot snapshot() {
     synchronized (lock) {
       long now = ticker.nanos();

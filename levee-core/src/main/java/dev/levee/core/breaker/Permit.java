@@ -1,6 +1,8 @@
 package dev.levee.core.breaker;
 
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 
 /**
  * The right to make one call through a {@link CircuitBreaker}; settle it exactly once with
@@ -14,17 +16,41 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class Permit {
 
-  enum Outcome { SUCCESS, FAILURE, CANCELLED }
+  /** How a call ended, for an {@link #external} permit's settler. */
+  public enum Outcome { SUCCESS, FAILURE, CANCELLED }
 
-  private final CircuitBreaker breaker;
+  private final CircuitBreaker breaker; // null for an external permit
+  private final String name;
+  private final Consumer<Outcome> settler; // null for a local permit
   private final long generation;
   private final boolean trial;
   private final AtomicBoolean settled = new AtomicBoolean();
 
   Permit(CircuitBreaker breaker, long generation, boolean trial) {
     this.breaker = breaker;
+    this.name = breaker.name();
+    this.settler = null;
     this.generation = generation;
     this.trial = trial;
+  }
+
+  private Permit(String name, boolean trial, Consumer<Outcome> settler) {
+    this.breaker = null;
+    this.name = name;
+    this.settler = settler;
+    this.generation = -1;
+    this.trial = trial;
+  }
+
+  /**
+   * A permit of a breaker kept elsewhere (e.g. shared by gateway replicas): settling it calls
+   * {@code settler} once with the outcome.
+   *
+   * @param name the breaker's name, for errors
+   * @param trial whether the call is a HALF_OPEN trial
+   */
+  public static Permit external(String name, boolean trial, Consumer<Outcome> settler) {
+    return new Permit(Objects.requireNonNull(name, "name"), trial, Objects.requireNonNull(settler, "settler"));
   }
 
   /** Whether this call is a HALF_OPEN trial. */
@@ -58,8 +84,12 @@ public final class Permit {
 
   private void settle(Outcome outcome) {
     if (!settled.compareAndSet(false, true)) {
-      throw new IllegalStateException("permit of " + breaker.name() + " settled twice (now " + outcome + ")");
+      throw new IllegalStateException("permit of " + name + " settled twice (now " + outcome + ")");
     }
-    breaker.settle(this, outcome);
+    if (breaker != null) {
+      breaker.settle(this, outcome);
+    } else {
+      settler.accept(outcome);
+    }
   }
 }

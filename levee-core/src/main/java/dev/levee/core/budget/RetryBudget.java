@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>Thread-safe without locks: the token count lives in one atomic word updated by
  * compare-and-set.
  */
-public final class RetryBudget {
+public final class RetryBudget implements Budget {
 
   /** The default capacity and initial fill: 500 tokens. */
   public static final double DEFAULT_MAX = 500;
@@ -55,6 +55,7 @@ public final class RetryBudget {
   }
 
   /** Records a successful call: adds {@code ratio} tokens, capped at {@code max}. */
+  @Override
   public void onSuccess() {
     if (ratio == 0) {
       return;
@@ -72,6 +73,7 @@ public final class RetryBudget {
   }
 
   /** Spends one token for a retry; returns false (and spends nothing) when fewer than one remain. */
+  @Override
   public boolean tryAcquire() {
     long bits;
     do {
@@ -94,6 +96,7 @@ public final class RetryBudget {
   }
 
   /** Tokens left. */
+  @Override
   public double remaining() {
     return Double.longBitsToDouble(tokenBits.get());
   }

@@ -3,6 +3,7 @@ package dev.levee.core.chain;
 import dev.levee.core.bound.BoundedTable;
 import dev.levee.core.breaker.CircuitBreaker;
 import dev.levee.core.breaker.CircuitBreakerConfig;
+import dev.levee.core.breaker.Gate;
 import dev.levee.core.breaker.Transition;
 import dev.levee.core.time.Ticker;
 import java.time.Duration;
@@ -12,6 +13,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.BiFunction;
 import java.util.function.Consumer;
 
 /**
@@ -35,6 +37,7 @@ public final class Breakers {
 
   private final BoundedTable<Target, CircuitBreaker> byTarget;
   private final Duration idleFor;
+  private volatile BiFunction<Target, CircuitBreaker, Gate> shared; // null: each target's own breaker decides
 
   /**
    * Breakers without pinned targets.
@@ -78,6 +81,26 @@ public final class Breakers {
   /** The breaker of {@code target}, created CLOSED on first use (and again after eviction). */
   public CircuitBreaker of(Target target) {
     return byTarget.get(target);
+  }
+
+  /**
+   * What the fallback chain asks before a call to {@code target}: its breaker, or, once {@link
+   * #shareThrough} was called, the gate that function returns for it.
+   */
+  public Gate gate(Target target) {
+    CircuitBreaker local = of(target);
+    BiFunction<Target, CircuitBreaker, Gate> gates = shared;
+    return gates == null ? local : gates.apply(target, local);
+  }
+
+  /**
+   * Lets {@code gates} answer for every target from now on, e.g. a breaker shared by several
+   * gateway replicas; it receives the target's local breaker (kept for reports and as the fallback
+   * while the shared state is unreachable) and should return the same gate for the same target.
+   * Call once, at start-up.
+   */
+  public void shareThrough(BiFunction<Target, CircuitBreaker, Gate> gates) {
+    this.shared = Objects.requireNonNull(gates, "gates");
   }
 
   /** How long an unused, unconfigured target keeps its breaker. */

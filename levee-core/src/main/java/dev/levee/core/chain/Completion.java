@@ -1,7 +1,7 @@
 package dev.levee.core.chain;
 
 import dev.levee.core.breaker.Permit;
-import dev.levee.core.budget.RetryBudget;
+import dev.levee.core.budget.Budget;
 import dev.levee.core.retry.Failure;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -19,12 +19,12 @@ public final class Completion {
 
   private final Target target;
   private final Permit permit;
-  private final RetryBudget budget;
+  private final Budget budget;
   private final CallObserver observer;
   private final Duration latency;
   private final AtomicBoolean done = new AtomicBoolean();
 
-  Completion(Target target, Permit permit, RetryBudget budget, CallObserver observer, Duration latency) {
+  Completion(Target target, Permit permit, Budget budget, CallObserver observer, Duration latency) {
     this.target = target;
     this.permit = permit;
     this.budget = budget;

@@ -1,8 +1,10 @@
 package dev.levee.core.chain;
 
 import dev.levee.core.breaker.CircuitBreaker;
+import dev.levee.core.breaker.Gate;
 import dev.levee.core.breaker.CircuitState;
 import dev.levee.core.breaker.Permit;
+import dev.levee.core.budget.Budget;
 import dev.levee.core.budget.RetryBudget;
 import dev.levee.core.chain.AttemptRecord.Step;
 import dev.levee.core.chain.ChainResult.TargetReport;
@@ -59,7 +61,7 @@ public final class FallbackChain {
 
   private final ChainPolicy policy;
   private final Breakers breakers;
-  private final RetryBudget budget;
+  private final Budget budget;
   private final CallObserver observer;
   private final Ticker ticker;
   private final Sleeper sleeper;
@@ -70,7 +72,7 @@ public final class FallbackChain {
   public FallbackChain(
       ChainPolicy policy,
       Breakers breakers,
-      RetryBudget budget,
+      Budget budget,
       CallObserver observer,
       Ticker ticker,
       Sleeper sleeper,
@@ -113,7 +115,7 @@ public final class FallbackChain {
     return policy;
   }
 
-  public RetryBudget budget() {
+  public Budget budget() {
     return budget;
   }
 
@@ -175,7 +177,7 @@ public final class FallbackChain {
   private <T> ChainResult<T> runTarget(
       Run<T> run, Target target, Target next, boolean fallback, boolean last, Deadline deadline, Attempt<T> attempt)
       throws InterruptedException {
-    CircuitBreaker breaker = breakers.of(target);
+    Gate breaker = breakers.gate(target);
     Duration waited = Duration.ZERO;
     for (int retry = 0; ; retry++) {
       if (!deadline.fits(Duration.ZERO, policy.minAttemptTime())) {
@@ -268,7 +270,7 @@ public final class FallbackChain {
             return null; // a silent target: hand off to the next one rather than wait on it again
           }
           if (breaker.state() == CircuitState.OPEN) {
-            run.offerRetryAfter(breaker.snapshot().openRemaining());
+            run.offerRetryAfter(breaker.openRemaining());
             return null; // this failure opened the circuit: waiting to retry would only spend the deadline
           }
           Optional<Duration> wait = waitBeforeRetry(failure, retry);

@@ -41,9 +41,28 @@ public final class RateLimitCooldowns implements CallObserver {
 
   private final Ticker ticker;
   private final Map<Target, Long> until = new ConcurrentHashMap<>();
+  private volatile Sharing sharing; // null: this process's cooldowns only
+
+  /**
+   * Cooldowns kept elsewhere too (e.g. shared by gateway replicas through Redis), with the same
+   * max rule. Local cooldowns stay authoritative for this process; a target cools for the longer
+   * of the two.
+   */
+  public interface Sharing {
+    /** Starts or extends {@code target}'s cooldown by {@code stated} (max rule). */
+    void coolFor(Target target, Duration stated);
+
+    /** Time left of {@code target}'s cooldown as the sharing knows it; zero when none. */
+    Duration remaining(Target target);
+  }
 
   public RateLimitCooldowns(Ticker ticker) {
     this.ticker = Objects.requireNonNull(ticker, "ticker");
+  }
+
+  /** Shares every cooldown through {@code sharing} from now on. Call once, at start-up. */
+  public void shareThrough(Sharing sharing) {
+    this.sharing = Objects.requireNonNull(sharing, "sharing");
   }
 
   /**
@@ -63,6 +82,10 @@ public final class RateLimitCooldowns implements CallObserver {
         long end = now + stated.toNanos();
         until.merge(target, end, (a, b) -> a - b >= 0 ? a : b);
       }
+      Sharing shared = sharing;
+      if (shared != null) {
+        shared.coolFor(target, stated);
+      }
     }
     return remaining(target, now);
   }
@@ -73,6 +96,16 @@ public final class RateLimitCooldowns implements CallObserver {
   }
 
   private Duration remaining(Target target, long now) {
+    Duration local = localRemaining(target, now);
+    Sharing shared = sharing;
+    if (shared == null) {
+      return local;
+    }
+    Duration other = shared.remaining(target);
+    return other.compareTo(local) > 0 ? other : local;
+  }
+
+  private Duration localRemaining(Target target, long now) {
     Long end = until.get(target);
     if (end == null) {
       return Duration.ZERO;

@@ -112,9 +112,32 @@ public final class ResponseCache {
     return config;
   }
 
+  /**
+   * A cache shared with other processes (gateway replicas, through Redis: {@code cache.store:
+   * redis}), asked when this one misses and written behind every put.
+   */
+  public interface Shared {
+    /** Fresh, stale or miss, as {@link #lookup}; a miss when the shared store cannot answer. */
+    Lookup lookup(CacheKey key);
+
+    /** Shares a complete answer; false when not shared. */
+    boolean put(CacheKey key, byte[] messageJson, String model, Duration ttl);
+  }
+
+  private volatile Shared shared; // null: this process's cache only
+
+  /**
+   * From now on, a local miss of {@link #lookup} or {@link #lastResort} asks {@code shared} (an
+   * answer found there is kept locally too), and every {@link #put} is also written there, in the
+   * background. Call once, at start-up.
+   */
+  public void shareThrough(Shared shared) {
+    this.shared = Objects.requireNonNull(shared, "shared");
+  }
+
   /** Looks {@code key} up: fresh, stale (expired within max staleness) or miss; counted in {@link #stats()}. */
   public Lookup lookup(CacheKey key) {
-    Lookup found = peek(key);
+    Lookup found = peekShared(key);
     switch (found) {
       case Fresh f -> fresh.increment();
       case Stale s -> stale.increment();
@@ -129,13 +152,29 @@ public final class ResponseCache {
    * and counted as a stale lookup; nothing held counts as a miss.
    */
   public Optional<CachedAnswer> lastResort(CacheKey key) {
-    CachedAnswer answer = switch (peek(key)) {
+    CachedAnswer answer = switch (peekShared(key)) {
       case Fresh f -> f.answer();
       case Stale s -> s.answer();
       case Miss m -> null;
     };
     (answer == null ? misses : stale).increment();
     return Optional.ofNullable(answer);
+  }
+
+  /** This cache, then the shared one on a miss (keeping what it finds). */
+  private Lookup peekShared(CacheKey key) {
+    Lookup found = peek(key);
+    Shared other = shared;
+    if (!(found instanceof Miss) || other == null) {
+      return found;
+    }
+    Lookup remote = other.lookup(key);
+    switch (remote) {
+      case Fresh f -> cache.put(key, f.answer());
+      case Stale st -> cache.put(key, st.answer());
+      case Miss m -> { }
+    }
+    return remote;
   }
 
   /** As {@link #lookup}, without counting: for checking candidates (e.g. of a semantic match). */
@@ -178,6 +217,10 @@ public final class ResponseCache {
     }
     cache.put(key, answer);
     puts.increment();
+    Shared other = shared;
+    if (other != null) { // written behind: the client does not wait on the shared store
+      Thread.ofVirtual().name("levee-cache-share").start(() -> other.put(key, answer.messageJson(), model, ttl));
+    }
     return true;
   }
 

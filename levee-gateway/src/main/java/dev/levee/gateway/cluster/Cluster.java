@@ -1,6 +1,11 @@
 package dev.levee.gateway.cluster;
 
+import dev.levee.core.breaker.CircuitBreaker;
 import dev.levee.core.breaker.CircuitBreakerConfig;
+import dev.levee.core.breaker.Gate;
+import dev.levee.core.chain.Breakers;
+import dev.levee.core.chain.Target;
+import dev.levee.core.cooldown.RateLimitCooldowns;
 import dev.levee.core.time.Ticker;
 import java.time.Duration;
 import java.util.Map;
@@ -9,6 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
 
 /**
  * The soft state this replica shares with the others of its cluster through Redis: breakers and
@@ -69,6 +75,41 @@ public final class Cluster implements AutoCloseable {
   }
 
   /**
+   * The shared breaker of {@code target} around this replica's own breaker {@code local} (which
+   * keeps deciding while Redis is away, and shows on {@code /health}).
+   */
+  public SharedBreaker breaker(String target, CircuitBreaker local, Duration trialLease) {
+    return breakers.computeIfAbsent(target, t -> new SharedBreaker(t, local, link, breakerViews, ticker, trialLease));
+  }
+
+  /**
+   * Gates for the fallback chain ({@link Breakers#shareThrough}): every target's shared breaker
+   * around its local one.
+   *
+   * @param trialLease how long the half-open trial may hold its slot (the attempt timeout)
+   */
+  public BiFunction<Target, CircuitBreaker, Gate> gates(Duration trialLease) {
+    Map<String, Gate> gates = new ConcurrentHashMap<>();
+    return (target, local) -> gates.computeIfAbsent(target.id(),
+        id -> new SharedGate(breaker(id, local, trialLease)));
+  }
+
+  /** The cooldowns as levee-core's {@link RateLimitCooldowns} shares them ({@link RateLimitCooldowns#shareThrough}). */
+  public RateLimitCooldowns.Sharing cooldownSharing() {
+    return new RateLimitCooldowns.Sharing() {
+      @Override
+      public void coolFor(Target target, Duration stated) {
+        cooldowns.coolDown(target.id(), stated);
+      }
+
+      @Override
+      public Duration remaining(Target target) {
+        return cooldowns.remaining(target.id());
+      }
+    };
+  }
+
+  /**
    * The shared retry budget named {@code name} (one per name; the first call's settings win), with a
    * lease of {@code max / 20} whole tokens, at least 1 and at most 5 (a budget under 40 has none).
    */
@@ -99,6 +140,11 @@ public final class Cluster implements AutoCloseable {
    */
   public SharedResponseCache responseCache(Duration maxStaleness) {
     return new SharedResponseCache(link, ticker, maxStaleness, SharedResponseCache.DEFAULT_MAX_ENTRY_BYTES);
+  }
+
+  /** The status of a replica without a {@code cluster:} section: OFF. */
+  public static ClusterStatus off() {
+    return new ClusterStatus(ClusterStatus.Mode.OFF, "", "", 0, 0);
   }
 
   /** SHARED or LOCAL, for {@code /health}; see also {@link RedisLink#bindTo}. */

@@ -88,13 +88,20 @@ public final class SharedBreaker {
    */
   SharedBreaker(String target, CircuitBreakerConfig config, RedisLink link, SharedView<View> views,
       Ticker ticker, Duration trialLease) {
+    this(target, new CircuitBreaker(target, config, ticker), link, views, ticker, trialLease);
+  }
+
+  /** @param local the replica's own breaker of this target (fed every outcome; decides while Redis is away) */
+  SharedBreaker(String target, CircuitBreaker local, RedisLink link, SharedView<View> views,
+      Ticker ticker, Duration trialLease) {
+    CircuitBreakerConfig config = local.config();
     this.target = Objects.requireNonNull(target, "target");
     this.config = Objects.requireNonNull(config, "config");
     this.link = link;
     this.views = views;
     this.ticker = ticker;
     this.trialLease = trialLease;
-    this.local = new CircuitBreaker(target, config, ticker);
+    this.local = local;
     this.viewKey = "breaker:{" + target + "}";
     this.keys = new String[] {link.key(viewKey), link.key("breaker-failures:{" + target + "}")};
     long ttl = 2 * Math.max(config.window().toMillis(), config.openFor().toMillis()) + trialLease.toMillis() + 60_000;
@@ -163,6 +170,16 @@ public final class SharedBreaker {
       case OPEN -> view.nanosLeft(ticker.nanos()) > 0 ? CircuitState.OPEN : CircuitState.HALF_OPEN;
       default -> CircuitState.HALF_OPEN;
     };
+  }
+
+  /** Time until a trial may be admitted as every replica sees it; zero unless OPEN. */
+  public Duration openRemaining() {
+    Optional<View> shared = link.tryShared() ? views.get(viewKey, k -> read()) : Optional.empty();
+    if (shared.isEmpty()) {
+      return local.openRemaining();
+    }
+    View view = shared.get();
+    return view.code() == OPEN ? Duration.ofNanos(Math.max(0, view.nanosLeft(ticker.nanos()))) : Duration.ZERO;
   }
 
   /** The replica's own breaker, used while Redis is away. */

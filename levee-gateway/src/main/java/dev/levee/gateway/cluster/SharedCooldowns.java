@@ -65,12 +65,11 @@ public final class SharedCooldowns {
     }
     long sharedLeft = 0;
     if (link.tryShared()) {
+      // PTTL answers -2 (no key) or -1 (no expiry) for "no cooldown"
       Optional<View> view = views.get(viewKey(target),
-          k -> link.<Long>call(c -> c.pttl(link.key(k))).map(ms -> new View(ms, ticker.nanos())));
-      // PTTL answers -2 (no key) or -1 (no expiry) when nothing cools: that is no time left, however
-      // long the read took (readAt can be later than now)
-      sharedLeft = view.filter(v -> v.millis() > 0)
-          .map(v -> Math.max(0, v.readAt() + v.millis() * 1_000_000 - now)).orElse(0L);
+          k -> link.<Long>call(c -> c.pttl(link.key(k))).map(ms -> new View(Math.max(0, ms), ticker.nanos())));
+      long after = ticker.nanos(); // not `now`: the read itself takes time
+      sharedLeft = view.map(v -> v.millis() == 0 ? 0 : Math.max(0, v.readAt() + v.millis() * 1_000_000 - after)).orElse(0L);
     }
     return Duration.ofNanos(Math.max(localLeft, sharedLeft));
   }

@@ -36,7 +36,7 @@ import java.util.Optional;
  *
  * <p>Ages use Redis's clock, so replicas agree on freshness. Thread-safe.
  */
-public final class SharedResponseCache {
+public final class SharedResponseCache implements ResponseCache.Shared {
 
   /** Default largest answer shared: 1 MiB. */
   public static final int DEFAULT_MAX_ENTRY_BYTES = 1 << 20;
@@ -63,6 +63,7 @@ public final class SharedResponseCache {
   }
 
   /** Fresh, stale or miss, as {@link ResponseCache#lookup}; a miss when Redis is away. */
+  @Override
   public ResponseCache.Lookup lookup(CacheKey key) {
     if (!link.tryShared()) {
       return new ResponseCache.Miss();
@@ -90,6 +91,7 @@ public final class SharedResponseCache {
    * @param ttl how long it stays fresh (positive)
    * @return false when not shared: not a finished message, too large, or Redis away
    */
+  @Override
   public boolean put(CacheKey key, byte[] messageJson, String model, Duration ttl) {
     if (!ttl.isPositive() || messageJson.length > maxEntryBytes || !isFinishedMessage(messageJson) || !link.tryShared()) {
       return false;

@@ -1,5 +1,6 @@
 package dev.levee.gateway.cluster;
 
+import dev.levee.core.budget.Budget;
 import dev.levee.core.budget.RetryBudget;
 import dev.levee.core.time.Ticker;
 import io.lettuce.core.ScriptOutputType;
@@ -32,7 +33,7 @@ import java.util.concurrent.atomic.LongAdder;
  * the cluster as a whole may exceed {@code max} (up to one budget per replica). A bucket missing
  * in Redis (a restart) is full. Thread-safe.
  */
-public final class SharedRetryBudget {
+public final class SharedRetryBudget implements Budget {
 
   /** How long leased tokens may stay unspent before they go back to the shared bucket: 1 s. */
   public static final Duration LEASE_TTL = Duration.ofSeconds(1);
@@ -69,6 +70,7 @@ public final class SharedRetryBudget {
   }
 
   /** Records a successful call; credited to the shared bucket with the next command. */
+  @Override
   public void onSuccess() {
     local.onSuccess();
     if (local.ratio() > 0) {
@@ -77,6 +79,7 @@ public final class SharedRetryBudget {
   }
 
   /** Spends one token for a retry; false (nothing spent) when fewer than one remain. */
+  @Override
   public boolean tryAcquire() {
     if (takeLeased()) {
       local.tryAcquire(); // keep the local bucket in step, whatever it says
@@ -117,8 +120,14 @@ public final class SharedRetryBudget {
   }
 
   /** Tokens left in the shared bucket (leases not counted), or in the local one while Redis is away. */
+  @Override
   public double remaining() {
     return run(0, 0).map(answer -> Double.parseDouble(String.valueOf(answer.get(1)))).orElseGet(local::remaining);
+  }
+
+  /** This replica's own budget (kept in step; decides while Redis is away), for reports. */
+  public RetryBudget local() {
+    return local;
   }
 
   private boolean takeLeased() {

@@ -129,6 +129,18 @@ public final class SharedTiers {
     views.invalidate(viewKey);
   }
 
+  /** The tier {@code feature} is forced to on any replica, if a force lasts. */
+  public Optional<Tier> forced(String feature) {
+    if (link.tryShared()) {
+      Optional<View> view = views.get(viewKey(feature), k -> read(feature));
+      if (view.isPresent()) {
+        return Optional.ofNullable(view.get().forced());
+      }
+    }
+    Forced forced = localForced.get(feature);
+    return forced != null && forced.until() - ticker.nanos() > 0 ? Optional.of(forced.tier()) : Optional.empty();
+  }
+
   /** The tier {@code feature} is served in now: a forced tier, else the decided one (T0 if none). */
   public Tier current(String feature) {
     if (link.tryShared()) {

@@ -15,6 +15,7 @@ import dev.levee.core.tier.TierControllerConfig;
 import dev.levee.gateway.cache.ResponseCache;
 import dev.levee.gateway.route.RouteDefaults;
 import dev.levee.gateway.route.RoutingSettings;
+import dev.levee.gateway.cluster.ClusterConfig;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -32,16 +33,18 @@ import java.util.Map;
  * @param queue the job store and workers (jobs, Message Batches, idempotency keys)
  * @param routing the scoring router's prices, task-fit matrix, half-life and typical latencies,
  *     for aliases with {@code route: score} (issue 13; every key optional)
+ * @param cluster where replicas share breakers, cooldowns, retry budgets and tiers (Redis);
+ *     absent means {@link ClusterConfig#OFF}: a single process needs nothing
  */
 public record GatewayConfig(
     Server server, Map<String, Upstream> upstreams, Map<String, Alias> models, Policy policy,
     Map<String, Feature> features, Tiers tiers, Cache cache, Admin admin,
-    dev.levee.gateway.jobs.QueueConfig queue, RoutingSettings routing) {
+    dev.levee.gateway.jobs.QueueConfig queue, RoutingSettings routing, ClusterConfig cluster) {
 
-  /** A config without {@code queue:} and {@code routing:} sections (their defaults). */
+  /** A config without {@code queue:}, {@code routing:} and {@code cluster:} sections (their defaults). */
   public GatewayConfig(Server server, Map<String, Upstream> upstreams, Map<String, Alias> models, Policy policy,
       Map<String, Feature> features, Tiers tiers, Cache cache, Admin admin) {
-    this(server, upstreams, models, policy, features, tiers, cache, admin, null, null);
+    this(server, upstreams, models, policy, features, tiers, cache, admin, null, null, null);
   }
 
   public GatewayConfig {
@@ -51,10 +54,14 @@ public record GatewayConfig(
     policy = policy == null ? new Policy(null, null, null, null, null, null, null) : policy;
     features = features == null ? Map.of() : features;
     tiers = tiers == null ? new Tiers(null, null, null, null, null, null) : tiers;
-    cache = cache == null ? new Cache(null, null) : cache;
+    cache = cache == null ? new Cache(null, null, null) : cache;
     admin = admin == null ? new Admin(null) : admin;
     queue = queue == null ? dev.levee.gateway.jobs.QueueConfig.defaults() : queue;
     routing = routing == null ? RoutingSettings.DEFAULT : routing;
+    cluster = cluster == null ? ClusterConfig.OFF : cluster;
+    if (cache.shared() && !cluster.enabled()) {
+      throw new IllegalArgumentException("cache.store: redis needs a cluster: section with cluster.redis");
+    }
   }
 
   /** This config listening on another port. */
@@ -62,7 +69,12 @@ public record GatewayConfig(
     return new GatewayConfig(new Server(server.host(), port, server.maxBody(), server.idleTimeout(),
         server.maxConnections(), server.acceptQueue(), server.headerTimeout(), server.minBodyRate(),
         server.maxConcurrent(), server.maxConcurrentPerTenant(), server.shutdownGrace()),
-        upstreams, models, policy, features, tiers, cache, admin, queue, routing);
+        upstreams, models, policy, features, tiers, cache, admin, queue, routing, cluster);
+  }
+
+  /** This config sharing state through {@code cluster} (tests start several replicas in one JVM). */
+  public GatewayConfig withCluster(ClusterConfig cluster) {
+    return new GatewayConfig(server, upstreams, models, policy, features, tiers, cache, admin, queue, routing, cluster);
   }
 
   /** The feature named {@code name}, or the {@code default} feature (configured or implicit). */
@@ -107,11 +119,23 @@ public record GatewayConfig(
    * @param maxBytes memory for cached answers (default 64 MiB)
    * @param maxStaleness how long past its TTL an answer may still be served when every target
    *     failed (default 24 h)
+   * @param store {@code local} (default) or {@code redis}: answers also shared by the replicas of
+   *     the {@code cluster:} (docs/production.md)
    */
-  public record Cache(@JsonDeserialize(using = Deserializers.Size.class) Long maxBytes, Duration maxStaleness) {
+  public record Cache(@JsonDeserialize(using = Deserializers.Size.class) Long maxBytes, Duration maxStaleness,
+      String store) {
     public Cache {
       maxBytes = maxBytes == null ? ResponseCache.Config.DEFAULT.maxBytes() : maxBytes;
       maxStaleness = maxStaleness == null ? ResponseCache.Config.DEFAULT.maxStaleness() : maxStaleness;
+      store = store == null ? "local" : store;
+      if (!store.equals("local") && !store.equals("redis")) {
+        throw new IllegalArgumentException("store must be local or redis, was '" + store + "'");
+      }
+    }
+
+    /** Whether answers are also shared with the other replicas ({@code store: redis}, needs {@code cluster:}). */
+    public boolean shared() {
+      return store.equals("redis");
     }
   }
 

@@ -5,8 +5,12 @@ import dev.levee.anthropic.Json;
 import dev.levee.anthropic.stream.StreamStats;
 import dev.levee.gateway.tier.TierBoard;
 import dev.levee.core.breaker.CircuitBreaker;
+import dev.levee.core.breaker.Gate;
 import dev.levee.core.breaker.CircuitState;
 import dev.levee.core.budget.RetryBudget;
+import dev.levee.gateway.cluster.Cluster;
+import dev.levee.gateway.cluster.ClusterStatus;
+import java.util.function.Supplier;
 import dev.levee.core.chain.Breakers;
 import dev.levee.core.chain.Target;
 import dev.levee.core.route.RouterStatistics;
@@ -44,14 +48,17 @@ public final class HealthReport {
   private final TierBoard tiers;
   private final RouterStatistics router;
   private final CostMeter cost;
+  private final Supplier<ClusterStatus> cluster;
 
   /**
    * @param router the scoring router's statistics, or null to leave its fields out
    * @param cost the spend meter, or null to leave {@code cost} out
    */
   public HealthReport(Set<Target> configured, Breakers breakers, TargetStats stats, RetryBudget budget,
-      StreamStats streams, TierBoard tiers, RouterStatistics router, CostMeter cost) {
+      StreamStats streams, TierBoard tiers, RouterStatistics router, CostMeter cost,
+      Supplier<ClusterStatus> cluster) {
     this.router = router;
+    this.cluster = cluster == null ? Cluster::off : cluster;
     this.tiers = tiers;
     this.cost = cost;
     this.configured = configured;
@@ -74,9 +81,14 @@ public final class HealthReport {
     List<CircuitState> states = new ArrayList<>();
     boolean lowSuccess = false;
     Map<Target, CircuitBreaker> circuits = breakers.circuits();
+    boolean shared = cluster.get().mode() != ClusterStatus.Mode.OFF;
     for (Target target : targets(circuits.keySet())) {
       CircuitBreaker breaker = circuits.get(target);
       CircuitBreaker.Snapshot circuit = (breaker != null ? breaker : breakers.of(target)).snapshot();
+      if (shared && configured.contains(target)) { // the cluster's circuit, not only this replica's
+        Gate gate = breakers.gate(target);
+        circuit = new CircuitBreaker.Snapshot(gate.state(), gate.openRemaining(), circuit.recentFailures());
+      }
       SliSnapshot window = stats.snapshot(target);
       states.add(circuit.state());
       lowSuccess |= window.total() >= MIN_CALLS_FOR_RATE && window.successRate() < DEGRADED_BELOW;
@@ -120,6 +132,13 @@ public final class HealthReport {
     if (cost != null) {
       root.set("cost", cost.lastHour());
     }
+    ClusterStatus c = cluster.get();
+    ObjectNode clusterNode = root.putObject("cluster");
+    clusterNode.put("mode", c.mode().name());
+    clusterNode.put("redis", c.redis());
+    clusterNode.put("reason", c.reason());
+    clusterNode.put("switches", c.switches());
+    clusterNode.put("local_answers", c.localAnswers());
     return new Report(root, verdict);
   }
 

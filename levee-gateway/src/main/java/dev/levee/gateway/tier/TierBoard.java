@@ -23,6 +23,7 @@ import dev.levee.core.tier.TierTransition;
 import dev.levee.core.time.Scheduler;
 import dev.levee.core.time.Sleeper;
 import dev.levee.core.time.Ticker;
+import dev.levee.gateway.cluster.SharedTiers;
 import dev.levee.gateway.config.Feature;
 import dev.levee.gateway.config.GatewayConfig;
 import java.time.Duration;
@@ -86,6 +87,7 @@ public final class TierBoard implements CallObserver, AutoCloseable {
   private final Map<String, ScopeHealth> scopes = new ConcurrentHashMap<>();
   private final Map<String, TierTransition> lastTransition = new ConcurrentHashMap<>();
   private final AtomicLong transitions = new AtomicLong();
+  private volatile SharedTiers shared; // null: this process decides alone
 
   /**
    * @param sleeper waits for a cooling target (virtual time in tests)
@@ -115,9 +117,57 @@ public final class TierBoard implements CallObserver, AutoCloseable {
     next = scheduler.schedule(every, this::tick);
   }
 
+  /**
+   * Shares tier decisions with the other replicas of a cluster from now on: a feature's scopes are
+   * evaluated only on the replica holding the feature's lease, which publishes each scope's tier;
+   * every replica serves the published tiers, and forces ({@link #force}) reach every replica.
+   * Call once, at start-up.
+   */
+  public void shareThrough(SharedTiers tiers) {
+    this.shared = java.util.Objects.requireNonNull(tiers, "tiers");
+  }
+
   /** The feature's tier (the forced one, else the worst of its aliases); unknown features follow {@code default}. */
   public Tier tier(String feature) {
-    return controller(feature).current();
+    FeatureTier f = controller(feature);
+    Tier pinned = pinned(f);
+    return pinned != null ? pinned : evaluated(f.name());
+  }
+
+  /**
+   * Forces {@code feature} to {@code tier} for {@code duration} (the admin API), on every replica
+   * when tiers are shared.
+   */
+  public void force(String feature, Tier tier, Duration duration) {
+    FeatureTier f = controller(feature);
+    f.force(tier, duration);
+    SharedTiers cluster = shared;
+    if (cluster != null) {
+      cluster.force(f.name(), tier, duration);
+    }
+  }
+
+  /** Ends a force early, on every replica when tiers are shared. */
+  public void clearForce(String feature) {
+    FeatureTier f = controller(feature);
+    f.clearForce();
+    SharedTiers cluster = shared;
+    if (cluster != null) {
+      cluster.unforce(f.name());
+    }
+  }
+
+  /** The feature's force: this replica's, else (when shared) one set on any replica; null when none. */
+  private Tier pinned(FeatureTier f) {
+    Tier pinned = f.forced();
+    SharedTiers cluster = shared;
+    return pinned != null || cluster == null ? pinned : cluster.forced(f.name()).orElse(null);
+  }
+
+  /** A scope's tier: its controller's, or, when shared, the one its feature's evaluator published. */
+  private Tier scopeTier(ScopeHealth scope) {
+    SharedTiers cluster = shared;
+    return cluster == null ? scope.controller().current() : cluster.current(scope.feature() + "/" + scope.alias());
   }
 
   /**
@@ -128,8 +178,8 @@ public final class TierBoard implements CallObserver, AutoCloseable {
    */
   public Tier tier(String feature, String alias, List<Target> targets) {
     FeatureTier f = controller(feature);
-    Tier pinned = f.forced();
-    return pinned != null ? pinned : scope(f.name(), alias, targets).controller().current();
+    Tier pinned = pinned(f);
+    return pinned != null ? pinned : scopeTier(scope(f.name(), alias, targets));
   }
 
   /**
@@ -138,12 +188,12 @@ public final class TierBoard implements CallObserver, AutoCloseable {
    */
   public Tier currentTier(String feature, String alias) {
     FeatureTier f = controller(feature);
-    Tier pinned = f.forced();
+    Tier pinned = pinned(f);
     if (pinned != null) {
       return pinned;
     }
     ScopeHealth scope = scopes.get(key(f.name(), alias));
-    return scope == null ? Tier.T0 : scope.controller().current();
+    return scope == null ? Tier.T0 : scopeTier(scope);
   }
 
   /**
@@ -191,7 +241,22 @@ public final class TierBoard implements CallObserver, AutoCloseable {
 
   /** Evaluates every scope once. */
   public void evaluateAll() {
-    scopes.values().forEach(s -> s.controller().evaluate());
+    SharedTiers cluster = shared;
+    if (cluster == null) {
+      scopes.values().forEach(s -> s.controller().evaluate());
+      return;
+    }
+    // one evaluator per feature across the cluster: the lease holder evaluates and publishes
+    Map<String, List<ScopeHealth>> byFeature = new TreeMap<>();
+    scopes.values().forEach(s -> byFeature.computeIfAbsent(s.feature(), k -> new ArrayList<>()).add(s));
+    byFeature.forEach((feature, list) -> {
+      if (cluster.evaluates(feature)) {
+        for (ScopeHealth s : list) {
+          s.controller().evaluate();
+          cluster.publish(feature + "/" + s.alias(), s.controller().current());
+        }
+      }
+    });
   }
 
   /** One scheduled evaluation, then the next one {@code evaluate-every} later. */
@@ -314,7 +379,7 @@ public final class TierBoard implements CallObserver, AutoCloseable {
     Tier worst = Tier.T0;
     for (ScopeHealth s : scopes.values()) {
       if (s.feature().equals(feature)) {
-        worst = Tier.lowest(worst, s.controller().current());
+        worst = Tier.lowest(worst, scopeTier(s));
       }
     }
     return worst;
@@ -358,7 +423,7 @@ public final class TierBoard implements CallObserver, AutoCloseable {
       ObjectNode f = all.addObject();
       f.put("feature", name);
       f.put("priority", feature.priority().name().toLowerCase(Locale.ROOT));
-      f.put("tier", feature.current().name());
+      f.put("tier", tier(name).name());
       f.put("automatic", evaluated(name).name());
       f.put("forced_remaining_ms", feature.forcedRemaining().toMillis());
       transition(f, lastTransition.get(name));

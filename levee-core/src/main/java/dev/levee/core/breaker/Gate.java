@@ -1,0 +1,21 @@
+package dev.levee.core.breaker;
+
+import java.time.Duration;
+
+/**
+ * What the fallback chain asks of a target's breaker before and after a call. {@link
+ * CircuitBreaker} is the local one; a gateway replica may answer from a breaker shared with other
+ * replicas instead (its permits are {@link Permit#external external}), so the chain does not know
+ * where the state lives.
+ */
+public interface Gate {
+
+  /** Asks to make one call: {@link CircuitBreaker.Admitted} with a permit to settle once, or {@link CircuitBreaker.Rejected}. */
+  CircuitBreaker.Verdict tryAcquire();
+
+  /** The circuit's state now. */
+  CircuitState state();
+
+  /** Time left until a trial may be admitted; zero unless OPEN. */
+  Duration openRemaining();
+}

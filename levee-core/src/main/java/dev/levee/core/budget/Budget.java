@@ -1,0 +1,18 @@
+package dev.levee.core.budget;
+
+/**
+ * What the fallback chain needs of a retry budget: spend a token for a retry, credit a success.
+ * {@link RetryBudget} is the local one; a gateway replica may hand the chain one shared with other
+ * replicas instead, so the chain does not know where the tokens live.
+ */
+public interface Budget {
+
+  /** Spends one token for a retry; returns false (and spends nothing) when fewer than one remain. */
+  boolean tryAcquire();
+
+  /** Records a successful call (credits {@code ratio} tokens). */
+  void onSuccess();
+
+  /** Tokens left (for reports; may cost a round trip for a shared budget). */
+  double remaining();
+}

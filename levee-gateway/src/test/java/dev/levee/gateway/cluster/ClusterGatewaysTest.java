@@ -1,0 +1,229 @@
+package dev.levee.gateway.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.levee.anthropic.Json;
+import dev.levee.core.breaker.CircuitState;
+import dev.levee.core.chain.Target;
+import dev.levee.core.tier.Tier;
+import dev.levee.emulator.Emulator;
+import dev.levee.emulator.EmulatorOptions;
+import dev.levee.gateway.Gateway;
+import dev.levee.gateway.config.ConfigLoader;
+import dev.levee.gateway.config.GatewayConfig;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 14, phase 2: three gateways in one JVM (each its own port and its own {@link Cluster}, the
+ * same {@code cluster.name}) in front of one emulator, requests spread round-robin, against the
+ * real Redis on 127.0.0.1:6379. What the emulator's log shows is what all three sent together.
+ */
+class ClusterGatewaysTest {
+
+  private static final String PRIMARY = "emu-529";
+
+  private final RedisFixture redis = new RedisFixture();
+  private final List<Gateway> replicas = new ArrayList<>();
+  private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+  private Emulator emulator;
+
+  @AfterEach
+  void stop() throws Exception {
+    for (Gateway g : replicas) {
+      g.close();
+    }
+    if (emulator != null) {
+      emulator.close();
+    }
+    http.close();
+    redis.close();
+  }
+
+  @Test
+  void theBreakerOpensOnFailuresSummedOverReplicasAndLetsOneTrialThroughInTotal() throws Exception {
+    start("""
+        models:
+          smart: { chain: [emu/emu-529, emu/claude-fallback] }
+        policy:
+          retry: { max-retries: 0 }
+          breaker: { failures: 5, window: 60s, open-for: 4s }
+          retry-budget: { max: 1000, ratio: 0 }
+        """);
+
+    for (int i = 0; i < 5; i++) { // round robin: no replica sees more than two failures of its own
+      HttpResponse<String> answer = send(i, "smart");
+      assertThat(answer.statusCode()).as("%s %s", answer.headers().map(), answer.body()).isEqualTo(200);
+    }
+    assertThat(primaryCalls()).isEqualTo(5);
+    for (int i = 0; i < 3; i++) {
+      assertThat(replicas.get(i).chain().breakers().gate(primary()).state()).isEqualTo(CircuitState.OPEN);
+      JsonNode health = Json.MAPPER.readTree(get(i, "/health").body());
+      assertThat(health.at("/targets/emu~1emu-529/circuit").asText()).as("/health shows the cluster's circuit")
+          .isEqualTo("OPEN");
+    }
+    for (int i = 0; i < 12; i++) { // open everywhere: answered by the fallback, the primary left alone
+      assertThat(send(i, "smart").statusCode()).isEqualTo(200);
+    }
+    assertThat(primaryCalls()).isEqualTo(5);
+
+    // the open period ends: 30 concurrent requests across the three replicas, one trial in total
+    assertThat(RedisFixture.eventually(Duration.ofSeconds(10),
+        () -> replicas.stream().allMatch(g -> g.chain().breakers().gate(primary()).state() == CircuitState.HALF_OPEN)))
+        .isTrue();
+    try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
+      List<Future<HttpResponse<String>>> burst = new ArrayList<>();
+      for (int i = 0; i < 30; i++) {
+        int n = i;
+        burst.add(pool.submit((Callable<HttpResponse<String>>) () -> send(n, "smart")));
+      }
+      for (Future<HttpResponse<String>> f : burst) {
+        assertThat(f.get().statusCode()).isEqualTo(200);
+      }
+    }
+    assertThat(primaryCalls()).isEqualTo(6); // the one trial failed (529) and reopened the circuit for all
+  }
+
+  @Test
+  void threeReplicasTogetherSpendOneRetryBudget() throws Exception {
+    start("""
+        models:
+          down: { chain: [emu/emu-529] }
+        policy:
+          retry: { max-retries: 5, base-delay: 1ms, max-delay: 5ms }
+          breaker: off
+          retry-budget: { max: 20, ratio: 0 }
+        """);
+
+    int requests = 30; // each would retry 5 times: 150 retries wanted, three local budgets would allow 60
+    for (int i = 0; i < requests; i++) {
+      assertThat(send(i, "down").statusCode()).isEqualTo(529);
+    }
+
+    int retries = primaryCalls() - requests;
+    assertThat(retries).isLessThanOrEqualTo(20);
+    assertThat(retries).isGreaterThanOrEqualTo(19); // the budget was spent, not bypassed (one timed-out token at most)
+  }
+
+  @Test
+  void aTierForcedOnOneReplicasAdminApiIsServedByAllThreeWithin100ms() throws Exception {
+    start("""
+        models:
+          smart: { chain: [emu/emu-ok] }
+        features:
+          chat: { priority: standard }
+        admin: { token: admin-secret }
+        """);
+    assertThat(send(0, "smart").statusCode()).isEqualTo(200);
+
+    HttpResponse<String> forced = http.send(HttpRequest.newBuilder(
+            URI.create(replicas.get(0).baseUrl() + "/admin/tiers/chat"))
+        .header("authorization", "Bearer admin-secret")
+        .POST(HttpRequest.BodyPublishers.ofString("{\"tier\":\"T2\",\"for\":\"10m\"}")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    long forcedAt = System.nanoTime();
+    assertThat(forced.statusCode()).isEqualTo(200);
+
+    assertThat(RedisFixture.eventually(Duration.ofMillis(100),
+        () -> replicas.stream().allMatch(g -> g.tiers().tier("chat") == Tier.T2))).isTrue();
+    long tookMs = (System.nanoTime() - forcedAt) / 1_000_000;
+    assertThat(tookMs).isLessThanOrEqualTo(100);
+    for (int i = 1; i < 3; i++) { // a real request on the other replicas is served in T2
+      HttpResponse<String> answer = send(i, "smart", Map.of("x-levee-feature", "chat"));
+      assertThat(answer.headers().firstValue("x-levee-tier")).hasValue("T2");
+    }
+    JsonNode health = Json.MAPPER.readTree(get(2, "/health").body());
+    assertThat(health.path("cluster").path("mode").asText()).isEqualTo("SHARED");
+    assertThat(get(2, "/metrics").body()).contains("levee_cluster_shared");
+  }
+
+  @Test
+  void withTheSharedCacheAnAnswerStoredOnOneReplicaServesT2OnAnother() throws Exception {
+    start("""
+        models:
+          smart: { chain: [emu/emu-ok] }
+        features:
+          chat: { priority: standard }
+        cache: { store: redis }
+        """);
+    assertThat(send(0, "smart", Map.of("x-levee-feature", "chat")).statusCode()).isEqualTo(200); // stored on replica 0
+    replicas.get(0).tiers().force("chat", Tier.T2, Duration.ofMinutes(10));
+
+    HttpResponse<String> fromCache = null;
+    for (int attempt = 0; attempt < 200 && fromCache == null; attempt++) { // the write-behind lands within ms
+      HttpResponse<String> answer = send(0, "smart", Map.of("x-levee-feature", "chat"), replicas.get(1));
+      if (answer.headers().firstValue("x-levee-cache").orElse("").equals("hit")) {
+        fromCache = answer;
+      }
+    }
+
+    assertThat(fromCache).as("replica 1 served replica 0's answer from the shared cache").isNotNull();
+    assertThat(fromCache.headers().firstValue("x-levee-tier")).hasValue("T2");
+  }
+
+  // ---- harness ----
+
+  private void start(String yaml) throws Exception {
+    emulator = Emulator.start(EmulatorOptions.defaults());
+    String full = "server: { port: 0 }\nupstreams:\n  emu:\n    url: ${EMU}\n" + yaml
+        + "queue: { folder: " + Files.createTempDirectory("levee-queue") + " }\n"
+        + "cluster: { redis: \"" + RedisFixture.REDIS + "\", name: " + redis.config.name()
+        + ", command-timeout: 500ms }\n"; // generous: two shared CPU cores
+    GatewayConfig config = new ConfigLoader(Map.of("EMU", emulator.baseUrl())::get).parse(full, "cluster.yaml");
+    for (int i = 0; i < 3; i++) {
+      Gateway gateway = Gateway.start(config);
+      replicas.add(gateway);
+      assertThat(gateway.cluster().orElseThrow().link().awaitShared(Duration.ofSeconds(5))).isTrue();
+    }
+  }
+
+  private static Target primary() {
+    return new Target("emu", PRIMARY);
+  }
+
+  private int primaryCalls() {
+    return (int) emulator.log().stream().filter(e -> PRIMARY.equals(e.model())).count();
+  }
+
+  private HttpResponse<String> send(int n, String model) throws Exception {
+    return send(n, model, Map.of());
+  }
+
+  /** A Messages request to replica {@code n % 3} (round robin). */
+  private HttpResponse<String> send(int n, String model, Map<String, String> headers) throws Exception {
+    return send(n, model, headers, replicas.get(n % 3));
+  }
+
+  /** Request {@code n} (its prompt) to {@code replica}. */
+  private HttpResponse<String> send(int n, String model, Map<String, String> headers, Gateway replica)
+      throws Exception {
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(replica.baseUrl() + "/v1/messages"))
+        .timeout(Duration.ofSeconds(20))
+        .header("content-type", "application/json")
+        .header("x-api-key", "sk-test-client-key")
+        .header("anthropic-version", "2023-06-01")
+        .POST(HttpRequest.BodyPublishers.ofString(
+            "{\"model\":\"" + model + "\",\"max_tokens\":64,\"messages\":[{\"role\":\"user\",\"content\":\"hi " + n + "\"}]}"));
+    headers.forEach(request::header);
+    return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private HttpResponse<String> get(int n, String path) throws Exception {
+    return http.send(HttpRequest.newBuilder(URI.create(replicas.get(n % 3).baseUrl() + path)).GET().build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+}
