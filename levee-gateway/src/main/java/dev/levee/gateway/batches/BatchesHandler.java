@@ -150,6 +150,7 @@ public final class BatchesHandler {
       byte[] sealed = null;
       if (forwardsClientKey.test(entry.model()) && clientKey != null) {
         if (!seal.enabled()) {
+          response.getHeaders().put("x-should-retry", "false"); // a configuration matter: retrying cannot help
           ServerIo.error(response, callback, ApiError.api("this gateway keeps no client API keys for queued work "
               + "(queue.secret is not set) and the upstream of '" + entry.model() + "' has no key of its own"));
           return;
