@@ -5,13 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.levee.emulator.Emulator;
 import dev.levee.emulator.EmulatorOptions;
 import dev.levee.gateway.e2e.GatewayProcess;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -68,9 +65,9 @@ class ClusterProcessesTest {
           """.formatted(emulator.baseUrl(), OPEN_FOR.toSeconds(), Files.createTempDirectory("levee-queue"),
           redis.config.name()));
       for (int i = 0; i < 3; i++) {
-        Process process = start(config);
+        Process process = GatewayProcess.launch(config);
         processes.add(process);
-        bases.add("http://127.0.0.1:" + port(process));
+        bases.add("http://127.0.0.1:" + GatewayProcess.port(process));
       }
       for (String base : bases) { // each process has joined the cluster
         assertThat(RedisFixture.eventually(Duration.ofSeconds(10),
@@ -123,23 +120,4 @@ class ClusterProcessesTest {
     }
   }
 
-  private static Process start(Path config) throws Exception {
-    String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-    Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-    return new ProcessBuilder(java.toString(), "--enable-native-access=ALL-UNNAMED", "-cp", classpath,
-        GatewayProcess.class.getName(), config.toString())
-        .redirectError(ProcessBuilder.Redirect.DISCARD)
-        .start();
-  }
-
-  private static int port(Process process) throws Exception {
-    BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-    String line;
-    while ((line = out.readLine()) != null) {
-      if (line.startsWith("PORT ")) {
-        return Integer.parseInt(line.substring(5).strip());
-      }
-    }
-    throw new IllegalStateException("the gateway process ended before it listened");
-  }
 }

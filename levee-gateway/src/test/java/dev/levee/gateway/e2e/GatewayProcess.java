@@ -2,6 +2,9 @@ package dev.levee.gateway.e2e;
 
 import dev.levee.gateway.Gateway;
 import dev.levee.gateway.config.ConfigLoader;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 
 /**
@@ -17,5 +20,27 @@ public final class GatewayProcess {
     System.out.println("PORT " + gateway.port());
     System.out.flush();
     gateway.join();
+  }
+
+  /** Starts a gateway process on {@code config}, with this test run's classpath. */
+  public static Process launch(Path config) throws Exception {
+    String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+    return new ProcessBuilder(java.toString(), "--enable-native-access=ALL-UNNAMED", "-cp", classpath,
+        GatewayProcess.class.getName(), config.toString())
+        .redirectError(ProcessBuilder.Redirect.DISCARD)
+        .start();
+  }
+
+  /** Waits for the process to print its port; throws when it ends first. */
+  public static int port(Process process) throws Exception {
+    BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+    String line;
+    while ((line = out.readLine()) != null) {
+      if (line.startsWith("PORT ")) {
+        return Integer.parseInt(line.substring(5).strip());
+      }
+    }
+    throw new IllegalStateException("the gateway process ended before it listened");
   }
 }

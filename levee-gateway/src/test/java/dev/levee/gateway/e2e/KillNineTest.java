@@ -10,13 +10,10 @@ import dev.levee.emulator.LogEntry;
 import dev.levee.gateway.jobs.Database;
 import dev.levee.gateway.jobs.QueueConfig;
 import dev.levee.gateway.jobs.TestStores;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -57,8 +54,8 @@ class KillNineTest {
           queue: { %s, workers: %d, poll: 50ms }
           """.formatted(emulator.baseUrl(), where, WORKERS));
 
-      Process first = start(config);
-      String base = "http://127.0.0.1:" + port(first);
+      Process first = GatewayProcess.launch(config);
+      String base = "http://127.0.0.1:" + GatewayProcess.port(first);
       StringBuilder batch = new StringBuilder("{\"requests\":[");
       for (int i = 0; i < REQUESTS; i++) {
         batch.append(i == 0 ? "" : ",").append("{\"custom_id\":\"r").append(i).append("\",\"params\":{\"model\":\"")
@@ -78,9 +75,9 @@ class KillNineTest {
       Set<String> answeredBeforeKill = beforeKill.stream().filter(LogEntry::finished).map(LogEntry::bodySha256)
           .collect(Collectors.toSet());
 
-      Process second = start(config);
+      Process second = GatewayProcess.launch(config);
       try {
-        String base2 = "http://127.0.0.1:" + port(second);
+        String base2 = "http://127.0.0.1:" + GatewayProcess.port(second);
         JsonNode status = awaitEnded(http, base2, id);
         assertThat(status.at("/request_counts/succeeded").asInt()).isEqualTo(REQUESTS);
         String results = http.send(HttpRequest.newBuilder(URI.create(base2 + "/v1/messages/batches/" + id + "/results"))
@@ -108,25 +105,6 @@ class KillNineTest {
     }
   }
 
-  private static Process start(Path config) throws Exception {
-    String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-    Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-    return new ProcessBuilder(java.toString(), "--enable-native-access=ALL-UNNAMED", "-cp", classpath,
-        GatewayProcess.class.getName(), config.toString())
-        .redirectError(ProcessBuilder.Redirect.DISCARD)
-        .start();
-  }
-
-  private static int port(Process process) throws Exception {
-    BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-    String line;
-    while ((line = out.readLine()) != null) {
-      if (line.startsWith("PORT ")) {
-        return Integer.parseInt(line.substring(5).strip());
-      }
-    }
-    throw new IllegalStateException("the gateway process ended before it listened");
-  }
 
   private static JsonNode awaitEnded(HttpClient http, String base, String id) throws Exception {
     HttpRequest get = HttpRequest.newBuilder(URI.create(base + "/v1/messages/batches/" + id))
