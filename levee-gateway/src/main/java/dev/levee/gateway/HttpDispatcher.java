@@ -103,6 +103,9 @@ final class HttpDispatcher extends Handler.Abstract {
             metrics.scrape().getBytes(StandardCharsets.UTF_8));
       }
       default -> {
+        if (BatchesHandler.serves(path) || path.startsWith(JobsHandler.PREFIX) || path.startsWith("/admin/")) {
+          response.getHeaders().put(LeveeHeaders.REQUEST_ID, ids.next()); // findable in the logs, errors included
+        }
         if (BatchesHandler.serves(path)) {
           work.batches().handle(request, response, callback);
           return true;
