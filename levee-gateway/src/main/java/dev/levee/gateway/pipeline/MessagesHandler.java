@@ -8,8 +8,6 @@ import dev.levee.anthropic.upstream.Upstreams;
 import dev.levee.core.chain.AttemptRecord;
 import dev.levee.core.chain.ChainResult;
 import dev.levee.core.chain.FallbackChain;
-import dev.levee.core.chain.Target;
-import dev.levee.core.cooldown.CooldownPlan;
 import dev.levee.core.tier.Tier;
 import dev.levee.core.time.Ticker;
 import dev.levee.gateway.Aliases;
@@ -21,7 +19,6 @@ import dev.levee.gateway.jobs.JobExecutor;
 import dev.levee.gateway.jobs.JobRequest;
 import dev.levee.gateway.jobs.OutageQueue;
 import dev.levee.gateway.health.TargetStats;
-import dev.levee.gateway.route.Paced;
 import dev.levee.gateway.route.ScoreRouting;
 import dev.levee.gateway.tier.TierBoard;
 import dev.levee.gateway.trace.Tracing;
@@ -44,7 +41,7 @@ import org.eclipse.jetty.util.Callback;
  *   <li>{@link Admission} — the feature's tier, a fresh cached answer at T2 → a decision;
  *   <li>{@link Planner} — targets (in the scoring router's order for {@code route: score}), tier
  *       edits, one deadline, cache TTL, hedge delay → a {@link Plan};
- *   <li>execute — pacing against the rate limits, then the core {@link FallbackChain}: a JSON
+ *   <li>{@link Execution} — pacing and cooldowns, then the core {@link FallbackChain}: a JSON
  *       call, or a stream up to its commit point, the first call hedged when the plan says so;
  *   <li>{@link Relay} — the answer, or the stream relayed with recovery → an {@link Outcome};
  *   <li>{@link Recorder} — settle the call, write the answer back to the cache; at the end, one
@@ -62,16 +59,12 @@ public final class MessagesHandler {
   private final Ingress ingress;
   private final Admission admission;
   private final Planner planner;
-  private final FallbackChain chain;
-  private final Upstreams upstreams;
-  private final StreamEngine streams;
+  private final Execution execution;
   private final Relay relay;
   private final Recorder recorder;
   private final Responder responder;
   private final Ticker ticker;
-  private final TierBoard tiers;
   private final AtomicInteger inFlight = new AtomicInteger();
-  private final ScoreRouting routing;
 
   /**
    * The gateway's shared parts the handler is wired from.
@@ -95,14 +88,10 @@ public final class MessagesHandler {
     this.ingress = new Ingress(config, p.aliases(), config.features().keySet());
     this.admission = new Admission(in -> p.tiers().tier(in.feature(), in.alias().alias(), in.alias().targets()), cache,
         p.outage() == null ? feature -> false : p.outage()::queues);
-    this.routing = p.routing();
     this.planner = new Planner(config.policy().deadline(), ticker, p.stats() == null ? t -> null : p.stats()::snapshot,
         p.routing());
-    this.chain = p.chain();
-    this.upstreams = p.upstreams();
-    this.streams = p.streams();
+    this.execution = new Execution(p.chain(), p.streams(), p.upstreams(), p.tiers(), p.routing());
     this.relay = new Relay(p.streams());
-    this.tiers = p.tiers();
     this.recorder = new Recorder(cache, p.tiers(), new AccessLog(), p.metrics(), p.tracing(), ticker);
     this.responder = new Responder(new LocalAnswers(p.random()), cache,
         config.tiers().healthyFor().plus(config.tiers().evaluateEvery()), p.outage());
@@ -152,7 +141,7 @@ public final class MessagesHandler {
     Outcome outcome;
     List<AttemptRecord> steps;
     try (CancellationScope scope = responder.cancellationScope(request)) {
-      ChainResult<Reply> result = execute(in, plan, scope.cancellation());           // 4. execute
+      ChainResult<Reply> result = execution.execute(in, plan, scope.cancellation());           // 4. execute
       steps = result.steps();
       outcome = relay.relay(result, plan, admitted.cache().mayStore(), scope.cancellation(),
           (first, calls) -> responder.startStream(client, in, admitted, first, calls, route)); // 5. relay
@@ -196,45 +185,12 @@ public final class MessagesHandler {
     }
     Plan plan = planner.plan(in, admitted);                                                    // 3. plan
     Cancellation none = new Cancellation();
-    ChainResult<Reply> result = execute(in, plan, none);                                       // 4. execute
+    ChainResult<Reply> result = execution.execute(in, plan, none);                                       // 4. execute
     Outcome outcome = relay.relay(result, plan, admitted.cache().mayStore(), none,             // 5. relay
         (first, calls) -> { throw new IllegalStateException("a queued request is never a stream"); });
     recorder.record(start, in, admitted, plan, outcome);                                       // 6. record
     JobAnswers.Answer answer = JobAnswers.of(outcome, admitted.tier());                        // 7. the job's answer
     recorder.log(start, in, admitted.tier(), answer.sent(), result.steps(), plan.explainRoute());
     return answer.outcome();
-  }
-
-  /**
-   * The fallback chain under one deadline: a JSON call, or a stream up to its commit point.
-   * A routed plan is paced first: the first candidate whose rate limit covers the request goes
-   * first; when none does, the request waits for the earliest reset if the deadline holds it,
-   * else it is refused with 429 and {@code retry-after}. Targets cooling after a rate limit are
-   * skipped; when every one cools, the request waits for the first if the deadline holds it,
-   * else it is refused likewise. Every answer's rate-limit headers are read for pacing.
-   */
-  private ChainResult<Reply> execute(InboundRequest in, Plan plan, Cancellation cancellation) {
-    List<Target> targets = plan.targets();
-    CooldownPlan cooled;
-    try {
-      if (plan.route() != null) {
-        Paced paced = routing.pace(in.alias().alias(), plan.route(), in.route().inputTokens(), plan.deadline(),
-            chain.policy().minAttemptTime());
-        if (paced instanceof Paced.Refuse refused) {
-          return refused.result();
-        }
-        targets = ((Paced.Go) paced).targets();
-      }
-      cooled = tiers.awaitCooldowns(targets, plan.deadline(), chain.policy().minAttemptTime());
-    } catch (InterruptedException e) { // the client went away during the wait
-      return new ChainResult.Cancelled<>(List.of());
-    }
-    if (!(cooled instanceof CooldownPlan.Go go)) {
-      return TierBoard.refusal((CooldownPlan.Refuse) cooled);
-    }
-    return in.stream()
-        ? streams.open(plan.request(), go.targets(), plan.deadline(), cancellation, plan.hedgeAfter(), routing::reading)
-        : chain.execute(go.targets(), plan.deadline(), false, routing.reading(upstreams.json(plan.request(), cancellation)),
-            plan.hedgeAfter());
   }
 }

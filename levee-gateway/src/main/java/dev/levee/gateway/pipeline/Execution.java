@@ -1,0 +1,68 @@
+package dev.levee.gateway.pipeline;
+
+import dev.levee.anthropic.stream.StreamEngine;
+import dev.levee.anthropic.upstream.Cancellation;
+import dev.levee.anthropic.upstream.Reply;
+import dev.levee.anthropic.upstream.Upstreams;
+import dev.levee.core.chain.ChainResult;
+import dev.levee.core.chain.FallbackChain;
+import dev.levee.core.chain.Target;
+import dev.levee.core.cooldown.CooldownPlan;
+import dev.levee.gateway.route.Paced;
+import dev.levee.gateway.route.ScoreRouting;
+import dev.levee.gateway.tier.TierBoard;
+import java.util.List;
+
+/**
+ * Stage 4, execute: the fallback chain under the plan's one deadline — a JSON call, or a stream
+ * up to its commit point, the first call hedged when the plan says so.
+ *
+ * <p>Before the chain runs, a routed plan is paced: the first candidate whose rate limit covers
+ * the request goes first; when none does, the request waits for the earliest reset if the
+ * deadline holds it, else it is refused with 429 and {@code retry-after}. Targets cooling after
+ * a rate limit are skipped; when every one cools, the request waits for the first if the deadline
+ * holds it, else it is refused likewise. Every answer's rate-limit headers are read for pacing.
+ * Waits end at once when the request's thread is interrupted (the client left). Thread-safe.
+ */
+final class Execution {
+
+  private final FallbackChain chain;
+  private final StreamEngine streams;
+  private final Upstreams upstreams;
+  private final TierBoard tiers;
+  private final ScoreRouting routing;
+
+  Execution(FallbackChain chain, StreamEngine streams, Upstreams upstreams, TierBoard tiers, ScoreRouting routing) {
+    this.chain = chain;
+    this.streams = streams;
+    this.upstreams = upstreams;
+    this.tiers = tiers;
+    this.routing = routing;
+  }
+
+  /** Runs the plan; {@code cancellation} closes every upstream call when the client goes away. */
+  ChainResult<Reply> execute(InboundRequest in, Plan plan, Cancellation cancellation) {
+    List<Target> targets = plan.targets();
+    CooldownPlan cooled;
+    try {
+      if (plan.route() != null) {
+        Paced paced = routing.pace(in.alias().alias(), plan.route(), in.route().inputTokens(), plan.deadline(),
+            chain.policy().minAttemptTime());
+        if (paced instanceof Paced.Refuse refused) {
+          return refused.result();
+        }
+        targets = ((Paced.Go) paced).targets();
+      }
+      cooled = tiers.awaitCooldowns(targets, plan.deadline(), chain.policy().minAttemptTime());
+    } catch (InterruptedException e) { // the client went away during the wait
+      return new ChainResult.Cancelled<>(List.of());
+    }
+    if (!(cooled instanceof CooldownPlan.Go go)) {
+      return TierBoard.refusal((CooldownPlan.Refuse) cooled);
+    }
+    return in.stream()
+        ? streams.open(plan.request(), go.targets(), plan.deadline(), cancellation, plan.hedgeAfter(), routing::reading)
+        : chain.execute(go.targets(), plan.deadline(), false, routing.reading(upstreams.json(plan.request(), cancellation)),
+            plan.hedgeAfter());
+  }
+}
