@@ -69,9 +69,16 @@ public final class HtmlReport {
     Path partial = Files.createTempFile(directory, target.getFileName().toString(), ".partial");
     try {
       Files.writeString(partial, render(report), StandardCharsets.UTF_8);
+      readableByAll(partial); // a temporary file is owner-only; a report is for CI artifacts and web servers too
       Files.move(partial, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     } finally {
       Files.deleteIfExists(partial);
+    }
+  }
+
+  private static void readableByAll(Path file) throws IOException {
+    if (Files.getFileStore(file).supportsFileAttributeView(java.nio.file.attribute.PosixFileAttributeView.class)) {
+      Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
     }
   }
 

@@ -51,6 +51,17 @@ class HtmlReportTest {
     assertThat(steps.substring(steps.indexOf("<path"))).containsPattern("d=\"M[^\"]*M");
   }
 
+  /** Regression: reports came out owner-only (0600), unreadable by a CI artifact store or web server. */
+  @Test
+  void theReportIsReadableByOthers() throws Exception {
+    Path file = dir.resolve("report.html");
+
+    HtmlReport.write(report("r"), file);
+
+    assertThat(java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(file)))
+        .isEqualTo("rw-r--r--");
+  }
+
   @Test
   void writingCreatesTheDirectoryAndLeavesNoPartialFile() throws Exception {
     Path file = dir.resolve("a/b/report.html");
