@@ -336,7 +336,7 @@ public final class Metrics implements CallObserver, AutoCloseable {
 
   /** The scoring router put {@code target} first for a request to {@code alias} (a configured, routed alias). */
   public void routed(String alias, Target target) {
-    routeChoices.computeIfAbsent(List.of(labels.alias(alias), labels.target(target)), k ->
+    routeChoices.computeIfAbsent(List.of(labels.alias(alias), labels.model(target.model())), k ->
         Counter.builder("levee_route_choices").tag("alias", k.get(0)).tag("model", k.get(1))
             .description("Targets the scoring router chose first, by alias").register(registry)).increment();
   }

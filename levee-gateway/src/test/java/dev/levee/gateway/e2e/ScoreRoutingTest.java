@@ -131,10 +131,10 @@ class ScoreRoutingTest {
       assertThat(targets.path("emu/emu-slow-ttft-2000").path("ema_p95_measured").asBoolean()).isTrue();
       assertThat(targets.path("emu/emu-ok").path("ema_success").asDouble()).isEqualTo(1.0);
 
-      String metrics = h.awaitMetrics("levee_route_choices_total{alias=\"smart\",model=\"emu/emu-ok\"}");
-      assertThat(RateLimitCooldownTest.metric(metrics, "levee_route_choices_total", "model=\"emu/emu-ok\""))
+      String metrics = h.awaitMetrics("levee_route_choices_total{alias=\"smart\",model=\"emu-ok\"}");
+      assertThat(RateLimitCooldownTest.metric(metrics, "levee_route_choices_total", "model=\"emu-ok\""))
           .isEqualTo(2.0); // the JSON answer and the stream
-      assertThat(RateLimitCooldownTest.metric(metrics, "levee_route_choices_total", "model=\"emu/emu-slow-ttft-2000\""))
+      assertThat(RateLimitCooldownTest.metric(metrics, "levee_route_choices_total", "model=\"emu-slow-ttft-2000\""))
           .isEqualTo(1.0);
     }
   }
