@@ -19,6 +19,7 @@ import picocli.CommandLine.Spec;
  * requests; a second, identical world without resilience takes the same load for comparison.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
+    header = "Run an outage drill with and without Levee, side by side, and print the losses.",
     description = {"Run an outage drill: the primary model fails (full outage, then partial overload, then recovery)",
         "while SDK clients send requests through Levee, and, side by side, through a gateway with resilience off.",
         "Prints a per-second timeline and a summary (loss, amplification). Needs no API key and no network."})

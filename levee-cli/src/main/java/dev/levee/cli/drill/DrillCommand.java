@@ -20,6 +20,7 @@ import picocli.CommandLine.Spec;
  * gateway or emulator unreachable, a report that cannot be written).
  */
 @Command(name = "drill", mixinStandardHelpOptions = true,
+    header = "Run the weekly 429-storm drill and check the tiers and the cache held (report, webhook).",
     description = {"Run the weekly 429-storm drill against its own embedded emulator and gateway,",
         "or a running pair (--gateway, --emulator). Asserts: the tier is at T2 or below",
         "within 60 s of the storm's start; at least 80%% of the storm's requests are",

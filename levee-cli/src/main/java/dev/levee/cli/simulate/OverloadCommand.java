@@ -34,6 +34,7 @@ import picocli.CommandLine.Spec;
     name = "overload",
     mixinStandardHelpOptions = true,
     sortOptions = false,
+    header = "Compare retry policies when retries feed back into an overloaded upstream.",
     description = {
         "Compare retry policies when load feeds back: the upstream serves at most --capacity calls/s, answers 529",
         "beyond that, and a 529 costs it --reject-cost of a call. A capacity drop (the trigger) starts the storm."})
