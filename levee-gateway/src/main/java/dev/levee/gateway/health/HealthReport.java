@@ -99,7 +99,11 @@ public final class HealthReport {
       if (circuit.state() == CircuitState.OPEN && circuit.openRemaining().isZero()) {
         t.put("trial_ready", true); // the next call to this target will be a half-open trial
       }
-      t.put("success_rate", round(window.successRate()));
+      if (window.total() > 0) {
+        t.put("success_rate", round(window.successRate()));
+      } else {
+        t.putNull("success_rate"); // no call in the last minute: no rate to show, not a perfect one
+      }
       t.put("p95_ms", window.p95Millis());
       t.put("requests_per_minute", round(window.perMinute()));
       t.put("server_errors", window.serverErrors());

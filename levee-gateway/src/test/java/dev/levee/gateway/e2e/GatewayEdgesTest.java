@@ -137,6 +137,8 @@ class GatewayEdgesTest {
       assertThat(primary.path("requests_per_minute").asDouble()).isEqualTo(1.0);
       assertThat(primary.path("p95_ms").asLong()).isPositive();
       assertThat(health.path("targets").has("emu/claude-b")).isTrue();
+      assertThat(health.path("targets").path("emu/claude-b").path("success_rate").isNull())
+          .as("a target without calls in the last minute has no success rate, not 1.0").isTrue();
       assertThat(h.emulator.log()).hasSize(calls);
     }
   }
