@@ -61,9 +61,9 @@ class ClusterGatewaysTest {
           smart: { chain: [emu/emu-529, emu/claude-fallback] }
         policy:
           retry: { max-retries: 0 }
-          breaker: { failures: 5, window: 60s, open-for: 4s }
+          breaker: { failures: 5, window: 60s, open-for: 10s }
           retry-budget: { max: 1000, ratio: 0 }
-        """);
+        """); // open-for: the 100-request burst after the one trial must end before the circuit half-opens again
 
     for (int i = 0; i < 5; i++) { // round robin: no replica sees more than two failures of its own
       HttpResponse<String> answer = send(i, "smart");
@@ -81,13 +81,13 @@ class ClusterGatewaysTest {
     }
     assertThat(primaryCalls()).isEqualTo(5);
 
-    // the open period ends: 30 concurrent requests across the three replicas, one trial in total
-    assertThat(RedisFixture.eventually(Duration.ofSeconds(10),
+    // the open period ends: 100 concurrent requests across the three replicas, one trial in total
+    assertThat(RedisFixture.eventually(Duration.ofSeconds(20),
         () -> replicas.stream().allMatch(g -> g.chain().breakers().gate(primary()).state() == CircuitState.HALF_OPEN)))
         .isTrue();
     try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
       List<Future<HttpResponse<String>>> burst = new ArrayList<>();
-      for (int i = 0; i < 30; i++) {
+      for (int i = 0; i < 100; i++) {
         int n = i;
         burst.add(pool.submit((Callable<HttpResponse<String>>) () -> send(n, "smart")));
       }
