@@ -211,14 +211,7 @@ public final class BatchesHandler {
   }
 
   private void delete(String tenant, String id, Response response, Callback callback) {
-    Optional<Batch> batch = batches.get(tenant, id);
-    if (batch.isEmpty()) {
-      ServerIo.error(response, callback, notFound(id));
-      return;
-    }
-    if (batch.get().endedAt() == null) {
-      ServerIo.error(response, callback, ApiError.invalidRequest(
-          "Batch " + id + " cannot be deleted while it is processing; cancel it first"));
+    if (ended(tenant, id, "cannot be deleted while it is processing; cancel it first", response, callback).isEmpty()) {
       return;
     }
     if (!batches.delete(tenant, id)) {
@@ -231,15 +224,28 @@ public final class BatchesHandler {
     ServerIo.json(response, callback, 200, Json.bytes(out));
   }
 
-  private void results(String tenant, String id, Response response, Callback callback) {
+  /**
+   * The tenant's batch {@code id} once it has ended; otherwise answers 404, or 400 saying {@code
+   * whileProcessing}, and returns empty.
+   */
+  private Optional<Batch> ended(String tenant, String id, String whileProcessing, Response response,
+      Callback callback) {
     Optional<Batch> batch = batches.get(tenant, id);
     if (batch.isEmpty()) {
       ServerIo.error(response, callback, notFound(id));
-      return;
+      return Optional.empty();
     }
     if (batch.get().endedAt() == null) {
-      ServerIo.error(response, callback, ApiError.invalidRequest(
-          "Batch " + id + " is still processing; its results are available once processing_status is ended"));
+      ServerIo.error(response, callback, ApiError.invalidRequest("Batch " + id + " " + whileProcessing));
+      return Optional.empty();
+    }
+    return batch;
+  }
+
+  private void results(String tenant, String id, Response response, Callback callback) {
+    Optional<Batch> batch = ended(tenant, id,
+        "is still processing; its results are available once processing_status is ended", response, callback);
+    if (batch.isEmpty()) {
       return;
     }
     response.setStatus(200);
