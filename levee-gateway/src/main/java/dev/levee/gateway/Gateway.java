@@ -138,6 +138,9 @@ public final class Gateway implements AutoCloseable {
     }
     ScoreRouting routing = new ScoreRouting(config.routing(), ticker, clock.wall(), clock.sleeper(),
         Circuits.of(breakers), tiers.cooldowns()::cooling, metrics::routed);
+    if (cluster != null) { // replicas score on merged router statistics (docs/production.md)
+      routing.statistics().shareThrough(cluster.routerStatistics(routing.statistics(), clock.wall()));
+    }
     ChainPolicy chainPolicy = new ChainPolicy(policy.retry().policy(), policy.attemptTimeout(), policy.minAttemptTime());
     FallbackChain chain = new FallbackChain(chainPolicy, breakers, chainBudget,
         CallObserver.both(stats, CallObserver.both(tiers, CallObserver.both(metrics, routing.observer()))), ticker,

@@ -38,6 +38,17 @@ public final class RouterStatistics implements CallObserver {
   private final StatisticsConfig config;
   private final Ticker ticker;
   private final Map<Target, TargetStatistics> byTarget = new ConcurrentHashMap<>();
+  private volatile Sharing sharing = (target, local) -> local;
+
+  /**
+   * How replicas of one cluster merge their readings (issue 14): given this replica's own reading
+   * of a target, the reading the router scores. Must not block for long (the request path calls
+   * it); returns {@code local} when it knows nothing better.
+   */
+  @FunctionalInterface
+  public interface Sharing {
+    TargetReading merge(Target target, TargetReading local);
+  }
 
   public RouterStatistics(StatisticsConfig config, Ticker ticker) {
     this.config = Objects.requireNonNull(config, "config");
@@ -56,8 +67,16 @@ public final class RouterStatistics implements CallObserver {
     }
   }
 
-  /** What is known of {@code target} now; a target never called reads 1.0 and its typical latency. */
+  /**
+   * What is known of {@code target} now, merged with the other replicas' readings when shared
+   * ({@link #shareThrough}); a target never called reads 1.0 and its typical latency.
+   */
   public TargetReading read(Target target) {
+    return sharing.merge(target, readLocal(target));
+  }
+
+  /** What this replica alone has measured of {@code target} (what it publishes to the others). */
+  public TargetReading readLocal(Target target) {
     TargetStatistics statistics = existing(target);
     if (statistics == null) {
       return new TargetReading(1.0, config.typicalLatencyOf(target.model()), false, 0);
@@ -65,7 +84,12 @@ public final class RouterStatistics implements CallObserver {
     return statistics.read(ticker.nanos());
   }
 
-  /** Every target measured so far, by id in id order, for health reports. */
+  /** From now on {@link #read} merges this replica's readings through {@code sharing}. */
+  public void shareThrough(Sharing sharing) {
+    this.sharing = Objects.requireNonNull(sharing, "sharing");
+  }
+
+  /** Every target this replica measured so far (its own readings, unmerged), by id in id order, for health reports. */
   public Map<String, TargetReading> readings() {
     Map<String, TargetReading> readings = new TreeMap<>();
     long now = ticker.nanos();

@@ -118,4 +118,15 @@ class RouterStatisticsTest {
     assertThat(statistics.readings().get("anthropic/claude-opus-4-6").success()).isCloseTo(0.9, within(1e-12));
     assertThat(statistics.readings().get("anthropic/claude-sonnet-4-6").p95().toMillis()).isCloseTo(800, within(8L));
   }
+
+  @Test
+  void aSharingSeamChangesWhatTheRouterReadsButNotTheReplicasOwnReadings() {
+    statistics.onFailure(SONNET, OVERLOADED, Duration.ofMillis(10));
+    statistics.shareThrough((target, local) ->
+        new TargetReading(local.success() / 2, local.p95(), local.measured(), local.outcomes()));
+
+    assertThat(statistics.read(SONNET).success()).isCloseTo(0.45, within(1e-12));
+    assertThat(statistics.readLocal(SONNET).success()).isCloseTo(0.9, within(1e-12));
+    assertThat(statistics.readings().get(SONNET.id()).success()).isCloseTo(0.9, within(1e-12));
+  }
 }

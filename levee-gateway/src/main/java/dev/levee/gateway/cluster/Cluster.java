@@ -6,8 +6,10 @@ import dev.levee.core.breaker.Gate;
 import dev.levee.core.chain.Breakers;
 import dev.levee.core.chain.Target;
 import dev.levee.core.cooldown.RateLimitCooldowns;
+import dev.levee.core.route.RouterStatistics;
 import dev.levee.core.time.Ticker;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -18,7 +20,7 @@ import java.util.function.BiFunction;
 
 /**
  * The soft state this replica shares with the others of its cluster through Redis: breakers and
- * rate-limit cooldowns per target, retry budgets, tier decisions per feature.
+ * rate-limit cooldowns per target, retry budgets, tier decisions per feature, router statistics.
  *
  * <p>Built once at start-up when {@code cluster.redis} is configured; the request path asks it for
  * the shared counterpart of each local policy ({@link #breaker}, {@link #budget},
@@ -121,6 +123,21 @@ public final class Cluster implements AutoCloseable {
   /** The shared retry budget named {@code name} with an explicit lease size (at least 1). */
   public SharedRetryBudget budget(String name, double max, double ratio, int leaseSize) {
     return budgets.computeIfAbsent(name, n -> new SharedRetryBudget(n, max, ratio, leaseSize, link, ticker));
+  }
+
+  /**
+   * Shares {@code statistics} with the other replicas: publishes its readings every {@link
+   * SharedRouterStatistics#PUBLISH_EVERY} and returns the merge to pass to {@link
+   * RouterStatistics#shareThrough}. Call once per statistics.
+   *
+   * @param wall wall-clock time, to date the published readings
+   */
+  public SharedRouterStatistics routerStatistics(RouterStatistics statistics, InstantSource wall) {
+    SharedRouterStatistics shared = new SharedRouterStatistics(statistics, link, new SharedView<>(link, ticker), wall,
+        replica);
+    long every = SharedRouterStatistics.PUBLISH_EVERY.toMillis();
+    flusher.scheduleWithFixedDelay(shared::publish, every, every, TimeUnit.MILLISECONDS);
+    return shared;
   }
 
   /** Rate-limit cooldowns per target. */
