@@ -30,29 +30,19 @@ public final class BatchStore {
   /** Stores a batch of {@code requests} and returns its id; nothing is stored when this throws. */
   public String create(String tenant, List<NewJob> requests, Instant now, Instant expiresAt) {
     String id = JobStore.newId("msgbatch_");
-    try (Connection c = db.connection()) {
-      c.setAutoCommit(false);
-      try {
-        try (PreparedStatement s = c.prepareStatement(
-            "INSERT INTO batches (id, tenant, created_at, expires_at, total) VALUES (?,?,?,?,?)")) {
-          s.setString(1, id);
-          s.setString(2, tenant);
-          s.setLong(3, now.toEpochMilli());
-          s.setLong(4, expiresAt.toEpochMilli());
-          s.setInt(5, requests.size());
-          s.executeUpdate();
-        }
-        jobs.insert(c, id, requests, now, expiresAt);
-        c.commit();
-      } catch (SQLException | RuntimeException e) {
-        c.rollback();
-        throw e;
-      } finally {
-        c.setAutoCommit(true);
+    inTransaction("cannot store a batch", c -> {
+      try (PreparedStatement s = c.prepareStatement(
+          "INSERT INTO batches (id, tenant, created_at, expires_at, total) VALUES (?,?,?,?,?)")) {
+        s.setString(1, id);
+        s.setString(2, tenant);
+        s.setLong(3, now.toEpochMilli());
+        s.setLong(4, expiresAt.toEpochMilli());
+        s.setInt(5, requests.size());
+        s.executeUpdate();
       }
-    } catch (SQLException e) {
-      throw new JobStore.StoreException("cannot store a batch", e);
-    }
+      jobs.insert(c, id, requests, now, expiresAt);
+      return id;
+    });
     return id;
   }
 
@@ -117,58 +107,65 @@ public final class BatchStore {
    * @return the batch after the cancel, or empty when there is no such batch
    */
   public Optional<Batch> cancel(String tenant, String id, Instant now) {
-    try (Connection c = db.connection()) {
-      c.setAutoCommit(false);
-      try {
-        try (PreparedStatement s = c.prepareStatement(
-            "UPDATE batches SET cancel_initiated_at = COALESCE(cancel_initiated_at, ?) WHERE id = ? AND tenant = ?")) {
-          s.setLong(1, now.toEpochMilli());
-          s.setString(2, id);
-          s.setString(3, tenant);
-          if (s.executeUpdate() == 0) {
-            c.rollback();
-            return Optional.empty();
-          }
+    boolean found = inTransaction("cannot cancel a batch", c -> {
+      try (PreparedStatement s = c.prepareStatement(
+          "UPDATE batches SET cancel_initiated_at = COALESCE(cancel_initiated_at, ?) WHERE id = ? AND tenant = ?")) {
+        s.setLong(1, now.toEpochMilli());
+        s.setString(2, id);
+        s.setString(3, tenant);
+        if (s.executeUpdate() == 0) {
+          return false;
         }
-        try (PreparedStatement s = c.prepareStatement("UPDATE jobs SET state = 'cancelled', finished_at = ?, "
-            + "updated_at = ?, sealed_key = NULL WHERE batch_id = ? AND state = 'queued'")) {
-          s.setLong(1, now.toEpochMilli());
-          s.setLong(2, now.toEpochMilli());
-          s.setString(3, id);
-          s.executeUpdate();
-        }
-        c.commit();
-      } catch (SQLException | RuntimeException e) {
-        c.rollback();
-        throw e;
-      } finally {
-        c.setAutoCommit(true);
       }
-    } catch (SQLException e) {
-      throw new JobStore.StoreException("cannot cancel a batch", e);
-    }
-    return get(tenant, id);
+      try (PreparedStatement s = c.prepareStatement("UPDATE jobs SET state = 'cancelled', finished_at = ?, "
+          + "updated_at = ?, sealed_key = NULL WHERE batch_id = ? AND state = 'queued'")) {
+        s.setLong(1, now.toEpochMilli());
+        s.setLong(2, now.toEpochMilli());
+        s.setString(3, id);
+        s.executeUpdate();
+      }
+      return true;
+    });
+    return found ? get(tenant, id) : Optional.empty();
   }
 
   /** Deletes {@code tenant}'s batch and its requests; false when there was none. */
   public boolean delete(String tenant, String id) {
+    return inTransaction("cannot delete a batch", c -> {
+      int deleted;
+      try (PreparedStatement s = c.prepareStatement("DELETE FROM batches WHERE id = ? AND tenant = ?")) {
+        s.setString(1, id);
+        s.setString(2, tenant);
+        deleted = s.executeUpdate();
+      }
+      if (deleted == 1) {
+        try (PreparedStatement s = c.prepareStatement("DELETE FROM jobs WHERE batch_id = ?")) {
+          s.setString(1, id);
+          s.executeUpdate();
+        }
+      }
+      return deleted == 1;
+    });
+  }
+
+  /** Work on one connection inside a transaction. */
+  @FunctionalInterface
+  private interface InTransaction<T> {
+    T run(Connection c) throws SQLException;
+  }
+
+  /**
+   * Runs {@code work} in one transaction: committed when it returns, rolled back when it throws.
+   *
+   * @throws JobStore.StoreException saying {@code what} failed, on a database error
+   */
+  private <T> T inTransaction(String what, InTransaction<T> work) {
     try (Connection c = db.connection()) {
       c.setAutoCommit(false);
       try {
-        int deleted;
-        try (PreparedStatement s = c.prepareStatement("DELETE FROM batches WHERE id = ? AND tenant = ?")) {
-          s.setString(1, id);
-          s.setString(2, tenant);
-          deleted = s.executeUpdate();
-        }
-        if (deleted == 1) {
-          try (PreparedStatement s = c.prepareStatement("DELETE FROM jobs WHERE batch_id = ?")) {
-            s.setString(1, id);
-            s.executeUpdate();
-          }
-        }
+        T result = work.run(c);
         c.commit();
-        return deleted == 1;
+        return result;
       } catch (SQLException | RuntimeException e) {
         c.rollback();
         throw e;
@@ -176,7 +173,7 @@ public final class BatchStore {
         c.setAutoCommit(true);
       }
     } catch (SQLException e) {
-      throw new JobStore.StoreException("cannot delete a batch", e);
+      throw new JobStore.StoreException(what, e);
     }
   }
 
