@@ -7,6 +7,7 @@ import dev.levee.anthropic.Units;
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.server.ServerIo;
 import dev.levee.core.tier.Tier;
+import dev.levee.gateway.pipeline.LeveeErrors;
 import dev.levee.gateway.route.RouteDefaults;
 import dev.levee.gateway.route.RouteHints;
 import dev.levee.gateway.route.RouteReport;
@@ -60,13 +61,13 @@ final class AdminHandler {
 
   void handle(String path, Request request, Response response, Callback callback) {
     if (token.length == 0) {
-      send(response, callback, 404, ApiError.notFound("admin endpoints are off (set admin.token)").toJson(null));
+      LeveeErrors.send(response, callback, ApiError.notFound("admin endpoints are off (set admin.token)"));
       return;
     }
     String auth = request.getHeaders().get(HttpHeader.AUTHORIZATION);
     byte[] given = auth != null && auth.startsWith("Bearer ") ? auth.substring(7).getBytes(StandardCharsets.UTF_8) : new byte[0];
     if (!MessageDigest.isEqual(token, given)) {
-      send(response, callback, 401, new ApiError(401, "authentication_error", "a valid admin token is required").toJson(null));
+      LeveeErrors.send(response, callback, new ApiError(401, "authentication_error", "a valid admin token is required"));
       return;
     }
     if (path.equals("/admin/tiers") && request.getMethod().equals("GET")) {
@@ -78,7 +79,7 @@ final class AdminHandler {
     } else if (path.equals("/admin/route") && request.getMethod().equals("GET") && routing != null) {
       route(request, response, callback);
     } else {
-      send(response, callback, 404, ApiError.notFound("no admin endpoint " + request.getMethod() + " " + path).toJson(null));
+      LeveeErrors.send(response, callback, ApiError.notFound("no admin endpoint " + request.getMethod() + " " + path));
     }
   }
 
@@ -87,9 +88,9 @@ final class AdminHandler {
     String name = query.getValue("alias");
     AliasChain alias = name == null ? null : aliases.configured(name).orElse(null);
     if (alias == null) {
-      send(response, callback, name == null ? 400 : 404, (name == null
+      LeveeErrors.send(response, callback, name == null
           ? ApiError.invalidRequest("alias is required: /admin/route?alias=<configured alias>&task=code")
-          : ApiError.notFound("unknown alias '" + name + "'")).toJson(null));
+          : ApiError.notFound("unknown alias '" + name + "'"));
       return;
     }
     long inputTokens;
@@ -98,12 +99,12 @@ final class AdminHandler {
       inputTokens = tokens == null ? DEFAULT_INPUT_TOKENS : Long.parseLong(tokens.trim());
       if (inputTokens < 0) throw new NumberFormatException();
     } catch (NumberFormatException e) {
-      send(response, callback, 400, ApiError.invalidRequest("input-tokens must be a whole number >= 0").toJson(null));
+      LeveeErrors.send(response, callback, ApiError.invalidRequest("input-tokens must be a whole number >= 0"));
       return;
     }
     RouteDefaults defaults = alias.routed() ? alias.routing() : RouteDefaults.DEFAULT;
     switch (RouteHints.read(header -> query.getValue(header.substring("x-levee-".length())), defaults, inputTokens)) {
-      case RouteHints.Invalid invalid -> send(response, callback, 400, invalid.error().toJson(null));
+      case RouteHints.Invalid invalid -> LeveeErrors.send(response, callback, invalid.error());
       case RouteHints.Valid valid -> send(response, callback, 200,
           RouteReport.of(alias, valid.request(), routing.decide(alias, valid.request())));
     }
@@ -111,7 +112,7 @@ final class AdminHandler {
 
   private void force(String feature, Request request, Response response, Callback callback) {
     if (!tiers.knows(feature)) {
-      send(response, callback, 404, ApiError.notFound("unknown feature '" + feature + "'").toJson(null));
+      LeveeErrors.send(response, callback, ApiError.notFound("unknown feature '" + feature + "'"));
       return;
     }
     JsonNode body;
@@ -122,8 +123,8 @@ final class AdminHandler {
     }
     String problem = applyForce(feature, body);
     if (problem != null) {
-      send(response, callback, 400, ApiError.invalidRequest(problem + "; expected {\"tier\": \"T0\"|\"T1\"|\"T2\"|\"T3\"|\"auto\", "
-          + "\"for\": \"10m\"}").toJson(null));
+      LeveeErrors.send(response, callback, ApiError.invalidRequest(problem
+          + "; expected {\"tier\": \"T0\"|\"T1\"|\"T2\"|\"T3\"|\"auto\", \"for\": \"10m\"}"));
       return;
     }
     ObjectNode ok = Json.MAPPER.createObjectNode();

@@ -6,6 +6,7 @@ import dev.levee.anthropic.server.ServerIo;
 import dev.levee.gateway.health.HealthReport;
 import dev.levee.gateway.health.Metrics;
 import dev.levee.gateway.health.Readiness;
+import dev.levee.gateway.pipeline.LeveeErrors;
 import dev.levee.gateway.pipeline.LeveeHeaders;
 import dev.levee.gateway.pipeline.MessagesHandler;
 import dev.levee.gateway.pipeline.RequestIds;
@@ -134,11 +135,15 @@ final class HttpDispatcher extends Handler.Abstract {
     return error(response, callback, new ApiError(405, "invalid_request_error", method + " is not allowed on " + path));
   }
 
-  /** Levee's own error, with a request id in the body ({@code request_id}) and in {@code x-levee-request-id}. */
+  /**
+   * Levee's own error, with a request id in the body ({@code request_id}) and in {@code
+   * x-levee-request-id}: the exchange's id when it has one already, else a fresh one.
+   */
   private boolean error(Response response, Callback callback, ApiError error) {
-    String id = ids.next();
-    response.getHeaders().put(LeveeHeaders.REQUEST_ID, id);
-    ServerIo.json(response, callback, error.status(), error.toBytes(id));
+    if (response.getHeaders().get(LeveeHeaders.REQUEST_ID) == null) {
+      response.getHeaders().put(LeveeHeaders.REQUEST_ID, ids.next());
+    }
+    LeveeErrors.send(response, callback, error);
     return true;
   }
 }

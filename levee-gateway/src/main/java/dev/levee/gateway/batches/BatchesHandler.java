@@ -13,6 +13,7 @@ import dev.levee.gateway.jobs.JobRequest;
 import dev.levee.gateway.jobs.JobStore;
 import dev.levee.gateway.jobs.KeySeal;
 import dev.levee.gateway.jobs.NewJob;
+import dev.levee.gateway.pipeline.LeveeErrors;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -112,10 +113,10 @@ public final class BatchesHandler {
         }
         results(tenant, id, response, callback);
       } else {
-        ServerIo.error(response, callback, ApiError.notFound("Levee does not serve " + method + " " + path));
+        LeveeErrors.send(response, callback, ApiError.notFound("Levee does not serve " + method + " " + path));
       }
     } catch (JobStore.StoreException e) {
-      ServerIo.error(response, callback, ApiError.api("the job store failed; nothing was changed. " + e.getMessage()));
+      LeveeErrors.send(response, callback, ApiError.api("the job store failed; nothing was changed. " + e.getMessage()));
     }
   }
 
@@ -125,14 +126,14 @@ public final class BatchesHandler {
     try (InputStream in = Content.Source.asInputStream(request)) {
       body = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, BatchParser.MAX_BYTES + 1));
     } catch (IOException e) {
-      ServerIo.error(response, callback, ApiError.invalidRequest("could not read the request body: " + e.getMessage()));
+      LeveeErrors.send(response, callback, ApiError.invalidRequest("could not read the request body: " + e.getMessage()));
       return;
     }
     List<BatchParser.Entry> entries;
     try {
       entries = BatchParser.parse(body);
     } catch (BatchParser.Refused refused) {
-      ServerIo.error(response, callback, refused.error);
+      LeveeErrors.send(response, callback, refused.error);
       return;
     }
     String feature = HeaderValues.first(headers, "x-levee-feature");
@@ -141,7 +142,7 @@ public final class BatchesHandler {
     try {
       priority = priority(HeaderValues.first(headers, "x-levee-priority"));
     } catch (IllegalArgumentException e) {
-      ServerIo.error(response, callback, ApiError.invalidRequest(e.getMessage()));
+      LeveeErrors.send(response, callback, ApiError.invalidRequest(e.getMessage()));
       return;
     }
     String clientKey = JobRequest.clientKey(headers);
@@ -151,7 +152,7 @@ public final class BatchesHandler {
       if (forwardsClientKey.test(entry.model()) && clientKey != null) {
         if (!seal.enabled()) {
           response.getHeaders().put("x-should-retry", "false"); // a configuration matter: retrying cannot help
-          ServerIo.error(response, callback, ApiError.api("this gateway keeps no client API keys for queued work "
+          LeveeErrors.send(response, callback, ApiError.api("this gateway keeps no client API keys for queued work "
               + "(queue.secret is not set) and the upstream of '" + entry.model() + "' has no key of its own"));
           return;
         }
@@ -190,7 +191,7 @@ public final class BatchesHandler {
       limit = -1;
     }
     if (limit < 1 || limit > 1000) {
-      ServerIo.error(response, callback, ApiError.invalidRequest("limit: Input should be an integer from 1 to 1000"));
+      LeveeErrors.send(response, callback, ApiError.invalidRequest("limit: Input should be an integer from 1 to 1000"));
       return;
     }
     List<Batch> page = batches.list(tenant, limit, query.getValue("after_id"), query.getValue("before_id"));
@@ -215,7 +216,7 @@ public final class BatchesHandler {
       return;
     }
     if (!batches.delete(tenant, id)) {
-      ServerIo.error(response, callback, notFound(id));
+      LeveeErrors.send(response, callback, notFound(id));
       return;
     }
     ObjectNode out = Json.MAPPER.createObjectNode();
@@ -232,11 +233,11 @@ public final class BatchesHandler {
       Callback callback) {
     Optional<Batch> batch = batches.get(tenant, id);
     if (batch.isEmpty()) {
-      ServerIo.error(response, callback, notFound(id));
+      LeveeErrors.send(response, callback, notFound(id));
       return Optional.empty();
     }
     if (batch.get().endedAt() == null) {
-      ServerIo.error(response, callback, ApiError.invalidRequest("Batch " + id + " " + whileProcessing));
+      LeveeErrors.send(response, callback, ApiError.invalidRequest("Batch " + id + " " + whileProcessing));
       return Optional.empty();
     }
     return batch;
@@ -270,7 +271,7 @@ public final class BatchesHandler {
 
   private void found(Optional<Batch> batch, String id, Request request, Response response, Callback callback) {
     if (batch.isEmpty()) {
-      ServerIo.error(response, callback, notFound(id));
+      LeveeErrors.send(response, callback, notFound(id));
       return;
     }
     ServerIo.json(response, callback, 200, Json.bytes(BatchJson.batch(batch.get(), resultsUrl(request, id))));
@@ -286,6 +287,6 @@ public final class BatchesHandler {
 
   private static void notAllowed(Response response, Callback callback, String method, String path, String allowed) {
     response.getHeaders().put("allow", allowed);
-    ServerIo.error(response, callback, new ApiError(405, "invalid_request_error", method + " is not allowed on " + path));
+    LeveeErrors.send(response, callback, new ApiError(405, "invalid_request_error", method + " is not allowed on " + path));
   }
 }

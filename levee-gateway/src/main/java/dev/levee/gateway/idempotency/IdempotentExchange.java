@@ -4,6 +4,7 @@ import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.server.ServerIo;
 import dev.levee.gateway.cache.CacheKey;
 import dev.levee.gateway.jobs.JobResult;
+import dev.levee.gateway.pipeline.LeveeErrors;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -78,14 +79,14 @@ public final class IdempotentExchange {
       return;
     }
     if (key.isBlank() || key.length() > 255) {
-      ServerIo.error(response, callback, ApiError.invalidRequest("idempotency-key must be 1 to 255 characters"));
+      LeveeErrors.send(response, callback, ApiError.invalidRequest("idempotency-key must be 1 to 255 characters"));
       return;
     }
     byte[] body;
     try (InputStream in = Content.Source.asInputStream(request)) {
       body = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxBody + 1));
     } catch (IOException e) {
-      ServerIo.error(response, callback, ApiError.invalidRequest("could not read the request body: " + e.getMessage()));
+      LeveeErrors.send(response, callback, ApiError.invalidRequest("could not read the request body: " + e.getMessage()));
       return;
     }
     Request replay = new BodyReplay(request, body);
@@ -102,11 +103,11 @@ public final class IdempotentExchange {
       return;
     }
     switch (claim) {
-      case IdempotencyKeys.Mismatch m -> ServerIo.error(response, callback, new ApiError(422, "invalid_request_error",
+      case IdempotencyKeys.Mismatch m -> LeveeErrors.send(response, callback, new ApiError(422, "invalid_request_error",
           "idempotency-key was already used with a different request body; use a new key for a new request"));
       case IdempotencyKeys.StillInFlight s -> {
         response.getHeaders().put("retry-after", "1");
-        ServerIo.error(response, callback, new ApiError(409, "invalid_request_error",
+        LeveeErrors.send(response, callback, new ApiError(409, "invalid_request_error",
             "a request with this idempotency-key is still in progress; retry shortly"));
       }
       case IdempotencyKeys.Replay r -> replay(r.result(), response, callback);

@@ -6,6 +6,7 @@ import dev.levee.anthropic.Json;
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.server.ServerIo;
 import dev.levee.gateway.cache.CacheKey;
+import dev.levee.gateway.pipeline.LeveeErrors;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import org.eclipse.jetty.server.Request;
@@ -32,14 +33,14 @@ public final class JobsHandler {
   public void handle(Request request, Response response, Callback callback) {
     if (!request.getMethod().equals("GET")) {
       response.getHeaders().put("allow", "GET");
-      ServerIo.error(response, callback, new ApiError(405, "invalid_request_error",
+      LeveeErrors.send(response, callback, new ApiError(405, "invalid_request_error",
           request.getMethod() + " is not allowed on " + Request.getPathInContext(request)));
       return;
     }
     String id = Request.getPathInContext(request).substring(PREFIX.length());
     Optional<Job> job = store.job(CacheKey.tenantOf(ServerIo.headers(request)), id);
     if (job.isEmpty()) {
-      ServerIo.error(response, callback, ApiError.notFound("No job with id '" + id + "'"));
+      LeveeErrors.send(response, callback, ApiError.notFound("No job with id '" + id + "'"));
       return;
     }
     ObjectNode view = view(job.get());

@@ -1,0 +1,27 @@
+package dev.levee.gateway.pipeline;
+
+import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.server.ServerIo;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+
+/**
+ * Levee's own errors on the endpoints outside the Messages pipeline (jobs, batches, admin,
+ * idempotency keys, the dispatcher's 404, 405 and 500), in the shape the Messages path gives its
+ * own ({@link Responder#refuse}): {@code {"type":"error","error":{"type","message"},"request_id"}}
+ * with the same id in {@code x-levee-request-id}. Stateless.
+ */
+public final class LeveeErrors {
+
+  private LeveeErrors() {}
+
+  /**
+   * Answers with {@code error} and completes {@code callback}. The id is the one the dispatcher
+   * put in {@code x-levee-request-id} for this exchange; without one (an idempotency-key error on
+   * {@code /v1/messages}, before the pipeline names the request) the body has no {@code request_id}.
+   */
+  public static void send(Response response, Callback callback, ApiError error) {
+    String id = response.getHeaders().get(LeveeHeaders.REQUEST_ID);
+    ServerIo.json(response, callback, error.status(), error.toBytes(id));
+  }
+}
