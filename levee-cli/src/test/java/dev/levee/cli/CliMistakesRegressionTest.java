@@ -42,7 +42,7 @@ class CliMistakesRegressionTest {
     Path config = write("levee.yaml", "upstreams:\n  a:\n    url: http://127.0.0.1:1\ntiers:\n  webhook: not a url\n");
 
     assertOneLineMistake(levee("serve", "--config", config.toString()),
-        "line 5: tiers.webhook: not an absolute http(s) URL");
+        "line 5, column 12: tiers.webhook: not an absolute http(s) URL");
   }
 
   @ParameterizedTest

@@ -24,15 +24,23 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.TreeSet;
 import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import org.yaml.snakeyaml.error.Mark;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
 
 /**
  * Reads a gateway config from YAML: kebab-case keys, {@code ${VAR}} / {@code ${VAR:-default}}
  * substitution in values, units on durations and sizes. Unknown keys, malformed values, missing
- * required keys and references to unknown upstreams are refused with a message naming the key
- * and the line.
+ * required keys and references to unknown upstreams are refused with one line naming the key and
+ * where it is ({@code levee.yaml: line 2, column 9: server.port: port must be 0-65535, was 70000});
+ * a syntax error keeps the parser's own words.
  */
 public final class ConfigLoader {
+
+  /** A kebab-case key, or a dotted path of keys, at the start of a message. */
+  private static final Pattern LEADING_KEY = Pattern.compile("[a-z][a-z0-9-]*(\\.[\\w-]+)*(?=\\s)");
 
   private final Function<String, String> env;
 
@@ -73,13 +81,11 @@ public final class ConfigLoader {
       config = reader().withAttribute(Deserializers.ENV, new EnvSubstitution(env)).readValue(yaml);
     } catch (JsonMappingException e) {
       if (e.getCause() instanceof StreamReadException syntax) {
-        throw new ConfigException(source + ": line " + line(syntax.getLocation()) + ": not valid YAML: "
-            + syntax.getOriginalMessage().lines().findFirst().orElse(""), e);
+        throw new ConfigException(source + ": " + syntax(syntax), e);
       }
       throw new ConfigException(source + ": " + describe(e, KeyLines.scan(yaml)), e);
     } catch (JsonProcessingException e) {
-      throw new ConfigException(source + ": line " + line(e.getLocation()) + ": not valid YAML: "
-          + e.getOriginalMessage().lines().findFirst().orElse(""), e);
+      throw new ConfigException(source + ": " + syntax(e), e);
     }
     if (config == null) {
       throw new ConfigException(source + ": the file is empty");
@@ -137,12 +143,32 @@ public final class ConfigLoader {
     }
   }
 
+  /**
+   * A syntax error in one line: where the parser stopped and SnakeYAML's own words ("while
+   * scanning a quoted scalar (line 2, column 6): found unexpected end of stream"); Jackson's first
+   * line for errors of its own (a duplicate key).
+   */
+  private static String syntax(JsonProcessingException e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof MarkedYAMLException yaml && yaml.getProblem() != null) {
+        Mark at = yaml.getProblemMark() != null ? yaml.getProblemMark() : yaml.getContextMark();
+        String context = yaml.getContext() == null ? ""
+            : yaml.getContext() + (yaml.getContextMark() == null ? "" : " (" + position(yaml.getContextMark()) + ")") + ": ";
+        return (at == null ? position(e.getLocation()) : position(at)) + ": not valid YAML: " + context + yaml.getProblem();
+      }
+    }
+    return position(e.getLocation()) + ": not valid YAML: " + e.getOriginalMessage().lines().findFirst().orElse("");
+  }
+
   private static String describe(JsonMappingException e, KeyLines lines) {
     String path = e.getPath().stream()
         .map(ref -> ref.getFieldName() != null ? ref.getFieldName() : "[" + ref.getIndex() + "]")
         .collect(Collectors.joining(".")).replace(".[", "[");
-    int line = lines.lineOf(path);
-    String where = "line " + (line > 0 ? line : line(e.getLocation())) + (path.isEmpty() ? "" : ": " + path);
+    if (e instanceof ValueInstantiationException && e.getCause() != null) {
+      path = namedKey(path, e.getCause().getMessage(), lines); // a record refused one of its values
+    }
+    KeyLines.Position at = lines.of(path);
+    String where = (at.line() > 0 ? at.toString() : position(e.getLocation())) + (path.isEmpty() ? "" : ": " + path);
     if (e instanceof UnrecognizedPropertyException u) {
       String known = u.getKnownPropertyIds() == null ? "" : " (known: " + u.getKnownPropertyIds().stream()
           .map(String::valueOf).sorted().collect(Collectors.joining(", ")) + ")";
@@ -185,7 +211,26 @@ public final class ConfigLoader {
         .replaceAll(" \\(token `JsonToken\\.\\w+`\\)", "");
   }
 
-  private static int line(JsonLocation location) {
-    return location == null ? 0 : location.getLineNr();
+  /**
+   * The key a record's message starts with ("port must be 0-65535" in {@code server}: {@code
+   * server.port}) when the document has it, so the message points at the value, not the mapping.
+   */
+  private static String namedKey(String path, String message, KeyLines lines) {
+    Matcher key = LEADING_KEY.matcher(message == null ? "" : message);
+    if (key.lookingAt()) {
+      String named = path.isEmpty() ? key.group() : path + "." + key.group();
+      if (lines.has(named)) {
+        return named;
+      }
+    }
+    return path;
+  }
+
+  private static String position(JsonLocation location) {
+    return location == null ? "line 0" : new KeyLines.Position(location.getLineNr(), Math.max(0, location.getColumnNr())).toString();
+  }
+
+  private static String position(Mark mark) {
+    return new KeyLines.Position(mark.getLine() + 1, mark.getColumn() + 1).toString();
   }
 }

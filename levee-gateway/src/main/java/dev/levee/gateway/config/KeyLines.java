@@ -10,13 +10,26 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The line of every key and list item in a YAML document, by path ({@code policy.retry},
- * {@code models.smart.chain[1]}), read in one streaming pass. Jackson reports some binding errors
- * at the end of the enclosing mapping; this lets messages point at the offending key instead.
+ * Where every key and list item of a YAML document is, by path ({@code policy.retry}, {@code
+ * models.smart.chain[1]}), read in one streaming pass: a single value's own line and column, a
+ * mapping's or list's key. Jackson reports some binding errors at the end of the enclosing
+ * mapping; this lets messages point at the offending value instead.
  */
 final class KeyLines {
 
-  private final Map<String, Integer> lines = new HashMap<>();
+  /** A place in the document, both 1-based; {@link #UNKNOWN} is line 0. */
+  record Position(int line, int column) {
+
+    static final Position UNKNOWN = new Position(0, 0);
+
+    /** {@code line 2, column 9}; without a column {@code line 2}. */
+    @Override
+    public String toString() {
+      return "line " + line + (column > 0 ? ", column " + column : "");
+    }
+  }
+
+  private final Map<String, Position> positions = new HashMap<>();
 
   private KeyLines() {}
 
@@ -29,7 +42,7 @@ final class KeyLines {
       JsonToken token;
       while ((token = p.nextToken()) != null) {
         switch (token) {
-          case FIELD_NAME -> result.lines.put(join(path, p.currentName()), p.currentTokenLocation().getLineNr());
+          case FIELD_NAME -> result.positions.put(join(path, p.currentName()), position(p));
           case START_OBJECT, START_ARRAY -> {
             String here = currentPath(p, path, indexes, result);
             path.push(here);
@@ -39,11 +52,16 @@ final class KeyLines {
             path.pop();
             indexes.pop();
           }
-          default -> currentPath(p, path, indexes, result);
+          default -> { // a single value: where the value itself is, not its key
+            String here = currentPath(p, path, indexes, result);
+            if (!here.isEmpty()) {
+              result.positions.put(here, position(p));
+            }
+          }
         }
       }
     } catch (IOException | RuntimeException e) {
-      result.lines.clear();
+      result.positions.clear();
     }
     return result;
   }
@@ -54,11 +72,15 @@ final class KeyLines {
     String parent = path.isEmpty() ? "" : path.peek();
     if (!indexes.isEmpty() && indexes.peek()[0] >= 0) {
       String item = parent + "[" + indexes.peek()[0]++ + "]";
-      result.lines.put(item, p.currentTokenLocation().getLineNr());
+      result.positions.put(item, position(p));
       return item;
     }
     String name = p.currentName();
     return name == null ? parent : join(path, name);
+  }
+
+  private static Position position(JsonParser p) {
+    return new Position(p.currentTokenLocation().getLineNr(), p.currentTokenLocation().getColumnNr());
   }
 
   private static String join(Deque<String> path, String name) {
@@ -66,17 +88,22 @@ final class KeyLines {
     return parent.isEmpty() ? name : parent + "." + name;
   }
 
-  /** The line of {@code path}, or of its nearest ancestor that has one; 0 when unknown. */
-  int lineOf(String path) {
+  /** Whether {@code path} itself (not only an ancestor) is written in the document. */
+  boolean has(String path) {
+    return positions.containsKey(path);
+  }
+
+  /** Where {@code path} is, or its nearest ancestor that is written; {@link Position#UNKNOWN} when none is. */
+  Position of(String path) {
     String p = path;
     while (!p.isEmpty()) {
-      Integer line = lines.get(p);
-      if (line != null) {
-        return line;
+      Position at = positions.get(p);
+      if (at != null) {
+        return at;
       }
       int cut = Math.max(p.lastIndexOf('.'), p.lastIndexOf('['));
       p = cut < 0 ? "" : p.substring(0, cut);
     }
-    return 0;
+    return Position.UNKNOWN;
   }
 }

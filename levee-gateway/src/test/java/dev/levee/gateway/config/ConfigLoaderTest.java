@@ -154,9 +154,9 @@ class ConfigLoaderTest {
   @Test
   void theWrongShapeIsNamedInYamlTerms() {
     assertThatThrownBy(() -> parse("upstreams:\n  a:\n    url: https://x\nmodels:\n  s: { chain: oops }\n", Map.of()))
-        .hasMessageContaining("line 5: models.s.chain: expected a list, got a single value");
+        .hasMessageContaining("line 5, column 15: models.s.chain: expected a list, got a single value");
     assertThatThrownBy(() -> parse("upstreams:\n  a: [1, 2]\n", Map.of()))
-        .hasMessageContaining("line 2: upstreams.a: expected a mapping, got a list");
+        .hasMessageContaining("line 2, column 3: upstreams.a: expected a mapping, got a list");
   }
 
   @Test
