@@ -53,6 +53,7 @@ public final class VirtualThreadServer {
     HttpConfiguration http = new HttpConfiguration();
     http.setSendServerVersion(false);
     http.setSendDateHeader(true);
+    http.addCustomizer(new OverloadedReason()); // "529 Overloaded", not "529 529"
     ServerConnector connector = new ServerConnector(server, new HttpConnectionFactory(http));
     connector.setHost(host);
     connector.setPort(port);
