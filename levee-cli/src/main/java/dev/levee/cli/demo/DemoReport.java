@@ -86,7 +86,8 @@ final class DemoReport {
     return new Report.Section(heading, note, charts);
   }
 
-  private static List<Chart.Band> bands(Scenario incident, int seconds) {
+  /** The incident's failing phases as shaded spans, at the seconds the emulator applies them. */
+  static List<Chart.Band> bands(Scenario incident, int seconds) {
     return incident.phases().stream().filter(p -> p.status() != 200).map(p -> new Chart.Band(
         p.from().toMillis() / 1000.0, p.to() == null ? seconds : p.to().toMillis() / 1000.0,
         String.format(Locale.ROOT, "%s: %.0f%% %d", p.model().equals("*") ? "all models" : p.model(), 100 * p.rate(),
