@@ -157,8 +157,10 @@ public final class Metrics implements CallObserver, AutoCloseable {
     FunctionCounter.builder("levee_state_evictions", stats, TargetStats::evictions).tag("table", "target_stats")
         .description("Entries of client-named targets dropped from a bounded table (least used or idle)")
         .register(registry);
-    labels.targets().forEach(target -> Gauge.builder("levee_circuit_state", breakers, b -> code(b.of(target).state()))
-        .tag("target", target.id()).description("0 closed, 1 half-open, 2 open").register(registry));
+    // the gate's state: the cluster's shared circuit while Redis answers, this replica's breaker otherwise
+    labels.targets().forEach(target -> Gauge.builder("levee_circuit_state", breakers, b -> code(b.gate(target).state()))
+        .tag("target", target.id()).description("0 closed, 1 half-open, 2 open (the circuit calls obey, shared in a cluster)")
+        .register(registry));
     Gauge.builder("levee_retry_budget_tokens", budget, RetryBudget::remaining)
         .description("Tokens left in the retry budget").register(registry);
     Gauge.builder("levee_retry_budget_max_tokens", budget, RetryBudget::max)
