@@ -167,7 +167,7 @@ public final class ConfigLoader {
     if (e instanceof ValueInstantiationException && e.getCause() != null) {
       path = namedKey(path, e.getCause().getMessage(), lines); // a record refused one of its values
     }
-    KeyLines.Position at = lines.of(path);
+    KeyLines.Position at = e instanceof UnrecognizedPropertyException ? lines.keyOf(path) : lines.of(path);
     String where = (at.line() > 0 ? at.toString() : position(e.getLocation())) + (path.isEmpty() ? "" : ": " + path);
     if (e instanceof UnrecognizedPropertyException u) {
       String known = u.getKnownPropertyIds() == null ? "" : " (known: " + u.getKnownPropertyIds().stream()

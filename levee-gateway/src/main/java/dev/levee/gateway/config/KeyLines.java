@@ -30,6 +30,7 @@ final class KeyLines {
   }
 
   private final Map<String, Position> positions = new HashMap<>();
+  private final Map<String, Position> keys = new HashMap<>();
 
   private KeyLines() {}
 
@@ -42,7 +43,11 @@ final class KeyLines {
       JsonToken token;
       while ((token = p.nextToken()) != null) {
         switch (token) {
-          case FIELD_NAME -> result.positions.put(join(path, p.currentName()), position(p));
+          case FIELD_NAME -> {
+            String key = join(path, p.currentName());
+            result.keys.put(key, position(p));
+            result.positions.put(key, position(p));
+          }
           case START_OBJECT, START_ARRAY -> {
             String here = currentPath(p, path, indexes, result);
             path.push(here);
@@ -62,6 +67,7 @@ final class KeyLines {
       }
     } catch (IOException | RuntimeException e) {
       result.positions.clear();
+      result.keys.clear();
     }
     return result;
   }
@@ -91,6 +97,12 @@ final class KeyLines {
   /** Whether {@code path} itself (not only an ancestor) is written in the document. */
   boolean has(String path) {
     return positions.containsKey(path);
+  }
+
+  /** Where the key of {@code path} is written (an unknown key's place), else {@link #of}. */
+  Position keyOf(String path) {
+    Position at = keys.get(path);
+    return at != null ? at : of(path);
   }
 
   /** Where {@code path} is, or its nearest ancestor that is written; {@link Position#UNKNOWN} when none is. */

@@ -29,6 +29,12 @@ class ConfigLinesRegressionTest {
   }
 
   @Test
+  void anUnknownKeyIsReportedWhereTheKeyIs() {
+    assertThatThrownBy(() -> parse("upstreams: { a: { url: https://x } }\npolicy:\n  deadlin: 30s\n"))
+        .hasMessageStartingWith("levee.yaml: line 3, column 3: policy.deadlin: unknown key 'deadlin'");
+  }
+
+  @Test
   void aMissingKeyIsStillReportedAtItsSection() {
     assertThatThrownBy(() -> parse("upstreams:\n  a:\n    api-key: x\n"))
         .hasMessage("levee.yaml: line 2, column 3: upstreams.a: url is required");
