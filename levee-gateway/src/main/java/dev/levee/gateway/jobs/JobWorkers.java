@@ -47,6 +47,8 @@ public final class JobWorkers implements AutoCloseable {
   private final Semaphore wake = new Semaphore(0);
   private final ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
   private final AtomicLong finished = new AtomicLong();
+  /** Counts {@link #wake} calls: work added while a claim ran keeps the store marked ready. */
+  private final AtomicLong added = new AtomicLong();
   private final Thread dispatcher;
   private volatile boolean running = true;
   /** The last claim may have left ready jobs behind: an ending job should make the dispatcher look again. */
@@ -98,6 +100,7 @@ public final class JobWorkers implements AutoCloseable {
 
   /** Tells the dispatcher new work is there. */
   public void wake() {
+    added.incrementAndGet();
     ready = true;
     wake.release();
   }
@@ -130,10 +133,11 @@ public final class JobWorkers implements AutoCloseable {
         int startable = Math.min(free, pace.startable());
         heldBack = ready && startable < free;
         if (startable > 0 && ready) {
+          long addedBefore = added.get();
           PauseGate.Paused paused = gate.get();
           Instant now = wall.instant();
           List<Job> claimed = store.claim(startable, now, now.plus(config.lease()), paused.aliases(), paused.features());
-          ready = claimed.size() == startable;
+          ready = claimed.size() == startable || added.get() != addedBefore;
           pacing.started(claimed.size());
           for (Job job : claimed) {
             slots.acquireUninterruptibly();
