@@ -7,6 +7,7 @@ import dev.levee.emulator.Emulator;
 import dev.levee.emulator.EmulatorOptions;
 import dev.levee.gateway.Gateway;
 import dev.levee.gateway.config.ConfigLoader;
+import dev.levee.gateway.jobs.JobWorkers;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.net.URI;
@@ -42,12 +43,15 @@ import java.util.function.BooleanSupplier;
  * platform threads on kept-alive loopback connections ({@link LoopbackClient}, a few µs of its
  * own). With the instant emulator behind the gateway, the round trip is the latency Levee adds.
  *
- * <p>Each round, for one gateway: (1) interactive load alone for {@code window} — the idle p99;
- * (2) a batch of {@code requests} drained with no interactive traffic — the full-speed drain rate;
- * (3) another batch of {@code requests} submitted, and the same interactive load for {@code
- * window} while it drains (stopped early if the batch ends) — the draining p99 and the drain rate
- * with interactive traffic present; then the batch is left to finish. The round's ratio is p99
- * draining / p99 idle of that round. GC pause time in each window is shown beside it.
+ * <p>For one gateway: a batch of {@code requests} drained with no interactive traffic (the
+ * full-speed drain rate), then {@code rounds} rounds over another batch of {@code requests},
+ * each an <i>idle</i> window — the batch queued but the pool held ({@link JobWorkers#hold}), so
+ * nothing drains — and then a <i>draining</i> window — the pool let go — both under the same
+ * interactive load. Idle and draining windows alternate every few seconds, so whatever else the
+ * machine does meanwhile weighs on both alike; each round's ratio is p99 draining / p99 idle of
+ * that round, and the pooled p99 of every idle and every draining sample is given too. A batch
+ * that ends is replaced by a fresh one at the next round. Drain rate with interactive traffic =
+ * requests finished during draining windows / their length. GC pause time of each window is shown.
  *
  * <p>Run: {@code java --enable-native-access=ALL-UNNAMED -cp levee-bench/target/levee-bench.jar
  * dev.levee.bench.JobsThroughput [requests=10000] [workers=8] [pacing=on,off]
@@ -110,9 +114,9 @@ public final class JobsThroughput {
       }
       System.out.println();
       System.out.println("| store      | pacing | p99 ratio min / median / max | pooled p99 idle → draining "
-          + "| jobs/s alone (median) | jobs/s with traffic (median) |");
+          + "| jobs/s alone | jobs/s with traffic |");
       System.out.println("| ---------- | ------ | ---------------------------: | -------------------------: "
-          + "| --------------------: | ---------------------------: |");
+          + "| -----------: | ------------------: |");
       summaries.forEach(System.out::println);
     }
   }
@@ -134,48 +138,60 @@ public final class JobsThroughput {
         """.formatted(store, o.workers(), pacing.equals("on"));
     try (Gateway gateway = Gateway.start(new ConfigLoader(Map.of("EMU", emulator.baseUrl())::get).parse(yaml, "bench"))) {
       URI base = gateway.baseUrl();
+      JobWorkers workers = gateway.work().workers();
       Batches batches = new Batches(http, base);
       OpenLoop load = new OpenLoop(base, o.rate());
       load.run(Duration.ofSeconds(3), () -> false); // warm-up: the interactive path,
       batches.drain(Math.min(2_000, o.requests()));   // and the job path
+      Thread.sleep(1_500); // past pacing's shared-for: nothing interactive around
+      double alone = o.requests() / batches.drain(o.requests());
+
       List<Round> rounds = new ArrayList<>();
       List<Double> allIdle = new ArrayList<>();
       List<Double> allDraining = new ArrayList<>();
+      double drainingSeconds = 0;
+      long drained = 0;
+      workers.hold(true);
+      BatchWatch watch = null;
       for (int r = 1; r <= o.rounds(); r++) {
+        if (watch == null || watch.ended()) { // a fresh batch of requests, held until the draining window
+          watch = new BatchWatch(batches, batches.create(o.requests()));
+        }
         long gc = gcMillis();
         List<Double> idle = load.run(o.window(), () -> false);
         long gcIdle = gcMillis() - gc;
-        double alone = o.requests() / batches.drain(o.requests());
 
-        String id = batches.create(o.requests());
+        long before = watch.succeeded();
+        BatchWatch draining = watch;
+        Thread watcher = Thread.ofPlatform().daemon().start(draining);
         long start = System.nanoTime();
-        BatchWatch watch = new BatchWatch(batches, id);
-        Thread watcher = Thread.ofPlatform().daemon().start(watch);
         gc = gcMillis();
-        List<Double> draining = load.run(o.window(), watch::ended);
+        workers.hold(false);
+        List<Double> busy = load.run(o.window(), draining::ended);
+        workers.hold(true);
         long gcDraining = gcMillis() - gc;
-        double windowSeconds = (System.nanoTime() - start) / 1e9;
-        double withTraffic = watch.succeeded() / windowSeconds;
+        double seconds = (System.nanoTime() - start) / 1e9;
+        draining.stop();
         watcher.join();
-        if (watch.succeeded() != o.requests()) {
-          throw new IllegalStateException("only " + watch.succeeded() + " of " + o.requests() + " succeeded");
-        }
-        Round round = new Round(p99(idle), p99(draining), alone, withTraffic, gcIdle, gcDraining, idle.size(),
-            draining.size());
+        long done = draining.succeeded() - before;
+        drainingSeconds += seconds;
+        drained += done;
+
+        Round round = new Round(p99(idle), p99(busy), alone, done / seconds, gcIdle, gcDraining, idle.size(),
+            busy.size());
         rounds.add(round);
         allIdle.addAll(idle);
-        allDraining.addAll(draining);
+        allDraining.addAll(busy);
         System.out.printf(Locale.ROOT, "| %-10s | %-6s | %5d | %5.2f ms | %9.2f ms | %4.2fx | %12.0f | %19.0f "
             + "| %9d / %9d | %3d/%3d |%n", name, pacing, r, round.p99Idle(), round.p99Draining(), round.ratio(),
             round.drainAlone(), round.drainWithTraffic(), round.gcIdle(), round.gcDraining(), round.samplesIdle(),
             round.samplesDraining());
       }
+      workers.hold(false);
       double[] ratios = rounds.stream().mapToDouble(Round::ratio).sorted().toArray();
       return String.format(Locale.ROOT, "| %-10s | %-6s | %6.2fx / %5.2fx / %5.2fx | %8.2f → %6.2f ms (%4.2fx) "
-          + "| %21.0f | %28.0f |", name, pacing, ratios[0], median(ratios), ratios[ratios.length - 1], p99(allIdle),
-          p99(allDraining), p99(allDraining) / p99(allIdle),
-          median(rounds.stream().mapToDouble(Round::drainAlone).sorted().toArray()),
-          median(rounds.stream().mapToDouble(Round::drainWithTraffic).sorted().toArray()));
+          + "| %12.0f | %19.0f |", name, pacing, ratios[0], median(ratios), ratios[ratios.length - 1], p99(allIdle),
+          p99(allDraining), p99(allDraining) / p99(allIdle), alone, drained / drainingSeconds);
     }
   }
 
@@ -280,6 +296,7 @@ public final class JobsThroughput {
     private final Batches batches;
     private final String id;
     private volatile boolean ended;
+    private volatile boolean stopped;
     private volatile long succeeded;
 
     BatchWatch(Batches batches, String id) {
@@ -287,23 +304,32 @@ public final class JobsThroughput {
       this.id = id;
     }
 
+    /** Polls until the batch ends or {@link #stop}; may be run again after a stop. */
     @Override
     public void run() {
+      stopped = false;
       long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
       try {
-        while (!ended && System.nanoTime() < deadline) {
+        while (true) {
           JsonNode status = batches.status(id);
           succeeded = status.at("/request_counts/succeeded").asLong();
           ended = status.get("processing_status").asText().equals("ended");
-          if (!ended) {
-            Thread.sleep(50);
+          if (ended || stopped || System.nanoTime() > deadline) {
+            break;
           }
+          Thread.sleep(50);
         }
       } catch (Exception e) {
         throw new IllegalStateException(e);
-      } finally {
-        ended = true;
       }
+      if (!ended && !stopped) {
+        throw new IllegalStateException("batch " + id + " did not end within 5 minutes");
+      }
+    }
+
+    /** Reads the count once more and stops polling. */
+    void stop() {
+      stopped = true;
     }
 
     boolean ended() {

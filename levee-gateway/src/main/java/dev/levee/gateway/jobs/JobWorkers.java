@@ -53,6 +53,8 @@ public final class JobWorkers implements AutoCloseable {
   private volatile boolean running = true;
   /** The last claim may have left ready jobs behind: an ending job should make the dispatcher look again. */
   private volatile boolean ready = true;
+  /** {@link #hold}: no job starts. */
+  private volatile boolean held;
   /** Pacing, not a lack of work or slots, is what keeps jobs from starting now. */
   private volatile boolean heldBack;
 
@@ -105,6 +107,15 @@ public final class JobWorkers implements AutoCloseable {
     wake.release();
   }
 
+  /**
+   * Holds the pool ({@code true}: no job starts, running ones finish) or lets it drain again. For
+   * maintenance and for benchmarks that compare interactive latency with and without a drain.
+   */
+  public void hold(boolean hold) {
+    held = hold;
+    wake();
+  }
+
   /** Jobs this pool brought to an end (a result recorded), since start. */
   public long finished() {
     return finished.get();
@@ -130,8 +141,8 @@ public final class JobWorkers implements AutoCloseable {
         }
         int free = slots.availablePermits();
         Pacing.Decision pace = pacing.decide(config.workers() - free);
-        int startable = Math.min(free, pace.startable());
-        heldBack = ready && startable < free;
+        int startable = held ? 0 : Math.min(free, pace.startable());
+        heldBack = ready && !held && startable < free;
         if (startable > 0 && ready) {
           long addedBefore = added.get();
           PauseGate.Paused paused = gate.get();

@@ -118,6 +118,34 @@ class JobWorkersTest {
   }
 
   @Test
+  void aHeldPoolStartsNothingUntilItIsLetGo() throws Exception {
+    for (int i = 0; i < 3; i++) {
+      enqueue("emu-ok", null);
+    }
+    AtomicInteger calls = new AtomicInteger();
+    CountDownLatch ran = new CountDownLatch(3);
+    CountDownLatch looked = new CountDownLatch(6);
+    workers = new JobWorkers(store, (request, key) -> {
+      calls.incrementAndGet();
+      ran.countDown();
+      return ok();
+    }, () -> PauseGate.Paused.NONE, seal, InstantSource.system(), config, () -> {
+      looked.countDown(); // the dispatcher read the clock: it went round its loop
+      return 0L;
+    });
+    workers.hold(true);
+    workers.start();
+    for (int i = 0; i < 3; i++) {
+      workers.wake();
+    }
+    assertThat(looked.await(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(calls.get()).isZero();
+
+    workers.hold(false);
+    assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
+  }
+
+  @Test
   void pausedWorkWaitsAndResumesWhenTheGateOpens() throws Exception {
     String id = enqueue("smart", null);
     AtomicReference<PauseGate.Paused> paused = new AtomicReference<>(new PauseGate.Paused(Set.of("smart"), Set.of()));
