@@ -163,7 +163,8 @@ public final class Gateway implements AutoCloseable {
     RequestIds ids = new RequestIds();
     MessagesHandler messages = MessagesHandler.create(new MessagesHandler.Parts(config, aliases, ids, chain, streams,
         upstreams, tiers, cache, semantic, clock.random(), metrics, work.outage(), stats, routing, tracing));
-    work.startWorkers(messages::runJob, messages::inFlight); // queued work runs through the same seven stages
+    messages.reportTrafficTo(work.traffic()); // queued work steps aside for client requests
+    work.startWorkers(messages::runJob); // and runs through the same seven stages
     work.bindMetrics(metrics.registry(), config, clock.wall());
     HealthReport health = new HealthReport(aliases.configuredTargets(), breakers, stats, budget, streamStats, tiers,
         routing.statistics(), metrics.cost(), cluster == null ? Cluster::off : cluster::status);

@@ -16,12 +16,12 @@ import java.nio.charset.StandardCharsets;
  * first {@code content_block_delta} arrived. A few microseconds per request (the JDK {@code
  * HttpClient} spends ~550 µs), so it is not what a measurement measures. Not thread-safe.
  */
-final class LoopbackClient implements AutoCloseable {
+public final class LoopbackClient implements AutoCloseable {
 
   private static final byte[] DELTA = "content_block_delta".getBytes(StandardCharsets.US_ASCII);
 
   /** One answer: its status, body, and the nanos from sending to the first delta (-1: none). */
-  record Answer(int status, byte[] body, long toFirstDeltaNanos) {
+  public record Answer(int status, byte[] body, long toFirstDeltaNanos) {
 
     /** Whether this is a whole stream: ends with message_stop, no error event, {@code deltas} deltas. */
     boolean completeStream(int deltas) {
@@ -44,7 +44,7 @@ final class LoopbackClient implements AutoCloseable {
   private final OutputStream out;
   private final byte[] request;
 
-  LoopbackClient(URI base, byte[] body) throws IOException {
+  public LoopbackClient(URI base, byte[] body) throws IOException {
     socket = new Socket();
     socket.setTcpNoDelay(true);
     socket.connect(new InetSocketAddress(base.getHost(), base.getPort()));
@@ -63,7 +63,7 @@ final class LoopbackClient implements AutoCloseable {
     return all.toByteArray();
   }
 
-  Answer exchange() throws IOException {
+  public Answer exchange() throws IOException {
     long start = System.nanoTime();
     out.write(request);
     out.flush();

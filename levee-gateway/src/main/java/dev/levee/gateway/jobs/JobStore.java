@@ -133,8 +133,9 @@ public final class JobStore {
   }
 
   /**
-   * Claims up to {@code max} ready jobs — highest priority first, then oldest — whose alias and
-   * feature are not paused, marking them {@code running} with a lease until {@code leaseUntil}.
+   * Claims up to {@code max} ready jobs — highest priority first, then oldest, then (a batch's
+   * jobs being equally old) in request order — whatever their feature, whose alias and feature are
+   * not paused, marking them {@code running} with a lease until {@code leaseUntil}.
    *
    * @return the claimed jobs, in drain order (attempts already counts this claim)
    */
@@ -150,12 +151,12 @@ public final class JobStore {
     if (!pausedFeatures.isEmpty()) {
       pick.append(" AND feature NOT IN (").append("?,".repeat(pausedFeatures.size() - 1)).append("?)");
     }
-    pick.append(" ORDER BY priority DESC, created_at, id LIMIT ?");
+    pick.append(" ORDER BY priority DESC, created_at, position, id LIMIT ?");
     if (db.dialect() == Database.Dialect.POSTGRESQL) {
       pick.append(" FOR UPDATE SKIP LOCKED");
     }
     String sql = "UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_until = ?, updated_at = ? "
-        + "WHERE id IN (" + pick + ") RETURNING " + COLUMNS;
+        + "WHERE id IN (" + pick + ") RETURNING " + COLUMNS + ", position";
     try (Connection c = db.connection(); PreparedStatement s = c.prepareStatement(sql)) {
       int i = 1;
       s.setLong(i++, leaseUntil.toEpochMilli());
@@ -169,14 +170,17 @@ public final class JobStore {
         s.setString(i++, feature);
       }
       s.setInt(i, max);
-      List<Job> claimed = new ArrayList<>();
+      record Claimed(Job job, int position) {}
+      List<Claimed> claimed = new ArrayList<>();
       try (ResultSet rs = s.executeQuery()) {
         while (rs.next()) {
-          claimed.add(read(rs));
+          claimed.add(new Claimed(read(rs), rs.getInt("position")));
         }
       }
-      claimed.sort(Comparator.comparingInt(Job::priority).reversed().thenComparing(Job::createdAt).thenComparing(Job::id));
-      return claimed;
+      // RETURNING has no order: sort as the pick did
+      claimed.sort(Comparator.comparingInt((Claimed j) -> -j.job().priority()).thenComparing(j -> j.job().createdAt())
+          .thenComparingInt(Claimed::position).thenComparing(j -> j.job().id()));
+      return claimed.stream().map(Claimed::job).toList();
     } catch (SQLException e) {
       throw new StoreException("cannot claim jobs", e);
     }

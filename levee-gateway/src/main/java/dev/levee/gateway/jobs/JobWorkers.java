@@ -11,7 +11,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.IntSupplier;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,11 +19,16 @@ import org.slf4j.LoggerFactory;
 /**
  * Drains the job store by priority, then age, at most {@code workers} jobs at once, each on its
  * own virtual thread through a {@link JobExecutor}. One dispatcher thread claims as many jobs as
- * there are free slots, skipping paused aliases and features ({@link PauseGate}); it wakes when
- * work is added ({@link #wake}), when a slot frees, or every {@code poll} interval — which is
- * also how paused work resumes by itself. Abandoned claims are recovered and due jobs expired
- * every few polls. While interactive requests are in flight above {@code queue.yield-above}
- * ({@link #pacedBy}), at most one job runs at a time.
+ * may start ({@link Pacing}: fewer, or none, while interactive requests are around), skipping
+ * paused aliases and features ({@link PauseGate}).
+ *
+ * <p>The dispatcher sleeps unless there is something to do: it wakes when work is added ({@link
+ * #wake}), when a job ends while more work is ready, when pacing lets more jobs start, or every
+ * {@code poll} interval — which is also how paused and retried work resumes by itself. A claim
+ * that finds fewer ready jobs than it asked for marks the store drained: until work is added or
+ * the next poll, ending jobs and interactive requests do not make it look again, so an idle
+ * gateway asks the store once per {@code poll}. Abandoned claims are recovered and due jobs
+ * expired every ten polls.
  */
 public final class JobWorkers implements AutoCloseable {
 
@@ -36,16 +41,32 @@ public final class JobWorkers implements AutoCloseable {
   private final InstantSource wall;
   private final QueueConfig config;
   private final CallbackSender callbacks;
+  private final Pacing pacing;
+  private final LongSupplier nanos;
   private final Semaphore slots;
   private final Semaphore wake = new Semaphore(0);
   private final ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
   private final AtomicLong finished = new AtomicLong();
+  /** Counts {@link #wake} calls: work added while a claim ran keeps the store marked ready. */
+  private final AtomicLong added = new AtomicLong();
   private final Thread dispatcher;
   private volatile boolean running = true;
-  private volatile IntSupplier interactive = () -> 0;
+  /** The last claim may have left ready jobs behind: an ending job should make the dispatcher look again. */
+  private volatile boolean ready = true;
+  /** {@link #hold}: no job starts. */
+  private volatile boolean held;
+  /** Pacing, not a lack of work or slots, is what keeps jobs from starting now. */
+  private volatile boolean heldBack;
 
+  /** A pool paced by the monotonic system clock. */
   public JobWorkers(JobStore store, JobExecutor executor, Supplier<PauseGate.Paused> gate, KeySeal seal,
       InstantSource wall, QueueConfig config) {
+    this(store, executor, gate, seal, wall, config, System::nanoTime);
+  }
+
+  /** A pool whose pacing reads {@code nanos} (monotonic, nanoseconds). */
+  public JobWorkers(JobStore store, JobExecutor executor, Supplier<PauseGate.Paused> gate, KeySeal seal,
+      InstantSource wall, QueueConfig config, LongSupplier nanos) {
     this.store = store;
     this.executor = executor;
     this.gate = gate;
@@ -54,6 +75,13 @@ public final class JobWorkers implements AutoCloseable {
     this.config = config;
     this.callbacks = new CallbackSender(store, config.callbackSecret(), wall);
     this.slots = new Semaphore(config.workers());
+    this.nanos = nanos;
+    this.pacing = new Pacing(config.pacing(), config.workers(), nanos);
+    this.pacing.onQuiet(() -> {
+      if (heldBack) {
+        wake.release();
+      }
+    });
     this.dispatcher = Thread.ofPlatform().name("levee-jobs").daemon().unstarted(this::dispatch);
   }
 
@@ -67,29 +95,25 @@ public final class JobWorkers implements AutoCloseable {
     return this;
   }
 
-  /**
-   * Paces the pool by the gateway's interactive requests in flight: above {@code
-   * queue.yield-above}, at most one job runs at a time (see {@link QueueConfig#yieldAbove()}).
-   */
-  public JobWorkers pacedBy(IntSupplier interactiveInFlight) {
-    this.interactive = interactiveInFlight;
-    return this;
-  }
-
-  /** Whether interactive requests are in flight above {@code queue.yield-above} now. */
-  private boolean yielding() {
-    return config.yieldAbove() >= 0 && interactive.getAsInt() > config.yieldAbove();
-  }
-
-  /** How many more jobs may start now: the free slots, or — yielding to interactive traffic — up to one running. */
-  private int startable(boolean yielding) {
-    int free = slots.availablePermits();
-    return yielding ? Math.max(0, Math.min(free, 1 - (config.workers() - free))) : free;
+  /** Where the gateway reports its interactive requests: the pool steps aside for them. */
+  public InteractiveTraffic traffic() {
+    return pacing;
   }
 
   /** Tells the dispatcher new work is there. */
   public void wake() {
+    added.incrementAndGet();
+    ready = true;
     wake.release();
+  }
+
+  /**
+   * Holds the pool ({@code true}: no job starts, running ones finish) or lets it drain again. For
+   * maintenance and for benchmarks that compare interactive latency with and without a drain.
+   */
+  public void hold(boolean hold) {
+    held = hold;
+    wake();
   }
 
   /** Jobs this pool brought to an end (a result recorded), since start. */
@@ -98,37 +122,51 @@ public final class JobWorkers implements AutoCloseable {
   }
 
   private void dispatch() {
+    long poll = config.poll().toNanos();
+    long nextPoll = nanos.getAsLong();
     long polls = 0;
     while (running) {
       try {
-        if (polls++ % 10 == 0) {
-          Instant now = wall.instant();
-          store.recover(now, false);
-          store.expire(now);
+        if (nanos.getAsLong() - nextPoll >= 0) { // the poll came round: retried jobs came due, paused work may resume
+          ready = true;
+          nextPoll = nanos.getAsLong() + poll;
+          if (polls++ % 10 == 0) {
+            Instant now = wall.instant();
+            store.recover(now, false);
+            store.expire(now);
+          }
         }
         if (!config.callbacks().isEmpty()) {
           callbacks.deliverDue();
         }
-        boolean yielding = yielding();
-        int free = startable(yielding);
-        if (free > 0) {
+        int free = slots.availablePermits();
+        Pacing.Decision pace = pacing.decide(config.workers() - free);
+        int startable = held ? 0 : Math.min(free, pace.startable());
+        heldBack = ready && !held && startable < free;
+        if (startable > 0 && ready) {
+          long addedBefore = added.get();
           PauseGate.Paused paused = gate.get();
           Instant now = wall.instant();
-          List<Job> claimed = store.claim(free, now, now.plus(config.lease()), paused.aliases(), paused.features());
+          List<Job> claimed = store.claim(startable, now, now.plus(config.lease()), paused.aliases(), paused.features());
+          ready = claimed.size() == startable || added.get() != addedBefore;
+          pacing.started(claimed.size());
           for (Job job : claimed) {
             slots.acquireUninterruptibly();
             threads.execute(() -> run(job));
           }
         }
-        // every free slot filled, or nothing more is ready: wait for a freed slot, new work, or the poll;
-        // yielding, look again soon (interactive requests end within milliseconds)
-        long waitMs = yielding ? Math.min(5, config.poll().toMillis()) : config.poll().toMillis();
-        wake.tryAcquire(waitMs, TimeUnit.MILLISECONDS);
+        // sleep until work is added, a job ends while more is ready, pacing allows more, or the poll
+        long wait = nextPoll - nanos.getAsLong();
+        if (ready && pace.recheckNanos() >= 0) {
+          wait = Math.min(wait, pace.recheckNanos());
+        }
+        wake.tryAcquire(Math.max(0, wait), TimeUnit.NANOSECONDS);
         wake.drainPermits();
       } catch (InterruptedException e) {
         return;
       } catch (RuntimeException e) {
         LOG.error("the job dispatcher failed; trying again after {}", config.poll(), e);
+        ready = true;
         sleepQuietly(config.poll());
       }
     }
@@ -169,7 +207,9 @@ public final class JobWorkers implements AutoCloseable {
       }
     } finally {
       slots.release();
-      wake.release();
+      if (ready || heldBack) {
+        wake.release();
+      }
     }
   }
 

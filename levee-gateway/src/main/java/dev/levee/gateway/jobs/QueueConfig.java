@@ -16,8 +16,8 @@ import java.util.Map;
  *     when missing); ignored for SQLite
  * @param folder the folder of the embedded database file {@code levee.db} (default {@code
  *     levee-data}, created when missing)
- * @param workers the most jobs executed at once by this gateway (default 8): the cap that keeps
- *     queued work from starving interactive requests
+ * @param workers the most jobs executed at once by this gateway while no interactive request is
+ *     around (default 8); {@code pacing} lowers it while there are
  * @param poll how often idle workers look for new work when nothing woke them (default 1 s)
  * @param retryDelay how long a job whose every target failed waits before it is tried again
  *     (default 5 s)
@@ -33,14 +33,12 @@ import java.util.Map;
  * @param callbacks per feature (older spelling of {@code features.<name>.callback-url}), a URL that receives each queued request's answer once it ends
  *     (see {@link CallbackSender}); default none
  * @param callbackSecret the HMAC-SHA256 key signing callbacks (usually {@code ${…}}); empty: unsigned
- * @param yieldAbove pacing: while more interactive requests than this are in flight on this
- *     gateway, workers start at most one job at a time (running ones finish), so queued work keeps
- *     moving but leaves the CPU and the upstream to the clients; {@code 0} yields to any
- *     interactive request (a stream counts while it is open); default {@code -1}: no pacing
+ * @param pacing how workers step aside for interactive requests ({@link PacingConfig}); on by
+ *     default
  */
 public record QueueConfig(String store, String schema, String folder, Integer workers, Duration poll,
     Duration retryDelay, Duration lease, Duration batchTtl, String secret, List<String> onOutage,
-    Map<String, String> callbacks, String callbackSecret, Integer yieldAbove) {
+    Map<String, String> callbacks, String callbackSecret, PacingConfig pacing) {
 
   public QueueConfig {
     store = store == null ? "" : store.strip();
@@ -76,14 +74,13 @@ public record QueueConfig(String store, String schema, String folder, Integer wo
       }
     }
     callbackSecret = callbackSecret == null ? "" : callbackSecret;
-    yieldAbove = yieldAbove == null ? -1 : yieldAbove;
-    if (yieldAbove < -1) throw new IllegalArgumentException("yield-above must be -1 (off) or more, was " + yieldAbove);
+    pacing = pacing == null ? PacingConfig.defaults() : pacing;
   }
 
   /** This configuration with {@code callbacks} instead (each feature's {@code callback-url} merged in). */
   public QueueConfig withCallbacks(Map<String, String> callbacks) {
     return new QueueConfig(store, schema, folder, workers, poll, retryDelay, lease, batchTtl, secret, onOutage,
-        callbacks, callbackSecret, yieldAbove);
+        callbacks, callbackSecret, pacing);
   }
 
   /** The folder of the embedded database. */

@@ -15,6 +15,7 @@ import dev.levee.gateway.cache.ResponseCache;
 import dev.levee.gateway.cache.SemanticCache;
 import dev.levee.gateway.config.GatewayConfig;
 import dev.levee.gateway.health.Metrics;
+import dev.levee.gateway.jobs.InteractiveTraffic;
 import dev.levee.gateway.jobs.JobExecutor;
 import dev.levee.gateway.jobs.JobRequest;
 import dev.levee.gateway.jobs.OutageQueue;
@@ -26,7 +27,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.random.RandomGenerator;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -64,7 +64,7 @@ public final class MessagesHandler {
   private final Recorder recorder;
   private final Responder responder;
   private final Ticker ticker;
-  private final AtomicInteger inFlight = new AtomicInteger();
+  private volatile InteractiveTraffic traffic = InteractiveTraffic.NONE;
 
   /**
    * The gateway's shared parts the handler is wired from.
@@ -98,17 +98,17 @@ public final class MessagesHandler {
   }
 
   public void handle(Request request, Response response, Callback callback) {
-    inFlight.incrementAndGet();
+    traffic.enter();
     try {
       handleCounted(request, response, callback);
     } finally {
-      inFlight.decrementAndGet();
+      traffic.exit();
     }
   }
 
-  /** Client requests being handled now (queued work not counted): the worker pool yields to them. */
-  public int inFlight() {
-    return inFlight.get();
+  /** Reports every client request (queued work not counted) to {@code traffic}: the worker pool steps aside for them. */
+  public void reportTrafficTo(InteractiveTraffic traffic) {
+    this.traffic = traffic;
   }
 
   private void handleCounted(Request request, Response response, Callback callback) {

@@ -17,6 +17,7 @@ import dev.levee.gateway.config.Feature;
 import dev.levee.gateway.jobs.JobStore;
 import dev.levee.gateway.jobs.JobsHandler;
 import dev.levee.gateway.jobs.OutageQueue;
+import dev.levee.gateway.jobs.InteractiveTraffic;
 import dev.levee.gateway.jobs.JobWorkers;
 import dev.levee.gateway.jobs.KeySeal;
 import dev.levee.gateway.jobs.PauseGate;
@@ -109,13 +110,17 @@ public final class QueuedWork implements AutoCloseable {
   /**
    * Starts draining the store, each job through {@code executor} — the gateway's own request path
    * ({@code MessagesHandler.runJob}), so queued work meets the same tiers, cooldowns, breakers and
-   * budget as interactive requests — paced by the interactive requests in flight ({@code
-   * queue.yield-above}).
+   * budget as interactive requests — paced by the interactive requests reported to {@link #traffic}.
    */
-  public QueuedWork startWorkers(JobExecutor executor, java.util.function.IntSupplier interactiveInFlight) {
+  public QueuedWork startWorkers(JobExecutor executor) {
     this.executor.delegate = executor;
-    workers.pacedBy(interactiveInFlight).start();
+    workers.start();
     return this;
+  }
+
+  /** Where the gateway reports its interactive requests: the workers step aside for them ({@code queue.pacing}). */
+  public InteractiveTraffic traffic() {
+    return workers.traffic();
   }
 
   /** The executor the workers call, set once before they start. */

@@ -11,6 +11,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -75,37 +76,73 @@ class JobWorkersTest {
   }
 
   @Test
-  void whileInteractiveRequestsAreInFlightOnlyOneJobRunsAndTheRestStartWhenTheyAreGone() throws Exception {
+  void whileAnInteractiveRequestIsInFlightOneJobRunsAndTheRestStartWhenTrafficIsGone() throws Exception {
     for (int i = 0; i < 10; i++) {
       enqueue("emu-ok", null);
     }
-    AtomicInteger interactive = new AtomicInteger(1); // above yield-above 0
-    CountDownLatch looked = new CountDownLatch(5);
+    AtomicLong nanos = new AtomicLong();
     AtomicInteger running = new AtomicInteger();
     AtomicInteger most = new AtomicInteger();
     Semaphore release = new Semaphore(0);
+    CountDownLatch first = new CountDownLatch(1);
     CountDownLatch full = new CountDownLatch(config.workers());
+    CountDownLatch looked = new CountDownLatch(5);
     workers = new JobWorkers(store, (request, key) -> {
       most.accumulateAndGet(running.incrementAndGet(), Math::max);
+      first.countDown();
       full.countDown();
       release.acquireUninterruptibly();
       running.decrementAndGet();
       return ok();
-    }, () -> PauseGate.Paused.NONE, seal, InstantSource.system(), config).pacedBy(() -> {
+    }, () -> PauseGate.Paused.NONE, seal, InstantSource.system(), config, () -> {
       if (running.get() > 0) {
-        looked.countDown();
+        looked.countDown(); // the dispatcher read the clock while a job ran
       }
-      return interactive.get();
-    }).start();
+      return nanos.get();
+    });
+    workers.traffic().enter(); // a client request starts before the workers do
+    nanos.addAndGet(Duration.ofMillis(6).toNanos()); // past yield-for, still in flight
+    workers.start();
 
-    assertThat(looked.await(10, TimeUnit.SECONDS)).isTrue(); // five looks while a job runs
-    assertThat(most.get()).as("yielding: one job at a time").isEqualTo(1);
-
-    interactive.set(0);
+    assertThat(first.await(10, TimeUnit.SECONDS)).isTrue();
     workers.wake();
-    assertThat(full.await(10, TimeUnit.SECONDS)).as("quiet again: every slot").isTrue();
+    assertThat(looked.await(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(most.get()).as("sharing with a client request: one job at a time").isEqualTo(1);
+
+    workers.traffic().exit();
+    nanos.addAndGet(Duration.ofSeconds(1).toNanos()); // shared-for has passed
+    workers.wake();
+    assertThat(full.await(10, TimeUnit.SECONDS)).as("no traffic: every slot").isTrue();
     assertThat(most.get()).isEqualTo(config.workers());
     release.release(10);
+  }
+
+  @Test
+  void aHeldPoolStartsNothingUntilItIsLetGo() throws Exception {
+    for (int i = 0; i < 3; i++) {
+      enqueue("emu-ok", null);
+    }
+    AtomicInteger calls = new AtomicInteger();
+    CountDownLatch ran = new CountDownLatch(3);
+    CountDownLatch looked = new CountDownLatch(6);
+    workers = new JobWorkers(store, (request, key) -> {
+      calls.incrementAndGet();
+      ran.countDown();
+      return ok();
+    }, () -> PauseGate.Paused.NONE, seal, InstantSource.system(), config, () -> {
+      looked.countDown(); // the dispatcher read the clock: it went round its loop
+      return 0L;
+    });
+    workers.hold(true);
+    workers.start();
+    for (int i = 0; i < 3; i++) {
+      workers.wake();
+    }
+    assertThat(looked.await(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(calls.get()).isZero();
+
+    workers.hold(false);
+    assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
   }
 
   @Test

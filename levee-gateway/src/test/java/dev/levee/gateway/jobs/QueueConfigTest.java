@@ -29,6 +29,19 @@ class QueueConfigTest {
     assertThat(queue.workers()).isEqualTo(8);
     assertThat(queue.batchTtl()).isEqualTo(Duration.ofHours(24));
     assertThat(queue.secret()).isEmpty();
+    assertThat(queue.pacing()).isEqualTo(new PacingConfig(true, Duration.ofMillis(5), 1, Duration.ofSeconds(1)));
+  }
+
+  @Test
+  void pacingIsReadWithUnitsAndCanBeSwitchedOff() throws Exception {
+    PacingConfig pacing = parse("""
+        queue:
+          pacing: { yield-for: 2ms, shared-workers: 2, shared-for: 500ms }
+        """, Map.of()).queue().pacing();
+    PacingConfig off = parse("queue: { pacing: { enabled: false } }\n", Map.of()).queue().pacing();
+
+    assertThat(pacing).isEqualTo(new PacingConfig(true, Duration.ofMillis(2), 2, Duration.ofMillis(500)));
+    assertThat(off.enabled()).isFalse();
   }
 
   @Test

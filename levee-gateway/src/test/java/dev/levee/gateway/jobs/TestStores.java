@@ -41,7 +41,7 @@ public final class TestStores {
 
   static QueueConfig config(String store, String schema, String folder) {
     return new QueueConfig(store, schema, folder, 4, null, null, null, null,
-        "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=", null, null, null, 0);
+        "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=", null, null, null, null);
   }
 
   /** Drops a PostgreSQL test schema; nothing for SQLite (its folder is a temp one). */
