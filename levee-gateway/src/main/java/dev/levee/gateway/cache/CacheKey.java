@@ -4,15 +4,13 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.levee.anthropic.Json;
 import dev.levee.anthropic.message.MessagesRequest;
+import dev.levee.anthropic.server.TenantKey;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
-import java.nio.charset.StandardCharsets;
 import java.security.DigestOutputStream;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.List;
@@ -83,12 +81,21 @@ public record CacheKey(String tenant, String model, String digest) {
    * @throws IllegalArgumentException when {@code body} is not a JSON object
    */
   public static CacheKey of(JsonNode body, String model, Map<String, List<String>> headers) {
+    return of(body, tenantOf(headers), model, headers);
+  }
+
+  /**
+   * As {@link #of(JsonNode, String, Map)}, for a request whose tenant is known already.
+   *
+   * @param tenant {@link #tenantOf} of {@code headers}
+   */
+  public static CacheKey of(JsonNode body, String tenant, String model, Map<String, List<String>> headers) {
+    Objects.requireNonNull(tenant, "tenant");
     Objects.requireNonNull(model, "model");
     if (body == null || !body.isObject()) {
       throw new IllegalArgumentException("request body must be a JSON object");
     }
-    String tenant = tenantOf(headers);
-    MessageDigest sha = sha256();
+    MessageDigest sha = TenantKey.sha256();
     try (JsonGenerator out = Json.MAPPER.getFactory().createGenerator(
         new DigestOutputStream(OutputStream.nullOutputStream(), sha))) {
       out.writeStartObject();
@@ -127,14 +134,11 @@ public record CacheKey(String tenant, String model, String digest) {
       }
     }
     String named = HeaderValues.first(headers, "x-levee-tenant");
-    List<String> parts = new ArrayList<>(2);
-    if (key != null && !key.isEmpty()) {
-      parts.add("key:" + HEX.formatHex(sha256().digest(key.getBytes(StandardCharsets.UTF_8))));
+    String hashed = key == null || key.isEmpty() ? null : TenantKey.keyHash(key);
+    if (named == null) {
+      return hashed == null ? "anonymous" : hashed;
     }
-    if (named != null) {
-      parts.add("tenant:" + named);
-    }
-    return parts.isEmpty() ? "anonymous" : String.join("/", parts);
+    return hashed == null ? "tenant:" + named : hashed + "/tenant:" + named;
   }
 
   private static void writeCanonical(JsonNode node, JsonGenerator out, boolean top) throws IOException {
@@ -171,14 +175,6 @@ public record CacheKey(String tenant, String model, String digest) {
 
   private static String canonicalNumber(BigDecimal value) {
     return value.signum() == 0 ? "0" : value.stripTrailingZeros().toString();
-  }
-
-  private static MessageDigest sha256() {
-    try {
-      return MessageDigest.getInstance("SHA-256");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every JDK has SHA-256", e);
-    }
   }
 
   @Override

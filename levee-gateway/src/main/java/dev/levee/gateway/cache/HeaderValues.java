@@ -22,9 +22,13 @@ public final class HeaderValues {
 
   /** The first non-blank value of {@code name}, trimmed; null when absent. */
   public static String first(Map<String, List<String>> headers, String name) {
-    for (String value : all(headers, name)) {
-      if (value != null && !value.isBlank()) {
-        return value.strip();
+    for (Map.Entry<String, List<String>> header : headers.entrySet()) {
+      if (header.getKey() != null && header.getKey().equalsIgnoreCase(name) && header.getValue() != null) {
+        for (String value : header.getValue()) {
+          if (value != null && !value.isBlank()) {
+            return value.strip();
+          }
+        }
       }
     }
     return null;
