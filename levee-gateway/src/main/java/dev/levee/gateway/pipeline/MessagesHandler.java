@@ -94,7 +94,7 @@ public final class MessagesHandler {
     this.relay = new Relay(p.streams());
     this.recorder = new Recorder(cache, p.tiers(), new AccessLog(), p.metrics(), p.tracing(), ticker);
     this.responder = new Responder(new LocalAnswers(p.random()), cache,
-        config.tiers().healthyFor().plus(config.tiers().evaluateEvery()), p.outage());
+        config.tiers().healthyFor().plus(config.tiers().evaluateEvery()), p.outage(), p.upstreams().watchdog());
   }
 
   public void handle(Request request, Response response, Callback callback) {

@@ -6,6 +6,7 @@ import dev.levee.anthropic.sse.SseEvent;
 import dev.levee.anthropic.sse.SseWriter;
 import dev.levee.anthropic.upstream.Headers;
 import dev.levee.anthropic.upstream.Reply;
+import dev.levee.anthropic.upstream.Watchdog;
 import dev.levee.core.chain.ChainResult;
 import dev.levee.core.retry.Failure;
 import dev.levee.core.tier.Tier;
@@ -50,7 +51,12 @@ final class Responder {
    */
   private final OutageQueue outage; // null: no feature queues on an outage
 
-  Responder(LocalAnswers local, CachedAnswers cache, Duration failClosedRetryAfter, OutageQueue outage) {
+  private final Watchdog timers;
+
+  /** @param timers start each request's disconnect watch ({@link CancellationScope}) */
+  Responder(LocalAnswers local, CachedAnswers cache, Duration failClosedRetryAfter, OutageQueue outage,
+      Watchdog timers) {
+    this.timers = timers;
     this.outage = outage;
     this.local = local;
     this.cache = cache;
@@ -59,7 +65,7 @@ final class Responder {
 
   /** A scope in which a client leaving cancels everything done for {@code request}. */
   CancellationScope cancellationScope(Request request) {
-    return CancellationScope.open(request);
+    return CancellationScope.open(request, timers);
   }
 
   /** Ingress refused the request. */
