@@ -6,7 +6,6 @@ import dev.levee.anthropic.sse.SseEvent;
 import dev.levee.anthropic.sse.SseWriter;
 import dev.levee.anthropic.upstream.Headers;
 import dev.levee.anthropic.upstream.Reply;
-import dev.levee.anthropic.upstream.Watchdog;
 import dev.levee.core.chain.ChainResult;
 import dev.levee.core.retry.Failure;
 import dev.levee.core.tier.Tier;
@@ -51,12 +50,12 @@ final class Responder {
    */
   private final OutageQueue outage; // null: no feature queues on an outage
 
-  private final Watchdog timers;
+  private final LateWatches watches;
 
-  /** @param timers start each request's disconnect watch ({@link CancellationScope}) */
+  /** @param watches start each request's disconnect watch once it has run a while ({@link CancellationScope}) */
   Responder(LocalAnswers local, CachedAnswers cache, Duration failClosedRetryAfter, OutageQueue outage,
-      Watchdog timers) {
-    this.timers = timers;
+      LateWatches watches) {
+    this.watches = watches;
     this.outage = outage;
     this.local = local;
     this.cache = cache;
@@ -65,7 +64,7 @@ final class Responder {
 
   /** A scope in which a client leaving cancels everything done for {@code request}. */
   CancellationScope cancellationScope(Request request) {
-    return CancellationScope.open(request, timers);
+    return CancellationScope.open(request, watches);
   }
 
   /** Ingress refused the request. */
