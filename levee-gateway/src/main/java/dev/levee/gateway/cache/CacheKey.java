@@ -11,6 +11,7 @@ import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.security.DigestOutputStream;
 import java.security.MessageDigest;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.List;
@@ -144,15 +145,18 @@ public record CacheKey(String tenant, String model, String digest) {
   private static void writeCanonical(JsonNode node, JsonGenerator out, boolean top) throws IOException {
     switch (node.getNodeType()) {
       case OBJECT -> {
-        TreeSet<String> names = new TreeSet<>();
+        String[] names = new String[node.size()];
+        int n = 0;
         for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
           String name = it.next();
           if (!(top && IGNORED_FIELDS.contains(name))) {
-            names.add(name);
+            names[n++] = name;
           }
         }
+        Arrays.sort(names, 0, n); // names are unique in a parsed object
         out.writeStartObject();
-        for (String name : names) {
+        for (int i = 0; i < n; i++) {
+          String name = names[i];
           out.writeFieldName(name);
           writeCanonical(node.get(name), out, false);
         }
@@ -165,12 +169,18 @@ public record CacheKey(String tenant, String model, String digest) {
         }
         out.writeEndArray();
       }
-      case NUMBER -> out.writeNumber(canonicalNumber(node.decimalValue()));
+      case NUMBER -> out.writeNumber(node.canConvertToExactIntegral() && node.canConvertToLong()
+          ? canonicalInteger(node.longValue()) : canonicalNumber(node.decimalValue()));
       case STRING -> out.writeString(node.textValue());
       case BOOLEAN -> out.writeBoolean(node.booleanValue());
       case NULL, MISSING -> out.writeNull();
       default -> out.writeString(node.asText()); // binary and POJO nodes do not come from parsing
     }
+  }
+
+  /** As {@link #canonicalNumber}, without a BigDecimal for the common case (no trailing zero). */
+  private static String canonicalInteger(long value) {
+    return value % 10 != 0 ? Long.toString(value) : canonicalNumber(BigDecimal.valueOf(value));
   }
 
   private static String canonicalNumber(BigDecimal value) {
