@@ -16,6 +16,7 @@ import org.eclipse.jetty.http.HttpFields;
 public final class TenantKey {
 
   private static final HexFormat HEX = HexFormat.of();
+  private static final MessageDigest SHA256 = prototype(); // never updated: each use clones it
 
   private TenantKey() {}
 
@@ -28,11 +29,26 @@ public final class TenantKey {
         key = authorization.substring(7).strip();
       }
     }
-    if (key == null || key.isEmpty()) {
-      return "anonymous";
-    }
+    return key == null || key.isEmpty() ? "anonymous" : keyHash(key);
+  }
+
+  /** {@code key:} and the lower-case hex SHA-256 of {@code apiKey}'s UTF-8 bytes: never the key itself. */
+  public static String keyHash(String apiKey) {
+    return "key:" + HEX.formatHex(sha256().digest(apiKey.getBytes(StandardCharsets.UTF_8)));
+  }
+
+  /** A fresh SHA-256 digest (a clone of one prototype: {@code getInstance} looks the provider up each time). */
+  public static MessageDigest sha256() {
     try {
-      return "key:" + HEX.formatHex(MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8)));
+      return (MessageDigest) SHA256.clone();
+    } catch (CloneNotSupportedException e) {
+      return prototype(); // a provider whose digest cannot be cloned: the slower way
+    }
+  }
+
+  private static MessageDigest prototype() {
+    try {
+      return MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("every JDK has SHA-256", e);
     }

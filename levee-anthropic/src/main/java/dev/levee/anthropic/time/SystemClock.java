@@ -3,9 +3,9 @@ package dev.levee.anthropic.time;
 import dev.levee.core.time.Scheduler;
 import dev.levee.core.time.Sleeper;
 import dev.levee.core.time.Ticker;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -41,11 +41,22 @@ public final class SystemClock {
   }
 
   private static final class Timers {
-    static final Scheduler SCHEDULER = of(Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "levee-timer");
-      t.setDaemon(true);
-      return t;
-    }));
+    static final Scheduler SCHEDULER = of(executor());
+
+    /**
+     * A cancelled task leaves the queue at once: most timers (attempt watchdogs, disconnect
+     * watches) are cancelled long before they are due, and would otherwise stay queued — and wake
+     * the timer thread — until then.
+     */
+    private static ScheduledExecutorService executor() {
+      ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
+        Thread t = new Thread(r, "levee-timer");
+        t.setDaemon(true);
+        return t;
+      });
+      executor.setRemoveOnCancelPolicy(true);
+      return executor;
+    }
 
     private static Scheduler of(ScheduledExecutorService executor) {
       return (delay, task) -> {

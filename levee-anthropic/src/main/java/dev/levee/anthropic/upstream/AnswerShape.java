@@ -1,7 +1,9 @@
 package dev.levee.anthropic.upstream;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import dev.levee.anthropic.Json;
+import java.io.IOException;
 import java.util.Optional;
 
 /**
@@ -13,47 +15,88 @@ import java.util.Optional;
  * <p>The checks are the least every client relies on, so that a faithful but newer API still
  * passes: a message (the Anthropic "Messages" reference) is an object with {@code "type":
  * "message"}, a {@code content} array of objects with a {@code type}, and a {@code usage} object;
- * a token count is an object with a numeric {@code input_tokens}. Unknown fields pass.
+ * a token count is an object with a numeric {@code input_tokens}. Unknown fields pass. A field
+ * given twice counts as its last value.
+ *
+ * <p>Checked in one streaming pass over the body, no tree: every answer goes through here.
  */
 public enum AnswerShape {
 
   /** {@code POST /v1/messages}. */
   MESSAGE {
     @Override
-    Optional<String> problemOf(JsonNode root) {
-      if (!"message".equals(root.path("type").asText(null))) {
-        return Optional.of("its type is not \"message\"");
-      }
-      JsonNode content = root.get("content");
-      if (content == null || !content.isArray()) {
-        return Optional.of("it has no content array");
-      }
-      for (JsonNode block : content) {
-        if (!block.isObject() || !block.path("type").isTextual()) {
-          return Optional.of("a content block has no type");
+    Scan scan() {
+      return new Scan() {
+        boolean message;
+        boolean contentArray;
+        boolean blocksTyped;
+        boolean usageObject;
+
+        @Override
+        void field(String name, JsonToken value, JsonParser p) throws IOException {
+          switch (name) {
+            case "type" -> message = value == JsonToken.VALUE_STRING && "message".equals(p.getText());
+            case "content" -> {
+              contentArray = value == JsonToken.START_ARRAY;
+              blocksTyped = !contentArray || blocksTyped(p);
+            }
+            case "usage" -> usageObject = value == JsonToken.START_OBJECT;
+            default -> { }
+          }
         }
-      }
-      JsonNode usage = root.get("usage");
-      if (usage == null || !usage.isObject()) {
-        return Optional.of("it has no usage object");
-      }
-      return Optional.empty();
+
+        @Override
+        Optional<String> verdict() {
+          if (!message) {
+            return Optional.of("its type is not \"message\"");
+          }
+          if (!contentArray) {
+            return Optional.of("it has no content array");
+          }
+          if (!blocksTyped) {
+            return Optional.of("a content block has no type");
+          }
+          return usageObject ? Optional.empty() : Optional.of("it has no usage object");
+        }
+      };
     }
   },
 
   /** {@code POST /v1/messages/count_tokens}. */
   TOKEN_COUNT {
     @Override
-    Optional<String> problemOf(JsonNode root) {
-      return root.path("input_tokens").isNumber() ? Optional.empty() : Optional.of("it has no numeric input_tokens");
+    Scan scan() {
+      return new Scan() {
+        boolean numeric;
+
+        @Override
+        void field(String name, JsonToken value, JsonParser p) {
+          if (name.equals("input_tokens")) {
+            numeric = value == JsonToken.VALUE_NUMBER_INT || value == JsonToken.VALUE_NUMBER_FLOAT;
+          }
+        }
+
+        @Override
+        Optional<String> verdict() {
+          return numeric ? Optional.empty() : Optional.of("it has no numeric input_tokens");
+        }
+      };
     }
   },
 
   /** Any other endpoint: a JSON object. */
   OBJECT {
     @Override
-    Optional<String> problemOf(JsonNode root) {
-      return Optional.empty();
+    Scan scan() {
+      return new Scan() {
+        @Override
+        void field(String name, JsonToken value, JsonParser p) { }
+
+        @Override
+        Optional<String> verdict() {
+          return Optional.empty();
+        }
+      };
     }
   };
 
@@ -68,21 +111,69 @@ public enum AnswerShape {
 
   /**
    * What is wrong with {@code body} as this shape, in a few words for logs and error messages, or
-   * empty when it is fine.
+   * empty when it is fine. Invalid or truncated JSON, or anything after the top-level value, is
+   * "not complete JSON" before any other problem.
    */
   public Optional<String> problem(byte[] body) {
     if (body == null || body.length == 0) {
       return Optional.of("the body is empty");
     }
-    JsonNode root = Json.tryParse(body);
-    if (root == null) {
-      return Optional.of("the body is not complete JSON");
+    try (JsonParser p = Json.MAPPER.getFactory().createParser(body)) {
+      JsonToken first = p.nextToken();
+      if (first != JsonToken.START_OBJECT) {
+        p.skipChildren();
+        return first != null && p.nextToken() != null ? incomplete() : Optional.of("the body is not a JSON object");
+      }
+      Scan scan = scan();
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String name = p.currentName();
+        JsonToken value = p.nextToken();
+        scan.field(name, value, p);
+        p.skipChildren(); // no-op when the scan consumed the value or it is a scalar
+      }
+      return p.nextToken() != null ? incomplete() : scan.verdict();
+    } catch (IOException e) {
+      return incomplete();
     }
-    if (!root.isObject()) {
-      return Optional.of("the body is not a JSON object");
-    }
-    return problemOf(root);
   }
 
-  abstract Optional<String> problemOf(JsonNode root);
+  /** Reads one top-level field at a time; leaves the parser on the value's last token, or on its start. */
+  abstract Scan scan();
+
+  abstract static class Scan {
+    abstract void field(String name, JsonToken value, JsonParser p) throws IOException;
+
+    abstract Optional<String> verdict();
+  }
+
+  private static Optional<String> incomplete() {
+    return Optional.of("the body is not complete JSON");
+  }
+
+  /** Reads a content array to its end: whether every element is an object whose {@code type} is a string. */
+  private static boolean blocksTyped(JsonParser p) throws IOException {
+    boolean all = true;
+    JsonToken element;
+    while ((element = p.nextToken()) != JsonToken.END_ARRAY) {
+      if (element == null) {
+        throw new java.io.EOFException("the content array is not closed");
+      }
+      if (element != JsonToken.START_OBJECT) {
+        all = false;
+        p.skipChildren();
+        continue;
+      }
+      boolean typed = false;
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        boolean type = p.currentName().equals("type");
+        JsonToken value = p.nextToken();
+        if (type) {
+          typed = value == JsonToken.VALUE_STRING;
+        }
+        p.skipChildren();
+      }
+      all &= typed;
+    }
+    return all;
+  }
 }

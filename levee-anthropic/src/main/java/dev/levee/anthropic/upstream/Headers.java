@@ -79,19 +79,21 @@ public final class Headers {
    * lower-case; every {@code Connection} field and comma-separated token counts.
    */
   static Set<String> connectionOptions(Map<String, List<String>> headers) {
-    Set<String> named = new HashSet<>();
-    headers.forEach((name, values) -> {
-      if (name.equalsIgnoreCase("connection")) {
-        for (String value : values) {
-          for (String token : value.split(",")) {
-            String option = token.strip().toLowerCase(Locale.ROOT);
-            if (!option.isEmpty()) {
-              named.add(option);
-            }
+    Set<String> named = null; // most messages have no Connection header: nothing allocated
+    for (Map.Entry<String, List<String>> header : headers.entrySet()) {
+      if (!header.getKey().equalsIgnoreCase("connection")) {
+        continue;
+      }
+      for (String value : header.getValue()) {
+        for (String token : value.split(",")) {
+          String option = token.strip().toLowerCase(Locale.ROOT);
+          if (!option.isEmpty()) {
+            named = named == null ? new HashSet<>() : named;
+            named.add(option);
           }
         }
       }
-    });
-    return named;
+    }
+    return named == null ? Set.of() : named;
   }
 }

@@ -5,6 +5,7 @@ import java.net.URI;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A client's request as it arrived, from which each upstream call is made, with the edits a
@@ -19,6 +20,11 @@ import java.util.Set;
  */
 public record OriginalRequest(String path, String query, Map<String, List<String>> headers, MessagesRequest body,
     long maxTokensCap, Set<String> drop) {
+
+  /** The URIs of recent calls: a few endpoints times a few paths, parsed once each. */
+  private static final Map<String, URI> URIS = new ConcurrentHashMap<>();
+
+  private static final int MAX_URIS = 256; // queries come from clients: the table stays small whatever they send
 
   public OriginalRequest {
     drop = Set.copyOf(drop);
@@ -41,8 +47,19 @@ public record OriginalRequest(String path, String query, Map<String, List<String
 
   /** The upstream call carrying {@code body} to {@code endpoint}: same path, query and headers. */
   public UpstreamRequest to(Endpoint endpoint, byte[] body) {
-    URI uri = URI.create(endpoint.baseUrl() + path + (query == null ? "" : "?" + query));
-    return new UpstreamRequest(uri, "POST", Headers.toUpstream(headers, endpoint.apiKey()), body);
+    return new UpstreamRequest(uri(endpoint.baseUrl() + path + (query == null ? "" : "?" + query)), "POST",
+        Headers.toUpstream(headers, endpoint.apiKey()), body);
+  }
+
+  private static URI uri(String text) {
+    URI uri = URIS.get(text);
+    if (uri == null) {
+      uri = URI.create(text);
+      if (URIS.size() < MAX_URIS) {
+        URIS.put(text, uri);
+      }
+    }
+    return uri;
   }
 
   @Override

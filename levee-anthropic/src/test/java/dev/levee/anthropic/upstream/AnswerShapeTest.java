@@ -36,6 +36,19 @@ class AnswerShapeTest {
   }
 
   @Test
+  void dataAfterTheObjectANonObjectBlockAndARepeatedFieldCount() {
+    assertThat(AnswerShape.MESSAGE.problem(bytes(MESSAGE + " {}"))).hasValue("the body is not complete JSON");
+    assertThat(AnswerShape.MESSAGE.problem(bytes("[1] x"))).hasValue("the body is not complete JSON");
+    assertThat(AnswerShape.MESSAGE.problem(bytes("  "))).hasValue("the body is not a JSON object");
+    assertThat(AnswerShape.MESSAGE.problem(bytes(MESSAGE.replace("[{\"type\":\"text\",", "[\"text\",{\"type\":\"text\","))))
+        .hasValue("a content block has no type");
+    assertThat(AnswerShape.MESSAGE.problem(bytes(MESSAGE.replace("\"type\":\"message\"",
+        "\"type\":\"message\",\"type\":\"error\"")))).hasValue("its type is not \"message\"");
+    assertThat(AnswerShape.MESSAGE.problem(bytes(MESSAGE.replace("\"content\":[", "\"content\":[],\"x\":["))))
+        .isEmpty();
+  }
+
+  @Test
   void eachPathHasItsShape() {
     assertThat(AnswerShape.forPath("/v1/messages")).isEqualTo(AnswerShape.MESSAGE);
     assertThat(AnswerShape.forPath("/v1/messages/count_tokens")).isEqualTo(AnswerShape.TOKEN_COUNT);

@@ -75,7 +75,24 @@ public final class PriceTable {
     if (exact != null) {
       return Optional.of(exact);
     }
+    if (!model.endsWith("-latest") && !endsWithDate(model)) { // asked per answer: no matcher for plain names
+      return Optional.empty();
+    }
     return Optional.ofNullable(byModel.get(SNAPSHOT_SUFFIX.matcher(model).replaceFirst("")));
+  }
+
+  /** Whether {@code model} ends with {@code -} and eight digits (a snapshot date). */
+  private static boolean endsWithDate(String model) {
+    int n = model.length();
+    if (n < 9 || model.charAt(n - 9) != '-') {
+      return false;
+    }
+    for (int i = n - 8; i < n; i++) {
+      if (model.charAt(i) < '0' || model.charAt(i) > '9') {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Every entry, model name → price. */

@@ -4,15 +4,14 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.levee.anthropic.Json;
 import dev.levee.anthropic.message.MessagesRequest;
+import dev.levee.anthropic.server.TenantKey;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
-import java.nio.charset.StandardCharsets;
 import java.security.DigestOutputStream;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.List;
@@ -83,12 +82,21 @@ public record CacheKey(String tenant, String model, String digest) {
    * @throws IllegalArgumentException when {@code body} is not a JSON object
    */
   public static CacheKey of(JsonNode body, String model, Map<String, List<String>> headers) {
+    return of(body, tenantOf(headers), model, headers);
+  }
+
+  /**
+   * As {@link #of(JsonNode, String, Map)}, for a request whose tenant is known already.
+   *
+   * @param tenant {@link #tenantOf} of {@code headers}
+   */
+  public static CacheKey of(JsonNode body, String tenant, String model, Map<String, List<String>> headers) {
+    Objects.requireNonNull(tenant, "tenant");
     Objects.requireNonNull(model, "model");
     if (body == null || !body.isObject()) {
       throw new IllegalArgumentException("request body must be a JSON object");
     }
-    String tenant = tenantOf(headers);
-    MessageDigest sha = sha256();
+    MessageDigest sha = TenantKey.sha256();
     try (JsonGenerator out = Json.MAPPER.getFactory().createGenerator(
         new DigestOutputStream(OutputStream.nullOutputStream(), sha))) {
       out.writeStartObject();
@@ -127,28 +135,28 @@ public record CacheKey(String tenant, String model, String digest) {
       }
     }
     String named = HeaderValues.first(headers, "x-levee-tenant");
-    List<String> parts = new ArrayList<>(2);
-    if (key != null && !key.isEmpty()) {
-      parts.add("key:" + HEX.formatHex(sha256().digest(key.getBytes(StandardCharsets.UTF_8))));
+    String hashed = key == null || key.isEmpty() ? null : TenantKey.keyHash(key);
+    if (named == null) {
+      return hashed == null ? "anonymous" : hashed;
     }
-    if (named != null) {
-      parts.add("tenant:" + named);
-    }
-    return parts.isEmpty() ? "anonymous" : String.join("/", parts);
+    return hashed == null ? "tenant:" + named : hashed + "/tenant:" + named;
   }
 
   private static void writeCanonical(JsonNode node, JsonGenerator out, boolean top) throws IOException {
     switch (node.getNodeType()) {
       case OBJECT -> {
-        TreeSet<String> names = new TreeSet<>();
+        String[] names = new String[node.size()];
+        int n = 0;
         for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
           String name = it.next();
           if (!(top && IGNORED_FIELDS.contains(name))) {
-            names.add(name);
+            names[n++] = name;
           }
         }
+        Arrays.sort(names, 0, n); // names are unique in a parsed object
         out.writeStartObject();
-        for (String name : names) {
+        for (int i = 0; i < n; i++) {
+          String name = names[i];
           out.writeFieldName(name);
           writeCanonical(node.get(name), out, false);
         }
@@ -161,7 +169,8 @@ public record CacheKey(String tenant, String model, String digest) {
         }
         out.writeEndArray();
       }
-      case NUMBER -> out.writeNumber(canonicalNumber(node.decimalValue()));
+      case NUMBER -> out.writeNumber(node.canConvertToExactIntegral() && node.canConvertToLong()
+          ? canonicalInteger(node.longValue()) : canonicalNumber(node.decimalValue()));
       case STRING -> out.writeString(node.textValue());
       case BOOLEAN -> out.writeBoolean(node.booleanValue());
       case NULL, MISSING -> out.writeNull();
@@ -169,16 +178,13 @@ public record CacheKey(String tenant, String model, String digest) {
     }
   }
 
-  private static String canonicalNumber(BigDecimal value) {
-    return value.signum() == 0 ? "0" : value.stripTrailingZeros().toString();
+  /** As {@link #canonicalNumber}, without a BigDecimal for the common case (no trailing zero). */
+  private static String canonicalInteger(long value) {
+    return value % 10 != 0 ? Long.toString(value) : canonicalNumber(BigDecimal.valueOf(value));
   }
 
-  private static MessageDigest sha256() {
-    try {
-      return MessageDigest.getInstance("SHA-256");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every JDK has SHA-256", e);
-    }
+  private static String canonicalNumber(BigDecimal value) {
+    return value.signum() == 0 ? "0" : value.stripTrailingZeros().toString();
   }
 
   @Override

@@ -9,22 +9,33 @@ public final class HeaderValues {
 
   private HeaderValues() {}
 
-  /** Every value of {@code name}, across repeated headers, in order; empty when absent. */
+  /** Every value of {@code name}, across repeated headers, in order; empty when absent. Do not modify it. */
   static List<String> all(Map<String, List<String>> headers, String name) {
-    List<String> out = new ArrayList<>(1);
-    headers.forEach((key, values) -> {
-      if (key != null && key.equalsIgnoreCase(name) && values != null) {
-        out.addAll(values);
+    List<String> out = List.of();
+    for (Map.Entry<String, List<String>> header : headers.entrySet()) {
+      if (header.getKey() != null && header.getKey().equalsIgnoreCase(name) && header.getValue() != null) {
+        out = out.isEmpty() ? header.getValue() : concat(out, header.getValue()); // mostly one: no copy
       }
-    });
+    }
     return out;
+  }
+
+  private static List<String> concat(List<String> a, List<String> b) {
+    List<String> both = new ArrayList<>(a.size() + b.size());
+    both.addAll(a);
+    both.addAll(b);
+    return both;
   }
 
   /** The first non-blank value of {@code name}, trimmed; null when absent. */
   public static String first(Map<String, List<String>> headers, String name) {
-    for (String value : all(headers, name)) {
-      if (value != null && !value.isBlank()) {
-        return value.strip();
+    for (Map.Entry<String, List<String>> header : headers.entrySet()) {
+      if (header.getKey() != null && header.getKey().equalsIgnoreCase(name) && header.getValue() != null) {
+        for (String value : header.getValue()) {
+          if (value != null && !value.isBlank()) {
+            return value.strip();
+          }
+        }
       }
     }
     return null;
@@ -32,8 +43,12 @@ public final class HeaderValues {
 
   /** Every comma-separated token of {@code name}, trimmed, blanks dropped. */
   static List<String> tokens(Map<String, List<String>> headers, String name) {
+    List<String> values = all(headers, name);
+    if (values.isEmpty()) {
+      return List.of();
+    }
     List<String> out = new ArrayList<>();
-    for (String value : all(headers, name)) {
+    for (String value : values) {
       if (value == null) {
         continue;
       }

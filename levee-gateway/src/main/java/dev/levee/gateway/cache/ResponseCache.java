@@ -68,6 +68,13 @@ public final class ResponseCache {
   /** Counts since creation, for metrics and hit rates. */
   public record Stats(long fresh, long stale, long misses, long puts, long refused) {}
 
+  /**
+   * A put for a key whose entry, with the same TTL, was stored less than this long ago keeps that
+   * entry (as if the two had raced and the first had won): the same question asked many times a
+   * second costs one write, not one per answer.
+   */
+  static final Duration REWRITE_AFTER = Duration.ofSeconds(1);
+
   /** Per-entry overhead in weight units (bytes): object headers, the record, the map node. */
   static final int ENTRY_OVERHEAD = 256;
 
@@ -194,14 +201,15 @@ public final class ResponseCache {
   }
 
   /**
-   * Stores a complete answer, replacing any entry under {@code key}.
+   * Stores a complete answer, replacing any entry under {@code key} — except one stored with the
+   * same TTL less than {@link #REWRITE_AFTER} ago, which stays as it is (its answer is as new).
    *
    * @param messageJson the upstream's {@code message} object; copied
    * @param model the model that produced it
    * @param ttl how long the answer stays fresh (a feature's hot or cold TTL)
    * @return false (and nothing stored) when the JSON is not a finished assistant message
    *     ({@code "type": "message"}, a {@code content} array, a non-null {@code stop_reason}),
-   *     or it alone would exceed {@link Config#maxBytes()}
+   *     or it alone would exceed {@link Config#maxBytes()}; true when stored or kept
    */
   public boolean put(CacheKey key, byte[] messageJson, String model, Duration ttl) {
     Objects.requireNonNull(key, "key");
@@ -210,7 +218,12 @@ public final class ResponseCache {
       refused.increment();
       return false;
     }
-    CachedAnswer answer = new CachedAnswer(messageJson.clone(), model, ticker.nanos(), ttl);
+    long now = ticker.nanos();
+    CachedAnswer held = cache.getIfPresent(key);
+    if (held != null && held.ttl().equals(ttl) && now - held.storedAtNanos() < REWRITE_AFTER.toNanos()) {
+      return true;
+    }
+    CachedAnswer answer = new CachedAnswer(messageJson.clone(), model, now, ttl);
     if (weight(key, answer) > config.maxBytes()) {
       refused.increment();
       return false;

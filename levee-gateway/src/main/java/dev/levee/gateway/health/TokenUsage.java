@@ -1,6 +1,10 @@
 package dev.levee.gateway.health;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.levee.anthropic.Json;
+import java.io.IOException;
 
 /**
  * Token usage of one answer as the upstream reported it in its {@code usage} object (Anthropic
@@ -19,6 +23,56 @@ public record TokenUsage(long input, long output, long cacheRead, long cacheCrea
     }
     return new TokenUsage(usage.path("input_tokens").asLong(0), usage.path("output_tokens").asLong(0),
         usage.path("cache_read_input_tokens").asLong(0), usage.path("cache_creation_input_tokens").asLong(0));
+  }
+
+  /**
+   * Reads the top-level {@code usage} object of a message's JSON in one streaming pass, no tree
+   * (counts read as {@link #of} reads them); {@link #NONE} when there is none or the bytes are not
+   * JSON. Usage is best effort: it never fails.
+   */
+  public static TokenUsage ofMessage(byte[] message) {
+    try (JsonParser p = Json.MAPPER.getFactory().createParser(message)) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        return NONE;
+      }
+      TokenUsage usage = NONE;
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        boolean named = p.currentName().equals("usage");
+        if (p.nextToken() == JsonToken.START_OBJECT && named) {
+          usage = read(p);
+        } else {
+          if (named) {
+            usage = NONE; // the last one counts, as in a tree
+          }
+          p.skipChildren();
+        }
+      }
+      return usage;
+    } catch (IOException | RuntimeException e) {
+      return NONE;
+    }
+  }
+
+  /** The counts of the object the parser is at the start of; leaves it at the object's end. */
+  private static TokenUsage read(JsonParser p) throws IOException {
+    long input = 0;
+    long output = 0;
+    long cacheRead = 0;
+    long cacheCreation = 0;
+    while (p.nextToken() == JsonToken.FIELD_NAME) {
+      String name = p.currentName();
+      JsonToken value = p.nextToken();
+      long count = value.isScalarValue() ? p.getValueAsLong(0) : 0;
+      switch (name) {
+        case "input_tokens" -> input = count;
+        case "output_tokens" -> output = count;
+        case "cache_read_input_tokens" -> cacheRead = count;
+        case "cache_creation_input_tokens" -> cacheCreation = count;
+        default -> { }
+      }
+      p.skipChildren();
+    }
+    return new TokenUsage(input, output, cacheRead, cacheCreation);
   }
 
   /**

@@ -46,11 +46,16 @@ record AccessRecord(String id, String path, String alias, boolean stream, Tier t
    * {@code lost} (aborted: the first call answered first, or the request ended), {@code failed}.
    */
   String hedge() {
-    return steps.stream().filter(AttemptRecord::hedge).findFirst().map(s -> switch (s.step()) {
-      case ANSWERED -> "won";
-      case FAILED -> "failed";
-      default -> "lost";
-    }).orElse(null);
+    for (AttemptRecord s : steps) { // once per request: a loop, not a stream
+      if (s.hedge()) {
+        return switch (s.step()) {
+          case ANSWERED -> "won";
+          case FAILED -> "failed";
+          default -> "lost";
+        };
+      }
+    }
+    return null;
   }
 
   /** Every call of a hedged request: {@code target step} each, the hedge marked. */

@@ -86,7 +86,7 @@ final class CacheSlot {
       return;
     }
     try {
-      key = CacheKey.of(body, in.body().model(), in.request().headers());
+      key = CacheKey.of(body, in.tenant(), in.body().model(), in.request().headers());
     } catch (RuntimeException e) { // beyond the JSON limits: simply not cached
       return;
     }

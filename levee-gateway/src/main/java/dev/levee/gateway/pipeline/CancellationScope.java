@@ -12,28 +12,61 @@ import org.eclipse.jetty.server.Request;
  * answer's last byte goes out (the disconnect watch must not read the next request of a
  * kept-alive connection).
  *
+ * <p>The connection is watched ({@link DisconnectWatch}) only once the request has run {@link
+ * LateWatches#WATCH_AFTER}: most answers come sooner, and watching costs a read interest on the
+ * connection and a selector wake-up. A client that left before then is noticed as the watch
+ * starts (its connection reads as ended). A failure Jetty reports itself (an HTTP/2 reset)
+ * cancels at once.
+ *
  * <p>Closing clears an interrupt meant for the chain, so it never leaks into the response.
  */
-final class CancellationScope implements AutoCloseable {
+final class CancellationScope implements AutoCloseable, LateWatches.Waiting {
 
   private final Cancellation cancellation = new Cancellation();
-  private final DisconnectWatch watch;
+  private final Request request;
   private final AutoCloseable wake;
+  private final long openedAt;
+  private DisconnectWatch watch; // guarded by this: null until the request has run WATCH_AFTER
+  private volatile boolean closed; // written under this
 
-  private CancellationScope(Request request) {
-    this.watch = DisconnectWatch.start(request, cancellation::cancel);
+  private CancellationScope(Request request, LateWatches watches) {
+    this.request = request;
     request.addFailureListener(failure -> cancellation.cancel());
     Thread self = Thread.currentThread();
     this.wake = cancellation.register(self::interrupt);
+    this.openedAt = watches.now();
+    watches.add(this);
   }
 
-  /** Opens a scope for {@code request}, on the thread that handles it (the one to interrupt). */
-  static CancellationScope open(Request request) {
-    return new CancellationScope(request);
+  /**
+   * Opens a scope for {@code request}, on the thread that handles it (the one to interrupt).
+   *
+   * @param watches where its disconnect watch is started once it has run a while
+   */
+  static CancellationScope open(Request request, LateWatches watches) {
+    return new CancellationScope(request, watches);
   }
 
   Cancellation cancellation() {
     return cancellation;
+  }
+
+  @Override
+  public long openedAt() {
+    return openedAt;
+  }
+
+  @Override
+  public boolean closed() {
+    return closed;
+  }
+
+  /** Starts watching the connection (on the timer's thread), unless the scope has closed. */
+  @Override
+  public synchronized void watch() {
+    if (!closed) {
+      watch = DisconnectWatch.start(request, cancellation::cancel);
+    }
   }
 
   @Override
@@ -43,7 +76,12 @@ final class CancellationScope implements AutoCloseable {
     } catch (Exception ignored) {
       // unregistering cannot fail
     }
-    watch.close();
+    synchronized (this) {
+      closed = true;
+      if (watch != null) {
+        watch.close();
+      }
+    }
     Thread.interrupted(); // an interrupt meant for the chain or the recovery must not leak into the response
   }
 }

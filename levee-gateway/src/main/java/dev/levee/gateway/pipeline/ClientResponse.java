@@ -3,12 +3,14 @@ package dev.levee.gateway.pipeline;
 import dev.levee.anthropic.server.ServerShutdownException;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Blocker;
 import org.eclipse.jetty.util.Callback;
 
 /**
@@ -40,8 +42,9 @@ final class ClientResponse {
     head(status, headers);
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
     response.getHeaders().put(HttpHeader.CONTENT_LENGTH, body.length);
-    try (OutputStream out = Content.Sink.asOutputStream(response)) {
-      out.write(body);
+    try (Blocker.Callback written = Blocker.callback()) {
+      response.write(true, ByteBuffer.wrap(body), written); // head and body in one write
+      written.block();
     } catch (IOException e) {
       abort(e);
       return;
@@ -89,8 +92,12 @@ final class ClientResponse {
     response.setStatus(status);
     HttpFields.Mutable fields = response.getHeaders();
     headers.forEach((name, values) -> {
-      fields.remove(name);
-      values.forEach(v -> fields.add(name, v));
+      if (values.size() == 1) {
+        fields.put(name, values.get(0));
+      } else {
+        fields.remove(name);
+        values.forEach(v -> fields.add(name, v));
+      }
     });
   }
 

@@ -15,6 +15,7 @@ import dev.levee.gateway.route.InputTokens;
 import dev.levee.gateway.route.RouteHints;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -107,12 +108,19 @@ final class Ingress {
     };
   }
 
+  /** The body, into an array of exactly its {@code content-length} when declared (else read up to the limit). */
   private byte[] readBody(Request request) throws Refused {
-    if (request.getHeaders().getLongField("content-length") > maxBody) {
+    long declared = request.getLength(); // -1: not declared (chunked)
+    if (declared > maxBody) {
       throw new Refused(tooLarge());
     }
     byte[] body;
     try (InputStream in = Content.Source.asInputStream(request)) {
+      if (declared >= 0) {
+        body = new byte[(int) declared];
+        int read = in.readNBytes(body, 0, body.length);
+        return read == body.length ? body : Arrays.copyOf(body, read);
+      }
       body = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxBody + 1));
     } catch (IOException e) {
       throw new Refused(ApiError.invalidRequest("could not read the request body: " + e.getMessage()));

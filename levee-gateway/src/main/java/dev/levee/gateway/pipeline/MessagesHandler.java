@@ -94,7 +94,8 @@ public final class MessagesHandler {
     this.relay = new Relay(p.streams());
     this.recorder = new Recorder(cache, p.tiers(), new AccessLog(), p.metrics(), p.tracing(), ticker);
     this.responder = new Responder(new LocalAnswers(p.random()), cache,
-        config.tiers().healthyFor().plus(config.tiers().evaluateEvery()), p.outage());
+        config.tiers().healthyFor().plus(config.tiers().evaluateEvery()), p.outage(),
+        new LateWatches(p.upstreams().watchdog(), ticker));
   }
 
   public void handle(Request request, Response response, Callback callback) {

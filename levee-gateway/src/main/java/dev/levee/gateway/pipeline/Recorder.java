@@ -1,7 +1,5 @@
 package dev.levee.gateway.pipeline;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import dev.levee.anthropic.Json;
 import dev.levee.core.chain.AttemptRecord;
 import dev.levee.core.tier.Tier;
 import dev.levee.core.time.Ticker;
@@ -11,7 +9,6 @@ import dev.levee.gateway.health.TokenUsage;
 import dev.levee.gateway.tier.TierBoard;
 import dev.levee.gateway.trace.RequestTrace;
 import dev.levee.gateway.trace.Tracing;
-import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 
@@ -87,7 +84,7 @@ final class Recorder {
       case Outcome.Answered json -> {
         metrics.upstream(json.answered().steps());
         if (json.answered().response().status() == 200) {
-          TokenUsage usage = usageOf(json.answered().response().body());
+          TokenUsage usage = TokenUsage.ofMessage(json.answered().response().body());
           metrics.usage(in.feature(), admitted.tier(), json.answered().target().model(), usage);
           return usage;
         }
@@ -131,15 +128,6 @@ final class Recorder {
           tier, took, List.of(), null, false, 0, 499, "client_gone", usage);
     };
     tracing.record(trace);
-  }
-
-  private static TokenUsage usageOf(byte[] body) {
-    try {
-      JsonNode message = Json.MAPPER.readTree(body);
-      return TokenUsage.of(message == null ? null : message.path("usage"));
-    } catch (IOException | RuntimeException e) {
-      return TokenUsage.NONE; // usage is best effort; the body went to the client as it came
-    }
   }
 
   /** Writes the access record of a request answered without going upstream; a cached answer is a success. */

@@ -50,7 +50,12 @@ final class Responder {
    */
   private final OutageQueue outage; // null: no feature queues on an outage
 
-  Responder(LocalAnswers local, CachedAnswers cache, Duration failClosedRetryAfter, OutageQueue outage) {
+  private final LateWatches watches;
+
+  /** @param watches start each request's disconnect watch once it has run a while ({@link CancellationScope}) */
+  Responder(LocalAnswers local, CachedAnswers cache, Duration failClosedRetryAfter, OutageQueue outage,
+      LateWatches watches) {
+    this.watches = watches;
     this.outage = outage;
     this.local = local;
     this.cache = cache;
@@ -59,7 +64,7 @@ final class Responder {
 
   /** A scope in which a client leaving cancels everything done for {@code request}. */
   CancellationScope cancellationScope(Request request) {
-    return CancellationScope.open(request);
+    return CancellationScope.open(request, watches);
   }
 
   /** Ingress refused the request. */

@@ -77,6 +77,27 @@ class ResponseCacheTest {
   }
 
   @Test
+  void aPutWithinASecondOfTheLastWithTheSameTtlKeepsTheEntry() {
+    CacheKey key = key("q", "k1");
+    cache.put(key, message("first"), "claude-x", hot);
+    clock.advance(ResponseCache.REWRITE_AFTER.minusMillis(1));
+
+    assertThat(cache.put(key, message("second"), "claude-y", hot)).isTrue();
+    assertThat(cache.lookup(key)).isInstanceOfSatisfying(ResponseCache.Fresh.class,
+        fresh -> assertThat(fresh.answer().messageText()).contains("first"));
+    assertThat(cache.stats().puts()).isEqualTo(1);
+
+    cache.put(key, message("cold"), "claude-y", cold); // another TTL: a T2 regeneration replaces it
+    assertThat(cache.lookup(key)).isInstanceOfSatisfying(ResponseCache.Fresh.class,
+        fresh -> assertThat(fresh.answer().messageText()).contains("cold"));
+
+    clock.advance(ResponseCache.REWRITE_AFTER);
+    cache.put(key, message("later"), "claude-y", cold);
+    assertThat(cache.lookup(key)).isInstanceOfSatisfying(ResponseCache.Fresh.class,
+        fresh -> assertThat(fresh.answer().messageText()).contains("later"));
+  }
+
+  @Test
   void onlyFinishedAssistantMessagesAreStored() {
     CacheKey key = key("q", "k1");
     String noStop = new String(message("x"), StandardCharsets.UTF_8).replace("\"end_turn\"", "null");
