@@ -17,10 +17,10 @@ import java.nio.charset.StandardCharsets;
  * The few fields of a stream event that a relay needs for every content delta and block stop —
  * the top-level {@code index}, and the {@code delta}'s {@code type}, {@code text}, {@code
  * thinking}, {@code partial_json}, {@code signature} and {@code citation} — read from the UTF-8
- * bytes in one streaming pass (Jackson's {@link JsonParser}), without building a tree of the
- * event. The whole payload is still checked to be one JSON object. Accessors read as {@link
+ * bytes in one pass without building a tree of the event: scanned directly for the shapes the
+ * API sends ({@link EventScanner}), through Jackson's streaming {@link JsonParser} otherwise. The whole payload is still checked to be one JSON object. Accessors read as {@link
  * JsonNode#asText()} and {@link JsonNode#asInt()} would on the tree: absent text is {@code ""},
- * an absent index 0. Immutable.
+ * an absent index 0. Immutable once read.
  */
 public final class EventFields {
 
@@ -37,20 +37,30 @@ public final class EventFields {
   /** Reads one value inside the event (the tokens after it are the event's, not trailing garbage). */
   private static final ObjectReader VALUE = Json.MAPPER.reader().without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
-  private int index;
-  private int indexStart = -1; // byte offsets of the index when it is a plain int, else -1
-  private int indexEnd = -1;
-  private String deltaType = "";
-  private String text;
-  private String thinking;
-  private String partialJson;
-  private String signature;
-  private JsonNode citation = MissingNode.getInstance();
+  // set by the reader (EventScanner or Jackson), then never changed
+  int index;
+  int indexStart = -1; // byte offsets of the index when it is a plain int, else -1
+  int indexEnd = -1;
+  String deltaType = "";
+  String text;
+  String thinking;
+  String partialJson;
+  String signature;
+  JsonNode citation = MissingNode.getInstance();
 
-  private EventFields() {}
+  EventFields() {}
 
-  /** The fields of {@code data}, or {@link #NOT_AN_OBJECT}. */
+  /**
+   * The fields of {@code data}, or {@link #NOT_AN_OBJECT}: scanned straight off the bytes when the
+   * event has the shape the API sends ({@link EventScanner}), else through Jackson's parser.
+   */
   static EventFields read(byte[] data) {
+    EventFields scanned = EventScanner.scan(data);
+    return scanned != null ? scanned : parse(data);
+  }
+
+  /** {@link #read} through Jackson's streaming parser. */
+  static EventFields parse(byte[] data) {
     EventFields f = new EventFields();
     try (JsonParser p = FACTORY.createParser(data)) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
@@ -95,10 +105,15 @@ public final class EventFields {
     };
   }
 
-  private void delta(JsonParser p, JsonToken value) throws IOException {
+  /** A {@code delta} member starts (again): the last one wins, as in a tree. */
+  void clearDelta() {
     deltaType = "";
     text = thinking = partialJson = signature = null;
     citation = MissingNode.getInstance();
+  }
+
+  private void delta(JsonParser p, JsonToken value) throws IOException {
+    clearDelta();
     if (value != JsonToken.START_OBJECT) {
       p.skipChildren();
       return;

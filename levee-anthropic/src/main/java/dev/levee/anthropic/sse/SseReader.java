@@ -38,8 +38,9 @@ public final class SseReader implements AutoCloseable {
   private byte[] buffer = new byte[INITIAL_BUFFER];
   private int position; // where the unread bytes start: between events, the next event's first byte
   private int limit;
-  private boolean skipLf; // the previous line ended in CR; an LF right after it belongs to it
+  private boolean skipLf; // the line before position ended in CR; an LF right after it belongs to it
   private boolean eof;
+  private SseEvent ready; // an event ready() found, for next()
 
   public SseReader(InputStream in) {
     this.in = in;
@@ -51,20 +52,72 @@ public final class SseReader implements AutoCloseable {
    * @throws IOException when reading fails (connection reset, stream closed by a watchdog)
    */
   public SseEvent next() throws IOException {
+    SseEvent event = ready;
+    if (event != null) {
+      ready = null;
+      return event;
+    }
+    return parse(true);
+  }
+
+  /**
+   * Whether a whole event is already at hand, so that {@link #next()} will not wait for the
+   * upstream: bytes the upstream already delivered are taken in without blocking to tell. Lets a
+   * relay gather the events of one upstream read into one write, and flush before it would wait.
+   * False when unsure (a partial event whose rest has not arrived): then the relay flushes, so no
+   * event is ever held waiting for another. The event found is kept for {@link #next()}: its
+   * bytes are scanned once.
+   */
+  public boolean ready() {
+    if (ready != null) {
+      return true;
+    }
+    try {
+      while ((ready = parse(false)) == null) {
+        int available = eof ? 0 : in.available();
+        if (available <= 0) {
+          return false;
+        }
+        compact(position); // between events no partial line is held elsewhere
+        if (limit == buffer.length) {
+          buffer = Arrays.copyOf(buffer, buffer.length * 2);
+        }
+        int n = in.read(buffer, limit, Math.min(available, buffer.length - limit));
+        if (n < 0) {
+          eof = true;
+          return false;
+        }
+        limit += n;
+      }
+      return true;
+    } catch (IOException e) {
+      return false; // the next read will report it
+    }
+  }
+
+  /**
+   * The next event from the buffer, reading more when {@code mayRead} (else null when it is not
+   * all here, the buffer's state as before). Null at end of stream.
+   */
+  private SseEvent parse(boolean mayRead) throws IOException {
     String event = null;
     int dataStart = -1; // the first data line's value, while it is the only one: still in the buffer
     int dataEnd = -1;
     ByteArrayOutputStream lines = null; // the data so far once there are several data lines
     int line = position;
+    boolean lf = skipLf; // skipLf as of line
     while (true) {
-      if (skipLf && line < limit) {
-        skipLf = false;
+      if (lf && line < limit) {
+        lf = false;
         if (buffer[line] == '\n') {
           line++;
         }
       }
-      int end = skipLf ? -1 : lineEnd(line);
+      int end = lf ? -1 : lineEnd(line);
       if (end < 0) { // the line is not all here: keep what the event still needs, read more
+        if (!mayRead) {
+          return null;
+        }
         int shift = more(dataStart >= 0 ? dataStart : line);
         if (shift < 0) {
           return null; // a line without its end is part of an event that never completed
@@ -76,16 +129,17 @@ public final class SseReader implements AutoCloseable {
         }
         continue;
       }
-      skipLf = buffer[end] == '\r';
+      lf = buffer[end] == '\r';
       int next = end + 1;
-      if (skipLf && next < limit) {
-        skipLf = false;
+      if (lf && next < limit) {
+        lf = false;
         if (buffer[next] == '\n') {
           next++;
         }
       }
       if (end == line) { // a blank line ends the event
         position = next;
+        skipLf = lf;
         if (dataStart >= 0) {
           return new SseEvent(event == null ? "message" : event, Arrays.copyOfRange(buffer, dataStart, dataEnd));
         }
@@ -119,69 +173,6 @@ public final class SseReader implements AutoCloseable {
       }
       line = next;
     }
-  }
-
-  /**
-   * Whether a whole event is already at hand, so that {@link #next()} will not wait for the
-   * upstream: bytes the upstream already delivered are taken in without blocking to tell. Lets a
-   * relay gather the events of one upstream read into one write, and flush before it would wait.
-   * False when unsure (a partial event whose rest has not arrived): then the relay flushes, so no
-   * event is ever held waiting for another.
-   */
-  public boolean ready() {
-    if (eventBuffered()) {
-      return true;
-    }
-    if (eof) {
-      return false;
-    }
-    try {
-      int available = in.available();
-      if (available <= 0) {
-        return false;
-      }
-      compact(position); // between events no partial line is held elsewhere
-      if (limit == buffer.length) {
-        buffer = Arrays.copyOf(buffer, buffer.length * 2);
-      }
-      int n = in.read(buffer, limit, Math.min(available, buffer.length - limit));
-      if (n < 0) {
-        eof = true;
-        return false;
-      }
-      limit += n;
-      return eventBuffered();
-    } catch (IOException e) {
-      return false; // the next read will report it
-    }
-  }
-
-  /** Whether the buffer holds a blank line ending an event with at least one field line. */
-  private boolean eventBuffered() {
-    int i = position;
-    if (skipLf && i < limit && buffer[i] == '\n') {
-      i++;
-    }
-    boolean lineStart = true;
-    boolean field = false; // the current line is a field (not a comment)
-    boolean fields = false; // a field line has ended since position
-    for (; i < limit; i++) {
-      byte b = buffer[i];
-      if (b == '\n' || b == '\r') {
-        if (lineStart && fields) {
-          return true;
-        }
-        fields |= !lineStart && field;
-        if (b == '\r' && i + 1 < limit && buffer[i + 1] == '\n') {
-          i++;
-        }
-        lineStart = true;
-      } else if (lineStart) {
-        field = b != ':';
-        lineStart = false;
-      }
-    }
-    return false;
   }
 
   /** The index of the CR or LF ending the line that starts at {@code from}, or -1 when not buffered. */
