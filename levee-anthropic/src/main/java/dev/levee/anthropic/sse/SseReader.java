@@ -4,6 +4,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * A tolerant reader of a {@code text/event-stream} (WHATWG HTML "Server-sent events").
@@ -14,17 +15,32 @@ import java.nio.charset.StandardCharsets;
  * complete only at its terminating blank line: a partial event at end of input is dropped (the
  * caller sees a stream that ended without its last event, e.g. without {@code message_stop}).
  *
+ * <p>Works on the bytes: an event's data is copied once out of the buffer, as the UTF-8 bytes that
+ * arrived (no per-line strings); the Messages API's event names are shared constants. The buffer
+ * starts at {@value #INITIAL_BUFFER} bytes, so that an idle stream holds little, and doubles
+ * whenever one event does not fit.
+ *
  * <p>Not thread-safe; one reader per stream. Reads through its own buffer, so the underlying
  * stream may be unbuffered.
  */
 public final class SseReader implements AutoCloseable {
 
+  /** The buffer's first size, in bytes. */
+  static final int INITIAL_BUFFER = 1024;
+
+  private static final byte[] EVENT = ascii("event");
+  private static final byte[] DATA = ascii("data");
+  private static final String[] NAMES = {"content_block_delta", "content_block_start", "content_block_stop",
+      "message_start", "message_delta", "message_stop", "ping", "error", "message"};
+  private static final byte[][] NAME_BYTES = Arrays.stream(NAMES).map(SseReader::ascii).toArray(byte[][]::new);
+
   private final InputStream in;
-  private final byte[] buffer = new byte[8192];
-  private int position;
+  private byte[] buffer = new byte[INITIAL_BUFFER];
+  private int position; // where the unread bytes start: between events, the next event's first byte
   private int limit;
-  private boolean skipLf; // the previous line ended in CR; an LF right after it belongs to it
+  private boolean skipLf; // the line before position ended in CR; an LF right after it belongs to it
   private boolean eof;
+  private SseEvent ready; // an event ready() found, for next()
 
   public SseReader(InputStream in) {
     this.in = in;
@@ -36,160 +52,195 @@ public final class SseReader implements AutoCloseable {
    * @throws IOException when reading fails (connection reset, stream closed by a watchdog)
    */
   public SseEvent next() throws IOException {
-    String event = null;
-    StringBuilder data = null;
-    String line;
-    while ((line = readLine()) != null) {
-      if (line.isEmpty()) {
-        if (data != null) {
-          return new SseEvent(event == null ? "message" : event, data.toString());
-        }
-        event = null; // an event without data is not dispatched (per the SSE spec)
-        continue;
-      }
-      if (line.charAt(0) == ':') {
-        continue;
-      }
-      int colon = line.indexOf(':');
-      String field = colon < 0 ? line : line.substring(0, colon);
-      String value = colon < 0 ? "" : line.substring(colon + 1);
-      if (value.startsWith(" ")) {
-        value = value.substring(1);
-      }
-      switch (field) {
-        case "event" -> event = value;
-        case "data" -> {
-          if (data == null) {
-            data = new StringBuilder(value);
-          } else {
-            data.append('\n').append(value);
-          }
-        }
-        default -> { } // id, retry and unknown fields carry nothing Levee needs
-      }
+    SseEvent event = ready;
+    if (event != null) {
+      ready = null;
+      return event;
     }
-    return null;
+    return parse(true);
   }
 
   /**
    * Whether a whole event is already at hand, so that {@link #next()} will not wait for the
    * upstream: bytes the upstream already delivered are taken in without blocking to tell. Lets a
    * relay gather the events of one upstream read into one write, and flush before it would wait.
-   * False when unsure (a partial event, an event longer than the buffer): then the relay flushes,
-   * so no event is ever held waiting for another.
+   * False when unsure (a partial event whose rest has not arrived): then the relay flushes, so no
+   * event is ever held waiting for another. The event found is kept for {@link #next()}: its
+   * bytes are scanned once.
    */
   public boolean ready() {
-    if (eventBuffered()) {
+    if (ready != null) {
       return true;
     }
-    if (eof) {
-      return false;
-    }
     try {
-      int available = in.available();
-      if (available <= 0) {
-        return false;
+      while ((ready = parse(false)) == null) {
+        int available = eof ? 0 : in.available();
+        if (available <= 0) {
+          return false;
+        }
+        compact(position); // between events no partial line is held elsewhere
+        if (limit == buffer.length) {
+          buffer = Arrays.copyOf(buffer, buffer.length * 2);
+        }
+        int n = in.read(buffer, limit, Math.min(available, buffer.length - limit));
+        if (n < 0) {
+          eof = true;
+          return false;
+        }
+        limit += n;
       }
-      if (position > 0) { // compact: between events no partial line is held elsewhere
-        System.arraycopy(buffer, position, buffer, 0, limit - position);
-        limit -= position;
-        position = 0;
-      }
-      if (limit == buffer.length) {
-        return false;
-      }
-      int n = in.read(buffer, limit, Math.min(available, buffer.length - limit));
-      if (n < 0) {
-        eof = true;
-        return false;
-      }
-      limit += n;
-      return eventBuffered();
+      return true;
     } catch (IOException e) {
       return false; // the next read will report it
     }
   }
 
-  /** Whether the buffer holds a blank line ending an event with at least one field line. */
-  private boolean eventBuffered() {
-    int i = position;
-    if (skipLf && i < limit && buffer[i] == '\n') {
-      i++;
+  /**
+   * The next event from the buffer, reading more when {@code mayRead} (else null when it is not
+   * all here, the buffer's state as before). Null at end of stream.
+   */
+  private SseEvent parse(boolean mayRead) throws IOException {
+    String event = null;
+    int dataStart = -1; // the first data line's value, while it is the only one: still in the buffer
+    int dataEnd = -1;
+    ByteArrayOutputStream lines = null; // the data so far once there are several data lines
+    int line = position;
+    boolean lf = skipLf; // skipLf as of line
+    while (true) {
+      if (lf && line < limit) {
+        lf = false;
+        if (buffer[line] == '\n') {
+          line++;
+        }
+      }
+      int end = lf ? -1 : lineEnd(line);
+      if (end < 0) { // the line is not all here: keep what the event still needs, read more
+        if (!mayRead) {
+          return null;
+        }
+        int shift = more(dataStart >= 0 ? dataStart : line);
+        if (shift < 0) {
+          return null; // a line without its end is part of an event that never completed
+        }
+        line -= shift;
+        if (dataStart >= 0) {
+          dataStart -= shift;
+          dataEnd -= shift;
+        }
+        continue;
+      }
+      lf = buffer[end] == '\r';
+      int next = end + 1;
+      if (lf && next < limit) {
+        lf = false;
+        if (buffer[next] == '\n') {
+          next++;
+        }
+      }
+      if (end == line) { // a blank line ends the event
+        position = next;
+        skipLf = lf;
+        if (dataStart >= 0) {
+          return new SseEvent(event == null ? "message" : event, Arrays.copyOfRange(buffer, dataStart, dataEnd));
+        }
+        if (lines != null) {
+          return new SseEvent(event == null ? "message" : event, lines.toByteArray());
+        }
+        event = null; // an event without data is not dispatched (per the SSE spec)
+      } else if (buffer[line] != ':') { // a comment line carries nothing
+        int colon = indexOf(':', line, end);
+        int fieldEnd = colon < 0 ? end : colon;
+        int value = colon < 0 ? end : colon + 1;
+        if (value < end && buffer[value] == ' ') {
+          value++;
+        }
+        if (is(EVENT, line, fieldEnd)) {
+          event = name(value, end);
+        } else if (is(DATA, line, fieldEnd)) {
+          if (dataStart < 0 && lines == null) {
+            dataStart = value;
+            dataEnd = end;
+          } else {
+            if (lines == null) {
+              lines = new ByteArrayOutputStream();
+              lines.write(buffer, dataStart, dataEnd - dataStart);
+              dataStart = -1;
+            }
+            lines.write('\n');
+            lines.write(buffer, value, end - value);
+          }
+        } // id, retry and unknown fields carry nothing Levee needs
+      }
+      line = next;
     }
-    boolean lineStart = true;
-    boolean field = false; // the current line is a field (not a comment)
-    boolean fields = false; // a field line has ended since position
-    for (; i < limit; i++) {
+  }
+
+  /** The index of the CR or LF ending the line that starts at {@code from}, or -1 when not buffered. */
+  private int lineEnd(int from) {
+    for (int i = from; i < limit; i++) {
       byte b = buffer[i];
       if (b == '\n' || b == '\r') {
-        if (lineStart && fields) {
-          return true;
-        }
-        fields |= !lineStart && field;
-        if (b == '\r' && i + 1 < limit && buffer[i + 1] == '\n') {
-          i++;
-        }
-        lineStart = true;
-      } else if (lineStart) {
-        field = b != ':';
-        lineStart = false;
+        return i;
       }
     }
-    return false;
+    return -1;
   }
 
-  private String readLine() throws IOException {
-    ByteArrayOutputStream line = null;
-    while (true) {
-      if (position == limit && !fill()) {
-        return null; // a line without its end is part of an event that never completed
+  private int indexOf(char c, int from, int to) {
+    for (int i = from; i < to; i++) {
+      if (buffer[i] == c) {
+        return i;
       }
-      int start = position;
-      while (position < limit) {
-        byte b = buffer[position];
-        if (skipLf) {
-          skipLf = false;
-          if (b == '\n') {
-            position++;
-            start = position;
-            continue;
-          }
-        }
-        if (b == '\n' || b == '\r') {
-          String text = decode(line, start, position);
-          skipLf = b == '\r';
-          position++;
-          return text;
-        }
-        position++;
-      }
-      if (line == null) {
-        line = new ByteArrayOutputStream();
-      }
-      line.write(buffer, start, position - start);
     }
+    return -1;
   }
 
-  private String decode(ByteArrayOutputStream head, int start, int end) {
-    if (head == null) {
-      return new String(buffer, start, end - start, StandardCharsets.UTF_8);
+  private boolean is(byte[] field, int from, int to) {
+    return Arrays.equals(buffer, from, to, field, 0, field.length);
+  }
+
+  /** The event name: the API's names as shared constants, any other decoded. */
+  private String name(int from, int to) {
+    for (int i = 0; i < NAMES.length; i++) {
+      if (is(NAME_BYTES[i], from, to)) {
+        return NAMES[i];
+      }
     }
-    head.write(buffer, start, end - start);
-    return head.toString(StandardCharsets.UTF_8);
+    return new String(buffer, from, to - from, StandardCharsets.UTF_8);
   }
 
-  private boolean fill() throws IOException {
+  /**
+   * Reads more, keeping the bytes from {@code keep} on (moved to the buffer's start, the buffer
+   * doubled when they fill it); returns how far they moved, or -1 at end of stream.
+   */
+  private int more(int keep) throws IOException {
     if (eof) {
-      return false;
+      return -1;
     }
-    int n = in.read(buffer, 0, buffer.length);
+    compact(keep);
+    if (limit == buffer.length) {
+      buffer = Arrays.copyOf(buffer, buffer.length * 2);
+    }
+    int n = in.read(buffer, limit, buffer.length - limit);
     if (n <= 0) {
       eof = true;
-      return false;
+      return -1;
     }
-    position = 0;
-    limit = n;
-    return true;
+    limit += n;
+    return keep;
+  }
+
+  /** Moves the bytes from {@code keep} to the buffer's start. */
+  private void compact(int keep) {
+    if (keep > 0) {
+      System.arraycopy(buffer, keep, buffer, 0, limit - keep);
+      limit -= keep;
+      position = Math.max(0, position - keep);
+    }
+  }
+
+  private static byte[] ascii(String s) {
+    return s.getBytes(StandardCharsets.US_ASCII);
   }
 
   @Override

@@ -4,17 +4,24 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import org.eclipse.jetty.io.ArrayByteBufferPool;
+import org.eclipse.jetty.io.ByteBufferPool;
+import org.eclipse.jetty.io.RetainableByteBuffer;
 
 /**
  * Writes server-sent events byte for byte as the Messages API does: {@code event: <name>\n},
  * one {@code data: <line>\n} per line of data, then a blank line.
  *
- * <p>Events are gathered in the writer's own buffer and reach the underlying stream in one write
- * when flushed: {@link #write(SseEvent)} flushes at once; a relay that knows more events are
- * already at hand writes them with {@link #write(SseEvent, boolean) write(event, false)} and
- * flushes with the last, so the events of one upstream read leave in one socket write and no
- * event waits for another. A burst beyond {@value #WRITE_THROUGH} bytes is written through
- * without waiting for the flush.
+ * <p>Events are gathered in a buffer and reach the underlying stream in one write when flushed:
+ * {@link #write(SseEvent)} flushes at once; a relay that knows more events are already at hand
+ * writes them with {@link #write(SseEvent, boolean) write(event, false)} and flushes with the
+ * last, so the events of one upstream read leave in one socket write and no event waits for
+ * another. A burst beyond {@value #WRITE_THROUGH} bytes is written through without waiting for
+ * the flush.
+ *
+ * <p>The gathering buffer is borrowed from a pool shared by every writer ({@link
+ * ArrayByteBufferPool}, heap buffers of 4 KiB steps, at most {@value #POOL_BYTES} bytes kept) from
+ * the first event after a flush until the flush: a stream waiting for its upstream holds none.
  *
  * <p>Not thread-safe; one writer per response.
  */
@@ -23,8 +30,16 @@ public final class SseWriter {
   /** Bytes gathered beyond which they are written (not flushed) without waiting for the flush. */
   static final int WRITE_THROUGH = 64 * 1024;
 
+  /** The most the shared pool keeps, in bytes. */
+  static final long POOL_BYTES = 8L * 1024 * 1024;
+
+  private static final ByteBufferPool POOL = new ArrayByteBufferPool(0, 4096, 2 * WRITE_THROUGH, 1024, POOL_BYTES, 0);
+  private static final byte[] EVENT = ascii("event: ");
+  private static final byte[] DATA = ascii("data: ");
+
   private final OutputStream out;
-  private byte[] buffer = new byte[4096];
+  private RetainableByteBuffer borrowed; // null between a flush and the next event
+  private byte[] buffer;
   private int count;
 
   public SseWriter(OutputStream out) {
@@ -35,7 +50,9 @@ public final class SseWriter {
   public static byte[] encode(SseEvent event) {
     SseWriter writer = new SseWriter(OutputStream.nullOutputStream());
     writer.append(event);
-    return Arrays.copyOf(writer.buffer, writer.count);
+    byte[] bytes = Arrays.copyOf(writer.buffer, writer.count);
+    writer.giveBack();
+    return bytes;
   }
 
   /** Writes and flushes one event (and any gathered before it). */
@@ -59,64 +76,95 @@ public final class SseWriter {
 
   /** Writes what is gathered in one write, then flushes the underlying stream. */
   public void flush() throws IOException {
-    if (count > 0) {
-      out.write(buffer, 0, count);
-      count = 0;
+    try {
+      if (count > 0) {
+        out.write(buffer, 0, count);
+      }
+    } finally {
+      giveBack();
     }
     out.flush();
   }
 
   private void append(SseEvent event) {
-    ascii("event: ");
-    text(event.event(), 0, event.event().length());
-    put('\n');
-    String data = event.data();
+    byte[] name = Names.bytes(event.event());
+    byte[] data = event.dataBytes();
+    ensure(EVENT.length + name.length + 1 + DATA.length + data.length + 2);
+    put(EVENT);
+    put(name);
+    buffer[count++] = '\n';
     int from = 0;
     while (true) {
-      int newline = data.indexOf('\n', from);
-      int end = newline < 0 ? data.length() : newline;
-      ascii("data: ");
-      text(data, from, end);
-      put('\n');
+      int newline = indexOf(data, '\n', from);
+      int end = newline < 0 ? data.length : newline;
+      ensure(DATA.length + end - from + 2);
+      put(DATA);
+      System.arraycopy(data, from, buffer, count, end - from);
+      count += end - from;
+      buffer[count++] = '\n';
       if (newline < 0) {
         break;
       }
       from = newline + 1;
     }
-    put('\n');
+    buffer[count++] = '\n';
   }
 
-  private void ascii(String s) {
-    ensure(s.length());
-    for (int i = 0; i < s.length(); i++) {
-      buffer[count++] = (byte) s.charAt(i);
-    }
-  }
-
-  /** UTF-8 of {@code s[from, to)}: a byte per ASCII char, the JDK's encoder from the first that is not. */
-  private void text(String s, int from, int to) {
-    ensure(to - from);
-    for (int i = from; i < to; i++) {
-      char c = s.charAt(i);
-      if (c >= 0x80) {
-        byte[] rest = s.substring(i, to).getBytes(StandardCharsets.UTF_8);
-        ensure(rest.length);
-        System.arraycopy(rest, 0, buffer, count, rest.length);
-        count += rest.length;
-        return;
+  private static int indexOf(byte[] bytes, char c, int from) {
+    for (int i = from; i < bytes.length; i++) {
+      if (bytes[i] == c) {
+        return i;
       }
-      buffer[count++] = (byte) c;
     }
+    return -1;
   }
 
-  private void put(char c) {
-    ensure(1);
-    buffer[count++] = (byte) c;
+  private void put(byte[] bytes) {
+    System.arraycopy(bytes, 0, buffer, count, bytes.length);
+    count += bytes.length;
   }
 
+  /** Room for {@code more} bytes: a buffer borrowed, or a bigger one in its place. */
   private void ensure(int more) {
-    if (count + more > buffer.length) {
-      buffer = Arrays.copyOf(buffer, Math.max(buffer.length * 2, count + more));
+    if (buffer != null && count + more <= buffer.length) {
+      return;
+    }
+    RetainableByteBuffer bigger = POOL.acquire(Math.max(count + more, buffer == null ? 0 : buffer.length * 2), false);
+    byte[] array = bigger.getByteBuffer().array();
+    if (count > 0) {
+      System.arraycopy(buffer, 0, array, 0, count);
+    }
+    if (borrowed != null) {
+      borrowed.release();
+    }
+    borrowed = bigger;
+    buffer = array;
+  }
+
+  private void giveBack() {
+    if (borrowed != null) {
+      borrowed.release();
+      borrowed = null;
+    }
+    buffer = null;
+    count = 0;
+  }
+
+  private static byte[] ascii(String s) {
+    return s.getBytes(StandardCharsets.US_ASCII);
+  }
+
+  /** Event names as bytes: the Messages API's encoded once. */
+  private static final class Names {
+    private static final java.util.Map<String, byte[]> KNOWN = java.util.Map.of(
+        "message_start", ascii("message_start"), "content_block_start", ascii("content_block_start"),
+        "content_block_delta", ascii("content_block_delta"), "content_block_stop", ascii("content_block_stop"),
+        "message_delta", ascii("message_delta"), "message_stop", ascii("message_stop"), "ping", ascii("ping"),
+        "error", ascii("error"));
+
+    static byte[] bytes(String name) {
+      byte[] known = KNOWN.get(name);
+      return known != null ? known : name.getBytes(StandardCharsets.UTF_8);
     }
   }
 }

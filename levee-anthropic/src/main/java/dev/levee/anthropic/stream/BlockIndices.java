@@ -19,14 +19,25 @@ final class BlockIndices {
   private final Map<Integer, Integer> clientIndex = new HashMap<>();
   private final Set<Integer> dropped = new HashSet<>();
   private Integer extending; // upstream index whose text extends the client's open block
+  private int lastUpstream = -1; // the last mapping looked up (a block's deltas come in a row), -1: none
+  private int lastClient;
 
   void map(int upstream, int client) {
     clientIndex.put(upstream, client);
+    lastUpstream = -1;
   }
 
-  /** The client index of upstream block {@code upstream}, or null when it never started. */
-  Integer client(int upstream) {
-    return clientIndex.get(upstream);
+  /** The client index of upstream block {@code upstream}, or -1 when it never started. */
+  int client(int upstream) {
+    if (upstream != lastUpstream || upstream < 0) {
+      Integer client = clientIndex.get(upstream);
+      if (client == null) {
+        return -1;
+      }
+      lastUpstream = upstream;
+      lastClient = client;
+    }
+    return lastClient;
   }
 
   void drop(int upstream) {
@@ -34,12 +45,12 @@ final class BlockIndices {
   }
 
   boolean dropped(int upstream) {
-    return dropped.contains(upstream);
+    return !dropped.isEmpty() && dropped.contains(upstream);
   }
 
   /** Upstream block {@code upstream} extends the client's open block {@code client}. */
   void extend(int upstream, int client) {
-    clientIndex.put(upstream, client);
+    map(upstream, client);
     extending = upstream;
   }
 
@@ -51,11 +62,15 @@ final class BlockIndices {
   /** A new attempt: its indices start afresh. */
   void reset() {
     clientIndex.clear();
+    lastUpstream = -1;
     dropped.clear();
     extending = null;
   }
 
-  /** The event with its {@code index} set to {@code index}; the same object when unchanged. */
+  /**
+   * The event (read as a tree) with its {@code index} set to {@code index}; the same object when
+   * unchanged. Events read by their fields use {@link SseEvent#withIndex}.
+   */
   static SseEvent reindex(SseEvent event, JsonNode data, int index) {
     if (data.path("index").asInt() == index) {
       return event;

@@ -1,5 +1,7 @@
 package dev.levee.anthropic.stream;
 
+import java.util.Arrays;
+
 /**
  * Counts content deltas that repeat the one just before them byte for byte, at the same block: a
  * suspected replayed event. Such pairs are dropped only when configured, because a model may
@@ -9,7 +11,7 @@ final class DuplicateCounter {
 
   private final boolean drop;
   private int lastIndex = -1; // upstream index of the last content delta, -1 after a block boundary
-  private String lastData;
+  private byte[] lastData;
   private long count;
 
   /** @param drop whether a suspected duplicate is dropped (else only counted) */
@@ -18,8 +20,8 @@ final class DuplicateCounter {
   }
 
   /** Takes a content delta of upstream block {@code index}; true when it is to be dropped. */
-  boolean dropDelta(int index, String data) {
-    if (index == lastIndex && data.equals(lastData)) {
+  boolean dropDelta(int index, byte[] data) {
+    if (index == lastIndex && Arrays.equals(data, lastData)) {
       count++;
       return drop;
     }

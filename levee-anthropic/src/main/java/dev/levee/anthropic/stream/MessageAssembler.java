@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.levee.anthropic.Json;
+import dev.levee.anthropic.sse.EventFields;
 import dev.levee.anthropic.sse.SseEvent;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,44 +24,54 @@ public final class MessageAssembler {
 
   /** Takes one client event; events of unknown types are ignored. */
   public void accept(SseEvent event) {
-    JsonNode data = event.json(); // parsed once per event, shared with the splicer
-    if (data == null) {
-      return;
-    }
     switch (EventType.of(event.event())) {
-      case MESSAGE_START -> message = ((ObjectNode) data.path("message")).deepCopy();
-      case CONTENT_BLOCK_START -> {
-        int index = data.path("index").asInt();
-        while (blocks.size() <= index) {
-          blocks.add(null);
-          text.add(new StringBuilder());
+      case MESSAGE_START -> {
+        JsonNode data = event.json(); // parsed once per event, shared with the splicer
+        if (data != null) {
+          message = ((ObjectNode) data.path("message")).deepCopy();
         }
-        blocks.set(index, ((ObjectNode) data.path("content_block")).deepCopy());
       }
-      case CONTENT_BLOCK_DELTA -> delta(data.path("index").asInt(), data.path("delta"));
+      case CONTENT_BLOCK_START -> {
+        JsonNode data = event.json();
+        if (data != null) {
+          int index = data.path("index").asInt();
+          while (blocks.size() <= index) {
+            blocks.add(null);
+            text.add(new StringBuilder());
+          }
+          blocks.set(index, ((ObjectNode) data.path("content_block")).deepCopy());
+        }
+      }
+      case CONTENT_BLOCK_DELTA -> {
+        EventFields delta = event.fields(); // read once per event, shared with the splicer
+        if (delta != null) {
+          delta(delta.index(), delta);
+        }
+      }
       case MESSAGE_DELTA -> {
-        if (message != null) {
+        JsonNode data = event.json();
+        if (data != null && message != null) {
           data.path("delta").properties().forEach(f -> message.set(f.getKey(), f.getValue()));
           ObjectNode usage = message.withObjectProperty("usage");
           data.path("usage").properties().forEach(f -> usage.set(f.getKey(), f.getValue()));
         }
       }
-      case MESSAGE_STOP -> complete = message != null;
+      case MESSAGE_STOP -> complete = message != null && event.fields() != null; // read once, by the splicer
       default -> { }
     }
   }
 
-  private void delta(int index, JsonNode delta) {
-    if (index >= blocks.size() || blocks.get(index) == null) {
+  private void delta(int index, EventFields delta) {
+    if (index < 0 || index >= blocks.size() || blocks.get(index) == null) {
       return;
     }
     ObjectNode block = blocks.get(index);
-    switch (delta.path("type").asText()) {
-      case "text_delta" -> text.get(index).append(delta.path("text").asText());
-      case "thinking_delta" -> text.get(index).append(delta.path("thinking").asText());
-      case "input_json_delta" -> text.get(index).append(delta.path("partial_json").asText());
-      case "signature_delta" -> block.put("signature", delta.path("signature").asText());
-      case "citations_delta" -> block.withArray("citations").add(delta.path("citation"));
+    switch (delta.deltaType()) {
+      case "text_delta" -> text.get(index).append(delta.text());
+      case "thinking_delta" -> text.get(index).append(delta.thinking());
+      case "input_json_delta" -> text.get(index).append(delta.partialJson());
+      case "signature_delta" -> block.put("signature", delta.signature());
+      case "citations_delta" -> block.withArray("citations").add(delta.citation());
       default -> { }
     }
   }

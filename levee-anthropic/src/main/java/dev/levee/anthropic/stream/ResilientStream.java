@@ -76,12 +76,13 @@ public final class ResilientStream implements AutoCloseable {
           throw new StreamFailureException(Failure.of(FailureKind.CONNECTION, 0, "stream_cut", "stream ended"));
         }
         List<SseEvent> out = splicer.accept(event);
-        for (SseEvent e : out) {
+        for (int i = 0; i < out.size(); i++) {
+          SseEvent e = out.get(i);
           if (EventType.of(e.event()) == EventType.CONTENT_BLOCK_DELTA) {
             deltas++;
           }
+          toClient.add(e);
         }
-        toClient.addAll(out);
         if (splicer.finished()) {
           completion.success();
         }

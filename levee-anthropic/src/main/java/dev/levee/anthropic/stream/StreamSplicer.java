@@ -3,6 +3,7 @@ package dev.levee.anthropic.stream;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.levee.anthropic.Json;
+import dev.levee.anthropic.sse.EventFields;
 import dev.levee.anthropic.sse.SseEvent;
 import dev.levee.core.retry.Failure;
 import dev.levee.core.retry.FailureKind;
@@ -71,20 +72,32 @@ final class StreamSplicer {
     if (type == EventType.UNKNOWN) {
       return held != null ? hold(event) : List.of(event);
     }
+    if (type == EventType.CONTENT_BLOCK_DELTA || type == EventType.CONTENT_BLOCK_STOP || type == EventType.MESSAGE_STOP) {
+      EventFields fields = event.fields(); // read once without a tree, shared with the assembler
+      if (fields == null) {
+        throw malformed(event);
+      }
+      return switch (type) {
+        case CONTENT_BLOCK_DELTA -> blockDelta(event, fields);
+        case CONTENT_BLOCK_STOP -> blockStop(event, fields);
+        default -> messageStop(event);
+      };
+    }
     JsonNode data = event.json(); // parsed once, shared with the assembler
     if (data == null || !data.isObject()) {
-      throw new StreamFailureException(Failure.of(FailureKind.SERVER_ERROR, 200, "malformed_event",
-          "the upstream sent an event whose data is not JSON (" + event.event() + ")"));
+      throw malformed(event);
     }
     return switch (type) {
       case MESSAGE_START -> messageStart(event, data);
       case CONTENT_BLOCK_START -> blockStart(event, data);
-      case CONTENT_BLOCK_DELTA -> blockDelta(event, data);
-      case CONTENT_BLOCK_STOP -> blockStop(event, data);
       case MESSAGE_DELTA -> messageDelta(event, data);
-      case MESSAGE_STOP -> messageStop(event);
       default -> List.of(event);
     };
+  }
+
+  private static StreamFailureException malformed(SseEvent event) {
+    return new StreamFailureException(Failure.of(FailureKind.SERVER_ERROR, 200, "malformed_event",
+        "the upstream sent an event whose data is not JSON (" + event.event() + ")"));
   }
 
   private List<SseEvent> messageStart(SseEvent event, JsonNode data) {
@@ -135,37 +148,36 @@ final class StreamSplicer {
     return out;
   }
 
-  private List<SseEvent> blockDelta(SseEvent event, JsonNode data) {
-    int upstream = data.path("index").asInt();
-    if (indices.dropped(upstream) || duplicates.dropDelta(upstream, event.data())) {
+  private List<SseEvent> blockDelta(SseEvent event, EventFields fields) {
+    int upstream = fields.index();
+    if (indices.dropped(upstream) || duplicates.dropDelta(upstream, event.dataBytes())) {
       return List.of();
     }
-    Integer index = indices.client(upstream);
-    if (index == null) {
+    int index = indices.client(upstream);
+    if (index < 0) {
       return List.of(event); // a delta for a block that never started: relay as is
     }
     if (held != null) {
-      return hold(BlockIndices.reindex(event, data, index));
+      return hold(event.withIndex(index));
     }
-    JsonNode delta = data.path("delta");
-    if (overlapBuffer != null && indices.extending(upstream) && delta.path("type").asText().equals("text_delta")) {
-      overlapBuffer.append(delta.path("text").asText());
+    if (overlapBuffer != null && indices.extending(upstream) && fields.deltaType().equals("text_delta")) {
+      overlapBuffer.append(fields.text());
       return overlapBuffer.length() >= Overlap.MAX ? resolveOverlap() : List.of();
     }
-    transcript.record(delta);
-    return List.of(BlockIndices.reindex(event, data, index));
+    transcript.record(fields);
+    return List.of(event.withIndex(index));
   }
 
-  private List<SseEvent> blockStop(SseEvent event, JsonNode data) {
-    int upstream = data.path("index").asInt();
+  private List<SseEvent> blockStop(SseEvent event, EventFields fields) {
+    int upstream = fields.index();
     duplicates.boundary();
     if (indices.dropped(upstream)) {
       return List.of();
     }
-    Integer index = indices.client(upstream);
+    int index = indices.client(upstream);
     Transcript.Block open = transcript.open();
-    if (held != null && index != null && (open == null || index != open.index)) {
-      return hold(BlockIndices.reindex(event, data, index));
+    if (held != null && index >= 0 && (open == null || index != open.index)) {
+      return hold(event.withIndex(index));
     }
     return overlapBuffer != null && indices.extending(upstream) ? resolveOverlap() : List.of();
     // the stop itself is sent when the next block starts or the message ends

@@ -3,6 +3,7 @@ package dev.levee.anthropic.stream;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.levee.anthropic.Json;
+import dev.levee.anthropic.sse.EventFields;
 import dev.levee.anthropic.sse.SseEvent;
 import java.util.ArrayList;
 import java.util.List;
@@ -71,14 +72,14 @@ final class Transcript {
   }
 
   /** Records a delta sent to the client into the open block. */
-  void record(JsonNode delta) {
+  void record(EventFields delta) {
     if (open == null) {
       return;
     }
-    switch (delta.path("type").asText()) {
-      case "text_delta" -> open.text.append(delta.path("text").asText());
-      case "thinking_delta" -> open.text.append(delta.path("thinking").asText());
-      case "signature_delta" -> open.signature = delta.path("signature").asText();
+    switch (delta.deltaType()) {
+      case "text_delta" -> open.text.append(delta.text());
+      case "thinking_delta" -> open.text.append(delta.thinking());
+      case "signature_delta" -> open.signature = delta.signature();
       default -> { } // citations and future delta types are relayed, not needed to recover
     }
   }

@@ -127,6 +127,21 @@ class GatheredWritesTest {
   }
 
   @Test
+  void aReadLargerThanTheReadersFirstBufferStillLeavesInOneWrite() throws IOException {
+    String big = "event: content_block_delta\ndata: {\"text\":\"" + "x".repeat(3 * SseReader.INITIAL_BUFFER) + "\"}\n\n";
+    String burst = (A + B + C).repeat(10);
+    assertThat(burst.length()).isGreaterThan(SseReader.INITIAL_BUFFER);
+
+    assertThat(relay(burst + big, C)).containsExactly("read", "write " + burst + big, "read", "write " + C);
+  }
+
+  @Test
+  void aCrLfSplitBetweenReadsIsOneLineEnd() throws IOException {
+    List<String> log = relay("event: content_block_delta\rdata: {\"i\":1}\r\r", "\nevent: content_block_delta\rdata: {\"i\":2}\r\r");
+    assertThat(log).containsExactly("read", "write " + A, "read", "write " + B);
+  }
+
+  @Test
   void encodingIsByteForByteTheApis() throws IOException {
     SseEvent event = new SseEvent("content_block_delta", "{\"text\":\"é✓ 🌊\"}\nsecond line");
     String expected = "event: content_block_delta\ndata: {\"text\":\"é✓ 🌊\"}\ndata: second line\n\n";

@@ -8,7 +8,7 @@ import dev.levee.gateway.health.TokenUsage;
 /**
  * Reads a relayed stream's token usage for metrics and cost: the {@code usage} of its {@code
  * message_start} and of its {@code message_delta} events (the last one carries the totals, summed
- * over recovered attempts). Only those events are parsed. Not thread-safe: one per stream.
+ * over recovered attempts). Only those events are read, from the tree the splicer already parsed. Not thread-safe: one per stream.
  */
 final class UsageTap {
 
@@ -27,11 +27,9 @@ final class UsageTap {
     return usage;
   }
 
+  /** The event's tree, parsed once and shared with the splicer and the assembler. */
   private static JsonNode parse(SseEvent event) {
-    try {
-      return Json.MAPPER.readTree(event.data());
-    } catch (java.io.IOException | RuntimeException e) {
-      return Json.MAPPER.missingNode(); // usage is best effort: a malformed event is the relay's business
-    }
+    JsonNode tree = event.json();
+    return tree != null ? tree : Json.MAPPER.missingNode(); // usage is best effort: a malformed event is the relay's business
   }
 }

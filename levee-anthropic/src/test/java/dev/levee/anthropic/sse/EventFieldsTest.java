@@ -1,0 +1,163 @@
+package dev.levee.anthropic.sse;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.levee.anthropic.Json;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The fields of an event as the relay reads them: the scanner's fast path reads exactly what
+ * Jackson reads, and never accepts what Jackson refuses.
+ */
+class EventFieldsTest {
+
+  private static final List<String> EVENTS = List.of(
+      "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Hello\"}}",
+      "{\"type\":\"content_block_delta\",\"index\":12,\"delta\":{\"type\":\"text_delta\",\"text\":\"a \\\"quoted\\\" line\\nnext\\ttab \\\\ \\/ \\b\\f\\r\"}}",
+      "{\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"text_delta\",\"text\":\"héllo 世界 🙂 \\u00e9\\ud83d\\ude42\"}}",
+      "{\"type\":\"content_block_delta\",\"index\":2,\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"Let me think\"}}",
+      "{\"type\":\"content_block_delta\",\"index\":2,\"delta\":{\"type\":\"signature_delta\",\"signature\":\"EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxDYTIt\"}}",
+      "{\"type\":\"content_block_delta\",\"index\":3,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"location\\\": \\\"San Fra\"}}",
+      "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"citations_delta\",\"citation\":{\"type\":\"char_location\",\"cited_text\":\"x\",\"document_index\":0,\"start_char_index\":0,\"end_char_index\":1}}}",
+      "{\"type\":\"content_block_stop\",\"index\":4}",
+      "{\"type\":\"message_stop\"}",
+      "{\"type\": \"ping\"}",
+      " { \"index\" : -3 , \"delta\" : { \"text\" : \"\" , \"type\" : \"text_delta\" } } \n",
+      "{\"index\":0,\"index\":7,\"delta\":{\"type\":\"a\"},\"delta\":{\"text\":\"b\"}}",
+      "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"x\",\"extra\":[1,-2,0,true,false,null,{\"a\":[]},\"s\"]}}",
+      "{\"index\":1.5,\"delta\":{\"type\":\"text_delta\",\"text\":\"f\"}}",
+      "{\"index\":\"2\",\"delta\":{\"type\":7,\"text\":null}}",
+      "{\"index\":12345678901,\"delta\":[]}",
+      "{\"index\":{\"a\":1},\"delta\":\"text\"}",
+      "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":15}}",
+      "{}",
+      "[]",
+      "\"text\"",
+      "",
+      "{\"type\":\"content_blo",
+      "{\"index\":01}",
+      "{\"index\":1}}",
+      "{\"index\":1} x",
+      "{\"delta\":{\"text\":\"bad \\x escape\"}}",
+      "{\"delta\":{\"text\":\"raw\ttab\"}}",
+      "{\"a\":tru}",
+      "{\"a\":-}",
+      "{\"a\":1,}",
+      "{'a':1}");
+
+  @Test
+  void theScannerReadsWhatJacksonReadsOrLeavesItToJackson() {
+    for (String event : EVENTS) {
+      assertSame(event.getBytes(StandardCharsets.UTF_8));
+    }
+  }
+
+  @Test
+  void theApisOwnShapesTakeTheFastPath() {
+    for (String event : EVENTS.subList(0, 6)) {
+      assertThat(EventScanner.scan(event.getBytes(StandardCharsets.UTF_8))).as(event).isNotNull();
+    }
+  }
+
+  @Test
+  void aDeltaReadsAsItsTreeWould() {
+    EventFields f = EventFields.read(EVENTS.get(2).getBytes(StandardCharsets.UTF_8));
+    assertThat(f.index()).isEqualTo(1);
+    assertThat(f.deltaType()).isEqualTo("text_delta");
+    assertThat(f.text()).isEqualTo(Json.tryParse(EVENTS.get(2)).path("delta").path("text").asText())
+        .isEqualTo("héllo 世界 🙂 é🙂");
+    assertThat(f.thinking()).isEmpty();
+    assertThat(f.citation().isMissingNode()).isTrue();
+  }
+
+  @Test
+  void malformedBytesAreNotAnObject() {
+    byte[] invalidUtf8 = "{\"delta\":{\"text\":\"a?b\"}}".getBytes(StandardCharsets.UTF_8);
+    invalidUtf8[18] = (byte) 0xff;
+    assertThat(EventFields.read(invalidUtf8)).isSameAs(EventFields.NOT_AN_OBJECT);
+    assertThat(EventFields.read("{\"type\":\"content_blo".getBytes(StandardCharsets.UTF_8)))
+        .isSameAs(EventFields.NOT_AN_OBJECT);
+  }
+
+  /** Thousands of events damaged byte by byte: the scanner agrees with Jackson on every one it accepts. */
+  @Test
+  void damagedEventsNeverFoolTheScanner() {
+    Random random = new Random(11);
+    byte[] alphabet = "{}[]\":,\\ \t\n-0123456789.eEtrufalsn\u00e9xu".getBytes(StandardCharsets.UTF_8);
+    int accepted = 0;
+    for (int round = 0; round < 10_000; round++) {
+      byte[] bytes = EVENTS.get(random.nextInt(EVENTS.size())).getBytes(StandardCharsets.UTF_8);
+      if (bytes.length == 0) {
+        continue;
+      }
+      int edits = 1 + random.nextInt(3);
+      for (int e = 0; e < edits && bytes.length > 0; e++) {
+        int at = random.nextInt(bytes.length);
+        switch (random.nextInt(3)) {
+          case 0 -> bytes[at] = alphabet[random.nextInt(alphabet.length)];
+          case 1 -> bytes[at] = (byte) random.nextInt(256);
+          default -> bytes = cut(bytes, at);
+        }
+      }
+      if (assertSame(bytes)) {
+        accepted++;
+      }
+    }
+    assertThat(accepted).isGreaterThan(500); // the fast path was exercised, not only refused
+  }
+
+  @Test
+  void aNewIndexReplacesOnlyTheDigits() {
+    String data = "{\"type\":\"content_block_delta\", \"index\": 3 ,\"delta\":{\"type\":\"text_delta\",\"text\":\"é\"}}";
+    SseEvent event = new SseEvent("content_block_delta", data);
+
+    SseEvent moved = event.withIndex(12);
+
+    assertThat(moved.data()).isEqualTo(data.replace("\"index\": 3 ", "\"index\": 12 "));
+    assertThat(moved.fields().index()).isEqualTo(12);
+    assertFields(moved.fields(), EventFields.parse(moved.dataBytes()), moved.data());
+    assertThat(event.withIndex(3)).isSameAs(event);
+  }
+
+  @Test
+  void anIndexThatIsNotAPlainIntIsSetThroughATree() {
+    SseEvent event = new SseEvent("content_block_stop", "{\"type\":\"content_block_stop\"}");
+
+    SseEvent moved = event.withIndex(2);
+
+    assertThat(moved.data()).isEqualTo("{\"type\":\"content_block_stop\",\"index\":2}");
+    assertThat(moved.fields().index()).isEqualTo(2);
+  }
+
+  private static byte[] cut(byte[] bytes, int at) {
+    byte[] out = new byte[bytes.length - 1];
+    System.arraycopy(bytes, 0, out, 0, at);
+    System.arraycopy(bytes, at + 1, out, at, bytes.length - at - 1);
+    return out;
+  }
+
+  /** Whether the scanner accepted the bytes; fails when it read them otherwise than Jackson. */
+  private static boolean assertSame(byte[] bytes) {
+    String shown = new String(bytes, StandardCharsets.UTF_8);
+    EventFields scanned = EventScanner.scan(bytes);
+    EventFields parsed = EventFields.parse(bytes);
+    if (scanned == null) {
+      return false;
+    }
+    assertThat(parsed).as("Jackson refuses what the scanner accepted: %s", shown).isNotSameAs(EventFields.NOT_AN_OBJECT);
+    assertFields(scanned, parsed, shown);
+    return true;
+  }
+
+  private static void assertFields(EventFields a, EventFields b, String shown) {
+    List<Object> left = new ArrayList<>(List.of(a.index(), a.indexStart, a.indexEnd, a.deltaType(), a.text(),
+        a.thinking(), a.partialJson(), a.signature(), a.citation().toString()));
+    List<Object> right = List.of(b.index(), b.indexStart, b.indexEnd, b.deltaType(), b.text(), b.thinking(),
+        b.partialJson(), b.signature(), b.citation().toString());
+    assertThat(left).as(shown).isEqualTo(right);
+  }
+}
