@@ -73,7 +73,7 @@ class QueueConfigTest {
   @Test
   void aStoreThatIsNotPostgresqlAndUnknownKeysAreRefused() {
     assertThatThrownBy(() -> parse("queue: { store: \"mysql://x\" }\n", Map.of()))
-        .isInstanceOf(ConfigException.class).hasMessageContaining("queue: store must be").hasMessageContaining("postgresql://");
+        .isInstanceOf(ConfigException.class).hasMessageContaining("queue.store: store must be").hasMessageContaining("postgresql://");
     assertThatThrownBy(() -> parse("queue: { workerz: 3 }\n", Map.of()))
         .isInstanceOf(ConfigException.class).hasMessageContaining("unknown key 'workerz'");
     assertThatThrownBy(() -> parse("queue: { callbacks: { r: \"ftp://x\" } }\n", Map.of()))
