@@ -13,6 +13,7 @@ import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -39,6 +40,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class PlainHttp1 implements AutoCloseable {
 
   private static final int MAX_IDLE_PER_ORIGIN = 512;
+  static final int SMALL_BUFFER = 2 * 1024;
+  static final int LARGE_BUFFER = 16 * 1024;
   private static final long MAX_IDLE_NANOS = Duration.ofSeconds(20).toNanos(); // below common server idle timeouts
 
   private final Duration connectTimeout;
@@ -149,6 +152,11 @@ final class PlainHttp1 implements AutoCloseable {
     q.addFirst(c); // most recently used first: the rest age out
   }
 
+  /** The capacity of the read buffer behind a body this client returned, in bytes (tests watch its memory). */
+  static int readBufferCapacity(InputStream body) {
+    return ((Body) body).c.buffer.length;
+  }
+
   private static byte[] head(UpstreamRequest request, String host, int port) throws IOException {
     StringBuilder s = new StringBuilder(256);
     String path = request.uri().getRawPath();
@@ -189,13 +197,18 @@ final class PlainHttp1 implements AutoCloseable {
 
   private record Head(int status, Map<String, List<String>> headers, boolean keepAlive, long length, boolean chunked) {}
 
-  /** One kept-alive connection and its read buffer. */
+  /**
+   * One kept-alive connection and its read buffer: {@link #SMALL_BUFFER} while the answer trickles
+   * in (a slow stream waits most of its life in a read: ten thousand of them must not hold 16 KiB
+   * each), {@link #LARGE_BUFFER} once a read filled the small one (bytes arrive faster than they
+   * are taken), back to small when drained and nothing more has arrived.
+   */
   private final class Connection {
     final String origin;
     final Socket socket;
     final InputStream in;
     final OutputStream out;
-    final byte[] buffer = new byte[16 * 1024];
+    byte[] buffer = new byte[SMALL_BUFFER];
     int position;
     int limit;
     long idleSince;
@@ -220,6 +233,9 @@ final class PlainHttp1 implements AutoCloseable {
       if (position == limit) {
         position = 0;
         limit = 0;
+        if (buffer.length > SMALL_BUFFER && in.available() == 0) {
+          buffer = new byte[SMALL_BUFFER]; // about to wait: do not hold the large buffer meanwhile
+        }
       }
       int n = in.read(buffer, limit, buffer.length - limit);
       if (n < 0) {
@@ -227,6 +243,9 @@ final class PlainHttp1 implements AutoCloseable {
       }
       answered = true;
       limit += n;
+      if (limit == buffer.length && buffer.length < LARGE_BUFFER) {
+        buffer = Arrays.copyOf(buffer, LARGE_BUFFER); // bytes arrive faster than they are taken
+      }
       return true;
     }
 
