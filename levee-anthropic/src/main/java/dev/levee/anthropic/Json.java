@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamWriteConstraints;
+import com.fasterxml.jackson.core.util.JsonRecyclerPools;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -26,6 +27,9 @@ public final class Json {
    * through unchanged ({@code 0.70} stays {@code 0.70}).
    */
   public static final ObjectMapper MAPPER = JsonMapper.builder(JsonFactory.builder()
+          // one shared pool of parse/write buffers: Jackson's default keeps ~12 KiB per thread in a
+          // ThreadLocal, and every request runs on its own virtual thread (10,000 streams: ~120 MB)
+          .recyclerPool(JsonRecyclerPools.sharedConcurrentDequePool())
           .streamReadConstraints(StreamReadConstraints.builder()
               .maxStringLength(Integer.MAX_VALUE) // a base64 PDF in one string; the body limit bounds it
               .maxNestingDepth(MAX_NESTING_DEPTH)
