@@ -22,6 +22,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Blocking HTTP/1.1 over plain TCP ({@code http:} upstreams) on the caller's own thread — a
@@ -45,7 +46,7 @@ final class PlainHttp1 implements AutoCloseable {
   private static final long MAX_IDLE_NANOS = Duration.ofSeconds(20).toNanos(); // below common server idle timeouts
 
   private final Duration connectTimeout;
-  private final Map<String, ConcurrentLinkedDeque<Connection>> idle = new ConcurrentHashMap<>();
+  private final Map<String, Idle> idle = new ConcurrentHashMap<>();
   private volatile boolean closed;
 
   PlainHttp1(Duration connectTimeout) {
@@ -103,9 +104,9 @@ final class PlainHttp1 implements AutoCloseable {
   }
 
   private Connection pooled(String origin) {
-    ConcurrentLinkedDeque<Connection> q = idle.get(origin);
+    Idle q = idle.get(origin);
     Connection c;
-    while (q != null && (c = q.pollFirst()) != null) {
+    while (q != null && (c = q.poll()) != null) {
       if (System.nanoTime() - c.idleSince < MAX_IDLE_NANOS && !c.socket.isClosed()) {
         return c;
       }
@@ -144,12 +145,42 @@ final class PlainHttp1 implements AutoCloseable {
       return;
     }
     c.idleSince = System.nanoTime();
-    ConcurrentLinkedDeque<Connection> q = idle.computeIfAbsent(c.origin, k -> new ConcurrentLinkedDeque<>());
-    if (q.size() >= MAX_IDLE_PER_ORIGIN) {
+    if (!idle.computeIfAbsent(c.origin, k -> new Idle()).offer(c)) {
       c.close();
-      return;
     }
-    q.addFirst(c); // most recently used first: the rest age out
+  }
+
+  /** Idle connections to {@code origin} now (tests). */
+  int idleCount(String origin) {
+    Idle q = idle.get(origin);
+    return q == null ? 0 : q.size.get();
+  }
+
+  /**
+   * The idle connections of one origin, most recently used first (the rest age out), at most
+   * {@link #MAX_IDLE_PER_ORIGIN}. Counted apart: the deque's own {@code size()} walks every node,
+   * and ten thousand streams ending together each asked it.
+   */
+  private static final class Idle {
+    final ConcurrentLinkedDeque<Connection> connections = new ConcurrentLinkedDeque<>();
+    final AtomicInteger size = new AtomicInteger();
+
+    Connection poll() {
+      Connection c = connections.pollFirst();
+      if (c != null) {
+        size.decrementAndGet();
+      }
+      return c;
+    }
+
+    boolean offer(Connection c) {
+      if (size.incrementAndGet() > MAX_IDLE_PER_ORIGIN) {
+        size.decrementAndGet();
+        return false;
+      }
+      connections.addFirst(c);
+      return true;
+    }
   }
 
   /** The capacity of the read buffer behind a body this client returned, in bytes (tests watch its memory). */
@@ -189,7 +220,7 @@ final class PlainHttp1 implements AutoCloseable {
     closed = true;
     idle.values().forEach(q -> {
       Connection c;
-      while ((c = q.pollFirst()) != null) {
+      while ((c = q.poll()) != null) {
         c.close();
       }
     });
