@@ -27,8 +27,9 @@ public final class Json {
    * through unchanged ({@code 0.70} stays {@code 0.70}).
    */
   public static final ObjectMapper MAPPER = JsonMapper.builder(JsonFactory.builder()
-          // one shared pool of parse/write buffers: Jackson's default keeps ~12 KiB per thread in a
-          // ThreadLocal, and every request runs on its own virtual thread (10,000 streams: ~120 MB)
+          // one shared pool of parse/write buffers: Jackson's default keeps them per thread in a
+          // ThreadLocal, and every request runs on its own virtual thread (measured: ~4.4 KiB of
+          // char buffers per stream for the stream's whole life, 13 MB at 3,000 streams)
           .recyclerPool(JsonRecyclerPools.sharedConcurrentDequePool())
           .streamReadConstraints(StreamReadConstraints.builder()
               .maxStringLength(Integer.MAX_VALUE) // a base64 PDF in one string; the body limit bounds it
