@@ -13,6 +13,7 @@ import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -21,6 +22,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Blocking HTTP/1.1 over plain TCP ({@code http:} upstreams) on the caller's own thread — a
@@ -39,10 +41,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class PlainHttp1 implements AutoCloseable {
 
   private static final int MAX_IDLE_PER_ORIGIN = 512;
+  static final int SMALL_BUFFER = 2 * 1024;
+  static final int LARGE_BUFFER = 16 * 1024;
   private static final long MAX_IDLE_NANOS = Duration.ofSeconds(20).toNanos(); // below common server idle timeouts
 
   private final Duration connectTimeout;
-  private final Map<String, ConcurrentLinkedDeque<Connection>> idle = new ConcurrentHashMap<>();
+  private final Map<String, Idle> idle = new ConcurrentHashMap<>();
   private volatile boolean closed;
 
   PlainHttp1(Duration connectTimeout) {
@@ -100,9 +104,9 @@ final class PlainHttp1 implements AutoCloseable {
   }
 
   private Connection pooled(String origin) {
-    ConcurrentLinkedDeque<Connection> q = idle.get(origin);
+    Idle q = idle.get(origin);
     Connection c;
-    while (q != null && (c = q.pollFirst()) != null) {
+    while (q != null && (c = q.poll()) != null) {
       if (System.nanoTime() - c.idleSince < MAX_IDLE_NANOS && !c.socket.isClosed()) {
         return c;
       }
@@ -141,12 +145,47 @@ final class PlainHttp1 implements AutoCloseable {
       return;
     }
     c.idleSince = System.nanoTime();
-    ConcurrentLinkedDeque<Connection> q = idle.computeIfAbsent(c.origin, k -> new ConcurrentLinkedDeque<>());
-    if (q.size() >= MAX_IDLE_PER_ORIGIN) {
+    if (!idle.computeIfAbsent(c.origin, k -> new Idle()).offer(c)) {
       c.close();
-      return;
     }
-    q.addFirst(c); // most recently used first: the rest age out
+  }
+
+  /** Idle connections to {@code origin} now (tests). */
+  int idleCount(String origin) {
+    Idle q = idle.get(origin);
+    return q == null ? 0 : q.size.get();
+  }
+
+  /**
+   * The idle connections of one origin, most recently used first (the rest age out), at most
+   * {@link #MAX_IDLE_PER_ORIGIN}. Counted apart: the deque's own {@code size()} walks every node,
+   * and ten thousand streams ending together each asked it.
+   */
+  private static final class Idle {
+    final ConcurrentLinkedDeque<Connection> connections = new ConcurrentLinkedDeque<>();
+    final AtomicInteger size = new AtomicInteger();
+
+    Connection poll() {
+      Connection c = connections.pollFirst();
+      if (c != null) {
+        size.decrementAndGet();
+      }
+      return c;
+    }
+
+    boolean offer(Connection c) {
+      if (size.incrementAndGet() > MAX_IDLE_PER_ORIGIN) {
+        size.decrementAndGet();
+        return false;
+      }
+      connections.addFirst(c);
+      return true;
+    }
+  }
+
+  /** The capacity of the read buffer behind a body this client returned, in bytes (tests watch its memory). */
+  static int readBufferCapacity(InputStream body) {
+    return ((Body) body).c.buffer.length;
   }
 
   private static byte[] head(UpstreamRequest request, String host, int port) throws IOException {
@@ -181,7 +220,7 @@ final class PlainHttp1 implements AutoCloseable {
     closed = true;
     idle.values().forEach(q -> {
       Connection c;
-      while ((c = q.pollFirst()) != null) {
+      while ((c = q.poll()) != null) {
         c.close();
       }
     });
@@ -189,13 +228,18 @@ final class PlainHttp1 implements AutoCloseable {
 
   private record Head(int status, Map<String, List<String>> headers, boolean keepAlive, long length, boolean chunked) {}
 
-  /** One kept-alive connection and its read buffer. */
+  /**
+   * One kept-alive connection and its read buffer: {@link #SMALL_BUFFER} while the answer trickles
+   * in (a slow stream waits most of its life in a read: ten thousand of them must not hold 16 KiB
+   * each), {@link #LARGE_BUFFER} once a read filled the small one (bytes arrive faster than they
+   * are taken), back to small when drained and nothing more has arrived.
+   */
   private final class Connection {
     final String origin;
     final Socket socket;
     final InputStream in;
     final OutputStream out;
-    final byte[] buffer = new byte[16 * 1024];
+    byte[] buffer = new byte[SMALL_BUFFER];
     int position;
     int limit;
     long idleSince;
@@ -220,6 +264,9 @@ final class PlainHttp1 implements AutoCloseable {
       if (position == limit) {
         position = 0;
         limit = 0;
+        if (buffer.length > SMALL_BUFFER && in.available() == 0) {
+          buffer = new byte[SMALL_BUFFER]; // about to wait: do not hold the large buffer meanwhile
+        }
       }
       int n = in.read(buffer, limit, buffer.length - limit);
       if (n < 0) {
@@ -227,6 +274,9 @@ final class PlainHttp1 implements AutoCloseable {
       }
       answered = true;
       limit += n;
+      if (limit == buffer.length && buffer.length < LARGE_BUFFER) {
+        buffer = Arrays.copyOf(buffer, LARGE_BUFFER); // bytes arrive faster than they are taken
+      }
       return true;
     }
 

@@ -6,7 +6,8 @@ import java.util.Map;
 
 /**
  * Levee as its own process for the side-by-side benchmark (so {@code /proc} gives its CPU alone):
- * a gateway with one alias, {@code fast}, on the upstream given as the first argument. Prints
+ * a gateway with one alias, {@code fast}, on the upstream given as the first argument, and the
+ * {@code server:} keys given as the optional second (YAML, e.g. {@code "max-concurrent: 10000"}). Prints
  * {@code LEVEE <base url>} once listening; stops when its standard input closes.
  */
 public final class LeveeProcess {
@@ -15,10 +16,10 @@ public final class LeveeProcess {
 
   public static void main(String[] args) throws Exception {
     try (Gateway gateway = Gateway.start(new ConfigLoader(Map.of("UP", args[0])::get).parse("""
-        server: { port: 0 }
+        server: { port: 0%s }
         upstreams: { up: { url: "${UP}" } }
         models: { fast: { chain: [up/claude-fast] } }
-        """, "side-by-side"))) {
+        """.formatted(args.length > 1 ? ", " + args[1] : ""), "side-by-side"))) {
       System.out.println("LEVEE " + gateway.baseUrl());
       System.out.flush();
       while (System.in.read() >= 0) {
