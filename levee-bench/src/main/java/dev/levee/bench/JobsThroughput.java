@@ -152,28 +152,32 @@ public final class JobsThroughput {
       double drainingSeconds = 0;
       long drained = 0;
       workers.hold(true);
-      BatchWatch watch = null;
+      String batch = null;
+      long batchEndsAt = 0; // the pool's finished count at which the current batch is done
       for (int r = 1; r <= o.rounds(); r++) {
-        if (watch == null || watch.ended()) { // a fresh batch of requests, held until the draining window
-          watch = new BatchWatch(batches, batches.create(o.requests()));
+        if (batch == null || workers.finished() >= batchEndsAt) { // a fresh batch, held until the draining window
+          if (batch != null) {
+            batches.awaitEnd(batch, o.requests());
+          }
+          batchEndsAt = workers.finished() + o.requests();
+          batch = batches.create(o.requests());
         }
         long gc = gcMillis();
         List<Double> idle = load.run(o.window(), () -> false);
         long gcIdle = gcMillis() - gc;
 
-        long before = watch.succeeded();
-        BatchWatch draining = watch;
-        Thread watcher = Thread.ofPlatform().daemon().start(draining);
+        // progress is read in-process (JobWorkers.finished): polling the batch over HTTP would load the
+        // gateway and its store only in the draining windows
+        long before = workers.finished();
+        long ends = batchEndsAt;
         long start = System.nanoTime();
         gc = gcMillis();
         workers.hold(false);
-        List<Double> busy = load.run(o.window(), draining::ended);
+        List<Double> busy = load.run(o.window(), () -> workers.finished() >= ends);
         workers.hold(true);
         long gcDraining = gcMillis() - gc;
         double seconds = (System.nanoTime() - start) / 1e9;
-        draining.stop();
-        watcher.join();
-        long done = draining.succeeded() - before;
+        long done = workers.finished() - before;
         drainingSeconds += seconds;
         drained += done;
 
@@ -188,6 +192,7 @@ public final class JobsThroughput {
             round.samplesDraining());
       }
       workers.hold(false);
+      batches.awaitEnd(batch, o.requests());
       double[] ratios = rounds.stream().mapToDouble(Round::ratio).sorted().toArray();
       return String.format(Locale.ROOT, "| %-10s | %-6s | %6.2fx / %5.2fx / %5.2fx | %8.2f → %6.2f ms (%4.2fx) "
           + "| %12.0f | %19.0f |", name, pacing, ratios[0], median(ratios), ratios[ratios.length - 1], p99(allIdle),
@@ -278,6 +283,15 @@ public final class JobsThroughput {
           .header("x-api-key", "bench").GET().build(), HttpResponse.BodyHandlers.ofString()).body());
     }
 
+    /** Waits for batch {@code id} to end with every one of its {@code requests} succeeded. */
+    void awaitEnd(String id, int requests) {
+      BatchWatch watch = new BatchWatch(this, id);
+      watch.run();
+      if (watch.succeeded() != requests) {
+        throw new IllegalStateException("only " + watch.succeeded() + " of " + requests + " succeeded");
+      }
+    }
+
     /** Creates a batch of {@code requests} and waits for its end; returns the seconds it took. */
     double drain(int requests) throws Exception {
       String id = create(requests);
@@ -296,7 +310,6 @@ public final class JobsThroughput {
     private final Batches batches;
     private final String id;
     private volatile boolean ended;
-    private volatile boolean stopped;
     private volatile long succeeded;
 
     BatchWatch(Batches batches, String id) {
@@ -304,17 +317,16 @@ public final class JobsThroughput {
       this.id = id;
     }
 
-    /** Polls until the batch ends or {@link #stop}; may be run again after a stop. */
+    /** Polls until the batch ends. */
     @Override
     public void run() {
-      stopped = false;
       long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
       try {
         while (true) {
           JsonNode status = batches.status(id);
           succeeded = status.at("/request_counts/succeeded").asLong();
           ended = status.get("processing_status").asText().equals("ended");
-          if (ended || stopped || System.nanoTime() > deadline) {
+          if (ended || System.nanoTime() > deadline) {
             break;
           }
           Thread.sleep(50);
@@ -322,15 +334,11 @@ public final class JobsThroughput {
       } catch (Exception e) {
         throw new IllegalStateException(e);
       }
-      if (!ended && !stopped) {
+      if (!ended) {
         throw new IllegalStateException("batch " + id + " did not end within 5 minutes");
       }
     }
 
-    /** Reads the count once more and stops polling. */
-    void stop() {
-      stopped = true;
-    }
 
     boolean ended() {
       return ended;

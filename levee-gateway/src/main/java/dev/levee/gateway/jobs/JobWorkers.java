@@ -27,8 +27,8 @@ import org.slf4j.LoggerFactory;
  * {@code poll} interval — which is also how paused and retried work resumes by itself. A claim
  * that finds fewer ready jobs than it asked for marks the store drained: until work is added or
  * the next poll, ending jobs and interactive requests do not make it look again, so an idle
- * gateway asks the store once per {@code poll}. Abandoned claims are recovered and due jobs
- * expired every ten polls.
+ * gateway asks the store once per {@code poll}. Pending callbacks are looked up when a job ended
+ * or the poll came round; abandoned claims are recovered and due jobs expired every ten polls.
  */
 public final class JobWorkers implements AutoCloseable {
 
@@ -125,9 +125,11 @@ public final class JobWorkers implements AutoCloseable {
     long poll = config.poll().toNanos();
     long nextPoll = nanos.getAsLong();
     long polls = 0;
+    long finishedSeen = 0;
     while (running) {
       try {
-        if (nanos.getAsLong() - nextPoll >= 0) { // the poll came round: retried jobs came due, paused work may resume
+        boolean polled = nanos.getAsLong() - nextPoll >= 0;
+        if (polled) { // the poll came round: retried jobs came due, paused work may resume
           ready = true;
           nextPoll = nanos.getAsLong() + poll;
           if (polls++ % 10 == 0) {
@@ -136,9 +138,11 @@ public final class JobWorkers implements AutoCloseable {
             store.expire(now);
           }
         }
-        if (!config.callbacks().isEmpty()) {
+        long ended = finished.get();
+        if (!config.callbacks().isEmpty() && (polled || ended != finishedSeen)) { // a retry is due, or a job ended
           callbacks.deliverDue();
         }
+        finishedSeen = ended;
         int free = slots.availablePermits();
         Pacing.Decision pace = pacing.decide(config.workers() - free);
         int startable = held ? 0 : Math.min(free, pace.startable());
