@@ -305,7 +305,7 @@ public final class JobsThroughput {
     }
   }
 
-  /** Polls one batch every 50 ms until it ends; its succeeded count so far. */
+  /** Polls one batch every 50 ms until it ends; its succeeded count. */
   private static final class BatchWatch implements Runnable {
     private final Batches batches;
     private final String id;
@@ -339,10 +339,6 @@ public final class JobsThroughput {
       }
     }
 
-
-    boolean ended() {
-      return ended;
-    }
 
     long succeeded() {
       return succeeded;
