@@ -17,8 +17,8 @@ import java.nio.charset.StandardCharsets;
  * The few fields of a stream event that a relay needs for every content delta and block stop —
  * the top-level {@code index}, and the {@code delta}'s {@code type}, {@code text}, {@code
  * thinking}, {@code partial_json}, {@code signature} and {@code citation} — read from the UTF-8
- * bytes in one pass without building a tree of the event: scanned directly for the shapes the
- * API sends ({@link EventScanner}), through Jackson's streaming {@link JsonParser} otherwise. The whole payload is still checked to be one JSON object. Accessors read as {@link
+ * bytes in one pass of Jackson's streaming {@link JsonParser}, without building a tree of the
+ * event. The whole payload is still checked to be one JSON object. Accessors read as {@link
  * JsonNode#asText()} and {@link JsonNode#asInt()} would on the tree: absent text is {@code ""},
  * an absent index 0. Immutable once read.
  */
@@ -37,7 +37,7 @@ public final class EventFields {
   /** Reads one value inside the event (the tokens after it are the event's, not trailing garbage). */
   private static final ObjectReader VALUE = Json.MAPPER.reader().without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
-  // set by the reader (EventScanner or Jackson), then never changed
+  // set by the parser, then never changed
   int index;
   int indexStart = -1; // byte offsets of the index when it is a plain int, else -1
   int indexEnd = -1;
@@ -50,17 +50,8 @@ public final class EventFields {
 
   EventFields() {}
 
-  /**
-   * The fields of {@code data}, or {@link #NOT_AN_OBJECT}: scanned straight off the bytes when the
-   * event has the shape the API sends ({@link EventScanner}), else through Jackson's parser.
-   */
+  /** The fields of {@code data}, or {@link #NOT_AN_OBJECT} when it is not one JSON object. */
   static EventFields read(byte[] data) {
-    EventFields scanned = EventScanner.scan(data);
-    return scanned != null ? scanned : parse(data);
-  }
-
-  /** {@link #read} through Jackson's streaming parser. */
-  static EventFields parse(byte[] data) {
     EventFields f = new EventFields();
     try (JsonParser p = FACTORY.createParser(data)) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
