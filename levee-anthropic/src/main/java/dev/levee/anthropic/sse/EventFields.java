@@ -3,7 +3,6 @@ package dev.levee.anthropic.sse;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.util.JsonRecyclerPools;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectReader;
@@ -27,12 +26,8 @@ public final class EventFields {
   /** Marks data that is not one JSON object. */
   static final EventFields NOT_AN_OBJECT = new EventFields();
 
-  /**
-   * The mapper's factory (same limits) with a buffer pool shared across threads: a relay runs on a
-   * fresh virtual thread per request, where a thread-local pool would allocate its buffers anew.
-   */
-  private static final JsonFactory FACTORY =
-      Json.MAPPER.getFactory().rebuild().recyclerPool(JsonRecyclerPools.sharedConcurrentDequePool()).build();
+  /** The mapper's factory: same limits, and its buffer pool shared across threads. */
+  private static final JsonFactory FACTORY = Json.MAPPER.getFactory();
 
   /** Reads one value inside the event (the tokens after it are the event's, not trailing garbage). */
   private static final ObjectReader VALUE = Json.MAPPER.reader().without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
