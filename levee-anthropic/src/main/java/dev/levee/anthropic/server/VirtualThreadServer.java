@@ -2,6 +2,7 @@ package dev.levee.anthropic.server;
 
 import java.time.Duration;
 import java.util.concurrent.TimeoutException;
+import org.eclipse.jetty.io.ArrayByteBufferPool;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
@@ -25,6 +26,34 @@ public final class VirtualThreadServer {
 
   private static final Logger LOG = LoggerFactory.getLogger(VirtualThreadServer.class);
 
+  /**
+   * Bytes of released network buffers kept for reuse, direct and heap each (Jetty's default keeps
+   * an eighth of the maximum heap of each: 32 MiB of direct memory at {@code -Xmx256m}, filled
+   * by the request buffers of a burst of new connections and then held for good).
+   */
+  static final long POOLED_BUFFER_BYTES = 4L << 20;
+
+  /**
+   * Bytes of a connection's request buffer (Jetty's default 8 KiB). Jetty holds it, direct, while
+   * the handler runs — a stream's whole life — since the handler runs inside the connection's read
+   * loop: 10,000 streams held 80 MiB of them. 2 KiB holds the headers of a typical API request;
+   * longer headers and bodies are parsed across several reads (headers stay limited by {@link
+   * HttpConfiguration#getRequestHeaderSize()}, 8 KiB).
+   */
+  static final int REQUEST_BUFFER_BYTES = 2048;
+
+  /** The pool's size steps: 1 KiB, so a 2 KiB request buffer is not rounded up to Jetty's default 4 KiB step. */
+  private static final int POOL_STEP = 1024;
+
+  /**
+   * Platform threads at most: Jetty's acceptor and selectors and the short non-blocking tasks they
+   * hand off (handlers run on virtual threads). Jetty's default cap of 200 let a burst of 10,000
+   * connects start ~140 threads that then idled for a minute, ~100 KiB of stack each.
+   */
+  static int platformThreads() {
+    return 8 + 2 * Runtime.getRuntime().availableProcessors();
+  }
+
   private VirtualThreadServer() {}
 
   /** Creates (does not start) a server with {@link ServerLimits#DEFAULT} and no control lane. */
@@ -44,17 +73,20 @@ public final class VirtualThreadServer {
    */
   public static Server create(String host, int port, Duration idleTimeout, String name, Handler handler,
       ServerLimits limits, RequestGuard.Lanes lanes) {
-    QueuedThreadPool threads = new QueuedThreadPool();
+    QueuedThreadPool threads = new QueuedThreadPool(platformThreads(), Math.min(4, platformThreads()));
     threads.setName(name);
     VirtualThreadPool virtual = new VirtualThreadPool(limits.maxConnections() + ServerLimits.THREAD_RESERVE);
     virtual.setName(name + "-vt");
     threads.setVirtualThreadsExecutor(virtual);
-    Server server = new Server(threads);
+    Server server = new Server(threads, null,
+        new ArrayByteBufferPool(0, POOL_STEP, 64 * POOL_STEP, Integer.MAX_VALUE, POOLED_BUFFER_BYTES, POOLED_BUFFER_BYTES));
     HttpConfiguration http = new HttpConfiguration();
     http.setSendServerVersion(false);
     http.setSendDateHeader(true);
     http.addCustomizer(new OverloadedReason()); // "529 Overloaded", not "529 529"
-    ServerConnector connector = new ServerConnector(server, new HttpConnectionFactory(http));
+    HttpConnectionFactory http1 = new HttpConnectionFactory(http);
+    http1.setInputBufferSize(REQUEST_BUFFER_BYTES);
+    ServerConnector connector = new ServerConnector(server, http1);
     connector.setHost(host);
     connector.setPort(port);
     connector.setIdleTimeout(idleTimeout.toMillis());

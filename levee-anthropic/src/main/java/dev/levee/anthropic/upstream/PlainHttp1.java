@@ -41,7 +41,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class PlainHttp1 implements AutoCloseable {
 
   private static final int MAX_IDLE_PER_ORIGIN = 512;
-  static final int SMALL_BUFFER = 2 * 1024;
+  static final int SMALL_BUFFER = 512; // one slow stream's event or two; 10,000 waiting streams hold 5 MiB, not 20
   static final int LARGE_BUFFER = 16 * 1024;
   private static final long MAX_IDLE_NANOS = Duration.ofSeconds(20).toNanos(); // below common server idle timeouts
 

@@ -46,7 +46,7 @@ public final class ManyStreams {
 
   public static void main(String[] args) throws Exception {
     Map<String, String> opt = new LinkedHashMap<>(Map.of("streams", "10000", "seconds", "10", "deltas", "20",
-        "rounds", "1", "warmup", "1", "levee-jvm", "-Xmx256m"));
+        "rounds", "1", "warmup", "1", "levee-jvm", "-Xmx256m", "ramp", "0"));
     for (int i = 0; i + 1 < args.length; i += 2) {
       opt.put(args[i].replaceFirst("^--", ""), args[i + 1]);
     }
@@ -55,9 +55,12 @@ public final class ManyStreams {
     int deltas = Integer.parseInt(opt.get("deltas"));
     int rounds = Integer.parseInt(opt.get("rounds"));
     int warmups = Integer.parseInt(opt.get("warmup"));
+    int ramp = Integer.parseInt(opt.get("ramp")); // new connections a second on both paths; 0: all at once
     // one client key, so one tenant: admit every stream (the defaults admit 4,096, 2,048 per tenant)
-    String server = opt.getOrDefault("levee-server", "max-concurrent: %d, max-concurrent-per-tenant: %d"
-        .formatted(Math.max(n, 4096), Math.max(n, 4096)));
+    // and the same listen backlog as the upstream's (the kernel caps both at net.core.somaxconn), so
+    // neither path loses more SYNs than the other to a full accept queue
+    String server = opt.getOrDefault("levee-server", ("max-concurrent: %d, max-concurrent-per-tenant: %d, "
+        + "accept-queue: %d").formatted(Math.max(n, 4096), Math.max(n, 4096), SlowUpstream.ACCEPT_QUEUE));
     Duration limit = Duration.ofMillis((long) (seconds * 3_000) + 60_000);
 
     try (Child upstream = Child.start("-Xmx1g", SlowUpstream.class, "UPSTREAM ", Integer.toString(deltas),
@@ -67,9 +70,9 @@ public final class ManyStreams {
       Map<String, URI> paths = new LinkedHashMap<>();
       paths.put("direct", upstream.base);
       paths.put("Levee", levee.base);
-      System.out.printf(Locale.ROOT, "many streams: %d concurrent streams of %.1f s (%d deltas), %d rounds after %d "
-          + "warm-up; Levee JVM %s, server {%s}; open files allowed here %s; java %s, %d cpus, load average %s%n", n,
-          seconds, deltas, rounds, warmups, opt.get("levee-jvm"), server, openFilesLimit(), Runtime.version(),
+      System.out.printf(Locale.ROOT, "many streams: %d concurrent streams of %.1f s (%d deltas), opened %s, %d rounds "
+          + "after %d warm-up; Levee JVM %s, server {%s}; open files allowed here %s; java %s, %d cpus, load average "
+          + "%s%n", n, seconds, deltas, ramp > 0 ? ramp + " a second" : "at once", rounds, warmups, opt.get("levee-jvm"), server, openFilesLimit(), Runtime.version(),
           Runtime.getRuntime().availableProcessors(), loadAverage());
 
       for (int w = 0; w < warmups; w++) { // JIT, Levee's pool; a smaller crowd
@@ -81,11 +84,11 @@ public final class ManyStreams {
 
       List<double[]> ratios = new ArrayList<>(); // {ratio, rss, cpu, complete}
       for (int round = 1; round <= rounds; round++) {
-        StreamCrowd.Result direct = new StreamCrowd(upstream.base, StreamCrowd.body(), deltas).run(n, limit);
+        StreamCrowd.Result direct = new StreamCrowd(upstream.base, StreamCrowd.body(), deltas).run(n, ramp, limit);
         System.out.printf(Locale.ROOT, "round %d direct %s%n", round, StreamCrowd.describe(direct));
         double cpu0 = ProcCpu.seconds(levee.process.pid());
         Sampler sampler = Sampler.start(levee.process.pid());
-        StreamCrowd.Result through = new StreamCrowd(levee.base, StreamCrowd.body(), deltas).run(n, limit);
+        StreamCrowd.Result through = new StreamCrowd(levee.base, StreamCrowd.body(), deltas).run(n, ramp, limit);
         sampler.stop();
         double cpu = ProcCpu.seconds(levee.process.pid()) - cpu0;
         System.out.printf(Locale.ROOT, "round %d Levee  %s%n", round, StreamCrowd.describe(through));
@@ -200,7 +203,11 @@ public final class ManyStreams {
       command.addAll(Arrays.asList(jvmOptions.trim().split("\\s+")));
       command.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
       command.addAll(Arrays.asList(args));
-      Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+      ProcessBuilder builder = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
+      if (main == LeveeProcess.class) {
+        builder.environment().putIfAbsent("MALLOC_ARENA_MAX", "2"); // as the levee launcher runs it
+      }
+      Process process = builder.start();
       BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
       String line;
       while ((line = out.readLine()) != null) {

@@ -30,6 +30,9 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  */
 public final class SlowUpstream {
 
+  /** The listen backlog asked for; the kernel caps it at {@code net.core.somaxconn}. */
+  static final int ACCEPT_QUEUE = 65_535;
+
   private final Server server;
   private final ScheduledExecutorService timer =
       Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("slow-upstream-timer").factory());
@@ -67,7 +70,7 @@ public final class SlowUpstream {
     ServerConnector connector = new ServerConnector(server, 2, 2);
     connector.setHost("127.0.0.1");
     connector.setPort(0);
-    connector.setAcceptQueueSize(65_535); // the kernel caps it at net.core.somaxconn
+    connector.setAcceptQueueSize(ACCEPT_QUEUE);
     connector.setIdleTimeout(Duration.ofMinutes(5).toMillis());
     server.addConnector(connector);
     server.setHandler(new Handler.Abstract() {

@@ -54,6 +54,16 @@ final class StreamCrowd {
 
   /** Opens {@code n} streams at once and waits until each has ended, or until {@code limit} has passed. */
   Result run(int n, Duration limit) throws IOException {
+    return run(n, 0, limit);
+  }
+
+  /**
+   * Opens {@code n} streams, {@code perSecond} new connections a second (0: all at once), and
+   * waits until each has ended, or until {@code limit} has passed. A fixed rate keeps the
+   * server's listen queue from overflowing: an overflow drops the SYN and the kernel retries it
+   * after 1 s, 3 s, 7 s, which then measures the backlog, not the server.
+   */
+  Result run(int n, int perSecond, Duration limit) throws IOException {
     Stream[] streams = new Stream[n];
     ByteBuffer read = ByteBuffer.allocateDirect(64 * 1024);
     long start = System.nanoTime();
@@ -61,6 +71,11 @@ final class StreamCrowd {
     int open = 0;
     try (Selector selector = Selector.open()) {
       for (int i = 0; i < n; i++) {
+        long due = perSecond > 0 ? start + i * 1_000_000_000L / perSecond : start;
+        for (long wait = due - System.nanoTime(); wait > 0; wait = due - System.nanoTime()) {
+          selector.select(Math.max(1, wait / 1_000_000));
+          open -= handle(selector, read);
+        }
         Stream s = new Stream();
         streams[i] = s;
         s.began = System.nanoTime();
