@@ -34,10 +34,13 @@ class LeaseRenewalRegressionTest {
 
   private final List<QueueConfig> configs = new ArrayList<>();
   private final List<Database> open = new ArrayList<>();
+  /** Lets the slow job end: released by the test, and at clean-up should an assertion fail first. */
+  private final Semaphore release = new Semaphore(0);
   private JobWorkers workers;
 
   @AfterEach
   void cleanUp() {
+    release.release();
     if (workers != null) {
       workers.close();
     }
@@ -80,7 +83,6 @@ class LeaseRenewalRegressionTest {
     String id = store.enqueue(job("slow"), T0, FAR);
     AtomicInteger calls = new AtomicInteger();
     CountDownLatch running = new CountDownLatch(1);
-    Semaphore release = new Semaphore(0);
     workers = new JobWorkers(store, (request, key) -> {
       calls.incrementAndGet();
       running.countDown();
