@@ -153,12 +153,12 @@ public final class JobWorkers implements AutoCloseable {
    */
   private void beat() {
     try {
-      if (!runningJobs.isEmpty()) {
+      List<Job> jobs = List.copyOf(runningJobs);
+      if (!jobs.isEmpty()) {
         Instant now = wall.instant();
-        int asked = runningJobs.size();
-        int renewed = store.renew(runningJobs, now.plus(config.lease()), now);
-        if (renewed < asked) { // also when a job ended between the snapshot and the update
-          LOG.debug("renewed {} of {} job leases; the rest ended or were taken over", renewed, asked);
+        int renewed = store.renew(jobs, now.plus(config.lease()), now);
+        if (renewed < jobs.size()) { // also when a job ended between the snapshot and the update
+          LOG.debug("renewed {} of {} job leases; the rest ended or were taken over", renewed, jobs.size());
         }
       }
     } catch (RuntimeException e) {
