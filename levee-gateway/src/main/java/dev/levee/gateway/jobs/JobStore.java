@@ -11,6 +11,7 @@ import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -26,8 +27,9 @@ import java.util.Set;
  * sharing the tables never claim the same job; on SQLite the single connection makes the
  * statement the only writer.
  *
- * <p><b>Crashes.</b> A claim holds a lease ({@link QueueConfig#lease()}). A job still {@code
- * running} when its lease ran out — its gateway died — is queued again by {@link #recover}, so
+ * <p><b>Crashes.</b> A claim holds a lease ({@link QueueConfig#lease()}), which its worker keeps
+ * renewing ({@link #renew}) while the job runs. A job still {@code running} when its lease ran
+ * out — its gateway died, or could not reach the database — is queued again by {@link #recover}, so
  * it runs at least once more towards the upstream. Results are recorded only by the claim that
  * is current ({@code attempts} must match), so exactly one result is ever recorded.
  *
@@ -183,6 +185,42 @@ public final class JobStore {
       return claimed.stream().map(Claimed::job).toList();
     } catch (SQLException e) {
       throw new StoreException("cannot claim jobs", e);
+    }
+  }
+
+  /** How many claims one {@link #renew} statement carries at most (SQLite allows 32,766 parameters). */
+  private static final int RENEW_CHUNK = 500;
+
+  /**
+   * Extends the lease of every job in {@code claimed} that is still held by that very claim — still
+   * {@code running} with the same {@code attempts} — to {@code leaseUntil}: one UPDATE per 500
+   * jobs. A job that ended, was requeued by {@link #recover} or was claimed again by another worker
+   * (its {@code attempts} went up) is left alone, so a renewal never takes a job back.
+   *
+   * @return how many leases were extended; fewer than {@code claimed.size()} means some claims were lost
+   */
+  public int renew(Collection<Job> claimed, Instant leaseUntil, Instant now) {
+    List<Job> jobs = List.copyOf(claimed);
+    int renewed = 0;
+    try (Connection c = db.connection()) {
+      for (int from = 0; from < jobs.size(); from += RENEW_CHUNK) {
+        List<Job> chunk = jobs.subList(from, Math.min(jobs.size(), from + RENEW_CHUNK));
+        String sql = "UPDATE jobs SET lease_until = ?, updated_at = ? WHERE state = 'running' AND ("
+            + String.join(" OR ", java.util.Collections.nCopies(chunk.size(), "(id = ? AND attempts = ?)")) + ")";
+        try (PreparedStatement s = c.prepareStatement(sql)) {
+          int i = 1;
+          s.setLong(i++, leaseUntil.toEpochMilli());
+          s.setLong(i++, now.toEpochMilli());
+          for (Job job : chunk) {
+            s.setString(i++, job.id());
+            s.setInt(i++, job.attempts());
+          }
+          renewed += s.executeUpdate();
+        }
+      }
+      return renewed;
+    } catch (SQLException e) {
+      throw new StoreException("cannot renew the leases of " + jobs.size() + " running jobs", e);
     }
   }
 

@@ -1,13 +1,17 @@
 package dev.levee.gateway.jobs;
 
 import dev.levee.anthropic.error.ApiError;
+import dev.levee.core.time.Scheduler;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -29,6 +33,14 @@ import org.slf4j.LoggerFactory;
  * the next poll, ending jobs and interactive requests do not make it look again, so an idle
  * gateway asks the store once per {@code poll}. Pending callbacks are looked up when a job ended
  * or the poll came round; abandoned claims are recovered and due jobs expired every ten polls.
+ *
+ * <p><b>Leases.</b> A claimed job belongs to this pool for {@link QueueConfig#lease()}. While jobs
+ * run, a heartbeat every third of the lease renews all their leases in one statement ({@link
+ * JobStore#renew}), so a job that outlives its lease — retries, fallbacks, cooldowns, a slow box —
+ * is not recovered and run a second time while it still runs. Only a dead gateway (or one that
+ * cannot reach the database for a whole lease) lets its jobs be claimed again: at least once
+ * towards the upstream, and its late result is not recorded ({@link JobStore#finish} checks the
+ * claim).
  */
 public final class JobWorkers implements AutoCloseable {
 
@@ -47,6 +59,12 @@ public final class JobWorkers implements AutoCloseable {
   private final Semaphore wake = new Semaphore(0);
   private final ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
   private final AtomicLong finished = new AtomicLong();
+  /** The claims this pool runs now: the heartbeat renews their leases. */
+  private final Set<Job> runningJobs = ConcurrentHashMap.newKeySet();
+  /** Runs the heartbeat; its tasks block on the database, so it is this pool's own unless a test passes one. */
+  private final Scheduler heartbeat;
+  private final ScheduledThreadPoolExecutor ownHeartbeat;
+  private volatile Scheduler.Scheduled nextBeat;
   /** Counts {@link #wake} calls: work added while a claim ran keeps the store marked ready. */
   private final AtomicLong added = new AtomicLong();
   private final Thread dispatcher;
@@ -64,9 +82,19 @@ public final class JobWorkers implements AutoCloseable {
     this(store, executor, gate, seal, wall, config, System::nanoTime);
   }
 
-  /** A pool whose pacing reads {@code nanos} (monotonic, nanoseconds). */
+  /** A pool whose pacing reads {@code nanos} (monotonic, nanoseconds); its heartbeat has a thread of its own. */
   public JobWorkers(JobStore store, JobExecutor executor, Supplier<PauseGate.Paused> gate, KeySeal seal,
       InstantSource wall, QueueConfig config, LongSupplier nanos) {
+    this(store, executor, gate, seal, wall, config, nanos, null);
+  }
+
+  /**
+   * A pool whose pacing reads {@code nanos} (monotonic, nanoseconds) and whose lease heartbeat runs
+   * on {@code heartbeat} (null: a daemon thread of its own). The heartbeat's task blocks on the
+   * database, so pass a scheduler no latency-sensitive timer shares — a {@code ManualClock} in tests.
+   */
+  public JobWorkers(JobStore store, JobExecutor executor, Supplier<PauseGate.Paused> gate, KeySeal seal,
+      InstantSource wall, QueueConfig config, LongSupplier nanos, Scheduler heartbeat) {
     this.store = store;
     this.executor = executor;
     this.gate = gate;
@@ -83,6 +111,18 @@ public final class JobWorkers implements AutoCloseable {
       }
     });
     this.dispatcher = Thread.ofPlatform().name("levee-jobs").daemon().unstarted(this::dispatch);
+    if (heartbeat == null) {
+      this.ownHeartbeat = new ScheduledThreadPoolExecutor(1, Thread.ofPlatform().name("levee-jobs-lease").daemon().factory());
+      this.ownHeartbeat.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+      this.ownHeartbeat.setRemoveOnCancelPolicy(true);
+      this.heartbeat = (delay, task) -> {
+        var f = ownHeartbeat.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
+        return () -> f.cancel(false);
+      };
+    } else {
+      this.ownHeartbeat = null;
+      this.heartbeat = heartbeat;
+    }
   }
 
   /** Starts draining; on an embedded store every job left {@code running} by a previous process is queued again first. */
@@ -92,7 +132,41 @@ public final class JobWorkers implements AutoCloseable {
       LOG.warn("{} jobs were running when the gateway stopped; they run again", recovered);
     }
     dispatcher.start();
+    scheduleBeat();
     return this;
+  }
+
+  private void scheduleBeat() {
+    if (running) {
+      try {
+        nextBeat = heartbeat.schedule(config.lease().dividedBy(3), this::beat);
+      } catch (java.util.concurrent.RejectedExecutionException closed) {
+        // close() shut the heartbeat down
+      }
+    }
+  }
+
+  /**
+   * Renews the lease of every job this pool runs, in one statement. A failure (the database is
+   * down) is logged and the jobs keep running: if no renewal gets through before the lease runs
+   * out, another worker may run them too — at least once — and only one result is recorded.
+   */
+  private void beat() {
+    try {
+      List<Job> jobs = List.copyOf(runningJobs);
+      if (!jobs.isEmpty()) {
+        Instant now = wall.instant();
+        int renewed = store.renew(jobs, now.plus(config.lease()), now);
+        if (renewed < jobs.size()) { // also when a job ended between the snapshot and the update
+          LOG.debug("renewed {} of {} job leases; the rest ended or were taken over", renewed, jobs.size());
+        }
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("cannot renew the leases of {} running jobs; they keep running and are renewed again in {}",
+          runningJobs.size(), config.lease().dividedBy(3), e);
+    } finally {
+      scheduleBeat();
+    }
   }
 
   /** Where the gateway reports its interactive requests: the pool steps aside for them. */
@@ -154,6 +228,7 @@ public final class JobWorkers implements AutoCloseable {
           List<Job> claimed = store.claim(startable, now, now.plus(config.lease()), paused.aliases(), paused.features());
           ready = claimed.size() == startable || added.get() != addedBefore;
           pacing.started(claimed.size());
+          runningJobs.addAll(claimed);
           for (Job job : claimed) {
             slots.acquireUninterruptibly();
             threads.execute(() -> run(job));
@@ -210,6 +285,7 @@ public final class JobWorkers implements AutoCloseable {
         // the lease runs out and the job is recovered
       }
     } finally {
+      runningJobs.remove(job);
       slots.release();
       if (ready || heldBack) {
         wake.release();
@@ -228,6 +304,13 @@ public final class JobWorkers implements AutoCloseable {
   @Override
   public void close() {
     running = false;
+    Scheduler.Scheduled beat = nextBeat;
+    if (beat != null) {
+      beat.cancel();
+    }
+    if (ownHeartbeat != null) {
+      ownHeartbeat.shutdown(); // a renewal under way ends; no further one starts
+    }
     dispatcher.interrupt();
     try {
       dispatcher.join(5_000);

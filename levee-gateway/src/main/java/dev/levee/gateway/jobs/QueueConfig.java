@@ -21,8 +21,9 @@ import java.util.Map;
  * @param poll how often idle workers look for new work when nothing woke them (default 1 s)
  * @param retryDelay how long a job whose every target failed waits before it is tried again
  *     (default 5 s)
- * @param lease how long a claimed job belongs to its worker; a job still {@code running} after
- *     that (its gateway died) is claimed again (default 15 min: longer than any deadline)
+ * @param lease how long a claimed job belongs to its worker without renewal; the worker renews it
+ *     every third of it while the job runs, so a job still {@code running} after that (its gateway
+ *     died) is claimed again (default 15 min: longer than any deadline)
  * @param batchTtl how long a Message Batch may take before its unfinished requests expire, and
  *     how long an idempotency key is remembered (default 24 h, the API's own)
  * @param secret base64 of a 16-, 24- or 32-byte AES key that seals client API keys kept for
