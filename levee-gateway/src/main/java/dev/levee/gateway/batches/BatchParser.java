@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.levee.anthropic.JsonSyntax;
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.message.MessagesRequest;
 import java.io.IOException;
@@ -60,10 +61,12 @@ final class BatchParser {
     try {
       root = JSON.readTree(body);
     } catch (IOException e) {
-      String why = e instanceof com.fasterxml.jackson.core.JsonProcessingException j ? j.getOriginalMessage() : e.getMessage();
-      throw bad("request body is not valid JSON: " + why.lines().findFirst().orElse(""));
+      throw bad("request body is not valid JSON: " + JsonSyntax.describe(e));
     }
-    if (root == null || !root.isObject()) {
+    if (root == null || root.isMissingNode()) {
+      throw bad("request body is empty; expected a JSON object");
+    }
+    if (!root.isObject()) {
       throw bad("request body must be a JSON object");
     }
     JsonNode requests = root.get("requests");
