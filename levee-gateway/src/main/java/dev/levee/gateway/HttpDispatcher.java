@@ -73,6 +73,8 @@ final class HttpDispatcher extends Handler.Abstract {
         if (!method.equals("POST")) {
           return notAllowed(response, callback, method, path, "POST");
         }
+        // named here, so idempotency-key errors and replays carry the id the pipeline then uses
+        response.getHeaders().put(LeveeHeaders.REQUEST_ID, ids.next());
         work.idempotency().handle(request, response, callback, messages::handle);
       }
       case "/health" -> {

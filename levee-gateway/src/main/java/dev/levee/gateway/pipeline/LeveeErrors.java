@@ -17,8 +17,8 @@ public final class LeveeErrors {
 
   /**
    * Answers with {@code error} and completes {@code callback}. The id is the one the dispatcher
-   * put in {@code x-levee-request-id} for this exchange; without one (an idempotency-key error on
-   * {@code /v1/messages}, before the pipeline names the request) the body has no {@code request_id}.
+   * put in {@code x-levee-request-id} for this exchange (it names every {@code /v1/messages},
+   * batches, jobs and admin exchange); without one the body has no {@code request_id}.
    */
   public static void send(Response response, Callback callback, ApiError error) {
     String id = response.getHeaders().get(LeveeHeaders.REQUEST_ID);

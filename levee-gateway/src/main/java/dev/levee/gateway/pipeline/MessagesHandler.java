@@ -114,7 +114,8 @@ public final class MessagesHandler {
 
   private void handleCounted(Request request, Response response, Callback callback) {
     long start = ticker.nanos();
-    String id = ids.next();
+    String named = response.getHeaders().get(LeveeHeaders.REQUEST_ID); // by the dispatcher
+    String id = named != null ? named : ids.next();
     ClientResponse client = new ClientResponse(response, callback);
     InboundRequest in;
     try {

@@ -33,6 +33,9 @@ class WorkAndAdminErrorsShapeRegressionTest {
       expectError(h.post("/v1/messages/batches/msgbatch_nothing/results", "", key), 405, "invalid_request_error");
       expectError(h.post("/v1/messages/batches", "{}", Map.of("x-api-key", "sk-ant-test", "idempotency-key", "k".repeat(256))),
           400, "invalid_request_error");
+      // found by a newcomer trial: an idempotency-key error on /v1/messages had no id at all
+      expectError(h.post("/v1/messages", "{}", Map.of("x-api-key", "sk-ant-test", "idempotency-key", "k".repeat(256))),
+          400, "invalid_request_error");
       expectError(h.get("/admin/tiers"), 401, "authentication_error");
       expectError(h.post("/admin/nothing", "", admin), 404, "not_found_error");
       expectError(h.post("/admin/tiers/default", "[1]", admin), 400, "invalid_request_error");
