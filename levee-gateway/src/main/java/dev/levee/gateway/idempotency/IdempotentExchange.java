@@ -2,6 +2,7 @@ package dev.levee.gateway.idempotency;
 
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.server.ServerIo;
+import dev.levee.anthropic.server.TenantKey;
 import dev.levee.gateway.cache.CacheKey;
 import dev.levee.gateway.jobs.JobResult;
 import dev.levee.gateway.pipeline.LeveeErrors;
@@ -12,7 +13,6 @@ import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -154,15 +154,11 @@ public final class IdempotentExchange {
   }
 
   static String fingerprint(Request request, byte[] body) {
-    try {
-      MessageDigest sha = MessageDigest.getInstance("SHA-256");
-      sha.update((request.getMethod() + " " + request.getHttpURI().getPath() + "?"
-          + (request.getHttpURI().getQuery() == null ? "" : request.getHttpURI().getQuery()) + "\n")
-          .getBytes(StandardCharsets.UTF_8));
-      return HexFormat.of().formatHex(sha.digest(body));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
+    MessageDigest sha = TenantKey.sha256();
+    sha.update((request.getMethod() + " " + request.getHttpURI().getPath() + "?"
+        + (request.getHttpURI().getQuery() == null ? "" : request.getHttpURI().getQuery()) + "\n")
+        .getBytes(StandardCharsets.UTF_8));
+    return HexFormat.of().formatHex(sha.digest(body));
   }
 
   /** The request with its body, already read, offered again. */
