@@ -1,5 +1,6 @@
 package dev.levee.core.breaker;
 
+import dev.levee.core.time.Spans;
 import dev.levee.core.time.Ticker;
 import java.time.Duration;
 import java.util.List;
@@ -119,7 +120,7 @@ public final class CircuitBreaker implements Gate {
         if (now - openUntil < 0) {
           return new Rejected(CircuitState.OPEN, Duration.ofNanos(openUntil - now));
         }
-        transition = moveTo(CircuitState.HALF_OPEN, "open for " + config.openFor() + ", admitting trials", now);
+        transition = moveTo(CircuitState.HALF_OPEN, "open for " + Spans.of(config.openFor()) + ", admitting trials", now);
         trialsInFlight = 0;
         trialSuccesses = 0;
       }
@@ -179,7 +180,7 @@ public final class CircuitBreaker implements Gate {
         failureHead = (failureHead + 1) % failureTimes.length;
         failureCount = Math.min(failureCount + 1, failureTimes.length);
         if (failuresInWindow(now) >= config.failures()) {
-          transition = open(config.failures() + " failures within " + config.window(), now);
+          transition = open(config.failures() + " failures within " + Spans.of(config.window()), now);
         }
       }
     }

@@ -5,6 +5,7 @@ import dev.levee.core.breaker.CircuitBreakerConfig;
 import dev.levee.core.breaker.CircuitState;
 import dev.levee.core.breaker.Permit;
 import dev.levee.core.breaker.Transition;
+import dev.levee.core.time.Spans;
 import dev.levee.core.time.Ticker;
 import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
@@ -207,7 +208,7 @@ public final class SharedBreaker {
           config.closeAfter() + " trial calls succeeded (shared)", now);
       case 2 -> new Transition(target, permit.trial() ? CircuitState.HALF_OPEN : CircuitState.CLOSED, CircuitState.OPEN,
           permit.trial() ? "trial call failed (shared)"
-              : config.failures() + " failures within " + config.window() + " across replicas", now);
+              : config.failures() + " failures within " + Spans.of(config.window()) + " across replicas", now);
       default -> null;
     };
     if (transition != null) {

@@ -55,7 +55,7 @@ class SharedBreakerTest {
     assertThat(replicas).allSatisfy(b -> assertThat(b.tryAcquire())
         .isInstanceOfSatisfying(SharedBreaker.Rejected.class, r -> assertThat(r.retryAfter()).isPositive()));
     assertThat(transitions).as("posted once, by the replica whose failure opened it")
-        .containsExactly("OPEN 6 failures within PT30S across replicas");
+        .containsExactly("OPEN 6 failures within 30s across replicas");
     // no replica's own breaker saw enough failures to open by itself
     assertThat(replicas).allSatisfy(b -> assertThat(b.local().state()).isEqualTo(CircuitState.CLOSED));
   }
