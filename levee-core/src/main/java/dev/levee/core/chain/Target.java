@@ -15,11 +15,20 @@ public record Target(String upstream, String model) {
     Objects.requireNonNull(model, "model");
   }
 
-  /** Parses {@code upstream/model}; the model may itself contain slashes. */
+  /**
+   * Parses {@code upstream/model}; the model may itself contain slashes, but neither part holds
+   * whitespace or a comma (no model id does: {@code [a/x b/y]} is one YAML string, not a list).
+   *
+   * @throws IllegalArgumentException when {@code spec} is not of that form
+   */
   public static Target parse(String spec) {
     int slash = spec.indexOf('/');
     if (slash <= 0 || slash == spec.length() - 1) {
       throw new IllegalArgumentException("a target is written upstream/model, was '" + spec + "'");
+    }
+    if (spec.chars().anyMatch(c -> c == ',' || Character.isWhitespace(c))) {
+      throw new IllegalArgumentException("a target is one upstream/model without spaces or commas, was '" + spec
+          + "' (a list of targets is written [up/a, up/b])");
     }
     return new Target(spec.substring(0, slash), spec.substring(slash + 1));
   }

@@ -28,4 +28,12 @@ class TargetTest {
     assertThatThrownBy(() -> Target.parse(spec)).isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("upstream/model");
   }
+
+  /** Regression: {@code chain: [up/a up/b]} (a comma forgotten) was taken as one target, model "a up/b". */
+  @ParameterizedTest
+  @ValueSource(strings = {"up/a up/b", "up/a,up/b", "up/a\tb"})
+  void aSpecHoldingTwoTargetsIsRefused(String spec) {
+    assertThatThrownBy(() -> Target.parse(spec)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("without spaces or commas").hasMessageContaining("[up/a, up/b]");
+  }
 }

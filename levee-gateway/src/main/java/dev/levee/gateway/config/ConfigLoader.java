@@ -175,7 +175,10 @@ public final class ConfigLoader {
       return where + ": unknown key '" + u.getPropertyName() + "'" + known;
     }
     if (e instanceof MismatchedInputException m && m.getTargetType() != null && m.getOriginalMessage().contains(" from ")) {
-      return where + ": expected " + shape(m.getTargetType()) + ", got " + shapeOf(m.getOriginalMessage());
+      String expected = shape(m.getTargetType());
+      String got = shapeOf(m.getOriginalMessage());
+      String hint = expected.equals("a list") && got.equals("a single value") ? " (write [a, b], or one '- a' per line)" : "";
+      return where + ": expected " + expected + ", got " + got + hint;
     }
     Throwable cause = e instanceof ValueInstantiationException && e.getCause() != null ? e.getCause() : e;
     String message = cause == e ? e.getOriginalMessage() : cause.getMessage();
