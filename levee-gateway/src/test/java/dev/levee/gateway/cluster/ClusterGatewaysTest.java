@@ -7,16 +7,10 @@ import dev.levee.anthropic.Json;
 import dev.levee.core.breaker.CircuitState;
 import dev.levee.core.chain.Target;
 import dev.levee.core.tier.Tier;
-import dev.levee.emulator.Emulator;
-import dev.levee.emulator.EmulatorOptions;
 import dev.levee.gateway.Gateway;
-import dev.levee.gateway.config.ConfigLoader;
-import dev.levee.gateway.config.GatewayConfig;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,19 +32,14 @@ class ClusterGatewaysTest {
   private static final String PRIMARY = "emu-529";
 
   private final RedisFixture redis = new RedisFixture();
-  private final List<Gateway> replicas = new ArrayList<>();
-  private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-  private Emulator emulator;
+  private Replicas cluster;
+  private List<Gateway> replicas;
 
   @AfterEach
   void stop() throws Exception {
-    for (Gateway g : replicas) {
-      g.close();
+    if (cluster != null) {
+      cluster.close();
     }
-    if (emulator != null) {
-      emulator.close();
-    }
-    http.close();
     redis.close();
   }
 
@@ -130,11 +119,10 @@ class ClusterGatewaysTest {
         """);
     assertThat(send(0, "smart").statusCode()).isEqualTo(200);
 
-    HttpResponse<String> forced = http.send(HttpRequest.newBuilder(
+    HttpResponse<String> forced = cluster.send(HttpRequest.newBuilder(
             URI.create(replicas.get(0).baseUrl() + "/admin/tiers/chat"))
         .header("authorization", "Bearer admin-secret")
-        .POST(HttpRequest.BodyPublishers.ofString("{\"tier\":\"T2\",\"for\":\"10m\"}")).build(),
-        HttpResponse.BodyHandlers.ofString());
+        .POST(HttpRequest.BodyPublishers.ofString("{\"tier\":\"T2\",\"for\":\"10m\"}")).build());
     long forcedAt = System.nanoTime();
     assertThat(forced.statusCode()).isEqualTo(200);
 
@@ -178,17 +166,8 @@ class ClusterGatewaysTest {
   // ---- harness ----
 
   private void start(String yaml) throws Exception {
-    emulator = Emulator.start(EmulatorOptions.defaults());
-    String full = "server: { port: 0 }\nupstreams:\n  emu:\n    url: ${EMU}\n" + yaml
-        + "queue: { folder: " + Files.createTempDirectory("levee-queue") + " }\n"
-        + "cluster: { redis: \"" + RedisFixture.REDIS + "\", name: " + redis.config.name()
-        + ", command-timeout: 500ms }\n"; // generous: two shared CPU cores
-    GatewayConfig config = new ConfigLoader(Map.of("EMU", emulator.baseUrl())::get).parse(full, "cluster.yaml");
-    for (int i = 0; i < 3; i++) {
-      Gateway gateway = Gateway.start(config);
-      replicas.add(gateway);
-      assertThat(gateway.cluster().orElseThrow().link().awaitShared(Duration.ofSeconds(5))).isTrue();
-    }
+    cluster = new Replicas(3, yaml, RedisFixture.REDIS, redis.config.name());
+    replicas = cluster.gateways;
   }
 
   private static Target primary() {
@@ -196,7 +175,7 @@ class ClusterGatewaysTest {
   }
 
   private int primaryCalls() {
-    return (int) emulator.log().stream().filter(e -> PRIMARY.equals(e.model())).count();
+    return (int) cluster.emulator.log().stream().filter(e -> PRIMARY.equals(e.model())).count();
   }
 
   private HttpResponse<String> send(int n, String model) throws Exception {
@@ -205,25 +184,16 @@ class ClusterGatewaysTest {
 
   /** A Messages request to replica {@code n % 3} (round robin). */
   private HttpResponse<String> send(int n, String model, Map<String, String> headers) throws Exception {
-    return send(n, model, headers, replicas.get(n % 3));
+    return cluster.send(n, model, headers);
   }
 
   /** Request {@code n} (its prompt) to {@code replica}. */
   private HttpResponse<String> send(int n, String model, Map<String, String> headers, Gateway replica)
       throws Exception {
-    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(replica.baseUrl() + "/v1/messages"))
-        .timeout(Duration.ofSeconds(20))
-        .header("content-type", "application/json")
-        .header("x-api-key", "sk-test-client-key")
-        .header("anthropic-version", "2023-06-01")
-        .POST(HttpRequest.BodyPublishers.ofString(
-            "{\"model\":\"" + model + "\",\"max_tokens\":64,\"messages\":[{\"role\":\"user\",\"content\":\"hi " + n + "\"}]}"));
-    headers.forEach(request::header);
-    return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    return cluster.send(replica, n, model, headers);
   }
 
   private HttpResponse<String> get(int n, String path) throws Exception {
-    return http.send(HttpRequest.newBuilder(URI.create(replicas.get(n % 3).baseUrl() + path)).GET().build(),
-        HttpResponse.BodyHandlers.ofString());
+    return cluster.get(cluster.get(n), path);
   }
 }

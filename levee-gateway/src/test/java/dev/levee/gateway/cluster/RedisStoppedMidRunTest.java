@@ -4,15 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.levee.anthropic.Json;
-import dev.levee.emulator.Emulator;
-import dev.levee.emulator.EmulatorOptions;
 import dev.levee.gateway.Gateway;
-import dev.levee.gateway.config.ConfigLoader;
-import dev.levee.gateway.config.GatewayConfig;
 import java.io.IOException;
 import java.net.Socket;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -42,9 +37,8 @@ class RedisStoppedMidRunTest {
   private static final int AFTER = 50; // requests after the replicas say SHARED again
   private static final int MAX = 3_000; // the loop's bound, whatever happens
 
-  private final List<Gateway> replicas = new ArrayList<>();
-  private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-  private Emulator emulator;
+  private Replicas cluster;
+  private List<Gateway> replicas;
   private Process server;
   private Path dir;
 
@@ -54,13 +48,9 @@ class RedisStoppedMidRunTest {
 
   @AfterEach
   void stop() throws Exception {
-    for (Gateway g : replicas) {
-      g.close();
+    if (cluster != null) {
+      cluster.close();
     }
-    if (emulator != null) {
-      emulator.close();
-    }
-    http.close();
     stopServer();
   }
 
@@ -127,8 +117,8 @@ class RedisStoppedMidRunTest {
   private boolean allReplicasSay(String mode) {
     for (Gateway g : replicas) {
       try {
-        HttpResponse<String> health = http.send(HttpRequest.newBuilder(URI.create(g.baseUrl() + "/health"))
-            .timeout(Duration.ofSeconds(5)).GET().build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> health = cluster.send(HttpRequest.newBuilder(URI.create(g.baseUrl() + "/health"))
+            .timeout(Duration.ofSeconds(5)).GET().build());
         JsonNode node = Json.MAPPER.readTree(health.body());
         if (!mode.equals(node.path("cluster").path("mode").asText())) {
           return false;
@@ -155,9 +145,7 @@ class RedisStoppedMidRunTest {
   }
 
   private void start(String redisUrl) throws Exception {
-    emulator = Emulator.start(EmulatorOptions.defaults());
-    String yaml = "server: { port: 0 }\nupstreams:\n  emu:\n    url: ${EMU}\n"
-        + """
+    cluster = new Replicas(3, """
         models:
           smart: { chain: [emu/emu-ok] }
         features:
@@ -165,30 +153,13 @@ class RedisStoppedMidRunTest {
         policy:
           breaker: { failures: 5, window: 60s, open-for: 4s }
           retry-budget: { max: 1000, ratio: 0.1 }
-        """
-        + "queue: { folder: " + Files.createTempDirectory("levee-queue") + " }\n"
-        + "cluster: { redis: \"" + redisUrl + "\", name: test-" + java.util.UUID.randomUUID().toString().substring(0, 8)
-        + ", command-timeout: 500ms }\n"; // generous: two shared CPU cores
-    GatewayConfig config = new ConfigLoader(Map.of("EMU", emulator.baseUrl())::get).parse(yaml, "cluster.yaml");
-    for (int i = 0; i < 3; i++) {
-      Gateway gateway = Gateway.start(config);
-      replicas.add(gateway);
-      assertThat(gateway.cluster().orElseThrow().link().awaitShared(Duration.ofSeconds(5))).isTrue();
-    }
+        """, redisUrl, "test-" + java.util.UUID.randomUUID().toString().substring(0, 8));
+    replicas = cluster.gateways;
   }
 
   /** Request {@code n} to replica {@code n % 3} (round robin), in feature chat. */
   private HttpResponse<String> send(int n) throws Exception {
-    HttpRequest request = HttpRequest.newBuilder(URI.create(replicas.get(n % 3).baseUrl() + "/v1/messages"))
-        .timeout(Duration.ofSeconds(20))
-        .header("content-type", "application/json")
-        .header("x-api-key", "sk-test-client-key")
-        .header("anthropic-version", "2023-06-01")
-        .header("x-levee-feature", "chat")
-        .POST(HttpRequest.BodyPublishers.ofString(
-            "{\"model\":\"smart\",\"max_tokens\":64,\"messages\":[{\"role\":\"user\",\"content\":\"hi " + n + "\"}]}"))
-        .build();
-    return http.send(request, HttpResponse.BodyHandlers.ofString());
+    return cluster.send(n, "smart", Map.of("x-levee-feature", "chat"));
   }
 
   private void startServer(int port) throws IOException, InterruptedException {
