@@ -8,12 +8,12 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.http.HttpConnectTimeoutException;
-import java.net.http.HttpHeaders;
 import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -43,6 +43,7 @@ final class PlainHttp1 implements AutoCloseable {
   private static final int MAX_IDLE_PER_ORIGIN = 512;
   static final int SMALL_BUFFER = 512; // one slow stream's event or two; 10,000 waiting streams hold 5 MiB, not 20
   static final int LARGE_BUFFER = 16 * 1024;
+  private static final int ONE_WRITE_BODY = 64 * 1024; // a larger body is written after its head, not copied behind it
   private static final long MAX_IDLE_NANOS = Duration.ofSeconds(20).toNanos(); // below common server idle timeouts
 
   private final Duration connectTimeout;
@@ -60,6 +61,7 @@ final class PlainHttp1 implements AutoCloseable {
     int port = uri.getPort() < 0 ? 80 : uri.getPort();
     String origin = host + ":" + port;
     byte[] head = head(request, host, port);
+    byte[] wire = request.body().length <= ONE_WRITE_BODY ? withBody(head, request.body()) : head;
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
       Connection c = pooled(origin);
@@ -70,14 +72,17 @@ final class PlainHttp1 implements AutoCloseable {
       AutoCloseable registration = cancellation.register(c::close);
       try {
         c.answered = false;
-        c.out.write(head);
-        c.out.write(request.body());
-        c.out.flush();
+        if (wire != head) {
+          c.out.write(wire); // head and body in one write: one segment, one wake-up of the server
+        } else {
+          c.out.write(head);
+          c.out.write(request.body());
+        }
         c.socket.setSoTimeout((int) Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
         Head answer = c.readHead();
         c.socket.setSoTimeout(0); // the body's limits belong to the caller (watchdog, cancellation)
         InputStream body = c.body(answer, request.method());
-        return new UpstreamResponse(answer.status, HttpHeaders.of(answer.headers, (n, v) -> true), body, cancellation);
+        return new UpstreamResponse(answer.status, Collections.unmodifiableMap(answer.headers), body, cancellation);
       } catch (SocketTimeoutException e) {
         c.close();
         throw new HttpTimeoutException("no response headers within " + timeout.toMillis() + " ms");
@@ -215,6 +220,12 @@ final class PlainHttp1 implements AutoCloseable {
     return s.append("\r\n").toString().getBytes(StandardCharsets.UTF_8);
   }
 
+  private static byte[] withBody(byte[] head, byte[] body) {
+    byte[] wire = Arrays.copyOf(head, head.length + body.length);
+    System.arraycopy(body, 0, wire, head.length, body.length);
+    return wire;
+  }
+
   @Override
   public void close() {
     closed = true;
@@ -224,6 +235,56 @@ final class PlainHttp1 implements AutoCloseable {
         c.close();
       }
     });
+  }
+
+  /** Names an upstream sends on most answers, lower-case: matched in place, not allocated per answer. */
+  private static final String[] KNOWN_NAMES = {"content-type", "content-length", "connection", "date", "server",
+      "transfer-encoding", "keep-alive", "request-id", "x-request-id", "cache-control", "retry-after",
+      "anthropic-organization-id", "via", "cf-ray", "x-should-retry"};
+
+  private static final byte[][] KNOWN_BYTES = Arrays.stream(KNOWN_NAMES)
+      .map(n -> n.getBytes(StandardCharsets.ISO_8859_1)).toArray(byte[][]::new);
+
+  /** The lower-case, trimmed header name in {@code b[from, to)}. */
+  static String name(byte[] b, int from, int to) {
+    while (from < to && (b[from] & 0xff) <= ' ') {
+      from++;
+    }
+    while (to > from && (b[to - 1] & 0xff) <= ' ') {
+      to--;
+    }
+    int n = to - from;
+    for (int k = 0; k < KNOWN_BYTES.length; k++) {
+      byte[] known = KNOWN_BYTES[k];
+      if (known.length == n && sameIgnoringCase(b, from, known)) {
+        return KNOWN_NAMES[k];
+      }
+    }
+    return new String(b, from, n, StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT);
+  }
+
+  private static boolean sameIgnoringCase(byte[] b, int from, byte[] lower) {
+    for (int i = 0; i < lower.length; i++) {
+      int c = b[from + i];
+      if (c >= 'A' && c <= 'Z') {
+        c += 'a' - 'A';
+      }
+      if (c != lower[i]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** The trimmed text in {@code b[from, to)} (ISO-8859-1, as HTTP/1.1 field values are read). */
+  static String text(byte[] b, int from, int to) {
+    while (from < to && (b[from] & 0xff) <= ' ') {
+      from++;
+    }
+    while (to > from && (b[to - 1] & 0xff) <= ' ') {
+      to--;
+    }
+    return new String(b, from, to - from, StandardCharsets.ISO_8859_1);
   }
 
   private record Head(int status, Map<String, List<String>> headers, boolean keepAlive, long length, boolean chunked) {}
@@ -313,33 +374,90 @@ final class PlainHttp1 implements AutoCloseable {
         }
         int code = Integer.parseInt(status.substring(9, 12));
         Map<String, List<String>> headers = new LinkedHashMap<>();
-        String line;
         int total = 0;
-        while (!(line = line()).isEmpty()) {
-          total += line.length();
+        int length;
+        while ((length = header(headers)) > 0) {
+          total += length;
           if (total > 256 * 1024) {
             throw new IOException("upstream headers too large");
           }
-          int colon = line.indexOf(':');
-          if (colon <= 0) {
-            throw new IOException("malformed upstream header");
-          }
-          headers.computeIfAbsent(line.substring(0, colon).trim().toLowerCase(Locale.ROOT), k -> new ArrayList<>(1))
-              .add(line.substring(colon + 1).trim());
         }
         if (code >= 100 && code < 200) {
           continue; // an interim answer: the real one follows
         }
-        boolean keepAlive = status.startsWith("HTTP/1.1")
-            && !headers.getOrDefault("connection", List.of()).stream().anyMatch(v -> v.equalsIgnoreCase("close"));
-        boolean chunked = headers.getOrDefault("transfer-encoding", List.of()).stream()
-            .anyMatch(v -> v.toLowerCase(Locale.ROOT).contains("chunked"));
-        List<String> length = headers.get("content-length");
-        long n = chunked || length == null ? -1 : Long.parseLong(length.get(0).trim());
+        boolean keepAlive = status.startsWith("HTTP/1.1") && !any(headers.get("connection"), "close", false);
+        boolean chunked = any(headers.get("transfer-encoding"), "chunked", true);
+        List<String> contentLength = headers.get("content-length");
+        long n = chunked || contentLength == null ? -1 : Long.parseLong(contentLength.get(0).trim());
         return new Head(code, headers, keepAlive && (chunked || n >= 0), n, chunked);
       }
     }
 
+    /**
+     * Reads one header line into {@code headers} (name lower-cased, name and value trimmed), parsed
+     * where it lies in the buffer when it is whole there (no line string, no substrings).
+     *
+     * @return the line's length in characters; 0 at the blank line that ends the head
+     */
+    private int header(Map<String, List<String>> headers) throws IOException {
+      int newline = -1;
+      for (int i = position; i < limit; i++) {
+        if (buffer[i] == '\n') {
+          newline = i;
+          break;
+        }
+      }
+      if (newline < 0) { // not whole in the buffer yet: the general path
+        String line = line();
+        if (!line.isEmpty()) {
+          int colon = line.indexOf(':');
+          if (colon <= 0) {
+            throw new IOException("malformed upstream header");
+          }
+          add(headers, line.substring(0, colon).trim().toLowerCase(Locale.ROOT), line.substring(colon + 1).trim());
+        }
+        return line.length();
+      }
+      int from = position;
+      int end = newline > from && buffer[newline - 1] == '\r' ? newline - 1 : newline;
+      position = newline + 1;
+      if (end == from) {
+        return 0;
+      }
+      int colon = from;
+      while (colon < end && buffer[colon] != ':') {
+        colon++;
+      }
+      if (colon == end || colon == from) {
+        throw new IOException("malformed upstream header");
+      }
+      add(headers, name(buffer, from, colon), text(buffer, colon + 1, end));
+      return end - from;
+    }
+
+    private static void add(Map<String, List<String>> headers, String name, String value) {
+      List<String> values = headers.get(name);
+      if (values == null) {
+        headers.put(name, List.of(value));
+      } else {
+        List<String> more = new ArrayList<>(values.size() + 1);
+        more.addAll(values);
+        more.add(value);
+        headers.put(name, Collections.unmodifiableList(more));
+      }
+    }
+
+    /** Whether a value of {@code values} is {@code token} (any case), or contains it. */
+    private static boolean any(List<String> values, String token, boolean contains) {
+      if (values != null) {
+        for (String v : values) {
+          if (contains ? v.toLowerCase(Locale.ROOT).contains(token) : v.equalsIgnoreCase(token)) {
+            return true;
+          }
+        }
+      }
+      return false;
+    }
     InputStream body(Head head, String method) {
       boolean none = method.equals("HEAD") || head.status == 204 || head.status == 304;
       return new Body(this, head.keepAlive, none ? 0 : head.length, !none && head.chunked);
