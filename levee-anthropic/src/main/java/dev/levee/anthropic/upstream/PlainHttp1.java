@@ -1,5 +1,6 @@
 package dev.levee.anthropic.upstream;
 
+import dev.levee.anthropic.time.SystemClock;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -31,7 +32,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * them (issue 11).
  *
  * <p>Same contract as {@link UpstreamClient#send}: the wait for the response headers is bounded
- * by the timeout ({@link HttpTimeoutException}), the connect by the connect timeout ({@link
+ * by the timeout ({@link HttpTimeoutException}; enforced to within {@link HeadDeadlines#GRAIN} by
+ * one shared sweep that closes the connection, not by a timed read, whose park would wake the JDK's
+ * timer thread twice per call), the connect by the connect timeout ({@link
  * HttpConnectTimeoutException}); a {@link Cancellation} or an interrupt closes the socket at once;
  * the body streams, and closing the response before its end closes the connection (a finished
  * body returns it to the pool). A request that fails on a kept-alive connection before any byte
@@ -47,11 +50,18 @@ final class PlainHttp1 implements AutoCloseable {
   private static final long MAX_IDLE_NANOS = Duration.ofSeconds(20).toNanos(); // below common server idle timeouts
 
   private final Duration connectTimeout;
+  private final HeadDeadlines deadlines;
   private final Map<String, Idle> idle = new ConcurrentHashMap<>();
   private volatile boolean closed;
 
+  /** With real time: {@link SystemClock}'s ticker and its timer thread enforce the head's deadline. */
   PlainHttp1(Duration connectTimeout) {
+    this(connectTimeout, new HeadDeadlines(SystemClock.ticker(), SystemClock.scheduler()));
+  }
+
+  PlainHttp1(Duration connectTimeout, HeadDeadlines deadlines) {
     this.connectTimeout = connectTimeout;
+    this.deadlines = deadlines;
   }
 
   UpstreamResponse send(UpstreamRequest request, Duration timeout, Cancellation cancellation)
@@ -62,7 +72,7 @@ final class PlainHttp1 implements AutoCloseable {
     String origin = host + ":" + port;
     byte[] head = head(request, host, port);
     byte[] wire = request.body().length <= ONE_WRITE_BODY ? withBody(head, request.body()) : head;
-    long deadline = System.nanoTime() + timeout.toNanos();
+    long deadline = deadlines.now() + timeout.toNanos();
     while (true) {
       Connection c = pooled(origin);
       boolean reused = c != null;
@@ -70,6 +80,7 @@ final class PlainHttp1 implements AutoCloseable {
         c = connect(origin, host, port, deadline, timeout);
       }
       AutoCloseable registration = cancellation.register(c::close);
+      HeadDeadlines.Wait wait = deadlines.start(deadline, c::close);
       try {
         c.answered = false;
         if (wire != head) {
@@ -78,16 +89,17 @@ final class PlainHttp1 implements AutoCloseable {
           c.out.write(head);
           c.out.write(request.body());
         }
-        c.socket.setSoTimeout((int) Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
-        Head answer = c.readHead();
-        c.socket.setSoTimeout(0); // the body's limits belong to the caller (watchdog, cancellation)
-        InputStream body = c.body(answer, request.method());
+        Head answer = c.readHead(); // no timed read: the deadline closes the connection (HeadDeadlines)
+        if (!wait.end()) {
+          throw new SocketTimeoutException(); // the deadline fired as the head arrived: the socket is closing
+        }
+        InputStream body = c.body(answer, request.method()); // the body's limits belong to the caller
         return new UpstreamResponse(answer.status, Collections.unmodifiableMap(answer.headers), body, cancellation);
-      } catch (SocketTimeoutException e) {
-        c.close();
-        throw new HttpTimeoutException("no response headers within " + timeout.toMillis() + " ms");
       } catch (IOException e) {
         c.close();
+        if (!wait.end() || e instanceof SocketTimeoutException) {
+          throw new HttpTimeoutException("no response headers within " + timeout.toMillis() + " ms");
+        }
         if (cancellation.isCancelled()) {
           throw new CancellationException("client went away");
         }
@@ -99,6 +111,7 @@ final class PlainHttp1 implements AutoCloseable {
         }
         throw e;
       } finally {
+        wait.end(); // nothing when it ended or fired above
         try {
           registration.close();
         } catch (Exception ignored) {
@@ -122,7 +135,7 @@ final class PlainHttp1 implements AutoCloseable {
 
   private Connection connect(String origin, String host, int port, long deadline, Duration timeout)
       throws IOException, InterruptedException {
-    long left = deadline - System.nanoTime();
+    long left = deadline - deadlines.now();
     boolean connectLimited = connectTimeout.toNanos() <= left;
     int millis = (int) Math.max(1, Math.min(connectTimeout.toNanos(), left) / 1_000_000);
     Socket socket = new Socket();

@@ -200,6 +200,21 @@ class PlainHttp1Test {
   }
 
   @Test
+  void aDeadlineOnAKeptAliveConnectionIsATimeoutNotARetry() throws Exception {
+    URI uri = serve((in, out, s) -> {
+      readRequest(in);
+      write(out, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}");
+      readRequest(in);
+      in.read(); // never answers the second
+    });
+    assertThat(body(send(uri, Duration.ofSeconds(5), new Cancellation()))).isEqualTo("{}");
+
+    assertThatThrownBy(() -> send(uri, Duration.ofMillis(100), new Cancellation()))
+        .isInstanceOf(HttpTimeoutException.class);
+    assertThat(connections).hasValue(1);
+  }
+
+  @Test
   void aConnectionTheServerClosedWhileIdleIsReplacedOnce() throws Exception {
     URI uri = serve((in, out, s) -> {
       readRequest(in);
