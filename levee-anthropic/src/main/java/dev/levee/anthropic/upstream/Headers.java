@@ -51,7 +51,12 @@ public final class Headers {
       if (ownKey && (lower.equals("x-api-key") || lower.equals("authorization"))) {
         return;
       }
-      out.computeIfAbsent(lower, k -> new ArrayList<>()).addAll(values);
+      List<String> had = out.putIfAbsent(lower, values); // most names come once: their list as it is
+      if (had != null) {
+        List<String> both = new ArrayList<>(had);
+        both.addAll(values);
+        out.put(lower, both);
+      }
     });
     if (ownKey) {
       out.put("x-api-key", List.of(apiKey));
@@ -59,7 +64,7 @@ public final class Headers {
     return out;
   }
 
-  /** The upstream response headers to return to the client (lower-case names). */
+  /** The upstream response headers to return to the client (lower-case names): a new map, the caller's to change. */
   public static Map<String, List<String>> toClient(Map<String, List<String>> upstream) {
     Set<String> connectionOptions = connectionOptions(upstream);
     Map<String, List<String>> out = new LinkedHashMap<>();

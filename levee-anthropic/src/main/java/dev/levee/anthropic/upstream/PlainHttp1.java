@@ -1,5 +1,6 @@
 package dev.levee.anthropic.upstream;
 
+import dev.levee.anthropic.time.SystemClock;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -8,12 +9,12 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.http.HttpConnectTimeoutException;
-import java.net.http.HttpHeaders;
 import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -31,7 +32,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * them (issue 11).
  *
  * <p>Same contract as {@link UpstreamClient#send}: the wait for the response headers is bounded
- * by the timeout ({@link HttpTimeoutException}), the connect by the connect timeout ({@link
+ * by the timeout ({@link HttpTimeoutException}; enforced to within {@link HeadDeadlines#GRAIN} by
+ * one shared sweep that closes the connection, not by a timed read, whose park would wake the JDK's
+ * timer thread twice per call), the connect by the connect timeout ({@link
  * HttpConnectTimeoutException}); a {@link Cancellation} or an interrupt closes the socket at once;
  * the body streams, and closing the response before its end closes the connection (a finished
  * body returns it to the pool). A request that fails on a kept-alive connection before any byte
@@ -43,14 +46,22 @@ final class PlainHttp1 implements AutoCloseable {
   private static final int MAX_IDLE_PER_ORIGIN = 512;
   static final int SMALL_BUFFER = 512; // one slow stream's event or two; 10,000 waiting streams hold 5 MiB, not 20
   static final int LARGE_BUFFER = 16 * 1024;
+  private static final int ONE_WRITE_BODY = 64 * 1024; // a larger body is written after its head, not copied behind it
   private static final long MAX_IDLE_NANOS = Duration.ofSeconds(20).toNanos(); // below common server idle timeouts
 
   private final Duration connectTimeout;
+  private final HeadDeadlines deadlines;
   private final Map<String, Idle> idle = new ConcurrentHashMap<>();
   private volatile boolean closed;
 
+  /** With real time: {@link SystemClock}'s ticker and its timer thread enforce the head's deadline. */
   PlainHttp1(Duration connectTimeout) {
+    this(connectTimeout, new HeadDeadlines(SystemClock.ticker(), SystemClock.scheduler()));
+  }
+
+  PlainHttp1(Duration connectTimeout, HeadDeadlines deadlines) {
     this.connectTimeout = connectTimeout;
+    this.deadlines = deadlines;
   }
 
   UpstreamResponse send(UpstreamRequest request, Duration timeout, Cancellation cancellation)
@@ -60,7 +71,8 @@ final class PlainHttp1 implements AutoCloseable {
     int port = uri.getPort() < 0 ? 80 : uri.getPort();
     String origin = host + ":" + port;
     byte[] head = head(request, host, port);
-    long deadline = System.nanoTime() + timeout.toNanos();
+    byte[] wire = request.body().length <= ONE_WRITE_BODY ? withBody(head, request.body()) : head;
+    long deadline = deadlines.now() + timeout.toNanos();
     while (true) {
       Connection c = pooled(origin);
       boolean reused = c != null;
@@ -68,21 +80,26 @@ final class PlainHttp1 implements AutoCloseable {
         c = connect(origin, host, port, deadline, timeout);
       }
       AutoCloseable registration = cancellation.register(c::close);
+      HeadDeadlines.Wait wait = deadlines.start(deadline, c::close);
       try {
         c.answered = false;
-        c.out.write(head);
-        c.out.write(request.body());
-        c.out.flush();
-        c.socket.setSoTimeout((int) Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
-        Head answer = c.readHead();
-        c.socket.setSoTimeout(0); // the body's limits belong to the caller (watchdog, cancellation)
-        InputStream body = c.body(answer, request.method());
-        return new UpstreamResponse(answer.status, HttpHeaders.of(answer.headers, (n, v) -> true), body, cancellation);
-      } catch (SocketTimeoutException e) {
-        c.close();
-        throw new HttpTimeoutException("no response headers within " + timeout.toMillis() + " ms");
+        if (wire != head) {
+          c.out.write(wire); // head and body in one write: one segment, one wake-up of the server
+        } else {
+          c.out.write(head);
+          c.out.write(request.body());
+        }
+        Head answer = c.readHead(); // no timed read: the deadline closes the connection (HeadDeadlines)
+        if (!wait.end()) {
+          throw new SocketTimeoutException(); // the deadline fired as the head arrived: the socket is closing
+        }
+        InputStream body = c.body(answer, request.method()); // the body's limits belong to the caller
+        return new UpstreamResponse(answer.status, Collections.unmodifiableMap(answer.headers), body, cancellation);
       } catch (IOException e) {
         c.close();
+        if (!wait.end() || e instanceof SocketTimeoutException) {
+          throw new HttpTimeoutException("no response headers within " + timeout.toMillis() + " ms");
+        }
         if (cancellation.isCancelled()) {
           throw new CancellationException("client went away");
         }
@@ -94,6 +111,7 @@ final class PlainHttp1 implements AutoCloseable {
         }
         throw e;
       } finally {
+        wait.end(); // nothing when it ended or fired above
         try {
           registration.close();
         } catch (Exception ignored) {
@@ -117,7 +135,7 @@ final class PlainHttp1 implements AutoCloseable {
 
   private Connection connect(String origin, String host, int port, long deadline, Duration timeout)
       throws IOException, InterruptedException {
-    long left = deadline - System.nanoTime();
+    long left = deadline - deadlines.now();
     boolean connectLimited = connectTimeout.toNanos() <= left;
     int millis = (int) Math.max(1, Math.min(connectTimeout.toNanos(), left) / 1_000_000);
     Socket socket = new Socket();
@@ -215,6 +233,12 @@ final class PlainHttp1 implements AutoCloseable {
     return s.append("\r\n").toString().getBytes(StandardCharsets.UTF_8);
   }
 
+  private static byte[] withBody(byte[] head, byte[] body) {
+    byte[] wire = Arrays.copyOf(head, head.length + body.length);
+    System.arraycopy(body, 0, wire, head.length, body.length);
+    return wire;
+  }
+
   @Override
   public void close() {
     closed = true;
@@ -224,6 +248,56 @@ final class PlainHttp1 implements AutoCloseable {
         c.close();
       }
     });
+  }
+
+  /** Names an upstream sends on most answers, lower-case: matched in place, not allocated per answer. */
+  private static final String[] KNOWN_NAMES = {"content-type", "content-length", "connection", "date", "server",
+      "transfer-encoding", "keep-alive", "request-id", "x-request-id", "cache-control", "retry-after",
+      "anthropic-organization-id", "via", "cf-ray", "x-should-retry"};
+
+  private static final byte[][] KNOWN_BYTES = Arrays.stream(KNOWN_NAMES)
+      .map(n -> n.getBytes(StandardCharsets.ISO_8859_1)).toArray(byte[][]::new);
+
+  /** The lower-case, trimmed header name in {@code b[from, to)}. */
+  static String name(byte[] b, int from, int to) {
+    while (from < to && (b[from] & 0xff) <= ' ') {
+      from++;
+    }
+    while (to > from && (b[to - 1] & 0xff) <= ' ') {
+      to--;
+    }
+    int n = to - from;
+    for (int k = 0; k < KNOWN_BYTES.length; k++) {
+      byte[] known = KNOWN_BYTES[k];
+      if (known.length == n && sameIgnoringCase(b, from, known)) {
+        return KNOWN_NAMES[k];
+      }
+    }
+    return new String(b, from, n, StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT);
+  }
+
+  private static boolean sameIgnoringCase(byte[] b, int from, byte[] lower) {
+    for (int i = 0; i < lower.length; i++) {
+      int c = b[from + i];
+      if (c >= 'A' && c <= 'Z') {
+        c += 'a' - 'A';
+      }
+      if (c != lower[i]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** The trimmed text in {@code b[from, to)} (ISO-8859-1, as HTTP/1.1 field values are read). */
+  static String text(byte[] b, int from, int to) {
+    while (from < to && (b[from] & 0xff) <= ' ') {
+      from++;
+    }
+    while (to > from && (b[to - 1] & 0xff) <= ' ') {
+      to--;
+    }
+    return new String(b, from, to - from, StandardCharsets.ISO_8859_1);
   }
 
   private record Head(int status, Map<String, List<String>> headers, boolean keepAlive, long length, boolean chunked) {}
@@ -313,33 +387,90 @@ final class PlainHttp1 implements AutoCloseable {
         }
         int code = Integer.parseInt(status.substring(9, 12));
         Map<String, List<String>> headers = new LinkedHashMap<>();
-        String line;
         int total = 0;
-        while (!(line = line()).isEmpty()) {
-          total += line.length();
+        int length;
+        while ((length = header(headers)) > 0) {
+          total += length;
           if (total > 256 * 1024) {
             throw new IOException("upstream headers too large");
           }
-          int colon = line.indexOf(':');
-          if (colon <= 0) {
-            throw new IOException("malformed upstream header");
-          }
-          headers.computeIfAbsent(line.substring(0, colon).trim().toLowerCase(Locale.ROOT), k -> new ArrayList<>(1))
-              .add(line.substring(colon + 1).trim());
         }
         if (code >= 100 && code < 200) {
           continue; // an interim answer: the real one follows
         }
-        boolean keepAlive = status.startsWith("HTTP/1.1")
-            && !headers.getOrDefault("connection", List.of()).stream().anyMatch(v -> v.equalsIgnoreCase("close"));
-        boolean chunked = headers.getOrDefault("transfer-encoding", List.of()).stream()
-            .anyMatch(v -> v.toLowerCase(Locale.ROOT).contains("chunked"));
-        List<String> length = headers.get("content-length");
-        long n = chunked || length == null ? -1 : Long.parseLong(length.get(0).trim());
+        boolean keepAlive = status.startsWith("HTTP/1.1") && !any(headers.get("connection"), "close", false);
+        boolean chunked = any(headers.get("transfer-encoding"), "chunked", true);
+        List<String> contentLength = headers.get("content-length");
+        long n = chunked || contentLength == null ? -1 : Long.parseLong(contentLength.get(0).trim());
         return new Head(code, headers, keepAlive && (chunked || n >= 0), n, chunked);
       }
     }
 
+    /**
+     * Reads one header line into {@code headers} (name lower-cased, name and value trimmed), parsed
+     * where it lies in the buffer when it is whole there (no line string, no substrings).
+     *
+     * @return the line's length in characters; 0 at the blank line that ends the head
+     */
+    private int header(Map<String, List<String>> headers) throws IOException {
+      int newline = -1;
+      for (int i = position; i < limit; i++) {
+        if (buffer[i] == '\n') {
+          newline = i;
+          break;
+        }
+      }
+      if (newline < 0) { // not whole in the buffer yet: the general path
+        String line = line();
+        if (!line.isEmpty()) {
+          int colon = line.indexOf(':');
+          if (colon <= 0) {
+            throw new IOException("malformed upstream header");
+          }
+          add(headers, line.substring(0, colon).trim().toLowerCase(Locale.ROOT), line.substring(colon + 1).trim());
+        }
+        return line.length();
+      }
+      int from = position;
+      int end = newline > from && buffer[newline - 1] == '\r' ? newline - 1 : newline;
+      position = newline + 1;
+      if (end == from) {
+        return 0;
+      }
+      int colon = from;
+      while (colon < end && buffer[colon] != ':') {
+        colon++;
+      }
+      if (colon == end || colon == from) {
+        throw new IOException("malformed upstream header");
+      }
+      add(headers, name(buffer, from, colon), text(buffer, colon + 1, end));
+      return end - from;
+    }
+
+    private static void add(Map<String, List<String>> headers, String name, String value) {
+      List<String> values = headers.get(name);
+      if (values == null) {
+        headers.put(name, List.of(value));
+      } else {
+        List<String> more = new ArrayList<>(values.size() + 1);
+        more.addAll(values);
+        more.add(value);
+        headers.put(name, Collections.unmodifiableList(more));
+      }
+    }
+
+    /** Whether a value of {@code values} is {@code token} (any case), or contains it. */
+    private static boolean any(List<String> values, String token, boolean contains) {
+      if (values != null) {
+        for (String v : values) {
+          if (contains ? v.toLowerCase(Locale.ROOT).contains(token) : v.equalsIgnoreCase(token)) {
+            return true;
+          }
+        }
+      }
+      return false;
+    }
     InputStream body(Head head, String method) {
       boolean none = method.equals("HEAD") || head.status == 204 || head.status == 304;
       return new Body(this, head.keepAlive, none ? 0 : head.length, !none && head.chunked);

@@ -74,7 +74,8 @@ public final class UpstreamClient implements AutoCloseable {
     AutoCloseable registration = cancellation.register(() -> abort(pending));
     try {
       HttpResponse<InputStream> response = pending.get(Math.max(1, timeout.toNanos()), TimeUnit.NANOSECONDS);
-      return new UpstreamResponse(response.statusCode(), response.headers(), response.body(), cancellation);
+      return new UpstreamResponse(response.statusCode(), UpstreamResponse.lowerCase(response.headers().map()),
+          response.body(), cancellation);
     } catch (TimeoutException e) {
       abort(pending);
       throw new HttpTimeoutException("no response headers within " + timeout.toMillis() + " ms");

@@ -2,8 +2,9 @@ package dev.levee.anthropic.upstream;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.http.HttpHeaders;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -14,12 +15,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class UpstreamResponse implements AutoCloseable {
 
   private final int status;
-  private final HttpHeaders headers;
+  private final Map<String, List<String>> headers; // lower-case names
   private final InputStream body;
   private final AutoCloseable registration;
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  UpstreamResponse(int status, HttpHeaders headers, InputStream body, Cancellation cancellation) {
+  /** @param headers lower-case names to values, as {@link PlainHttp1} reads them (not copied) */
+  UpstreamResponse(int status, Map<String, List<String>> headers, InputStream body, Cancellation cancellation) {
     this.status = status;
     this.headers = headers;
     this.body = body;
@@ -30,14 +32,26 @@ public final class UpstreamResponse implements AutoCloseable {
     return status;
   }
 
-  /** A header's first value by name (any case), or null. */
-  public String header(String name) {
-    return headers.firstValue(name).orElse(null);
+  /** {@code headers} with lower-case names (the JDK client's HTTP/1.1 keeps the server's case), in their order. */
+  static Map<String, List<String>> lowerCase(Map<String, List<String>> headers) {
+    Map<String, List<String>> lower = new LinkedHashMap<>();
+    headers.forEach((name, values) -> lower.merge(name.toLowerCase(Locale.ROOT), values, (a, b) -> {
+      List<String> both = new java.util.ArrayList<>(a);
+      both.addAll(b);
+      return both;
+    }));
+    return lower;
   }
 
-  /** All headers (lower-case names as HTTP/2 and the JDK client give them). */
+  /** A header's first value by name (any case), or null. */
+  public String header(String name) {
+    List<String> values = headers.get(name.toLowerCase(Locale.ROOT));
+    return values == null || values.isEmpty() ? null : values.get(0);
+  }
+
+  /** All headers (lower-case names), read-only. */
   public Map<String, List<String>> headers() {
-    return headers.map();
+    return headers;
   }
 
   /** The body stream; reads throw {@link IOException} once the call is cancelled or times out. */
@@ -52,7 +66,7 @@ public final class UpstreamResponse implements AutoCloseable {
    * @throws IOException when the body is longer than {@code limit} or reading fails
    */
   public byte[] readBody(int limit) throws IOException {
-    long length = headers.firstValueAsLong("content-length").orElse(-1);
+    long length = contentLength();
     if (length >= 0 && length <= limit) { // sized from the header: one array of the body's size
       byte[] bytes = new byte[(int) length];
       int n = body.readNBytes(bytes, 0, bytes.length);
@@ -66,6 +80,19 @@ public final class UpstreamResponse implements AutoCloseable {
       throw new IOException("upstream body exceeds " + limit + " bytes");
     }
     return bytes;
+  }
+
+  /** The {@code content-length} announced, or -1 (none, or not a number: read to the limit then). */
+  private long contentLength() {
+    String value = header("content-length");
+    if (value == null) {
+      return -1;
+    }
+    try {
+      return Long.parseLong(value.trim());
+    } catch (NumberFormatException e) {
+      return -1;
+    }
   }
 
   /** Closes the body (aborting the connection if unread) and unregisters from cancellation. */

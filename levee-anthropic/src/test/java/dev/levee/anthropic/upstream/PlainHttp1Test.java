@@ -119,6 +119,38 @@ class PlainHttp1Test {
   }
 
   @Test
+  void headerNamesAreLowerCasedAndNamesAndValuesTrimmedWhereverTheLineEnds() throws Exception {
+    String filler = "x".repeat(600); // past the first read's buffer: the later lines arrive split
+    URI uri = serve((in, out, s) -> {
+      readRequest(in);
+      write(out, "HTTP/1.1 200 OK\r\nContent-Type:  application/json \r\nX-Custom-Thing:a\r\n"
+          + "Set-Cookie: one\r\nset-cookie: two\r\nX-Filler: " + filler + "\r\n");
+      write(out, "Request-Id: req_");
+      write(out, "1\r\nX-Late : late value\r\nContent-Length: 2\r\n\r\n{}");
+    });
+    UpstreamResponse response = send(uri, Duration.ofSeconds(5), new Cancellation());
+    assertThat(response.headers()).containsOnlyKeys("content-type", "x-custom-thing", "set-cookie", "x-filler",
+        "request-id", "x-late", "content-length");
+    assertThat(response.headers().get("set-cookie")).containsExactly("one", "two");
+    assertThat(response.header("Content-Type")).isEqualTo("application/json");
+    assertThat(response.header("x-custom-thing")).isEqualTo("a");
+    assertThat(response.header("x-filler")).isEqualTo(filler);
+    assertThat(response.header("request-id")).isEqualTo("req_1");
+    assertThat(response.header("x-late")).isEqualTo("late value");
+    assertThat(body(response)).isEqualTo("{}");
+  }
+
+  @Test
+  void aHeaderWithoutANameIsMalformed() throws Exception {
+    URI uri = serve((in, out, s) -> {
+      readRequest(in);
+      write(out, "HTTP/1.1 200 OK\r\n: no name\r\nContent-Length: 2\r\n\r\n{}");
+    });
+    assertThatThrownBy(() -> send(uri, Duration.ofSeconds(5), new Cancellation()))
+        .isInstanceOf(IOException.class).hasMessage("malformed upstream header");
+  }
+
+  @Test
   void chunksAreDecodedAndAvailableNeverWaits() throws Exception {
     CountDownLatch more = new CountDownLatch(1);
     URI uri = serve((in, out, s) -> {
@@ -165,6 +197,21 @@ class PlainHttp1Test {
     });
     assertThatThrownBy(() -> send(uri, Duration.ofMillis(100), new Cancellation()))
         .isInstanceOf(HttpTimeoutException.class);
+  }
+
+  @Test
+  void aDeadlineOnAKeptAliveConnectionIsATimeoutNotARetry() throws Exception {
+    URI uri = serve((in, out, s) -> {
+      readRequest(in);
+      write(out, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}");
+      readRequest(in);
+      in.read(); // never answers the second
+    });
+    assertThat(body(send(uri, Duration.ofSeconds(5), new Cancellation()))).isEqualTo("{}");
+
+    assertThatThrownBy(() -> send(uri, Duration.ofMillis(100), new Cancellation()))
+        .isInstanceOf(HttpTimeoutException.class);
+    assertThat(connections).hasValue(1);
   }
 
   @Test

@@ -252,6 +252,7 @@ public final class SideBySide {
     static Child start(URI upstream, String jvmOptions) throws Exception {
       List<String> command = new ArrayList<>();
       command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+      command.add("-Djdk.pollerMode=1"); // as the levee launcher runs it; --levee-jvm can override it
       command.addAll(Arrays.asList(jvmOptions.trim().split("\\s+")));
       command.addAll(List.of("-cp", System.getProperty("java.class.path"), LeveeProcess.class.getName(),
           upstream.toString()));

@@ -134,7 +134,7 @@ final class Responder {
    */
   OutputStream startStream(ClientResponse client, InboundRequest in, Admission.Proceed admitted,
       ChainResult.Answered<Reply> first, int calls, String route) {
-    Map<String, List<String>> head = new LinkedHashMap<>(Headers.toClient(first.response().headers()));
+    Map<String, List<String>> head = Headers.toClient(first.response().headers());
     head.putAll(upstreamHead(in, admitted, calls, route));
     put(head, LeveeHeaders.MODEL, first.target().id());
     put(head, LeveeHeaders.FALLBACK, Boolean.toString(first.fallback()));
@@ -151,7 +151,7 @@ final class Responder {
     return switch (outcome) {
       case Outcome.Answered json -> {
         Reply reply = json.answered().response();
-        Map<String, List<String>> head = new LinkedHashMap<>(Headers.toClient(reply.headers()));
+        Map<String, List<String>> head = Headers.toClient(reply.headers());
         head.putAll(upstreamHead(in, admitted, calls, route));
         put(head, LeveeHeaders.MODEL, json.answered().target().id());
         put(head, LeveeHeaders.FALLBACK, Boolean.toString(json.answered().fallback()));
@@ -172,7 +172,7 @@ final class Responder {
       case Outcome.Rejected rejected -> {
         Reply reply = rejected.reply();
         boolean relayed = reply != null && reply.body() != null;
-        Map<String, List<String>> head = relayed ? new LinkedHashMap<>(Headers.toClient(reply.headers())) : new LinkedHashMap<>();
+        Map<String, List<String>> head = relayed ? Headers.toClient(reply.headers()) : new LinkedHashMap<>();
         head.putAll(upstreamHead(in, admitted, calls, route));
         put(head, LeveeHeaders.MODEL, rejected.target().id());
         put(head, LeveeHeaders.SHOULD_RETRY, "false");
