@@ -18,7 +18,9 @@ import java.util.Optional;
  * a token count is an object with a numeric {@code input_tokens}. Unknown fields pass. A field
  * given twice counts as its last value.
  *
- * <p>Checked in one streaming pass over the body, no tree: every answer goes through here.
+ * <p>Checked in one streaming pass over the body, no tree: every answer goes through here. The
+ * same pass says whether a message is finished ({@link #check}), so the answer cache keeps it
+ * without reading it again.
  */
 public enum AnswerShape {
 
@@ -31,11 +33,13 @@ public enum AnswerShape {
         boolean contentArray;
         boolean blocksTyped;
         boolean usageObject;
+        boolean stopped;
 
         @Override
         void field(String name, JsonToken value, JsonParser p) throws IOException {
           switch (name) {
             case "type" -> message = value == JsonToken.VALUE_STRING && "message".equals(p.getText());
+            case "stop_reason" -> stopped = value == JsonToken.VALUE_STRING;
             case "content" -> {
               contentArray = value == JsonToken.START_ARRAY;
               blocksTyped = !contentArray || blocksTyped(p);
@@ -57,6 +61,11 @@ public enum AnswerShape {
             return Optional.of("a content block has no type");
           }
           return usageObject ? Optional.empty() : Optional.of("it has no usage object");
+        }
+
+        @Override
+        boolean finished() {
+          return stopped;
         }
       };
     }
@@ -110,19 +119,38 @@ public enum AnswerShape {
   }
 
   /**
+   * What {@link #check} found.
+   *
+   * @param problem what is wrong, as {@link #problem}; empty when the body has the shape
+   * @param finished whether the body, with the shape, is a finished message: {@link #MESSAGE}
+   *     with a string {@code stop_reason} (what the answer cache keeps); always false for the
+   *     other shapes
+   */
+  public record Verdict(Optional<String> problem, boolean finished) {
+    private static Verdict of(String problem) {
+      return new Verdict(Optional.of(problem), false);
+    }
+  }
+
+  /**
    * What is wrong with {@code body} as this shape, in a few words for logs and error messages, or
    * empty when it is fine. Invalid or truncated JSON, or anything after the top-level value, is
    * "not complete JSON" before any other problem.
    */
   public Optional<String> problem(byte[] body) {
+    return check(body).problem();
+  }
+
+  /** {@link #problem}, and in the same pass whether the body is a finished message. */
+  public Verdict check(byte[] body) {
     if (body == null || body.length == 0) {
-      return Optional.of("the body is empty");
+      return Verdict.of("the body is empty");
     }
     try (JsonParser p = Json.MAPPER.getFactory().createParser(body)) {
       JsonToken first = p.nextToken();
       if (first != JsonToken.START_OBJECT) {
         p.skipChildren();
-        return first != null && p.nextToken() != null ? incomplete() : Optional.of("the body is not a JSON object");
+        return Verdict.of(first != null && p.nextToken() != null ? INCOMPLETE : "the body is not a JSON object");
       }
       Scan scan = scan();
       while (p.nextToken() == JsonToken.FIELD_NAME) {
@@ -131,9 +159,13 @@ public enum AnswerShape {
         scan.field(name, value, p);
         p.skipChildren(); // no-op when the scan consumed the value or it is a scalar
       }
-      return p.nextToken() != null ? incomplete() : scan.verdict();
+      if (p.nextToken() != null) {
+        return Verdict.of(INCOMPLETE);
+      }
+      Optional<String> problem = scan.verdict();
+      return new Verdict(problem, problem.isEmpty() && scan.finished());
     } catch (IOException e) {
-      return incomplete();
+      return Verdict.of(INCOMPLETE);
     }
   }
 
@@ -144,11 +176,14 @@ public enum AnswerShape {
     abstract void field(String name, JsonToken value, JsonParser p) throws IOException;
 
     abstract Optional<String> verdict();
+
+    /** Whether the body, given no problem, is a finished message. */
+    boolean finished() {
+      return false;
+    }
   }
 
-  private static Optional<String> incomplete() {
-    return Optional.of("the body is not complete JSON");
-  }
+  private static final String INCOMPLETE = "the body is not complete JSON";
 
   /** Reads a content array to its end: whether every element is an object whose {@code type} is a string. */
   private static boolean blocksTyped(JsonParser p) throws IOException {

@@ -40,9 +40,11 @@ public final class JsonAttempt extends UpstreamAttempt {
                 "no complete answer within " + ctx.timeout().toMillis() + " ms"), null)
             : failed(e);
       }
-      Optional<String> problem = shortOf(response.header("content-length"), body.length).or(() -> shape.problem(body));
+      Optional<String> cut = shortOf(response.header("content-length"), body.length);
+      AnswerShape.Verdict verdict = cut.isEmpty() ? shape.check(body) : new AnswerShape.Verdict(cut, false);
+      Optional<String> problem = verdict.problem();
       return problem.isEmpty()
-          ? AttemptResult.success(Reply.whole(response.status(), response.headers(), body))
+          ? AttemptResult.success(Reply.whole(response.status(), response.headers(), body, verdict.finished()))
           : AttemptResult.failed(Failure.of(FailureKind.SERVER_ERROR, response.status(), "malformed_answer",
               "the upstream answered " + response.status() + " but " + problem.get()), null);
     }

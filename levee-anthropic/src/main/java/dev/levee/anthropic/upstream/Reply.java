@@ -14,15 +14,24 @@ import java.util.Map;
  * @param body the whole body, or null for an open stream
  * @param stream the open stream, or null
  * @param held events read up to and including the first content delta
+ * @param finishedMessage whether {@code body} is a finished message, as {@link AnswerShape#check}
+ *     found when it read it (the answer cache keeps it without reading it again)
  */
-public record Reply(int status, Map<String, List<String>> headers, byte[] body, UpstreamStream stream, List<SseEvent> held) {
+public record Reply(int status, Map<String, List<String>> headers, byte[] body, UpstreamStream stream, List<SseEvent> held,
+    boolean finishedMessage) {
 
+  /** A whole body not known to be a finished message (an error, or not checked). */
   public static Reply whole(int status, Map<String, List<String>> headers, byte[] body) {
-    return new Reply(status, headers, body, null, List.of());
+    return whole(status, headers, body, false);
+  }
+
+  /** A whole body that passed its {@link AnswerShape}; {@code finishedMessage} as its {@link AnswerShape.Verdict}. */
+  public static Reply whole(int status, Map<String, List<String>> headers, byte[] body, boolean finishedMessage) {
+    return new Reply(status, headers, body, null, List.of(), finishedMessage);
   }
 
   public static Reply open(Map<String, List<String>> headers, UpstreamStream stream, List<SseEvent> held) {
-    return new Reply(200, headers, null, stream, List.copyOf(held));
+    return new Reply(200, headers, null, stream, List.copyOf(held), false);
   }
 
   /** The content type the upstream declared, or {@code application/json}. */

@@ -60,4 +60,17 @@ class AnswerShapeTest {
   private static byte[] bytes(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
   }
+
+  @Test
+  void theSamePassSaysWhetherAMessageIsFinished() {
+    assertThat(AnswerShape.MESSAGE.check(bytes(MESSAGE))).isEqualTo(new AnswerShape.Verdict(java.util.Optional.empty(), true));
+    assertThat(AnswerShape.MESSAGE.check(bytes(MESSAGE.replace("\"end_turn\"", "null"))).finished())
+        .as("stop_reason null: an answer, but not a finished one to cache").isFalse();
+    assertThat(AnswerShape.MESSAGE.check(bytes(MESSAGE.replace("\"stop_reason\":\"end_turn\",", ""))).finished()).isFalse();
+    assertThat(AnswerShape.MESSAGE.check(bytes(MESSAGE.replace("\"usage\"", "\"use\"")))).satisfies(verdict -> {
+      assertThat(verdict.problem()).hasValue("it has no usage object");
+      assertThat(verdict.finished()).as("never finished with a problem").isFalse();
+    });
+    assertThat(AnswerShape.OBJECT.check(bytes(MESSAGE)).finished()).as("only a message is finished").isFalse();
+  }
 }

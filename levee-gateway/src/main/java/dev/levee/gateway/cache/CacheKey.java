@@ -6,10 +6,6 @@ import dev.levee.anthropic.Json;
 import dev.levee.anthropic.message.MessagesRequest;
 import dev.levee.anthropic.server.TenantKey;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.io.UncheckedIOException;
-import java.math.BigDecimal;
-import java.security.DigestOutputStream;
 import java.security.MessageDigest;
 import java.util.Arrays;
 import java.util.HexFormat;
@@ -17,7 +13,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.TreeSet;
 
 /**
@@ -52,7 +47,6 @@ import java.util.TreeSet;
  */
 public record CacheKey(String tenant, String model, String digest) {
 
-  private static final Set<String> IGNORED_FIELDS = Set.of("model", "stream", "metadata");
   private static final HexFormat HEX = HexFormat.of();
 
   public CacheKey {
@@ -65,13 +59,25 @@ public record CacheKey(String tenant, String model, String digest) {
    * The key of a parsed request for the model it names.
    *
    * @param headers the client's request headers, names in any case
+   * @throws IllegalArgumentException when the body is beyond the JSON limits or not a JSON object
    */
   public static CacheKey of(MessagesRequest request, Map<String, List<String>> headers) {
-    JsonNode body = Json.tryParse(request.body());
-    if (body == null) {
-      throw new IllegalArgumentException("request body is not JSON");
-    }
-    return of(body, request.model(), headers);
+    return of(request, tenantOf(headers), request.model(), headers);
+  }
+
+  /**
+   * The key of a parsed request for {@code model}, its tenant known already: one streaming pass
+   * over the body's bytes, no tree. The same digest as {@link #of(JsonNode, String, String, Map)}
+   * of the parsed body.
+   *
+   * @param tenant {@link #tenantOf} of {@code headers}
+   * @param model the alias, or a concrete target at the caller's choice
+   * @throws IllegalArgumentException when the body is beyond the JSON limits (nested deeper than
+   *     {@link Json#MAX_NESTING_DEPTH} with the key's own wrapping) or not a JSON object
+   */
+  public static CacheKey of(MessagesRequest request, String tenant, String model, Map<String, List<String>> headers) {
+    byte[] body = request.body();
+    return digest(tenant, model, headers, body.length + 256, out -> CanonicalJson.writeBody(body, out));
   }
 
   /**
@@ -91,20 +97,30 @@ public record CacheKey(String tenant, String model, String digest) {
    * @param tenant {@link #tenantOf} of {@code headers}
    */
   public static CacheKey of(JsonNode body, String tenant, String model, Map<String, List<String>> headers) {
-    Objects.requireNonNull(tenant, "tenant");
-    Objects.requireNonNull(model, "model");
     if (body == null || !body.isObject()) {
       throw new IllegalArgumentException("request body must be a JSON object");
     }
-    MessageDigest sha = TenantKey.sha256();
-    try (JsonGenerator out = Json.MAPPER.getFactory().createGenerator(
-        new DigestOutputStream(OutputStream.nullOutputStream(), sha))) {
+    return digest(tenant, model, headers, 512, out -> writeCanonical(body, out, true));
+  }
+
+  private interface BodyWriter {
+    void write(JsonGenerator out) throws IOException;
+  }
+
+  /** The SHA-256 of the canonical form: {@code {"v","tenant","model","anthropic-beta","anthropic-version","body"}}. */
+  private static CacheKey digest(String tenant, String model, Map<String, List<String>> headers, int capacity,
+      BodyWriter body) {
+    Objects.requireNonNull(tenant, "tenant");
+    Objects.requireNonNull(model, "model");
+    CanonicalJson.Buffer bytes = new CanonicalJson.Buffer(capacity);
+    try (JsonGenerator out = Json.MAPPER.getFactory().createGenerator(bytes)) {
       out.writeStartObject();
       out.writeStringField("v", "1");
       out.writeStringField("tenant", tenant);
       out.writeStringField("model", model);
       out.writeArrayFieldStart("anthropic-beta");
-      for (String beta : new TreeSet<>(HeaderValues.tokens(headers, "anthropic-beta"))) {
+      List<String> betas = HeaderValues.tokens(headers, "anthropic-beta");
+      for (String beta : betas.size() < 2 ? betas : new TreeSet<>(betas)) {
         out.writeString(beta);
       }
       out.writeEndArray();
@@ -113,11 +129,13 @@ public record CacheKey(String tenant, String model, String digest) {
         out.writeStringField("anthropic-version", version);
       }
       out.writeFieldName("body");
-      writeCanonical(body, out, true);
+      body.write(out);
       out.writeEndObject();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    } catch (IOException e) { // nothing is written anywhere but memory: the body is not one object within the limits
+      throw new IllegalArgumentException("request body is not a JSON object within the JSON limits", e);
     }
+    MessageDigest sha = TenantKey.sha256();
+    sha.update(bytes.array(), 0, bytes.size());
     return new CacheKey(tenant, model, HEX.formatHex(sha.digest()));
   }
 
@@ -149,7 +167,7 @@ public record CacheKey(String tenant, String model, String digest) {
         int n = 0;
         for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
           String name = it.next();
-          if (!(top && IGNORED_FIELDS.contains(name))) {
+          if (!(top && CanonicalJson.IGNORED_FIELDS.contains(name))) {
             names[n++] = name;
           }
         }
@@ -170,21 +188,12 @@ public record CacheKey(String tenant, String model, String digest) {
         out.writeEndArray();
       }
       case NUMBER -> out.writeNumber(node.canConvertToExactIntegral() && node.canConvertToLong()
-          ? canonicalInteger(node.longValue()) : canonicalNumber(node.decimalValue()));
+          ? CanonicalJson.integer(node.longValue()) : CanonicalJson.number(node.decimalValue()));
       case STRING -> out.writeString(node.textValue());
       case BOOLEAN -> out.writeBoolean(node.booleanValue());
       case NULL, MISSING -> out.writeNull();
       default -> out.writeString(node.asText()); // binary and POJO nodes do not come from parsing
     }
-  }
-
-  /** As {@link #canonicalNumber}, without a BigDecimal for the common case (no trailing zero). */
-  private static String canonicalInteger(long value) {
-    return value % 10 != 0 ? Long.toString(value) : canonicalNumber(BigDecimal.valueOf(value));
-  }
-
-  private static String canonicalNumber(BigDecimal value) {
-    return value.signum() == 0 ? "0" : value.stripTrailingZeros().toString();
   }
 
   @Override

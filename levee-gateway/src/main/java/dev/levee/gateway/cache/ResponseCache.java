@@ -218,12 +218,31 @@ public final class ResponseCache {
       refused.increment();
       return false;
     }
+    return store(key, messageJson, true, model, ttl);
+  }
+
+  /**
+   * As {@link #put}, for a message the caller already knows to be finished — the pass that read
+   * it said so ({@code dev.levee.anthropic.upstream.AnswerShape#check}) — so it is not read
+   * again, and not copied: the caller must not modify {@code messageJson} afterwards.
+   *
+   * @return false (and nothing stored) when it alone would exceed {@link Config#maxBytes()}; true
+   *     when stored or kept
+   */
+  public boolean putFinished(CacheKey key, byte[] messageJson, String model, Duration ttl) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(messageJson, "messageJson");
+    Objects.requireNonNull(model, "model");
+    return store(key, messageJson, false, model, ttl);
+  }
+
+  private boolean store(CacheKey key, byte[] messageJson, boolean copy, String model, Duration ttl) {
     long now = ticker.nanos();
     CachedAnswer held = cache.getIfPresent(key);
     if (held != null && held.ttl().equals(ttl) && now - held.storedAtNanos() < REWRITE_AFTER.toNanos()) {
       return true;
     }
-    CachedAnswer answer = new CachedAnswer(messageJson.clone(), model, now, ttl);
+    CachedAnswer answer = new CachedAnswer(copy ? messageJson.clone() : messageJson, model, now, ttl);
     if (weight(key, answer) > config.maxBytes()) {
       refused.increment();
       return false;

@@ -9,10 +9,11 @@ import dev.levee.gateway.cache.SemanticQuery;
 /**
  * Where a request's answer lives in the cache, and what the request allows.
  *
- * <p>The key costs a parse of the body, a canonical form and a SHA-256, so it is worked out only
- * when first needed — a lookup at T2 or as the last resort, or a write-back once there is an
- * answer worth keeping — never for a request that ends without one. Not thread-safe: one slot per
- * request, used on its thread.
+ * <p>The key costs a streaming pass over the body (no tree), its canonical form and a SHA-256,
+ * so it is worked out only when first needed — a lookup at T2 or as the last resort, or a
+ * write-back once there is an answer worth keeping — never for a request that ends without one.
+ * Only a feature with the semantic cache on reads the body as a tree (for the question's text).
+ * Not thread-safe: one slot per request, used on its thread.
  */
 final class CacheSlot {
 
@@ -81,15 +82,14 @@ final class CacheSlot {
       return;
     }
     resolved = true;
-    JsonNode body = Json.tryParse(in.body().body());
-    if (body == null) {
-      return;
-    }
     try {
-      key = CacheKey.of(body, in.tenant(), in.body().model(), in.request().headers());
+      key = CacheKey.of(in.body(), in.tenant(), in.body().model(), in.request().headers());
     } catch (RuntimeException e) { // beyond the JSON limits: simply not cached
       return;
     }
-    semantic = semanticWanted ? SemanticQuery.of(body, in.body().model(), in.request().headers()).orElse(null) : null;
+    if (semanticWanted) { // the question's text: the only reader of the body as a tree
+      JsonNode body = Json.tryParse(in.body().body());
+      semantic = body == null ? null : SemanticQuery.of(body, in.body().model(), in.request().headers()).orElse(null);
+    }
   }
 }

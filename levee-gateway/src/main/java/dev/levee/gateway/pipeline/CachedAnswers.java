@@ -1,5 +1,6 @@
 package dev.levee.gateway.pipeline;
 
+import dev.levee.anthropic.upstream.Reply;
 import dev.levee.gateway.cache.CachedAnswer;
 import dev.levee.gateway.cache.ResponseCache;
 import dev.levee.gateway.cache.SemanticCache;
@@ -63,9 +64,27 @@ final class CachedAnswers {
         .map(answer -> new Found(answer.messageJson(), "stale", true));
   }
 
-  /** Writes a finished answer back, when the slot allows. */
+  /** Writes a finished answer (a stream's assembled message) back, when the slot allows. */
   void store(CacheSlot slot, byte[] message, String model, Duration ttl) {
-    if (slot.mayStore() && slot.key() != null && cache.put(slot.key(), message, model, ttl) && slot.semantic() != null) {
+    if (slot.mayStore() && slot.key() != null && cache.put(slot.key(), message, model, ttl)) {
+      remember(slot);
+    }
+  }
+
+  /**
+   * Writes a JSON answer back, when the slot allows: from the bytes already held, not read
+   * again when its shape check found it finished ({@link Reply#finishedMessage()}).
+   */
+  void store(CacheSlot slot, Reply answer, String model, Duration ttl) {
+    if (!answer.finishedMessage()) {
+      store(slot, answer.body(), model, ttl); // refused there, and counted, unless it is a finished message after all
+    } else if (slot.mayStore() && slot.key() != null && cache.putFinished(slot.key(), answer.body(), model, ttl)) {
+      remember(slot);
+    }
+  }
+
+  private void remember(CacheSlot slot) {
+    if (slot.semantic() != null) {
       semantic.put(slot.semantic(), slot.key());
     }
   }

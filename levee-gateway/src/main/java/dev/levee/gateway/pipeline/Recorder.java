@@ -49,7 +49,7 @@ final class Recorder {
     switch (outcome) {
       case Outcome.Answered json -> {
         if (json.answered().response().status() == 200) {
-          cache.store(admitted.cache(), json.answered().response().body(), json.answered().target().model(),
+          cache.store(admitted.cache(), json.answered().response(), json.answered().target().model(),
               plan.storeTtl());
         }
         json.answered().completion().success();

@@ -12,6 +12,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 class CacheKeyTest {
 
@@ -24,8 +25,17 @@ class CacheKeyTest {
     return Json.tryParse(text);
   }
 
+  /** The key as the request path makes it: one streaming pass over the parsed request's bytes. */
   private static CacheKey key(String body, Map<String, List<String>> headers) {
-    return CacheKey.of(json(body), "smart", headers);
+    return CacheKey.of(request(body), CacheKey.tenantOf(headers), "smart", headers);
+  }
+
+  private static MessagesRequest request(String body) {
+    try {
+      return MessagesRequest.parse(body.getBytes(StandardCharsets.UTF_8));
+    } catch (MessagesRequest.InvalidRequestException e) {
+      throw new AssertionError(e);
+    }
   }
 
   @ParameterizedTest(name = "[{index}] {1}")
@@ -125,6 +135,52 @@ class CacheKeyTest {
     MessagesRequest request = MessagesRequest.parse(BASE.getBytes(StandardCharsets.UTF_8));
 
     assertThat(CacheKey.of(request, KEY_A)).isEqualTo(key(BASE, KEY_A));
+  }
+
+  static List<String> bodies() {
+    return List.of(
+        BASE,
+        "{\"messages\":[{\"content\":[{\"type\":\"text\",\"text\":\"a\",\"cache_control\":{\"type\":\"ephemeral\"}}],"
+            + "\"role\":\"user\"}],\"model\":\"m\",\"max_tokens\":1}",
+        "{\"model\":\"m\",\"z\":1,\"y\":{\"d\":[3,{\"c\":true,\"b\":null,\"a\":false}],\"a\":{}},\"x\":[],"
+            + "\"w\":{\"b\":1,\"a\":2,\"b\":3},\"v\":\"\\u00e9\\ud83d\\ude00\\n\\\"q\\\"\u00e8\"}",
+        "{\"model\":\"m\",\"n\":[0,-0,0.0,-0.0,1,10,100,1.5e3,12345678901234567890123,-9223372036854775808,"
+            + "9223372036854775807,1e-7,2.50,1E+400,-120]}",
+        "{\"model\":\"m\",\"stream\":true,\"metadata\":{\"user_id\":\"u\"},\"tools\":[{\"input_schema\":"
+            + "{\"properties\":{\"stream\":{},\"model\":{},\"metadata\":{}}},\"name\":\"t\"}]}",
+        "{\"model\":\"m\",\"b\":{\"k\":1,\"k\":{\"z\":1,\"a\":2}},\"a\":[[[{\"b\":1,\"a\":[{\"d\":4,\"c\":3}]}]]]}",
+        "{ \"model\" : \"m\" ,\n  \"messages\" : [ { \"role\" : \"user\" , \"content\" : \"spaced out\" } ] }",
+        "{\"model\":\"m\"}");
+  }
+
+  /**
+   * The streaming pass writes, byte for byte, what writing the parsed tree in canonical order
+   * writes: one digest whichever way a key is made (the semantic cache's context keys come from
+   * a tree), and entries keyed before the streaming pass (shared through Redis) still found.
+   */
+  @ParameterizedTest(name = "[{index}] {0}")
+  @MethodSource("bodies")
+  void theStreamingPassGivesTheTreesDigest(String body) {
+    Map<String, List<String>> headers = Map.of("x-api-key", List.of("sk-ant-aaa"), "anthropic-beta", List.of("b-2,a-1"),
+        "anthropic-version", List.of("2023-06-01"));
+
+    assertThat(key(body, headers)).isEqualTo(CacheKey.of(json(body), "smart", headers));
+  }
+
+  @Test
+  void aNestedNameGivenTwiceCountsWithItsLastValue() {
+    String twice = "{\"model\":\"m\",\"tool_choice\":{\"type\":\"auto\",\"type\":\"any\"},\"messages\":[]}";
+
+    assertThat(key(twice, KEY_A)).isEqualTo(key(twice.replace("\"type\":\"auto\",", ""), KEY_A))
+        .isNotEqualTo(key(twice.replace(",\"type\":\"any\"", ""), KEY_A));
+  }
+
+  @Test
+  void aBodyNestedBeyondTheLimitsHasNoKey() {
+    int arrays = Json.MAX_NESTING_DEPTH - 1; // the body is exactly as deep as allowed; the key's own wrapping is deeper
+    String deep = "{\"model\":\"m\",\"x\":" + "[".repeat(arrays) + "]".repeat(arrays) + "}";
+
+    assertThatThrownBy(() -> key(deep, KEY_A)).isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test
