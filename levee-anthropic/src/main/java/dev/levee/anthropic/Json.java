@@ -4,7 +4,6 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamWriteConstraints;
-import com.fasterxml.jackson.core.util.JsonRecyclerPools;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -31,10 +30,11 @@ public final class Json {
    *
    * <p>Parsers and generators take their buffers from one bounded pool shared by all threads:
    * Jackson's default pool is per thread, and every request runs on a new virtual thread, so it
-   * would allocate fresh buffers (about 16 KiB) for every parse.
+   * would allocate fresh buffers (about 16 KiB) for every parse. The pool takes no lock ({@link
+   * SlotRecyclerPool}).
    */
   public static final ObjectMapper MAPPER = JsonMapper.builder(JsonFactory.builder()
-          .recyclerPool(JsonRecyclerPools.newBoundedPool(RECYCLED_BUFFERS))
+          .recyclerPool(new SlotRecyclerPool(RECYCLED_BUFFERS))
           .streamReadConstraints(StreamReadConstraints.builder()
               .maxStringLength(Integer.MAX_VALUE) // a base64 PDF in one string; the body limit bounds it
               .maxNestingDepth(MAX_NESTING_DEPTH)

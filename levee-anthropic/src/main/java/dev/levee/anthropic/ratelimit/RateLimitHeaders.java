@@ -33,13 +33,25 @@ public final class RateLimitHeaders {
    */
   public static RateLimitReading parse(Function<String, String> header, InstantSource wallClock) {
     Instant now = wallClock.instant();
-    return new RateLimitReading(bucket(header, "requests", now), bucket(header, "tokens", now),
-        bucket(header, "input-tokens", now), bucket(header, "output-tokens", now));
+    return new RateLimitReading(bucket(header, REQUESTS, now), bucket(header, TOKENS, now),
+        bucket(header, INPUT_TOKENS, now), bucket(header, OUTPUT_TOKENS, now));
   }
 
-  private static Optional<RateLimitReading.Bucket> bucket(Function<String, String> header, String name, Instant now) {
-    Long remaining = count(header.apply(PREFIX + name + "-remaining"));
-    Instant reset = instant(header.apply(PREFIX + name + "-reset"));
+  /** A bucket's two header names, built once (every upstream answer is read). */
+  private record Names(String remaining, String reset) {
+    Names(String bucket) {
+      this(PREFIX + bucket + "-remaining", PREFIX + bucket + "-reset");
+    }
+  }
+
+  private static final Names REQUESTS = new Names("requests");
+  private static final Names TOKENS = new Names("tokens");
+  private static final Names INPUT_TOKENS = new Names("input-tokens");
+  private static final Names OUTPUT_TOKENS = new Names("output-tokens");
+
+  private static Optional<RateLimitReading.Bucket> bucket(Function<String, String> header, Names names, Instant now) {
+    Long remaining = count(header.apply(names.remaining()));
+    Instant reset = instant(header.apply(names.reset()));
     if (remaining == null || reset == null) {
       return Optional.empty();
     }

@@ -77,7 +77,7 @@ public final class RequestGuard extends Handler.Wrapper {
       refuse(response, callback, new ApiError(503, "overloaded_error", "gateway shutting down"), true);
       return true;
     }
-    ConcurrencyLimit.Decision decision = admission.tryAcquire(TenantKey.of(request.getHeaders()));
+    ConcurrencyLimit.Decision decision = admission.tryAcquire(TenantKey.of(request));
     if (!(decision instanceof ConcurrencyLimit.Permit permit)) {
       refuse(response, callback, decision == ConcurrencyLimit.Refused.TENANT
           ? new ApiError(429, "rate_limit_error", "Too many concurrent requests for this API key (limit "

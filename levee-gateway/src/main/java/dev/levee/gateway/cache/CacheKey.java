@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeSet;
+import java.util.function.UnaryOperator;
 
 /**
  * The exact-match cache key of a Messages request: a SHA-256 over everything that can change the
@@ -145,6 +146,14 @@ public record CacheKey(String tenant, String model, String digest) {
    * @param headers the client's request headers, names in any case
    */
   public static String tenantOf(Map<String, List<String>> headers) {
+    return tenantOf(headers, TenantKey::keyHash);
+  }
+
+  /**
+   * As {@link #tenantOf(Map)}, the key hashed by {@code keyHash} ({@link TenantKey#keyHash}, or
+   * one that knows it already: {@link TenantKey#hasher}).
+   */
+  public static String tenantOf(Map<String, List<String>> headers, UnaryOperator<String> keyHash) {
     String key = HeaderValues.first(headers, "x-api-key");
     if (key == null) {
       String authorization = HeaderValues.first(headers, "authorization");
@@ -153,7 +162,7 @@ public record CacheKey(String tenant, String model, String digest) {
       }
     }
     String named = HeaderValues.first(headers, "x-levee-tenant");
-    String hashed = key == null || key.isEmpty() ? null : TenantKey.keyHash(key);
+    String hashed = key == null || key.isEmpty() ? null : keyHash.apply(key);
     if (named == null) {
       return hashed == null ? "anonymous" : hashed;
     }

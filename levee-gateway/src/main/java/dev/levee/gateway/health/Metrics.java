@@ -40,6 +40,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.IntSupplier;
 
 /**
@@ -73,23 +74,16 @@ public final class Metrics implements CallObserver, AutoCloseable {
   private final Ticker ticker;
   private final JvmGcMetrics gc = new JvmGcMetrics();
 
-  // built once per label combination, then only incremented
-  private final Map<List<String>, Timer> requestDurations = new ConcurrentHashMap<>();
-  private final Map<List<String>, Counter> requests = new ConcurrentHashMap<>();
-  private final Map<List<String>, Counter> answers = new ConcurrentHashMap<>();
-  private final Map<List<String>, Calls> attempts = new ConcurrentHashMap<>();
+  // built once per label combination and kept; the request path finds them without building a key
+  private final Map<String, AtomicReferenceArray<Counter>> requests = new ConcurrentHashMap<>(); // outcome, tier slot
+  private final Map<String, Map<String, RequestMeters>> byAliasAndFeature = new ConcurrentHashMap<>();
+  private final Map<Target, TargetMeters> byTarget = new ConcurrentHashMap<>(); // configured targets only
+  private final Map<String, TargetMeters> byTargetLabel = new ConcurrentHashMap<>();
+  private final Map<String, AtomicReferenceArray<Counter>> tokens = new ConcurrentHashMap<>(); // model, type
   private final Map<String, Counter> cacheLookups = new HashMap<>();
-  private final Map<String, Counter> fallbacks = new ConcurrentHashMap<>();
-  private final Map<String, Counter> recoveries = new ConcurrentHashMap<>();
-  private final Map<String, Counter> retries = new ConcurrentHashMap<>();
-  private final Map<String, Counter> cooldowns = new ConcurrentHashMap<>();
   private final Map<String, Counter> hedges = new ConcurrentHashMap<>();
   private final Map<List<String>, Counter> routeChoices = new ConcurrentHashMap<>();
-  private final Map<String, Timer> attemptDurations = new ConcurrentHashMap<>();
-  private final Map<String, Timer> ttft = new ConcurrentHashMap<>();
-  private final Map<String, Timer> upstreamLatency = new ConcurrentHashMap<>();
   private final Map<List<String>, Counter> transitions = new ConcurrentHashMap<>();
-  private final Map<List<String>, Counter> tokens = new ConcurrentHashMap<>();
   private final Map<List<String>, Counter> dollars = new ConcurrentHashMap<>();
   private final DistributionSummary upstreamCalls;
   private volatile TierClock tierClock;
@@ -131,19 +125,25 @@ public final class Metrics implements CallObserver, AutoCloseable {
           }
         }
       }
-      attemptDuration(id);
-      cooldownCounter(id);
-      retryCounter(id);
-      for (String outcome : outcomes()) {
-        attemptCounter(id, outcome);
+      TargetMeters meters = targetMeters(id);
+      byTarget.put(target, meters);
+      meters.attemptDuration();
+      meters.cooldowns();
+      meters.retries();
+      for (int outcome = 0; outcome <= FailureKind.values().length; outcome++) {
+        meters.calls(outcome);
       }
-      ttftTimer(id);
+      meters.ttft();
     }
     labels.aliases().forEach(alias -> {
       fallbackCounter(alias);
       recoveryCounter(alias);
     });
-    labels.models().forEach(model -> TOKEN_TYPES.forEach(type -> tokenCounter(model, type)));
+    labels.models().forEach(model -> {
+      for (int type = 0; type < TOKEN_TYPES.size(); type++) {
+        tokenCounter(model, type);
+      }
+    });
   }
 
   /**
@@ -238,23 +238,13 @@ public final class Metrics implements CallObserver, AutoCloseable {
 
   /** One finished client request, from its access record. */
   public void request(ServedRequest r) {
-    String tier = r.tier() == null ? MetricLabels.NONE : r.tier().name();
+    int tier = r.tier() == null ? NO_TIER : r.tier().ordinal();
     String alias = labels.alias(r.alias());
     String feature = labels.feature(r.feature());
-    String outcome = r.refused() ? "refused" : r.outcome();
-    requests.computeIfAbsent(List.of(outcome, tier), k -> Counter.builder("levee_requests")
-        .tag("outcome", k.get(0)).tag("tier", k.get(1))
-        .description("Client requests by how they ended and the tier they were admitted at").register(registry))
-        .increment();
-    requestDurations.computeIfAbsent(List.of(alias, feature, tier, MetricLabels.statusClass(r.status())),
-        k -> Timer.builder("levee_request_duration").tag("alias", k.get(0)).tag("feature", k.get(1))
-            .tag("tier", k.get(2)).tag("status_class", k.get(3)).serviceLevelObjectives(BUCKETS)
-            .description("Client request duration, arrival to the last byte").register(registry))
-        .record(r.took());
-    answers.computeIfAbsent(List.of(feature, r.refused() ? "none" : r.source()), k -> Counter.builder("levee_answers")
-        .tag("feature", k.get(0)).tag("source", k.get(1))
-        .description("Answers by source: primary, fallback, cache, semantic, stale, static, none").register(registry))
-        .increment();
+    requestCounter(r.refused() ? "refused" : r.outcome(), tier).increment();
+    RequestMeters meters = requestMeters(alias, feature);
+    meters.duration(tier, r.status()).record(r.took());
+    meters.answers(r.refused() ? "none" : r.source()).increment();
     if (r.refused()) {
       return;
     }
@@ -264,7 +254,7 @@ public final class Metrics implements CallObserver, AutoCloseable {
       cacheLookups.get(cached).increment();
     }
     if (r.fallback()) {
-      fallbackCounter(alias).increment();
+      meters.fallbacks().increment();
     }
   }
 
@@ -276,7 +266,7 @@ public final class Metrics implements CallObserver, AutoCloseable {
         continue;
       }
       if (step.target().equals(previousFailed)) {
-        retryCounter(labels.target(step.target())).increment();
+        targetMeters(step.target()).retries().increment();
       }
       previousFailed = step.step() == AttemptRecord.Step.FAILED ? step.target() : null;
     }
@@ -284,7 +274,7 @@ public final class Metrics implements CallObserver, AutoCloseable {
 
   /** A client stream ended: the target that committed it, its time to first token, continuations spliced in. */
   public void streamed(String alias, Target committed, Duration timeToFirstToken, int recovered) {
-    ttftTimer(labels.target(committed)).record(timeToFirstToken);
+    targetMeters(committed).ttft().record(timeToFirstToken);
     if (recovered > 0) {
       recoveryCounter(labels.alias(alias)).increment(recovered);
     }
@@ -301,12 +291,10 @@ public final class Metrics implements CallObserver, AutoCloseable {
       return;
     }
     String m = labels.model(model);
-    long[] counts = {usage.input(), usage.output(), usage.cacheRead(), usage.cacheCreation()};
-    for (int i = 0; i < counts.length; i++) {
-      if (counts[i] > 0) {
-        tokenCounter(m, TOKEN_TYPES.get(i)).increment(counts[i]);
-      }
-    }
+    countTokens(m, 0, usage.input());
+    countTokens(m, 1, usage.output());
+    countTokens(m, 2, usage.cacheRead());
+    countTokens(m, 3, usage.cacheCreation());
     cost.price(model, usage).ifPresent(usd -> {
       String f = labels.feature(feature);
       dollars.computeIfAbsent(List.of(f, tier.name(), m), k -> Counter.builder("levee_cost_usd")
@@ -347,24 +335,16 @@ public final class Metrics implements CallObserver, AutoCloseable {
 
   @Override
   public void onSuccess(Target target, Duration latency) {
-    call(target, "success", latency);
+    targetMeters(target).called(SUCCESS, latency);
   }
 
   @Override
   public void onFailure(Target target, Failure failure, Duration latency) {
-    call(target, failure.kind().name().toLowerCase(Locale.ROOT), latency);
+    TargetMeters meters = targetMeters(target);
+    meters.called(1 + failure.kind().ordinal(), latency);
     if (failure.kind() == FailureKind.RATE_LIMITED && failure.retryAfter().isPresent()) {
-      cooldownCounter(labels.target(target)).increment(); // as RateLimitCooldowns starts one
+      meters.cooldowns().increment(); // as RateLimitCooldowns starts one
     }
-  }
-
-  private void call(Target target, String outcome, Duration latency) {
-    String label = labels.target(target);
-    attemptCounter(label, outcome).increment();
-    attemptDuration(label).record(latency);
-    upstreamLatency.computeIfAbsent(label, t -> Timer.builder("levee_upstream_latency").tag("target", t)
-        .description("Kept for old dashboards: prefer levee_attempt_duration_seconds").register(registry))
-        .record(latency);
   }
 
   // ---- the breakers ----
@@ -378,6 +358,12 @@ public final class Metrics implements CallObserver, AutoCloseable {
 
   // ---- meters ----
 
+  /** The slot of a request refused before its tier was known, after the tiers' ordinals. */
+  private static final int NO_TIER = Tier.values().length;
+
+  /** The outcome slot of a successful call; a failure's is {@code 1 +} its kind's ordinal. */
+  private static final int SUCCESS = 0;
+
   /** {@code levee_attempts_total} and the old name it replaces, counted together. */
   private record Calls(Counter attempts, Counter upstreamCalls) {
     void increment() {
@@ -386,64 +372,216 @@ public final class Metrics implements CallObserver, AutoCloseable {
     }
   }
 
-  private Calls attemptCounter(String target, String outcome) {
-    return attempts.computeIfAbsent(List.of(target, outcome), k -> new Calls(
-        Counter.builder("levee_attempts").tag("target", k.get(0)).tag("outcome", k.get(1))
-            .description("Upstream calls by target and outcome kind").register(registry),
-        Counter.builder("levee_upstream_calls").tag("target", k.get(0)).tag("outcome", k.get(1))
-            .description("Kept for old dashboards: prefer levee_attempts_total").register(registry)));
+  /**
+   * The meters of one target label ({@link MetricLabels#target}), each registered on first use
+   * and kept. Registering is idempotent (the registry hands back the meter an id has), so two
+   * threads racing to fill a slot keep the same meter.
+   */
+  private final class TargetMeters {
+    private final String label;
+    private final AtomicReferenceArray<Calls> calls = new AtomicReferenceArray<>(1 + FailureKind.values().length);
+    private volatile Timer attemptDuration;
+    private volatile Timer upstreamLatency;
+    private volatile Timer ttft;
+    private volatile Counter retries;
+    private volatile Counter cooldowns;
+
+    TargetMeters(String label) {
+      this.label = label;
+    }
+
+    /** One upstream call: its outcome ({@link #SUCCESS} or 1 + the failure's kind) and latency. */
+    void called(int outcome, Duration latency) {
+      calls(outcome).increment();
+      attemptDuration().record(latency);
+      upstreamLatency().record(latency);
+    }
+
+    Calls calls(int outcome) {
+      Calls c = calls.get(outcome);
+      if (c == null) {
+        String name = outcome == SUCCESS ? "success" : FailureKind.values()[outcome - 1].name().toLowerCase(Locale.ROOT);
+        c = new Calls(
+            Counter.builder("levee_attempts").tag("target", label).tag("outcome", name)
+                .description("Upstream calls by target and outcome kind").register(registry),
+            Counter.builder("levee_upstream_calls").tag("target", label).tag("outcome", name)
+                .description("Kept for old dashboards: prefer levee_attempts_total").register(registry));
+        calls.set(outcome, c);
+      }
+      return c;
+    }
+
+    Timer attemptDuration() {
+      Timer t = attemptDuration;
+      if (t == null) {
+        attemptDuration = t = Timer.builder("levee_attempt_duration").tag("target", label)
+            .serviceLevelObjectives(BUCKETS)
+            .description("Time to the answer (JSON), the first token (stream) or the failure").register(registry);
+      }
+      return t;
+    }
+
+    Timer upstreamLatency() {
+      Timer t = upstreamLatency;
+      if (t == null) {
+        upstreamLatency = t = Timer.builder("levee_upstream_latency").tag("target", label)
+            .description("Kept for old dashboards: prefer levee_attempt_duration_seconds").register(registry);
+      }
+      return t;
+    }
+
+    Timer ttft() {
+      Timer t = ttft;
+      if (t == null) {
+        ttft = t = Timer.builder("levee_ttft").tag("target", label).serviceLevelObjectives(BUCKETS)
+            .description("Streams: time to first token of the attempt that committed").register(registry);
+      }
+      return t;
+    }
+
+    Counter retries() {
+      Counter c = retries;
+      if (c == null) {
+        retries = c = Counter.builder("levee_retries").tag("target", label)
+            .description("Calls to a target after a failed call to it, within one request").register(registry);
+      }
+      return c;
+    }
+
+    Counter cooldowns() {
+      Counter c = cooldowns;
+      if (c == null) {
+        cooldowns = c = Counter.builder("levee_cooldowns").tag("target", label)
+            .description("429s with retry-after that started or extended a rate-limit cooldown").register(registry);
+      }
+      return c;
+    }
+  }
+
+  /** A configured target's meters without building its label; any other target's by its folded label. */
+  private TargetMeters targetMeters(Target target) {
+    TargetMeters meters = byTarget.get(target);
+    return meters != null ? meters : targetMeters(labels.target(target));
+  }
+
+  private TargetMeters targetMeters(String label) {
+    return byTargetLabel.computeIfAbsent(label, TargetMeters::new);
+  }
+
+  /**
+   * The meters of the requests of one alias label and one feature label: their durations by tier
+   * and status class, their answers by source, and their alias's fallbacks; each registered on
+   * first use (idempotently, as {@link TargetMeters}).
+   */
+  private final class RequestMeters {
+    private static final int STATUS_CLASSES = 5;
+
+    private final String alias;
+    private final String feature;
+    private final AtomicReferenceArray<Timer> durations =
+        new AtomicReferenceArray<>((NO_TIER + 1) * STATUS_CLASSES); // tier slot, status class
+    private final AtomicReferenceArray<Counter> answers = new AtomicReferenceArray<>(SOURCES.size());
+    private volatile Counter fallbacks;
+
+    RequestMeters(String alias, String feature) {
+      this.alias = alias;
+      this.feature = feature;
+    }
+
+    Timer duration(int tier, int status) {
+      int hundreds = status / 100;
+      int statusClass = hundreds >= 1 && hundreds <= 4 ? hundreds - 1 : STATUS_CLASSES - 1; // as MetricLabels.statusClass
+      int slot = tier * STATUS_CLASSES + statusClass;
+      Timer t = durations.get(slot);
+      if (t == null) {
+        t = Timer.builder("levee_request_duration").tag("alias", alias).tag("feature", feature)
+            .tag("tier", tier == NO_TIER ? MetricLabels.NONE : Tier.values()[tier].name())
+            .tag("status_class", MetricLabels.statusClass(status)).serviceLevelObjectives(BUCKETS)
+            .description("Client request duration, arrival to the last byte").register(registry);
+        durations.set(slot, t);
+      }
+      return t;
+    }
+
+    Counter answers(String source) {
+      int slot = SOURCES.indexOf(source);
+      Counter c = answers.get(slot);
+      if (c == null) {
+        c = Counter.builder("levee_answers").tag("feature", feature).tag("source", source)
+            .description("Answers by source: primary, fallback, cache, semantic, stale, static, none").register(registry);
+        answers.set(slot, c);
+      }
+      return c;
+    }
+
+    Counter fallbacks() {
+      Counter c = fallbacks;
+      if (c == null) {
+        fallbacks = c = fallbackCounter(alias);
+      }
+      return c;
+    }
+  }
+
+  private RequestMeters requestMeters(String alias, String feature) {
+    Map<String, RequestMeters> byFeature = byAliasAndFeature.get(alias);
+    if (byFeature == null) {
+      byFeature = byAliasAndFeature.computeIfAbsent(alias, a -> new ConcurrentHashMap<>());
+    }
+    RequestMeters meters = byFeature.get(feature);
+    return meters != null ? meters : byFeature.computeIfAbsent(feature, f -> new RequestMeters(alias, f));
+  }
+
+  private Counter requestCounter(String outcome, int tier) {
+    AtomicReferenceArray<Counter> byTier = requests.get(outcome);
+    if (byTier == null) {
+      byTier = requests.computeIfAbsent(outcome, o -> new AtomicReferenceArray<>(NO_TIER + 1));
+    }
+    Counter c = byTier.get(tier);
+    if (c == null) {
+      c = Counter.builder("levee_requests").tag("outcome", outcome)
+          .tag("tier", tier == NO_TIER ? MetricLabels.NONE : Tier.values()[tier].name())
+          .description("Client requests by how they ended and the tier they were admitted at").register(registry);
+      byTier.set(tier, c);
+    }
+    return c;
   }
 
   private Counter fallbackCounter(String alias) {
-    return fallbacks.computeIfAbsent(alias, a -> Counter.builder("levee_fallbacks").tag("alias", a)
-        .description("Answers given by a target other than the chain's first").register(registry));
+    return Counter.builder("levee_fallbacks").tag("alias", alias)
+        .description("Answers given by a target other than the chain's first").register(registry);
   }
 
   private Counter recoveryCounter(String alias) {
-    return recoveries.computeIfAbsent(alias, a -> Counter.builder("levee_stream_recoveries").tag("alias", a)
-        .description("Continuations spliced into client streams").register(registry));
+    return Counter.builder("levee_stream_recoveries").tag("alias", alias)
+        .description("Continuations spliced into client streams").register(registry);
   }
 
-  private Timer ttftTimer(String target) {
-    return ttft.computeIfAbsent(target, t -> Timer.builder("levee_ttft").tag("target", t)
-        .serviceLevelObjectives(BUCKETS).description("Streams: time to first token of the attempt that committed")
-        .register(registry));
+  /** Counts {@code count} tokens of {@code model} (a label) of type {@code TOKEN_TYPES[type]}, when positive. */
+  private void countTokens(String model, int type, long count) {
+    if (count > 0) {
+      tokenCounter(model, type).increment(count);
+    }
   }
 
-  private Counter tokenCounter(String model, String type) {
-    return tokens.computeIfAbsent(List.of(model, type), k -> Counter.builder("levee_tokens")
-        .tag("model", k.get(0)).tag("type", k.get(1))
-        .description("Tokens the upstream reported, by model and type").register(registry));
-  }
-
-  private Timer attemptDuration(String target) {
-    return attemptDurations.computeIfAbsent(target, t -> Timer.builder("levee_attempt_duration").tag("target", t)
-        .serviceLevelObjectives(BUCKETS)
-        .description("Time to the answer (JSON), the first token (stream) or the failure").register(registry));
-  }
-
-  private Counter retryCounter(String target) {
-    return retries.computeIfAbsent(target, t -> Counter.builder("levee_retries").tag("target", t)
-        .description("Calls to a target after a failed call to it, within one request").register(registry));
-  }
-
-  private Counter cooldownCounter(String target) {
-    return cooldowns.computeIfAbsent(target, t -> Counter.builder("levee_cooldowns").tag("target", t)
-        .description("429s with retry-after that started or extended a rate-limit cooldown").register(registry));
+  private Counter tokenCounter(String model, int type) {
+    AtomicReferenceArray<Counter> byType = tokens.get(model);
+    if (byType == null) {
+      byType = tokens.computeIfAbsent(model, m -> new AtomicReferenceArray<>(TOKEN_TYPES.size()));
+    }
+    Counter c = byType.get(type);
+    if (c == null) {
+      c = Counter.builder("levee_tokens").tag("model", model).tag("type", TOKEN_TYPES.get(type))
+          .description("Tokens the upstream reported, by model and type").register(registry);
+      byType.set(type, c);
+    }
+    return c;
   }
 
   private Counter transitionCounter(String target, CircuitState from, CircuitState to) {
     return transitions.computeIfAbsent(List.of(target, from.name(), to.name()), k ->
         Counter.builder("levee_circuit_transitions").tag("target", k.get(0)).tag("from", k.get(1)).tag("to", k.get(2))
             .description("Circuit breaker transitions").register(registry));
-  }
-
-  private static List<String> outcomes() {
-    List<String> all = new java.util.ArrayList<>(List.of("success"));
-    for (FailureKind kind : FailureKind.values()) {
-      all.add(kind.name().toLowerCase(Locale.ROOT));
-    }
-    return all;
   }
 
   private static int code(CircuitState state) {

@@ -9,6 +9,8 @@ import dev.levee.core.sli.SliSnapshot;
 import dev.levee.core.sli.SlidingWindow;
 import dev.levee.core.time.Ticker;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -26,13 +28,24 @@ public final class TargetStats implements CallObserver {
   /** How long an unconfigured target's window survives without calls. */
   static final Duration IDLE = Duration.ofMinutes(10);
 
-  private final BoundedTable<Target, SlidingWindow> windows;
-  private final Set<Target> configured;
-  private final Set<Target> calledConfigured = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private final BoundedTable<Target, SlidingWindow> windows; // targets not configured
+  private final Map<Target, Configured> configured;
+
+  /** A configured target's window, made at start, and whether a call has ever said something of it. */
+  private static final class Configured {
+    final SlidingWindow window;
+    volatile boolean called;
+
+    Configured(SlidingWindow window) {
+      this.window = window;
+    }
+  }
 
   public TargetStats(Set<Target> configured, Ticker ticker) {
-    this.configured = Set.copyOf(configured);
-    this.windows = new BoundedTable<>(MAX_OTHERS, IDLE, ticker, configured, t -> new SlidingWindow(ticker));
+    Map<Target, Configured> own = new HashMap<>();
+    configured.forEach(target -> own.put(target, new Configured(new SlidingWindow(ticker))));
+    this.configured = Map.copyOf(own);
+    this.windows = new BoundedTable<>(MAX_OTHERS, IDLE, ticker, Set.of(), t -> new SlidingWindow(ticker));
   }
 
   /**
@@ -41,28 +54,33 @@ public final class TargetStats implements CallObserver {
    * its window is kept.
    */
   public boolean everCalled(Target target) {
-    return configured.contains(target) ? calledConfigured.contains(target) : windows.peek(target) != null;
-  }
-
-  private void markCalled(Target target) {
-    if (configured.contains(target)) {
-      calledConfigured.add(target);
-    }
+    Configured c = configured.get(target);
+    return c != null ? c.called : windows.peek(target) != null;
   }
 
   @Override
   public void onSuccess(Target target, Duration latency) {
-    markCalled(target);
-    windows.get(target).record(SliOutcome.SUCCESS, latency);
+    record(target, SliOutcome.SUCCESS, latency);
   }
 
   @Override
   public void onFailure(Target target, Failure failure, Duration latency) {
     SliOutcome outcome = SliOutcome.of(failure.kind());
     if (outcome != null) {
-      markCalled(target);
-      windows.get(target).record(outcome, latency);
+      record(target, outcome, latency);
     }
+  }
+
+  private void record(Target target, SliOutcome outcome, Duration latency) {
+    Configured c = configured.get(target);
+    if (c == null) {
+      windows.get(target).record(outcome, latency);
+      return;
+    }
+    if (!c.called) {
+      c.called = true;
+    }
+    c.window.record(outcome, latency);
   }
 
   /**
@@ -70,7 +88,8 @@ public final class TargetStats implements CallObserver {
    * count as a use.
    */
   public SliSnapshot snapshot(Target target) {
-    SlidingWindow window = windows.peek(target);
+    Configured c = configured.get(target);
+    SlidingWindow window = c != null ? c.window : windows.peek(target);
     return window != null ? window.snapshot() : new SliSnapshot(60, 0, 0, 0, 0, 0, 0, 0);
   }
 

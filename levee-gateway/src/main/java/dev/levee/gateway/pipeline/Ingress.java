@@ -3,6 +3,7 @@ package dev.levee.gateway.pipeline;
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.message.MessagesRequest;
 import dev.levee.anthropic.server.ServerIo;
+import dev.levee.anthropic.server.TenantKey;
 import dev.levee.anthropic.upstream.OriginalRequest;
 import dev.levee.core.route.RouteRequest;
 import dev.levee.gateway.AliasChain;
@@ -19,6 +20,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Request;
 
@@ -69,7 +71,7 @@ final class Ingress {
    */
   InboundRequest read(Request request, String id) throws Refused {
     return inbound(id, request.getHttpURI().getPath(), request.getHttpURI().getQuery(), ServerIo.headers(request),
-        readBody(request));
+        readBody(request), TenantKey.hasher(request));
   }
 
   /**
@@ -81,17 +83,18 @@ final class Ingress {
    */
   InboundRequest replay(String id, String path, String query, Map<String, List<String>> headers, byte[] bytes)
       throws Refused {
-    return inbound(id, path, query, headers, bytes);
+    return inbound(id, path, query, headers, bytes, TenantKey::keyHash);
   }
 
+  /** @param keyHash hashes the API key for the tenant ({@link TenantKey#hasher}: the door hashed it already) */
   private InboundRequest inbound(String id, String path, String query, Map<String, List<String>> headers,
-      byte[] bytes) throws Refused {
+      byte[] bytes, UnaryOperator<String> keyHash) throws Refused {
     MessagesRequest body = parse(bytes);
     String named = HeaderValues.first(headers, "x-levee-feature");
     String feature = named != null && features.contains(named) ? named : Feature.DEFAULT_NAME;
     OriginalRequest original = new OriginalRequest(path, query, headers, body);
     AliasChain alias = aliases.resolve(body.model());
-    return new InboundRequest(id, original, alias, feature, config.feature(feature), CacheKey.tenantOf(headers),
+    return new InboundRequest(id, original, alias, feature, config.feature(feature), CacheKey.tenantOf(headers, keyHash),
         route(alias, original, headers, bytes.length));
   }
 

@@ -84,7 +84,7 @@ public final class TierBoard implements CallObserver, AutoCloseable {
   private final TargetWindows calls;
   private final RateLimitCooldowns cooldowns;
   private final Map<String, FeatureTier> features = new TreeMap<>();
-  private final Map<String, ScopeHealth> scopes = new ConcurrentHashMap<>();
+  private final Map<ScopeKey, ScopeHealth> scopes = new ConcurrentHashMap<>();
   private final Map<String, TierTransition> lastTransition = new ConcurrentHashMap<>();
   private final AtomicLong transitions = new AtomicLong();
   private volatile SharedTiers shared; // null: this process decides alone
@@ -192,7 +192,7 @@ public final class TierBoard implements CallObserver, AutoCloseable {
     if (pinned != null) {
       return pinned;
     }
-    ScopeHealth scope = scopes.get(key(f.name(), alias));
+    ScopeHealth scope = scopes.get(new ScopeKey(f.name(), alias));
     return scope == null ? Tier.T0 : scopeTier(scope);
   }
 
@@ -344,13 +344,12 @@ public final class TierBoard implements CallObserver, AutoCloseable {
   // ---- scopes ----
 
   private ScopeHealth scope(String feature, String alias, List<Target> targets) {
-    String key = key(feature, alias);
-    ScopeHealth existing = scopes.get(key);
+    ScopeHealth existing = scopes.get(new ScopeKey(feature, alias));
     if (existing != null) {
       return existing;
     }
     String name = scopes.size() < MAX_SCOPES ? alias : "*";
-    return scopes.computeIfAbsent(key(feature, name), k -> newScope(feature, name, targets));
+    return scopes.computeIfAbsent(new ScopeKey(feature, name), k -> newScope(feature, name, targets));
   }
 
   private ScopeHealth newScope(String feature, String alias, List<Target> targets) {
@@ -366,9 +365,12 @@ public final class TierBoard implements CallObserver, AutoCloseable {
   /** The scope a request of this pair was admitted with (the shared {@code *} one past the bound), or null. */
   private ScopeHealth existing(String feature, String alias) {
     String name = controller(feature).name();
-    ScopeHealth scope = scopes.get(key(name, alias));
-    return scope != null ? scope : scopes.get(key(name, "*"));
+    ScopeHealth scope = scopes.get(new ScopeKey(name, alias));
+    return scope != null ? scope : scopes.get(new ScopeKey(name, "*"));
   }
+
+  /** A scope's key in the table: a pair, not a joined string, so a lookup builds no string. */
+  private record ScopeKey(String feature, String alias) {}
 
   private static String key(String feature, String alias) {
     return feature + "\u0000" + alias;
