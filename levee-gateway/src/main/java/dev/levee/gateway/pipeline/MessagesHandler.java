@@ -185,11 +185,12 @@ public final class MessagesHandler {
   /**
    * Relays a committed stream (stages 5 to 7) on a new virtual thread while Jetty's thread returns
    * (the exchange stays open until its callback completes). A slow stream spends its life parked
-   * in a read of the upstream, and what a parked virtual thread costs is its frozen stack: Jetty's,
-   * the dispatcher's and the first attempt's frames under the relay were ~10 KiB of each waiting
-   * stream's ~26 KiB of heap; the new thread parks with ~3 KiB (issue 11: 10,000 streams in {@code
-   * -Xmx256m}). Forking before the first attempt instead keeps ~8 KiB: a thread's stack chunks keep
-   * the size of its deepest park.
+   * in a read of the upstream, and what a parked virtual thread costs is its frozen stack, whose
+   * chunks keep the size of the thread's deepest park: on the thread that made the first attempts
+   * (parked deep in the chain until the first content delta), the relay's park held ~13 KiB of
+   * each waiting stream's ~26 KiB of heap; on a thread of its own, ~3.4 KiB (issue 11: 10,000
+   * streams in {@code -Xmx256m}). Forking before the first attempts as well saves nothing more:
+   * they park on ~9.6 KiB either way.
    */
   private void relayOnItsOwnThread(Runnable stages, CancellationScope scope, ClientResponse client, String id) {
     STREAM_THREADS.newThread(() -> {
