@@ -489,7 +489,7 @@ final class PlainHttp1 implements AutoCloseable {
     private boolean crlfPending; // chunked: the CRLF after a chunk's data is still to be read
     private boolean done;
     private final AtomicBoolean closed = new AtomicBoolean();
-    private final Thread reader = Thread.currentThread();
+    private Thread reader = Thread.currentThread(); // the last to read (a stream is relayed on a thread of its own)
 
     Body(Connection c, boolean reusable, long length, boolean chunked) {
       this.c = c;
@@ -510,6 +510,7 @@ final class PlainHttp1 implements AutoCloseable {
       if (closed.get()) {
         throw new IOException("closed");
       }
+      reader = Thread.currentThread();
       if (done) {
         return -1;
       }

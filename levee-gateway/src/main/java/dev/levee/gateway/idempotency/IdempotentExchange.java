@@ -117,24 +117,36 @@ public final class IdempotentExchange {
 
   private void run(IdempotencyKeys.Owner owner, Request request, Response response, Callback callback, Exchange next) {
     Recording recording = new Recording(request, response);
-    AtomicBoolean succeeded = new AtomicBoolean();
+    // settled when the exchange completes, which for a stream is after next.handle has returned
+    // (MessagesHandler relays it on a thread of its own)
+    AtomicBoolean settled = new AtomicBoolean();
     Callback watched = Callback.from(() -> {
-      succeeded.set(true);
+      settle(owner, recording, settled, true);
       callback.succeeded();
-    }, callback::failed);
+    }, failure -> {
+      settle(owner, recording, settled, false);
+      callback.failed(failure);
+    });
     try {
       next.handle(request, recording, watched);
     } catch (RuntimeException | Error e) {
-      keys.release(owner);
+      settle(owner, recording, settled, false);
       throw e;
     }
+  }
+
+  /** Records the answer under the key, or releases the key when the exchange failed; once. */
+  private void settle(IdempotencyKeys.Owner owner, Recording recording, AtomicBoolean settled, boolean succeeded) {
+    if (!settled.compareAndSet(false, true)) {
+      return;
+    }
     try {
-      if (succeeded.get()) {
+      if (succeeded) {
         keys.finish(owner, recording.result());
       } else {
         keys.release(owner);
       }
-    } catch (RuntimeException e) { // the client has its answer; the key frees itself when its lease runs out
+    } catch (RuntimeException e) { // the key frees itself when its lease runs out
       LOG.warn("could not record the answer of an idempotency key: {}", e.getMessage());
     }
   }

@@ -24,7 +24,7 @@ final class CancellationScope implements AutoCloseable, LateWatches.Waiting {
 
   private final Cancellation cancellation = new Cancellation();
   private final Request request;
-  private final AutoCloseable wake;
+  private AutoCloseable wake; // interrupts the thread the request runs on
   private final long openedAt;
   private DisconnectWatch watch; // guarded by this: null until the request has run WATCH_AFTER
   private volatile boolean closed; // written under this
@@ -45,6 +45,16 @@ final class CancellationScope implements AutoCloseable, LateWatches.Waiting {
    */
   static CancellationScope open(Request request, LateWatches watches) {
     return new CancellationScope(request, watches);
+  }
+
+  /**
+   * The request goes on on the calling thread (a stream relayed on a thread of its own): a client
+   * leaving interrupts this thread from now on, not the one that opened the scope.
+   */
+  void interruptCurrentThread() {
+    closeWake();
+    Thread self = Thread.currentThread();
+    wake = cancellation.register(self::interrupt);
   }
 
   Cancellation cancellation() {
@@ -71,11 +81,7 @@ final class CancellationScope implements AutoCloseable, LateWatches.Waiting {
 
   @Override
   public void close() {
-    try {
-      wake.close();
-    } catch (Exception ignored) {
-      // unregistering cannot fail
-    }
+    closeWake();
     synchronized (this) {
       closed = true;
       if (watch != null) {
@@ -83,5 +89,13 @@ final class CancellationScope implements AutoCloseable, LateWatches.Waiting {
       }
     }
     Thread.interrupted(); // an interrupt meant for the chain or the recovery must not leak into the response
+  }
+
+  private void closeWake() {
+    try {
+      wake.close();
+    } catch (Exception ignored) {
+      // unregistering cannot fail
+    }
   }
 }

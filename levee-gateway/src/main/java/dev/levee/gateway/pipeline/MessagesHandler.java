@@ -5,7 +5,6 @@ import dev.levee.anthropic.stream.StreamEngine;
 import dev.levee.anthropic.upstream.Cancellation;
 import dev.levee.anthropic.upstream.Reply;
 import dev.levee.anthropic.upstream.Upstreams;
-import dev.levee.core.chain.AttemptRecord;
 import dev.levee.core.chain.ChainResult;
 import dev.levee.core.chain.FallbackChain;
 import dev.levee.core.tier.Tier;
@@ -27,10 +26,13 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ThreadFactory;
 import java.util.random.RandomGenerator;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@code POST /v1/messages} (and {@code /v1/messages/count_tokens}), one request top to bottom
@@ -54,6 +56,9 @@ import org.eclipse.jetty.util.Callback;
  * between. Queued work runs through the same stages without a client ({@link #runJob}).
  */
 public final class MessagesHandler {
+
+  private static final Logger LOG = LoggerFactory.getLogger(MessagesHandler.class);
+  private static final ThreadFactory STREAM_THREADS = Thread.ofVirtual().name("levee-stream-", 0).factory();
 
   private final RequestIds ids;
   private final Ingress ingress;
@@ -100,10 +105,13 @@ public final class MessagesHandler {
 
   public void handle(Request request, Response response, Callback callback) {
     traffic.enter();
+    boolean streaming = false;
     try {
-      handleCounted(request, response, callback);
+      streaming = handleCounted(request, response, callback);
     } finally {
-      traffic.exit();
+      if (!streaming) {
+        traffic.exit(); // a stream's own thread reports its end
+      }
     }
   }
 
@@ -112,7 +120,11 @@ public final class MessagesHandler {
     this.traffic = traffic;
   }
 
-  private void handleCounted(Request request, Response response, Callback callback) {
+  /**
+   * Returns true when the request goes on as a stream on a virtual thread of its own ({@link
+   * #relayOnItsOwnThread}), which completes the exchange and reports its end to {@code traffic}.
+   */
+  private boolean handleCounted(Request request, Response response, Callback callback) {
     long start = ticker.nanos();
     String named = response.getHeaders().get(LeveeHeaders.REQUEST_ID); // by the dispatcher
     String id = named != null ? named : ids.next();
@@ -123,34 +135,80 @@ public final class MessagesHandler {
     } catch (Ingress.Refused refused) {
       responder.refuse(client, id, refused.error());
       recorder.logRefused(start, id, request.getHttpURI().getPath(), client.status(), refused.error().type());
-      return;
+      return false;
     }
     Admission.Decision decision = admission.admit(in);                               // 2. admission
     if (decision instanceof Admission.Queue queue) { // on-outage: queue, at T3 or in degraded mode
       Optional<Sent> queued = responder.queue(client, in, queue);
       if (queued.isPresent()) {
         recorder.log(start, in, queue.tier(), queued.get());
-        return;
+        return false;
       }
       decision = queue.otherwise();
     }
     if (!(decision instanceof Admission.Proceed admitted)) {
       recorder.recordLocal(start, in, decision, responder.answerLocally(client, in, decision));
-      return;
+      return false;
     }
     Plan plan = planner.plan(in, admitted);                                          // 3. plan
     String route = plan.explainRoute();
+    CancellationScope scope = responder.cancellationScope(request);
+    ChainResult<Reply> result;
+    try {
+      result = execution.execute(in, plan, scope.cancellation());                    // 4. execute
+    } catch (RuntimeException | Error e) {
+      scope.close();
+      throw e;
+    }
+    if (Relay.streams(result)) {
+      relayOnItsOwnThread(() -> relayRecordRespond(start, client, in, admitted, plan, route, scope, result),
+          scope, client, id);
+      return true;
+    }
+    relayRecordRespond(start, client, in, admitted, plan, route, scope, result);
+    return false;
+  }
+
+  /** Stages 5 to 7 (closing {@code scope} once the relay has ended). */
+  private void relayRecordRespond(long start, ClientResponse client, InboundRequest in, Admission.Proceed admitted,
+      Plan plan, String route, CancellationScope scope, ChainResult<Reply> result) {
     Outcome outcome;
-    List<AttemptRecord> steps;
-    try (CancellationScope scope = responder.cancellationScope(request)) {
-      ChainResult<Reply> result = execution.execute(in, plan, scope.cancellation());           // 4. execute
-      steps = result.steps();
+    try (scope) {
       outcome = relay.relay(result, plan, admitted.cache().mayStore(), scope.cancellation(),
           (first, calls) -> responder.startStream(client, in, admitted, first, calls, route)); // 5. relay
     }
     recorder.record(start, in, admitted, plan, outcome);                             // 6. record
     Sent sent = responder.respond(client, in, admitted, outcome, route);            // 7. respond
-    recorder.log(start, in, admitted.tier(), sent, steps, route);
+    recorder.log(start, in, admitted.tier(), sent, result.steps(), route);
+  }
+
+  /**
+   * Relays a committed stream (stages 5 to 7) on a new virtual thread while Jetty's thread returns
+   * (the exchange stays open until its callback completes). A slow stream spends its life parked
+   * in a read of the upstream, and what a parked virtual thread costs is its frozen stack, whose
+   * chunks keep the size of the thread's deepest park: on the thread that made the first attempts
+   * (parked deep in the chain until the first content delta), the relay's park held ~13 KiB of
+   * each waiting stream's ~26 KiB of heap; on a thread of its own, ~3.4 KiB (issue 11: 10,000
+   * streams in {@code -Xmx256m}). Forking before the first attempts as well saves nothing more:
+   * they park on ~9.6 KiB either way.
+   */
+  private void relayOnItsOwnThread(Runnable stages, CancellationScope scope, ClientResponse client, String id) {
+    STREAM_THREADS.newThread(() -> {
+      scope.interruptCurrentThread(); // a client leaving now interrupts this thread (a recovery's backoff)
+      try {
+        stages.run();
+      } catch (RuntimeException | Error e) { // a bug: answered as HttpDispatcher answers one on Jetty's thread
+        LOG.error("unexpected failure on stream request {}", id, e);
+        if (client.status() == 0) {
+          client.send(500, new HashMap<>(), "application/json",
+              ApiError.api("Levee failed unexpectedly; the request was not completed.").toBytes(id));
+        } else {
+          client.abort(e);
+        }
+      } finally {
+        traffic.exit();
+      }
+    }).start();
   }
 
   /**

@@ -38,13 +38,18 @@ final class Relay {
     this.streams = streams;
   }
 
+  /** Whether {@code result} is a stream past its commit point (relayed event by event). */
+  static boolean streams(ChainResult<Reply> result) {
+    return result instanceof ChainResult.Answered<Reply> answered && answered.response().stream() != null;
+  }
+
   /**
    * @param assemble whether to assemble a completed stream's message (for the cache)
    */
   Outcome relay(ChainResult<Reply> result, Plan plan, boolean assemble, Cancellation cancellation, StreamStart start) {
     int calls = result.calls();
     return switch (result) {
-      case ChainResult.Answered<Reply> answered when answered.response().stream() != null ->
+      case ChainResult.Answered<Reply> answered when streams(answered) ->
           stream(answered, plan, assemble, cancellation, start);
       case ChainResult.Answered<Reply> answered -> new Outcome.Answered(answered, calls);
       case ChainResult.Rejected<Reply> rejected ->
