@@ -3,6 +3,7 @@ package dev.levee.anthropic.upstream;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import dev.levee.anthropic.Json;
+import dev.levee.anthropic.message.TokenUsage;
 import java.io.IOException;
 import java.util.Optional;
 
@@ -19,8 +20,8 @@ import java.util.Optional;
  * given twice counts as its last value.
  *
  * <p>Checked in one streaming pass over the body, no tree: every answer goes through here. The
- * same pass says whether a message is finished ({@link #check}), so the answer cache keeps it
- * without reading it again.
+ * same pass says whether a message is finished and what its usage was ({@link #check}), so the
+ * answer cache and the metrics take the answer without reading it again.
  */
 public enum AnswerShape {
 
@@ -32,7 +33,7 @@ public enum AnswerShape {
         boolean message;
         boolean contentArray;
         boolean blocksTyped;
-        boolean usageObject;
+        TokenUsage usage; // null while no usage object was read
         boolean stopped;
 
         @Override
@@ -44,7 +45,7 @@ public enum AnswerShape {
               contentArray = value == JsonToken.START_ARRAY;
               blocksTyped = !contentArray || blocksTyped(p);
             }
-            case "usage" -> usageObject = value == JsonToken.START_OBJECT;
+            case "usage" -> usage = value == JsonToken.START_OBJECT ? TokenUsage.of(p) : null; // the last counts
             default -> { }
           }
         }
@@ -60,12 +61,17 @@ public enum AnswerShape {
           if (!blocksTyped) {
             return Optional.of("a content block has no type");
           }
-          return usageObject ? Optional.empty() : Optional.of("it has no usage object");
+          return usage != null ? Optional.empty() : Optional.of("it has no usage object");
         }
 
         @Override
         boolean finished() {
           return stopped;
+        }
+
+        @Override
+        TokenUsage usage() {
+          return usage;
         }
       };
     }
@@ -125,10 +131,12 @@ public enum AnswerShape {
    * @param finished whether the body, with the shape, is a finished message: {@link #MESSAGE}
    *     with a string {@code stop_reason} (what the answer cache keeps); always false for the
    *     other shapes
+   * @param usage a {@link #MESSAGE}'s {@code usage} counts (the last {@code usage} given); {@link TokenUsage#NONE} for the other shapes and when there is a problem
    */
-  public record Verdict(Optional<String> problem, boolean finished) {
-    private static Verdict of(String problem) {
-      return new Verdict(Optional.of(problem), false);
+  public record Verdict(Optional<String> problem, boolean finished, TokenUsage usage) {
+    /** A problem found before or instead of the shape. */
+    public static Verdict of(String problem) {
+      return new Verdict(Optional.of(problem), false, TokenUsage.NONE);
     }
   }
 
@@ -163,7 +171,7 @@ public enum AnswerShape {
         return Verdict.of(INCOMPLETE);
       }
       Optional<String> problem = scan.verdict();
-      return new Verdict(problem, problem.isEmpty() && scan.finished());
+      return problem.isPresent() ? Verdict.of(problem.get()) : new Verdict(problem, scan.finished(), scan.usage());
     } catch (IOException e) {
       return Verdict.of(INCOMPLETE);
     }
@@ -180,6 +188,11 @@ public enum AnswerShape {
     /** Whether the body, given no problem, is a finished message. */
     boolean finished() {
       return false;
+    }
+
+    /** The body's usage counts, given no problem. */
+    TokenUsage usage() {
+      return TokenUsage.NONE;
     }
   }
 

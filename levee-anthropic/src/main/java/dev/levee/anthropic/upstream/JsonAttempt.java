@@ -41,10 +41,10 @@ public final class JsonAttempt extends UpstreamAttempt {
             : failed(e);
       }
       Optional<String> cut = shortOf(response.header("content-length"), body.length);
-      AnswerShape.Verdict verdict = cut.isEmpty() ? shape.check(body) : new AnswerShape.Verdict(cut, false);
+      AnswerShape.Verdict verdict = cut.isEmpty() ? shape.check(body) : AnswerShape.Verdict.of(cut.get());
       Optional<String> problem = verdict.problem();
       return problem.isEmpty()
-          ? AttemptResult.success(Reply.whole(response.status(), response.headers(), body, verdict.finished()))
+          ? AttemptResult.success(Reply.whole(response.status(), response.headers(), body, verdict))
           : AttemptResult.failed(Failure.of(FailureKind.SERVER_ERROR, response.status(), "malformed_answer",
               "the upstream answered " + response.status() + " but " + problem.get()), null);
     }

@@ -1,5 +1,6 @@
 package dev.levee.anthropic.upstream;
 
+import dev.levee.anthropic.message.TokenUsage;
 import dev.levee.anthropic.sse.SseEvent;
 import dev.levee.anthropic.stream.UpstreamStream;
 import java.util.List;
@@ -16,22 +17,24 @@ import java.util.Map;
  * @param held events read up to and including the first content delta
  * @param finishedMessage whether {@code body} is a finished message, as {@link AnswerShape#check}
  *     found when it read it (the answer cache keeps it without reading it again)
+ * @param usage {@code body}'s usage counts as that same check read them; {@link TokenUsage#NONE}
+ *     for an error, an open stream, or a body not checked
  */
 public record Reply(int status, Map<String, List<String>> headers, byte[] body, UpstreamStream stream, List<SseEvent> held,
-    boolean finishedMessage) {
+    boolean finishedMessage, TokenUsage usage) {
 
-  /** A whole body not known to be a finished message (an error, or not checked). */
+  /** A whole body not checked as an answer (an error). */
   public static Reply whole(int status, Map<String, List<String>> headers, byte[] body) {
-    return whole(status, headers, body, false);
+    return new Reply(status, headers, body, null, List.of(), false, TokenUsage.NONE);
   }
 
-  /** A whole body that passed its {@link AnswerShape}; {@code finishedMessage} as its {@link AnswerShape.Verdict}. */
-  public static Reply whole(int status, Map<String, List<String>> headers, byte[] body, boolean finishedMessage) {
-    return new Reply(status, headers, body, null, List.of(), finishedMessage);
+  /** A whole body that passed its {@link AnswerShape}, with what the check found. */
+  public static Reply whole(int status, Map<String, List<String>> headers, byte[] body, AnswerShape.Verdict checked) {
+    return new Reply(status, headers, body, null, List.of(), checked.finished(), checked.usage());
   }
 
   public static Reply open(Map<String, List<String>> headers, UpstreamStream stream, List<SseEvent> held) {
-    return new Reply(200, headers, null, stream, List.copyOf(held), false);
+    return new Reply(200, headers, null, stream, List.copyOf(held), false, TokenUsage.NONE);
   }
 
   /** The content type the upstream declared, or {@code application/json}. */

@@ -2,6 +2,7 @@ package dev.levee.anthropic.upstream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.levee.anthropic.message.TokenUsage;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
@@ -63,7 +64,8 @@ class AnswerShapeTest {
 
   @Test
   void theSamePassSaysWhetherAMessageIsFinished() {
-    assertThat(AnswerShape.MESSAGE.check(bytes(MESSAGE))).isEqualTo(new AnswerShape.Verdict(java.util.Optional.empty(), true));
+    assertThat(AnswerShape.MESSAGE.check(bytes(MESSAGE)))
+        .isEqualTo(new AnswerShape.Verdict(java.util.Optional.empty(), true, new TokenUsage(1, 1, 0, 0)));
     assertThat(AnswerShape.MESSAGE.check(bytes(MESSAGE.replace("\"end_turn\"", "null"))).finished())
         .as("stop_reason null: an answer, but not a finished one to cache").isFalse();
     assertThat(AnswerShape.MESSAGE.check(bytes(MESSAGE.replace("\"stop_reason\":\"end_turn\",", ""))).finished()).isFalse();
@@ -72,5 +74,36 @@ class AnswerShapeTest {
       assertThat(verdict.finished()).as("never finished with a problem").isFalse();
     });
     assertThat(AnswerShape.OBJECT.check(bytes(MESSAGE)).finished()).as("only a message is finished").isFalse();
+  }
+
+  /** The metrics take usage from the shape's pass: it must read what the parsed tree says. */
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(strings = {
+      "\"usage\":{\"input_tokens\":12,\"output_tokens\":7,\"cache_read_input_tokens\":5,\"cache_creation_input_tokens\":3}",
+      "\"usage\":{\"output_tokens\":7,\"server_tool_use\":{\"web_search_requests\":2},\"input_tokens\":12}",
+      "\"usage\":{\"input_tokens\":\"12\",\"output_tokens\":2.0}",
+      "\"usage\":{}"})
+  void theSamePassReadsTheUsageAsTokenUsageDoes(String usage) {
+    byte[] body = bytes("{\"type\":\"message\",\"content\":[],\"stop_reason\":\"end_turn\"," + usage + "}");
+
+    AnswerShape.Verdict verdict = AnswerShape.MESSAGE.check(body);
+
+    assertThat(verdict.problem()).isEmpty();
+    assertThat(verdict.usage()).isEqualTo(TokenUsage.of(dev.levee.anthropic.Json.tryParse(body).path("usage")));
+  }
+
+  @Test
+  void aUsageGivenTwiceCountsAsItsLastValue() {
+    byte[] body = bytes("{\"type\":\"message\",\"content\":[],\"usage\":{\"input_tokens\":1},"
+        + "\"usage\":{\"input_tokens\":9,\"output_tokens\":4}}");
+
+    assertThat(AnswerShape.MESSAGE.check(body).usage()).isEqualTo(new TokenUsage(9, 4, 0, 0));
+  }
+
+  @Test
+  void noUsageIsReadWhenTheShapeIsWrongOrNotAMessage() {
+    assertThat(AnswerShape.MESSAGE.check(bytes(MESSAGE.replace("\"type\":\"message\"", "\"type\":\"x\""))).usage())
+        .isEqualTo(TokenUsage.NONE);
+    assertThat(AnswerShape.OBJECT.check(bytes(MESSAGE)).usage()).isEqualTo(TokenUsage.NONE);
   }
 }

@@ -1,5 +1,6 @@
 package dev.levee.gateway.health;
 
+import dev.levee.anthropic.message.TokenUsage;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.levee.anthropic.Json;
 import dev.levee.core.route.ModelPrice;

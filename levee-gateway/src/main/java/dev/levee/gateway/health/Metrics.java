@@ -1,5 +1,6 @@
 package dev.levee.gateway.health;
 
+import dev.levee.anthropic.message.TokenUsage;
 import dev.levee.anthropic.stream.StreamStats;
 import dev.levee.core.breaker.CircuitState;
 import dev.levee.core.breaker.Transition;

@@ -6,7 +6,7 @@ import dev.levee.core.chain.ChainResult;
 import dev.levee.core.chain.Target;
 import dev.levee.core.chain.AttemptRecord;
 import dev.levee.core.retry.Failure;
-import dev.levee.gateway.health.TokenUsage;
+import dev.levee.anthropic.message.TokenUsage;
 import java.util.List;
 
 /**

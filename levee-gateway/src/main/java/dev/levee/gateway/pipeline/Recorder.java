@@ -5,7 +5,7 @@ import dev.levee.core.tier.Tier;
 import dev.levee.core.time.Ticker;
 import dev.levee.gateway.health.Metrics;
 import dev.levee.gateway.health.ServedRequest;
-import dev.levee.gateway.health.TokenUsage;
+import dev.levee.anthropic.message.TokenUsage;
 import dev.levee.gateway.tier.TierBoard;
 import dev.levee.gateway.trace.RequestTrace;
 import dev.levee.gateway.trace.Tracing;
@@ -84,7 +84,7 @@ final class Recorder {
       case Outcome.Answered json -> {
         metrics.upstream(json.answered().steps());
         if (json.answered().response().status() == 200) {
-          TokenUsage usage = TokenUsage.ofMessage(json.answered().response().body());
+          TokenUsage usage = json.answered().response().usage(); // read when the answer's shape was checked
           metrics.usage(in.feature(), admitted.tier(), json.answered().target().model(), usage);
           return usage;
         }

@@ -3,7 +3,7 @@ package dev.levee.gateway.pipeline;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.levee.anthropic.Json;
 import dev.levee.anthropic.sse.SseEvent;
-import dev.levee.gateway.health.TokenUsage;
+import dev.levee.anthropic.message.TokenUsage;
 
 /**
  * Reads a relayed stream's token usage for metrics and cost: the {@code usage} of its {@code

@@ -3,7 +3,7 @@ package dev.levee.gateway.trace;
 import dev.levee.core.chain.AttemptRecord;
 import dev.levee.core.chain.Target;
 import dev.levee.core.tier.Tier;
-import dev.levee.gateway.health.TokenUsage;
+import dev.levee.anthropic.message.TokenUsage;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

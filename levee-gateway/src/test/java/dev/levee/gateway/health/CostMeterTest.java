@@ -3,6 +3,7 @@ package dev.levee.gateway.health;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.levee.anthropic.message.TokenUsage;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.levee.core.route.PriceTable;
 import dev.levee.core.tier.Tier;

@@ -2,6 +2,7 @@ package dev.levee.gateway.health;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.levee.anthropic.message.TokenUsage;
 import dev.levee.core.breaker.CircuitState;
 import dev.levee.core.breaker.Transition;
 import dev.levee.core.chain.Target;

@@ -23,7 +23,7 @@ class CachedAnswersTest {
   private final CachedAnswers answers = new CachedAnswers(cache, null);
 
   private static Reply checked(byte[] body) {
-    return Reply.whole(200, Map.of(), body, AnswerShape.MESSAGE.check(body).finished());
+    return Reply.whole(200, Map.of(), body, AnswerShape.MESSAGE.check(body));
   }
 
   private static CacheSlot slot(String prompt) throws Exception {

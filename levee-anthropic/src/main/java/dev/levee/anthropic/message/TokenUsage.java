@@ -1,9 +1,8 @@
-package dev.levee.gateway.health;
+package dev.levee.anthropic.message;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.levee.anthropic.Json;
 import java.io.IOException;
 
 /**
@@ -26,35 +25,12 @@ public record TokenUsage(long input, long output, long cacheRead, long cacheCrea
   }
 
   /**
-   * Reads the top-level {@code usage} object of a message's JSON in one streaming pass, no tree
-   * (counts read as {@link #of} reads them); {@link #NONE} when there is none or the bytes are not
-   * JSON. Usage is best effort: it never fails.
+   * The counts of the {@code usage} object the parser is at the start of (as {@link #of} reads
+   * them); leaves the parser at the object's end.
+   *
+   * @throws IOException when the JSON is broken
    */
-  public static TokenUsage ofMessage(byte[] message) {
-    try (JsonParser p = Json.MAPPER.getFactory().createParser(message)) {
-      if (p.nextToken() != JsonToken.START_OBJECT) {
-        return NONE;
-      }
-      TokenUsage usage = NONE;
-      while (p.nextToken() == JsonToken.FIELD_NAME) {
-        boolean named = p.currentName().equals("usage");
-        if (p.nextToken() == JsonToken.START_OBJECT && named) {
-          usage = read(p);
-        } else {
-          if (named) {
-            usage = NONE; // the last one counts, as in a tree
-          }
-          p.skipChildren();
-        }
-      }
-      return usage;
-    } catch (IOException | RuntimeException e) {
-      return NONE;
-    }
-  }
-
-  /** The counts of the object the parser is at the start of; leaves it at the object's end. */
-  private static TokenUsage read(JsonParser p) throws IOException {
+  public static TokenUsage of(JsonParser p) throws IOException {
     long input = 0;
     long output = 0;
     long cacheRead = 0;
