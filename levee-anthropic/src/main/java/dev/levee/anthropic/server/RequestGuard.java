@@ -1,9 +1,9 @@
 package dev.levee.anthropic.server;
 
 import dev.levee.anthropic.error.ApiError;
+import dev.levee.core.time.Spans;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
@@ -171,15 +171,11 @@ public final class RequestGuard extends Handler.Wrapper {
     }
     if (streams + others > 0) {
       LOG.info("shutdown: {} requests still in flight after the {} grace were ended by the server "
-          + "({} streams ended with event: error, {} answered 503)", streams + others, show(limits.shutdownGrace()), streams, others);
+          + "({} streams ended with event: error, {} answered 503)", streams + others, Spans.of(limits.shutdownGrace()), streams, others);
     } else {
-      LOG.info("shutdown: every request in flight finished within the {} grace", show(limits.shutdownGrace()));
+      LOG.info("shutdown: every request in flight finished within the {} grace", Spans.of(limits.shutdownGrace()));
     }
     return streams + others;
-  }
-
-  private static String show(Duration d) {
-    return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
   }
 
   private static boolean hasBody(Request request) {
