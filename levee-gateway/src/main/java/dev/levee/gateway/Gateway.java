@@ -32,6 +32,7 @@ import dev.levee.gateway.health.Metrics;
 import dev.levee.gateway.health.Readiness;
 import dev.levee.gateway.health.TargetStats;
 import dev.levee.gateway.pipeline.MessagesHandler;
+import dev.levee.gateway.pipeline.LeveeHeaders;
 import dev.levee.gateway.pipeline.RequestIds;
 import dev.levee.gateway.route.ScoreRouting;
 import dev.levee.gateway.server.ServerLanes;
@@ -172,7 +173,11 @@ public final class Gateway implements AutoCloseable {
     Server server = VirtualThreadServer.create(config.server().host(), config.server().port(),
         config.server().idleTimeout(), "levee-gateway", new HttpDispatcher(ids, messages, health, admin, metrics,
             new PassThrough(endpoints.get(aliases.defaultUpstream()), client), work, readiness),
-        config.server().limits(), ServerLanes.GATEWAY);
+        config.server().limits(), ServerLanes.GATEWAY.namedBy(response -> {
+          String id = ids.next(); // a refusal at the door is findable in the logs like any answer
+          response.getHeaders().put(LeveeHeaders.REQUEST_ID, id);
+          return id;
+        }));
     metrics.watchInFlight(VirtualThreadServer.guard(server)::inFlight);
     try {
       server.start();

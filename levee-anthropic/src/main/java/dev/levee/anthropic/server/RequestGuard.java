@@ -6,6 +6,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Handler;
@@ -40,14 +41,27 @@ public final class RequestGuard extends Handler.Wrapper {
   private static final byte[] NOT_READY = "{\"status\":\"shutting_down\",\"ready\":false}".getBytes(StandardCharsets.UTF_8);
 
   /**
-   * Which paths travel on the control lane, and which one reports readiness.
+   * Which paths travel on the control lane, which one reports readiness, and how a refusal is named.
    *
    * @param control the control lane's paths
    * @param readinessPath the path answered 503 {@code shutting_down} while the server stops; null for none
+   * @param naming names a request the guard refuses before any handler saw it (429, 529, 503,
+   *     408, 400): puts a fresh request id on the response where the server's answers carry it
+   *     and returns it for the error body's {@code request_id}; null: refusals carry no id
    */
-  public record Lanes(Predicate<String> control, String readinessPath) {
+  public record Lanes(Predicate<String> control, String readinessPath, Function<Response, String> naming) {
     /** No control lane: every path is admitted and limited. */
     public static final Lanes NONE = new Lanes(path -> false, null);
+
+    /** Lanes whose refusals carry no request id. */
+    public Lanes(Predicate<String> control, String readinessPath) {
+      this(control, readinessPath, null);
+    }
+
+    /** These lanes, their refusals named by {@code naming}. */
+    public Lanes namedBy(Function<Response, String> naming) {
+      return new Lanes(control, readinessPath, naming);
+    }
   }
 
   private final ServerLimits limits;
@@ -187,7 +201,7 @@ public final class RequestGuard extends Handler.Wrapper {
    *
    * @param close whether the connection closes after the answer (the client misbehaved, or the server stops)
    */
-  private static void refuse(Response response, Callback callback, ApiError error, boolean close) {
+  private void refuse(Response response, Callback callback, ApiError error, boolean close) {
     if (error.status() == 429 || error.status() >= 503) {
       response.getHeaders().put(HttpHeader.RETRY_AFTER, Long.toString(RETRY_AFTER_SECONDS));
     }
@@ -196,6 +210,7 @@ public final class RequestGuard extends Handler.Wrapper {
     }
     response.setStatus(error.status());
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
-    response.write(true, ByteBuffer.wrap(error.toBytes(null)), callback);
+    String id = lanes.naming() == null ? null : lanes.naming().apply(response);
+    response.write(true, ByteBuffer.wrap(error.toBytes(id)), callback);
   }
 }

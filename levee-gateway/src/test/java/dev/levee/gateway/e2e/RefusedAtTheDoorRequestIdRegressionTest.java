@@ -1,0 +1,60 @@
+package dev.levee.gateway.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.levee.anthropic.Json;
+import dev.levee.emulator.EmulatorOptions;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Regression (newcomer trial): a request the server's guard refused before any handler saw it —
+ * here the 529 of {@code server.max-concurrent} — had an Anthropic-shaped body without {@code
+ * request_id} and no {@code x-levee-request-id}, unlike every other error. It now carries both.
+ */
+class RefusedAtTheDoorRequestIdRegressionTest {
+
+  @Test
+  void aRequestOverTheConcurrencyLimitIsRefusedWithARequestId() throws Exception {
+    try (Harness h = Harness.start(EmulatorOptions.defaults(),
+        "models:\n  slow:\n    chain: [emu/emu-stall-1-always]\n  fast:\n    chain: [emu/emu-ok]\n" + Harness.BASE_POLICY,
+        "max-concurrent: 1");
+         HttpClient holder = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
+      holder.sendAsync(request(h, "slow"), HttpResponse.BodyHandlers.ofString()); // holds the one permit
+
+      HttpResponse<String> refused = null;
+      long until = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+      while (System.nanoTime() < until) { // until the stalled request is in flight
+        HttpResponse<String> probe = h.post("/v1/messages", body("fast"), java.util.Map.of("content-type", "application/json",
+            "x-api-key", "sk-test-client-key", "anthropic-version", "2023-06-01"));
+        if (probe.statusCode() == 529) {
+          refused = probe;
+          break;
+        }
+      }
+
+      assertThat(refused).as("a second request was refused while the first held the only permit").isNotNull();
+      JsonNode error = Json.tryParse(refused.body());
+      assertThat(error.path("error").path("type").asText()).isEqualTo("overloaded_error");
+      String id = error.path("request_id").asText();
+      assertThat(id).startsWith("lv_");
+      assertThat(refused.headers().firstValue("x-levee-request-id")).contains(id);
+      holder.shutdownNow(); // the stalled request's client leaves
+    }
+  }
+
+  private static HttpRequest request(Harness h, String model) {
+    return HttpRequest.newBuilder(URI.create(h.gateway.baseUrl() + "/v1/messages"))
+        .header("content-type", "application/json").header("x-api-key", "sk-test-client-key")
+        .header("anthropic-version", "2023-06-01").POST(HttpRequest.BodyPublishers.ofString(body(model))).build();
+  }
+
+  private static String body(String model) {
+    return "{\"model\":\"" + model + "\",\"max_tokens\":16,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+  }
+}
