@@ -174,8 +174,11 @@ public final class Gateway implements AutoCloseable {
         config.server().idleTimeout(), "levee-gateway", new HttpDispatcher(ids, messages, health, admin, metrics,
             new PassThrough(endpoints.get(aliases.defaultUpstream()), client), work, readiness),
         config.server().limits(), ServerLanes.GATEWAY.namedBy(response -> {
-          String id = ids.next(); // a refusal at the door is findable in the logs like any answer
-          response.getHeaders().put(LeveeHeaders.REQUEST_ID, id);
+          String id = response.getHeaders().get(LeveeHeaders.REQUEST_ID); // named by the dispatcher
+          if (id == null) { // refused at the door: findable in the logs like any answer
+            id = ids.next();
+            response.getHeaders().put(LeveeHeaders.REQUEST_ID, id);
+          }
           return id;
         }));
     metrics.watchInFlight(VirtualThreadServer.guard(server)::inFlight);

@@ -49,7 +49,7 @@ final class GuardedExchange {
   /**
    * Ends the exchange for a stopping server, once any write in progress has finished.
    *
-   * @param jsonError the body of the 503 for an answer not yet started
+   * @param jsonError the body of the 503 for an answer not yet started (null when it has started)
    * @param retryAfterSeconds the {@code retry-after} of that 503
    * @return false when the exchange had ended already
    */

@@ -45,9 +45,10 @@ public final class RequestGuard extends Handler.Wrapper {
    *
    * @param control the control lane's paths
    * @param readinessPath the path answered 503 {@code shutting_down} while the server stops; null for none
-   * @param naming names a request the guard refuses before any handler saw it (429, 529, 503,
-   *     408, 400): puts a fresh request id on the response where the server's answers carry it
-   *     and returns it for the error body's {@code request_id}; null: refusals carry no id
+   * @param naming the request id of a response the guard answers itself (429, 529, 503, 408,
+   *     400 before any handler saw the request; the 503 of a request still in flight at
+   *     shutdown), for the error body's {@code request_id}: the id already on the response, else
+   *     a fresh one put on it where the server's answers carry it; null: no id
    */
   public record Lanes(Predicate<String> control, String readinessPath, Function<Response, String> naming) {
     /** No control lane: every path is admitted and limited. */
@@ -172,10 +173,12 @@ public final class RequestGuard extends Handler.Wrapper {
     }
     int streams = 0;
     int others = 0;
-    byte[] error = new ApiError(503, "overloaded_error", "gateway shutting down").toBytes(null);
+    ApiError error = new ApiError(503, "overloaded_error", "gateway shutting down");
     for (GuardedExchange exchange : inFlight) {
       boolean stream = exchange.streaming();
-      if (exchange.endForShutdown(error, RETRY_AFTER_SECONDS)) {
+      // the 503's body, for an answer not yet started (one started stays so, and never needs it)
+      byte[] body = exchange.response.isCommitted() ? null : error.toBytes(idOf(exchange.response));
+      if (exchange.endForShutdown(body, RETRY_AFTER_SECONDS)) {
         if (stream) {
           streams++;
         } else {
@@ -196,6 +199,11 @@ public final class RequestGuard extends Handler.Wrapper {
     return request.getLength() > 0 || request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING);
   }
 
+  /** The request id {@code response} answers under, or null when these lanes name none. */
+  private String idOf(Response response) {
+    return lanes.naming() == null ? null : lanes.naming().apply(response);
+  }
+
   /**
    * Answers {@code error} in the API's shape; a refusal for load (429, 503, 529) says when to retry.
    *
@@ -210,7 +218,6 @@ public final class RequestGuard extends Handler.Wrapper {
     }
     response.setStatus(error.status());
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
-    String id = lanes.naming() == null ? null : lanes.naming().apply(response);
-    response.write(true, ByteBuffer.wrap(error.toBytes(id)), callback);
+    response.write(true, ByteBuffer.wrap(error.toBytes(idOf(response))), callback);
   }
 }

@@ -2,6 +2,7 @@ package dev.levee.gateway.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.levee.anthropic.Json;
 import dev.levee.emulator.EmulatorOptions;
 import dev.levee.emulator.LogEntry;
 import java.net.URI;
@@ -45,6 +46,9 @@ class GatewayShutdownRegressionTest {
       assertThat(jsonAnswer.statusCode()).isEqualTo(503);
       assertThat(jsonAnswer.headers().firstValue("retry-after")).isPresent();
       assertThat(jsonAnswer.body()).contains("\"overloaded_error\"", "gateway shutting down").doesNotContain("Exception");
+      String id = jsonAnswer.headers().firstValue("x-levee-request-id").orElseThrow();
+      assertThat(Json.tryParse(jsonAnswer.body()).path("request_id").asText())
+          .as("the 503 names the request as its header does (newcomer trial)").isEqualTo(id);
       HttpResponse<String> streamAnswer = stream.get();
       assertThat(streamAnswer.statusCode()).isEqualTo(200);
       assertThat(streamAnswer.body()).contains("event: content_block_delta")
