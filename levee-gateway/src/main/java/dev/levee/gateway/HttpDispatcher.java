@@ -58,7 +58,7 @@ final class HttpDispatcher extends Handler.Abstract {
     } catch (RuntimeException e) { // a bug must still answer in the API's shape, never Jetty's HTML page
       LOG.error("unexpected failure on {} {}", request.getMethod(), Request.getPathInContext(request), e);
       if (!response.isCommitted()) {
-        return error(response, callback, ApiError.api("Levee failed unexpectedly; the request was not completed."));
+        return error(response, callback, LeveeErrors.UNEXPECTED);
       }
       callback.failed(e);
       return true;

@@ -13,6 +13,9 @@ import org.eclipse.jetty.util.Callback;
  */
 public final class LeveeErrors {
 
+  /** The 500 for a bug of Levee's own: the request was not completed (never Jetty's HTML page). */
+  public static final ApiError UNEXPECTED = ApiError.api("Levee failed unexpectedly; the request was not completed.");
+
   private LeveeErrors() {}
 
   /**

@@ -201,7 +201,7 @@ public final class MessagesHandler {
         LOG.error("unexpected failure on stream request {}", id, e);
         if (client.status() == 0) {
           client.send(500, new HashMap<>(), "application/json",
-              ApiError.api("Levee failed unexpectedly; the request was not completed.").toBytes(id));
+              LeveeErrors.UNEXPECTED.toBytes(id));
         } else {
           client.abort(e);
         }
