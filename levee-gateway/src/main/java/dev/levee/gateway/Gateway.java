@@ -180,7 +180,7 @@ public final class Gateway implements AutoCloseable {
             response.getHeaders().put(LeveeHeaders.REQUEST_ID, id);
           }
           return id;
-        }));
+        }).heardBy(messages::refusedAtTheDoor)); // in the access log and metrics like any refusal
     metrics.watchInFlight(VirtualThreadServer.guard(server)::inFlight);
     try {
       server.start();

@@ -41,7 +41,8 @@ public final class RequestGuard extends Handler.Wrapper {
   private static final byte[] NOT_READY = "{\"status\":\"shutting_down\",\"ready\":false}".getBytes(StandardCharsets.UTF_8);
 
   /**
-   * Which paths travel on the control lane, which one reports readiness, and how a refusal is named.
+   * Which paths travel on the control lane, which one reports readiness, and how a refusal is named
+   * and recorded.
    *
    * @param control the control lane's paths
    * @param readinessPath the path answered 503 {@code shutting_down} while the server stops; null for none
@@ -49,20 +50,45 @@ public final class RequestGuard extends Handler.Wrapper {
    *     400 before any handler saw the request; the 503 of a request still in flight at
    *     shutdown), for the error body's {@code request_id}: the id already on the response, else
    *     a fresh one put on it where the server's answers carry it; null: no id
+   * @param refusals hears each request refused before any handler saw it, once its answer is written
    */
-  public record Lanes(Predicate<String> control, String readinessPath, Function<Response, String> naming) {
+  public record Lanes(Predicate<String> control, String readinessPath, Function<Response, String> naming,
+      Refusals refusals) {
     /** No control lane: every path is admitted and limited. */
     public static final Lanes NONE = new Lanes(path -> false, null);
 
-    /** Lanes whose refusals carry no request id. */
+    /** Lanes whose refusals carry no request id and are not recorded. */
     public Lanes(Predicate<String> control, String readinessPath) {
-      this(control, readinessPath, null);
+      this(control, readinessPath, null, Refusals.NONE);
     }
 
     /** These lanes, their refusals named by {@code naming}. */
     public Lanes namedBy(Function<Response, String> naming) {
-      return new Lanes(control, readinessPath, naming);
+      return new Lanes(control, readinessPath, naming, refusals);
     }
+
+    /** These lanes, their refusals heard by {@code refusals} (the access log and metrics, say). */
+    public Lanes heardBy(Refusals refusals) {
+      return new Lanes(control, readinessPath, naming, refusals);
+    }
+  }
+
+  /**
+   * Hears the requests the guard refuses before any handler sees them: over a concurrency limit
+   * (529, 429), during shutdown (503), a body too slow (408) or unreadable (400). Called on the
+   * request's thread after the answer is written; must not block.
+   */
+  @FunctionalInterface
+  public interface Refusals {
+    /** Hears nothing. */
+    Refusals NONE = (request, requestId, error) -> { };
+
+    /**
+     * @param request the refused request (its body unread)
+     * @param requestId the id the answer carries, or null when the lanes name none
+     * @param error the answer sent
+     */
+    void refused(Request request, String requestId, ApiError error);
   }
 
   private final ServerLimits limits;
@@ -89,12 +115,12 @@ public final class RequestGuard extends Handler.Wrapper {
       return super.handle(request, response, callback);
     }
     if (draining) {
-      refuse(response, callback, new ApiError(503, "overloaded_error", "gateway shutting down"), true);
+      refuse(request, response, callback, new ApiError(503, "overloaded_error", "gateway shutting down"), true);
       return true;
     }
     ConcurrencyLimit.Decision decision = admission.tryAcquire(TenantKey.of(request));
     if (!(decision instanceof ConcurrencyLimit.Permit permit)) {
-      refuse(response, callback, decision == ConcurrencyLimit.Refused.TENANT
+      refuse(request, response, callback, decision == ConcurrencyLimit.Refused.TENANT
           ? new ApiError(429, "rate_limit_error", "Too many concurrent requests for this API key (limit "
               + admission.maxPerTenant() + "); retry after the ones in flight finish.")
           : new ApiError(529, "overloaded_error", "The server is at its limit of " + admission.maxTotal()
@@ -110,13 +136,13 @@ public final class RequestGuard extends Handler.Wrapper {
           case BodyReader.TooSlow slow -> {
             LOG.info("{} {}: request body too slow ({} bytes received), answered 408 and closed",
                 request.getMethod(), path, slow.received());
-            refuse(response, callback, new ApiError(408, "timeout_error",
+            refuse(request, response, callback, new ApiError(408, "timeout_error",
                 "The request body arrived too slowly (less than " + limits.minBodyRate() + " bytes/s)."), true);
             permit.close();
             return true;
           }
           case BodyReader.Broken broken -> {
-            refuse(response, callback, ApiError.invalidRequest("The request body could not be read."), true);
+            refuse(request, response, callback, ApiError.invalidRequest("The request body could not be read."), true);
             permit.close();
             return true;
           }
@@ -209,7 +235,7 @@ public final class RequestGuard extends Handler.Wrapper {
    *
    * @param close whether the connection closes after the answer (the client misbehaved, or the server stops)
    */
-  private void refuse(Response response, Callback callback, ApiError error, boolean close) {
+  private void refuse(Request request, Response response, Callback callback, ApiError error, boolean close) {
     if (error.status() == 429 || error.status() >= 503) {
       response.getHeaders().put(HttpHeader.RETRY_AFTER, Long.toString(RETRY_AFTER_SECONDS));
     }
@@ -218,6 +244,8 @@ public final class RequestGuard extends Handler.Wrapper {
     }
     response.setStatus(error.status());
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
-    response.write(true, ByteBuffer.wrap(error.toBytes(idOf(response))), callback);
+    String id = idOf(response);
+    response.write(true, ByteBuffer.wrap(error.toBytes(id)), callback);
+    lanes.refusals().refused(request, id, error);
   }
 }

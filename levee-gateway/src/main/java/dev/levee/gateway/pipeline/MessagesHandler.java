@@ -1,6 +1,7 @@
 package dev.levee.gateway.pipeline;
 
 import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.server.RequestGuard;
 import dev.levee.anthropic.stream.StreamEngine;
 import dev.levee.anthropic.upstream.Cancellation;
 import dev.levee.anthropic.upstream.Reply;
@@ -31,6 +32,7 @@ import java.util.random.RandomGenerator;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.NanoTime;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -113,6 +115,16 @@ public final class MessagesHandler {
         traffic.exit(); // a stream's own thread reports its end
       }
     }
+  }
+
+  /**
+   * Records a request the server's guard refused before this handler saw it ({@link
+   * RequestGuard.Refusals}: a concurrency limit, shutdown, a slow or unreadable body) as a refusal
+   * at ingress is recorded: one access-log line, the {@code refused} outcome in metrics.
+   */
+  public void refusedAtTheDoor(Request request, String id, ApiError error) {
+    long waited = NanoTime.since(request.getBeginNanoTime()); // Jetty's clock; a 408 waited for the body
+    recorder.logRefused(ticker.nanos() - waited, id, request.getHttpURI().getPath(), error.status(), error.type());
   }
 
   /** Reports every client request (queued work not counted) to {@code traffic}: the worker pool steps aside for them. */

@@ -16,6 +16,9 @@ import org.junit.jupiter.api.Test;
  * Regression (newcomer trial): a request the server's guard refused before any handler saw it —
  * here the 529 of {@code server.max-concurrent} — had an Anthropic-shaped body without {@code
  * request_id} and no {@code x-levee-request-id}, unlike every other error. It now carries both.
+ * Regression (session 4 leftover): such a refusal was missing from the access log and from {@code
+ * levee_requests_total}, so an operator saw load shed at the door nowhere; it is now counted as
+ * {@code refused} like a refusal at ingress.
  */
 class RefusedAtTheDoorRequestIdRegressionTest {
 
@@ -38,6 +41,26 @@ class RefusedAtTheDoorRequestIdRegressionTest {
       assertThat(id).startsWith("lv_");
       assertThat(refused.headers().firstValue("x-levee-request-id")).contains(id);
       holder.shutdownNow(); // the stalled request's client leaves
+    }
+  }
+
+  @Test
+  void aRequestRefusedAtTheDoorIsCountedAsRefused() throws Exception {
+    try (Harness h = Harness.start(EmulatorOptions.defaults(),
+        "models:\n  slow:\n    chain: [emu/emu-stall-1-always]\n  fast:\n    chain: [emu/emu-ok]\n" + Harness.BASE_POLICY,
+        "max-concurrent: 1");
+         HttpClient holder = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
+      holder.sendAsync(request(h, "slow"), HttpResponse.BodyHandlers.ofString());
+      h.emulator.awaitLog(log -> !log.isEmpty(), Duration.ofSeconds(10));
+      assertThat(h.get("/metrics").body()).doesNotContain("levee_requests_total{outcome=\"refused\"");
+
+      HttpResponse<String> refused = h.post("/v1/messages", body("fast"), java.util.Map.of("content-type",
+          "application/json", "x-api-key", "sk-test-client-key", "anthropic-version", "2023-06-01"));
+
+      assertThat(refused.statusCode()).isEqualTo(529);
+      assertThat(h.get("/metrics").body()).as("the control lane passes the limit; the 529 is counted")
+          .contains("levee_requests_total{outcome=\"refused\",tier=\"-\"} 1.0");
+      holder.shutdownNow();
     }
   }
 
