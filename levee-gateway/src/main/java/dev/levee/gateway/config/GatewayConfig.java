@@ -18,8 +18,11 @@ import dev.levee.gateway.route.RoutingSettings;
 import dev.levee.gateway.cluster.ClusterConfig;
 import java.net.URI;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The gateway's configuration, as read from YAML by {@link ConfigLoader} (keys in kebab-case).
@@ -61,6 +64,20 @@ public record GatewayConfig(
     cluster = cluster == null ? ClusterConfig.OFF : cluster;
     if (cache.shared() && !cluster.enabled()) {
       throw new IllegalArgumentException("cache.store: redis needs a cluster: section with cluster.redis");
+    }
+    requireFeatures("queue.on-outage", queue.onOutage(), features.keySet());
+    requireFeatures("queue.callbacks", queue.callbacks().keySet(), features.keySet());
+  }
+
+  /** Refuses a feature name in {@code key} that is neither configured under {@code features:} nor {@code default}: it would never apply. */
+  private static void requireFeatures(String key, Collection<String> named, Set<String> configured) {
+    for (String name : named) {
+      if (!name.equals(Feature.DEFAULT_NAME) && !configured.contains(name)) {
+        Set<String> known = new TreeSet<>(configured);
+        known.add(Feature.DEFAULT_NAME);
+        throw new IllegalArgumentException(key + " names '" + name + "', which is not a feature (features: "
+            + String.join(", ", known) + ")" + (name.contains(" ") || name.contains(",") ? "; several are written [a, b]" : ""));
+      }
     }
   }
 

@@ -47,6 +47,8 @@ class QueueConfigTest {
   @Test
   void everyKeyIsReadWithUnitsAndTheSecretComesFromTheEnvironment() throws Exception {
     QueueConfig queue = parse("""
+        features:
+          reports: {}
         queue:
           store: "postgresql://127.0.0.1:5432/test?user=postgres&password=hunter2"
           schema: levee
