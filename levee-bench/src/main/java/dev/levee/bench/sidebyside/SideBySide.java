@@ -32,7 +32,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Run: {@code levee-bench/side-by-side} (builds the jar when missing), or {@code java -cp
  * levee-bench/target/levee-bench.jar dev.levee.bench.sidebyside.SideBySide [--rounds 3]
- * [--seconds 3] [--connections 64] [--deltas 30] [--levee-jvm "-XX:+FlightRecorder ..."]}.
+ * [--seconds 3] [--connections 64] [--deltas 30] [--warmup 4] [--levee-jvm "-XX:+FlightRecorder ..."]}.
  * A benchmark, not a test: nothing here runs in {@code mvn verify}.
  */
 public final class SideBySide {
@@ -43,7 +43,7 @@ public final class SideBySide {
 
   public static void main(String[] args) throws Exception {
     Map<String, String> opt = new LinkedHashMap<>(Map.of("rounds", "3", "seconds", "3", "connections", "64",
-        "deltas", "30", "levee-jvm", "-Xmx256m"));
+        "deltas", "30", "levee-jvm", "-Xmx256m", "warmup", "4"));
     for (int i = 0; i + 1 < args.length; i += 2) {
       opt.put(args[i].replaceFirst("^--", ""), args[i + 1]);
     }
@@ -72,8 +72,12 @@ public final class SideBySide {
           deltas, load.name(), nginx == null ? "none (apt-get install -y nginx wrk)" : nginx,
           Runtime.version(), Runtime.getRuntime().availableProcessors(), loadAverage());
 
-      for (int i = 0; i < 2; i++) {
-        for (Map.Entry<String, URI> path : bases.entrySet()) { // warm-up (JIT, connection pools)
+      // warm-up: connection pools, and Levee's JIT until C2 has settled: it compiles through tens of
+      // seconds of traffic, each compilation holding one of two vCPUs for milliseconds, and with two
+      // passes the first rounds' c=1 p99 paid for it (docs/benchmarks.md, session 5)
+      for (int i = 0; i < Integer.parseInt(opt.get("warmup")); i++) {
+        for (Map.Entry<String, URI> path : bases.entrySet()) {
+          load.run(path.getValue(), body("fast", false), 1, time);
           load.run(path.getValue(), body("fast", false), connections, time);
           load.run(path.getValue(), body("fast", true), connections, time);
           firstDelta(path.getValue(), 100);
