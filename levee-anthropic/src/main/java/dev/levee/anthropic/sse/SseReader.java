@@ -25,8 +25,12 @@ import java.util.Arrays;
  */
 public final class SseReader implements AutoCloseable {
 
-  /** The buffer's first size, in bytes. */
-  static final int INITIAL_BUFFER = 1024;
+  /**
+   * The buffer's first size, in bytes, and its size again whenever it is empty before a read that
+   * would wait: a slow stream's events are a few hundred bytes, and 10,000 idle streams then hold
+   * 2.5 MiB of buffers here, not 10 or more.
+   */
+  static final int INITIAL_BUFFER = 256;
 
   private static final byte[] EVENT = ascii("event");
   private static final byte[] DATA = ascii("data");
@@ -218,7 +222,9 @@ public final class SseReader implements AutoCloseable {
       return -1;
     }
     compact(keep);
-    if (limit == buffer.length) {
+    if (limit == 0 && buffer.length > INITIAL_BUFFER && in.available() == 0) {
+      buffer = new byte[INITIAL_BUFFER]; // about to wait with nothing kept: do not hold a grown buffer meanwhile
+    } else if (limit == buffer.length) {
       buffer = Arrays.copyOf(buffer, buffer.length * 2);
     }
     int n = in.read(buffer, limit, buffer.length - limit);
@@ -241,6 +247,11 @@ public final class SseReader implements AutoCloseable {
 
   private static byte[] ascii(String s) {
     return s.getBytes(StandardCharsets.US_ASCII);
+  }
+
+  /** The read buffer's capacity in bytes (tests watch its memory). */
+  int bufferCapacity() {
+    return buffer.length;
   }
 
   @Override

@@ -4,10 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.levee.anthropic.Json;
 import dev.levee.anthropic.sse.SseEvent;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.Map;
-import java.util.Set;
+import java.util.Arrays;
+import java.util.BitSet;
 
 /**
  * Block index bookkeeping for the attempt now streaming: which client index each upstream block
@@ -16,36 +14,39 @@ import java.util.Set;
  */
 final class BlockIndices {
 
-  private final Map<Integer, Integer> clientIndex = new HashMap<>();
-  private final Set<Integer> dropped = new HashSet<>();
-  private Integer extending; // upstream index whose text extends the client's open block
-  private int lastUpstream = -1; // the last mapping looked up (a block's deltas come in a row), -1: none
-  private int lastClient;
+  // client index + 1 of each upstream index (0: never started); upstream indices count up from 0, a
+  // few per message: an array, not a map of boxed integers kept for every stream's whole life
+  private int[] clientIndex = new int[2];
+  private BitSet dropped; // null: none
+  private int extending = -1; // upstream index whose text extends the client's open block, -1: none
 
   void map(int upstream, int client) {
-    clientIndex.put(upstream, client);
-    lastUpstream = -1;
+    if (upstream < 0) {
+      return; // never looked up: client() answers -1 for it
+    }
+    if (upstream >= clientIndex.length) {
+      clientIndex = Arrays.copyOf(clientIndex, Math.max(upstream + 1, clientIndex.length * 2));
+    }
+    clientIndex[upstream] = client + 1;
   }
 
   /** The client index of upstream block {@code upstream}, or -1 when it never started. */
   int client(int upstream) {
-    if (upstream != lastUpstream || upstream < 0) {
-      Integer client = clientIndex.get(upstream);
-      if (client == null) {
-        return -1;
-      }
-      lastUpstream = upstream;
-      lastClient = client;
-    }
-    return lastClient;
+    return upstream >= 0 && upstream < clientIndex.length ? clientIndex[upstream] - 1 : -1;
   }
 
   void drop(int upstream) {
-    dropped.add(upstream);
+    if (upstream < 0) {
+      return; // not an index the API sends: nothing of it is looked up
+    }
+    if (dropped == null) {
+      dropped = new BitSet();
+    }
+    dropped.set(upstream);
   }
 
   boolean dropped(int upstream) {
-    return !dropped.isEmpty() && dropped.contains(upstream);
+    return dropped != null && upstream >= 0 && dropped.get(upstream);
   }
 
   /** Upstream block {@code upstream} extends the client's open block {@code client}. */
@@ -56,15 +57,14 @@ final class BlockIndices {
 
   /** Whether upstream block {@code upstream} is the one extending the client's open block. */
   boolean extending(int upstream) {
-    return extending != null && extending == upstream;
+    return extending >= 0 && extending == upstream;
   }
 
   /** A new attempt: its indices start afresh. */
   void reset() {
-    clientIndex.clear();
-    lastUpstream = -1;
-    dropped.clear();
-    extending = null;
+    Arrays.fill(clientIndex, 0);
+    dropped = null;
+    extending = -1;
   }
 
   /**

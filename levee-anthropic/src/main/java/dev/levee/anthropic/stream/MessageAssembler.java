@@ -13,33 +13,47 @@ import java.util.List;
  * Builds the finished message a stream carried, as the Messages API would have returned it as
  * JSON: what the gateway caches for a streamed answer. Feed it the events the client received,
  * in order; {@link #message()} is non-null only once {@code message_stop} arrived. Text and
- * thinking accumulate in builders (linear in the answer's size). Not thread-safe.
+ * thinking accumulate in builders (linear in the answer's size); the message's and each block's
+ * start are kept as the bytes that arrived and parsed once, when the message is built (a tree
+ * per stream for its whole life would cost more than the answer's text). Not thread-safe.
  */
 public final class MessageAssembler {
 
-  private ObjectNode message;
-  private final List<ObjectNode> blocks = new ArrayList<>();
-  private final List<StringBuilder> text = new ArrayList<>(); // text, thinking, or tool input JSON
+  private byte[] start; // message_start's data
+  private final List<byte[]> messageDeltas = new ArrayList<>(1);
+  private final List<Block> blocks = new ArrayList<>(1);
   private boolean complete;
+
+  /** One content block: its start as it arrived, what its deltas added. */
+  private static final class Block {
+    final byte[] start;
+    final StringBuilder text = new StringBuilder(); // text, thinking, or tool input JSON
+    ObjectNode edited; // the start parsed, once a delta set a field on it (signature, citations)
+
+    Block(byte[] start) {
+      this.start = start;
+    }
+
+    ObjectNode tree() {
+      if (edited == null) {
+        edited = parsed(start, "content_block");
+      }
+      return edited;
+    }
+  }
 
   /** Takes one client event; events of unknown types are ignored. */
   public void accept(SseEvent event) {
     switch (EventType.of(event.event())) {
-      case MESSAGE_START -> {
-        JsonNode data = event.json(); // parsed once per event, shared with the splicer
-        if (data != null) {
-          message = ((ObjectNode) data.path("message")).deepCopy();
-        }
-      }
+      case MESSAGE_START -> start = event.dataBytes();
       case CONTENT_BLOCK_START -> {
-        JsonNode data = event.json();
-        if (data != null) {
+        JsonNode data = event.json(); // parsed once per event, shared with the splicer
+        if (data != null && data.path("content_block").isObject()) {
           int index = data.path("index").asInt();
           while (blocks.size() <= index) {
             blocks.add(null);
-            text.add(new StringBuilder());
           }
-          blocks.set(index, ((ObjectNode) data.path("content_block")).deepCopy());
+          blocks.set(index, new Block(event.dataBytes()));
         }
       }
       case CONTENT_BLOCK_DELTA -> {
@@ -48,15 +62,8 @@ public final class MessageAssembler {
           delta(delta.index(), delta);
         }
       }
-      case MESSAGE_DELTA -> {
-        JsonNode data = event.json();
-        if (data != null && message != null) {
-          data.path("delta").properties().forEach(f -> message.set(f.getKey(), f.getValue()));
-          ObjectNode usage = message.withObjectProperty("usage");
-          data.path("usage").properties().forEach(f -> usage.set(f.getKey(), f.getValue()));
-        }
-      }
-      case MESSAGE_STOP -> complete = message != null && event.fields() != null; // read once, by the splicer
+      case MESSAGE_DELTA -> messageDeltas.add(event.dataBytes());
+      case MESSAGE_STOP -> complete = start != null && event.fields() != null; // read once, by the splicer
       default -> { }
     }
   }
@@ -65,31 +72,46 @@ public final class MessageAssembler {
     if (index < 0 || index >= blocks.size() || blocks.get(index) == null) {
       return;
     }
-    ObjectNode block = blocks.get(index);
+    Block block = blocks.get(index);
     switch (delta.deltaType()) {
-      case "text_delta" -> text.get(index).append(delta.text());
-      case "thinking_delta" -> text.get(index).append(delta.thinking());
-      case "input_json_delta" -> text.get(index).append(delta.partialJson());
-      case "signature_delta" -> block.put("signature", delta.signature());
-      case "citations_delta" -> block.withArray("citations").add(delta.citation());
+      case "text_delta" -> block.text.append(delta.text());
+      case "thinking_delta" -> block.text.append(delta.thinking());
+      case "input_json_delta" -> block.text.append(delta.partialJson());
+      case "signature_delta" -> {
+        if (block.tree() != null) {
+          block.tree().put("signature", delta.signature());
+        }
+      }
+      case "citations_delta" -> {
+        if (block.tree() != null) {
+          block.tree().withArray("citations").add(delta.citation());
+        }
+      }
       default -> { }
     }
   }
 
   /** The finished message as JSON bytes, or null when the stream did not finish. */
   public byte[] message() {
-    if (!complete) {
+    ObjectNode out = complete ? parsed(start, "message") : null;
+    if (out == null) {
       return null;
     }
-    ObjectNode out = message.deepCopy();
+    for (byte[] bytes : messageDeltas) {
+      JsonNode data = Json.tryParse(bytes);
+      if (data != null) {
+        data.path("delta").properties().forEach(f -> out.set(f.getKey(), f.getValue()));
+        ObjectNode usage = out.withObjectProperty("usage");
+        data.path("usage").properties().forEach(f -> usage.set(f.getKey(), f.getValue()));
+      }
+    }
     ArrayNode content = out.putArray("content");
-    for (int i = 0; i < blocks.size(); i++) {
-      ObjectNode block = blocks.get(i);
-      if (block == null) {
+    for (Block block : blocks) {
+      ObjectNode b = block == null ? null : block.tree();
+      if (b == null) {
         continue;
       }
-      ObjectNode b = block.deepCopy();
-      String accumulated = text.get(i).toString();
+      String accumulated = block.text.toString();
       switch (b.path("type").asText()) {
         case "text" -> b.put("text", accumulated);
         case "thinking" -> b.put("thinking", accumulated);
@@ -107,5 +129,11 @@ public final class MessageAssembler {
       content.add(b);
     }
     return Json.bytes(out);
+  }
+
+  /** The object under {@code field} of the JSON {@code data}, a tree of its own; null when there is none. */
+  private static ObjectNode parsed(byte[] data, String field) {
+    JsonNode tree = data == null ? null : Json.tryParse(data);
+    return tree != null && tree.path(field) instanceof ObjectNode object ? object : null;
   }
 }

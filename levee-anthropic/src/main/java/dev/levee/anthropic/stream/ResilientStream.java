@@ -39,7 +39,6 @@ public final class ResilientStream implements AutoCloseable {
   private final Recovery recovery;
   private final StreamStats stats;
   private final StreamSplicer splicer;
-  private final Deque<SseEvent> fromUpstream = new ArrayDeque<>();
   private final Deque<SseEvent> toClient = new ArrayDeque<>();
 
   private Target target;
@@ -71,7 +70,7 @@ public final class ResilientStream implements AutoCloseable {
         return null;
       }
       try {
-        SseEvent event = fromUpstream.isEmpty() ? upstream.next() : fromUpstream.poll();
+        SseEvent event = upstream.next(); // the events held at the commit point first
         if (event == null) {
           throw new StreamFailureException(Failure.of(FailureKind.CONNECTION, 0, "stream_cut", "stream ended"));
         }
@@ -98,7 +97,7 @@ public final class ResilientStream implements AutoCloseable {
    * hold its flush until it has written them).
    */
   public boolean ready() {
-    return !toClient.isEmpty() || !fromUpstream.isEmpty() || (upstream != null && upstream.ready());
+    return !toClient.isEmpty() || (upstream != null && upstream.ready());
   }
 
   /** The target now answering. */
@@ -178,8 +177,6 @@ public final class ResilientStream implements AutoCloseable {
     target = answered.target();
     completion = answered.completion();
     upstream = answered.response().stream();
-    fromUpstream.clear();
-    fromUpstream.addAll(answered.response().held());
   }
 
   private StreamFailureException clientGone() {

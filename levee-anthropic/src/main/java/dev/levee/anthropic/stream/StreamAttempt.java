@@ -20,7 +20,7 @@ import java.util.function.Function;
 /**
  * One streaming call, as a {@link dev.levee.core.chain.FallbackChain} attempt: it succeeds once
  * the first content delta arrives (the commit point) within the time-to-first-token limit, with
- * every event read so far held back. An HTTP error, a cut, a stall, an in-band error or a slow
+ * every event read so far held back (by the stream, which returns them first). An HTTP error, a cut, a stall, an in-band error or a slow
  * start before that point is a failed attempt the client never sees.
  */
 final class StreamAttempt extends UpstreamAttempt {
@@ -43,12 +43,14 @@ final class StreamAttempt extends UpstreamAttempt {
       while (true) {
         SseEvent event = stream.next();
         if (event == null) {
-          return AttemptResult.success(Reply.open(response.headers(), stream, held));
+          stream.holdBack(held);
+          return AttemptResult.success(Reply.open(response.headers(), stream));
         }
         held.add(event);
         if (EventType.of(event.event()) == EventType.CONTENT_BLOCK_DELTA || stream.finished()) {
           ctx.control().firstByte(); // the first content delta: a hedge is no longer due
-          return AttemptResult.success(Reply.open(response.headers(), stream, held));
+          stream.holdBack(held);
+          return AttemptResult.success(Reply.open(response.headers(), stream));
         }
         if (held.size() > settings.holdLimit()) {
           stream.close();

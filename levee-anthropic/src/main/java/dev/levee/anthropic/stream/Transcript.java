@@ -19,14 +19,15 @@ final class Transcript {
   static final class Block {
     final int index;
     final String type;
-    final JsonNode start; // the content_block of content_block_start
+    final JsonNode start; // the content_block of content_block_start; null for text and thinking (rebuilt from text)
     final StringBuilder text = new StringBuilder(); // text, or thinking
     String signature;
 
     Block(int index, String type, JsonNode start) {
       this.index = index;
       this.type = type;
-      this.start = start;
+      // only a block the transcript cannot rebuild keeps its start: a tree per stream for its whole life otherwise
+      this.start = type.equals("text") || type.equals("thinking") ? null : start;
     }
   }
 

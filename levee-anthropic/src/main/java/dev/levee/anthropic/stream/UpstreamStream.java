@@ -9,6 +9,8 @@ import dev.levee.core.retry.Failure;
 import dev.levee.core.retry.FailureKind;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.List;
 
 /**
  * Reads the events of one upstream SSE stream, turning every way it can fail into a {@link
@@ -35,6 +37,7 @@ public final class UpstreamStream implements AutoCloseable {
   private final Duration ttftTimeout;
   private final Duration idleTimeout;
   private final Watchdog.Timer timer;
+  private ArrayDeque<SseEvent> heldBack; // events read up to the commit point, to return again; null: none
   private boolean sawContent;
   private boolean finished;
 
@@ -58,6 +61,15 @@ public final class UpstreamStream implements AutoCloseable {
    * @throws StreamFailureException when the stream failed in any of the ways above
    */
   public SseEvent next() throws StreamFailureException {
+    if (heldBack != null) {
+      SseEvent event = heldBack.poll();
+      if (heldBack.isEmpty()) {
+        heldBack = null; // relayed: nothing keeps them
+      }
+      if (event != null) {
+        return event;
+      }
+    }
     if (finished) {
       return null;
     }
@@ -93,14 +105,24 @@ public final class UpstreamStream implements AutoCloseable {
     return event;
   }
 
+  /**
+   * Gives back the events read up to the commit point: {@link #next()} returns them again, in
+   * order, before it reads on (they were checked and timed when first read). Kept here rather
+   * than by the {@link dev.levee.anthropic.upstream.Reply}, so that once relayed nothing holds
+   * them (or the JSON trees parsed from them) for the rest of a long stream.
+   */
+  void holdBack(List<SseEvent> events) {
+    heldBack = events.isEmpty() ? null : new ArrayDeque<>(events);
+  }
+
   /** Whether {@code message_stop} has been read. */
   public boolean finished() {
     return finished;
   }
 
-  /** Whether the next event's bytes are (at least partly) already received. */
+  /** Whether the next event is held back or its bytes are (at least partly) already received. */
   public boolean ready() {
-    return reader.ready();
+    return heldBack != null || reader.ready();
   }
 
   private Failure timeoutFailure() {

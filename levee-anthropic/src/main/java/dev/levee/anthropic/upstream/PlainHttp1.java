@@ -334,13 +334,25 @@ final class PlainHttp1 implements AutoCloseable {
       }
     }
 
+    /**
+     * Reads what arrives next after the unread bytes, which move to the buffer's start first: the
+     * small buffer then fills (and grows) only when that much is unread, not when a read lands
+     * near its end. About to wait with less than a small buffer unread, the unread bytes move to
+     * a small buffer: a slow stream does not hold the large one while it waits for its next event
+     * (or, mid-line, for the rest of a chunk header).
+     */
     boolean fill() throws IOException {
-      if (position == limit) {
+      int unread = limit - position;
+      if (buffer.length > SMALL_BUFFER && unread < SMALL_BUFFER && in.available() == 0) {
+        byte[] small = new byte[SMALL_BUFFER]; // about to wait: do not hold the large buffer meanwhile
+        System.arraycopy(buffer, position, small, 0, unread);
+        buffer = small;
         position = 0;
-        limit = 0;
-        if (buffer.length > SMALL_BUFFER && in.available() == 0) {
-          buffer = new byte[SMALL_BUFFER]; // about to wait: do not hold the large buffer meanwhile
-        }
+        limit = unread;
+      } else if (position > 0) {
+        System.arraycopy(buffer, position, buffer, 0, unread);
+        position = 0;
+        limit = unread;
       }
       int n = in.read(buffer, limit, buffer.length - limit);
       if (n < 0) {

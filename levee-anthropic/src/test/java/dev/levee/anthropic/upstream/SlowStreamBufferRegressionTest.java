@@ -113,4 +113,31 @@ class SlowStreamBufferRegressionTest {
       assertThat(PlainHttp1.readBufferCapacity(body)).isEqualTo(PlainHttp1.SMALL_BUFFER);
     }
   }
+
+  /** Issue 11: a wait that began with a few bytes unread (half a chunk header) kept the large buffer. */
+  @Test
+  void aWaitWithPartOfAChunkHeaderUnreadHoldsOnlyTheSmallBuffer() throws Exception {
+    CountDownLatch go = new CountDownLatch(1);
+    String burst = "x".repeat(40_000);
+    URI uri = serve("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+        + chunk(burst) + "4", go, "\r\ntail\r\n0\r\n\r\n");
+    try (UpstreamResponse response = send(uri)) {
+      InputStream body = response.body();
+      assertThat(new String(body.readNBytes(burst.length()), StandardCharsets.US_ASCII)).isEqualTo(burst);
+      assertThat(PlainHttp1.readBufferCapacity(body)).isEqualTo(PlainHttp1.LARGE_BUFFER);
+      Thread reader = Thread.ofVirtual().start(() -> {
+        try {
+          assertThat(new String(body.readAllBytes(), StandardCharsets.US_ASCII)).isEqualTo("tail");
+        } catch (IOException e) {
+          throw new AssertionError(e);
+        }
+      });
+      while (reader.getState() != Thread.State.WAITING) { // parked mid chunk header: the server sends nothing before go
+        Thread.onSpinWait();
+      }
+      assertThat(PlainHttp1.readBufferCapacity(body)).as("while it waits").isEqualTo(PlainHttp1.SMALL_BUFFER);
+      go.countDown();
+      reader.join();
+    }
+  }
 }

@@ -134,7 +134,7 @@ public final class MessagesHandler {
 
   /**
    * Returns true when the request goes on as a stream on a virtual thread of its own ({@link
-   * #relayOnItsOwnThread}), which completes the exchange and reports its end to {@code traffic}.
+   * #onItsOwnThread}), which completes the exchange and reports its end to {@code traffic}.
    */
   private boolean handleCounted(Request request, Response response, Callback callback) {
     long start = ticker.nanos();
@@ -165,6 +165,18 @@ public final class MessagesHandler {
     Plan plan = planner.plan(in, admitted);                                          // 3. plan
     String route = plan.explainRoute();
     CancellationScope scope = responder.cancellationScope(request);
+    if (in.stream()) { // stages 4 to 7 on a thread of their own: see onItsOwnThread
+      onItsOwnThread(() -> executeRelayRecordRespond(start, client, in, admitted, plan, route, scope), scope, client,
+          id);
+      return true;
+    }
+    executeRelayRecordRespond(start, client, in, admitted, plan, route, scope);
+    return false;
+  }
+
+  /** Stages 4 to 7 (closing {@code scope} once the relay has ended, or when execute fails). */
+  private void executeRelayRecordRespond(long start, ClientResponse client, InboundRequest in,
+      Admission.Proceed admitted, Plan plan, String route, CancellationScope scope) {
     ChainResult<Reply> result;
     try {
       result = execution.execute(in, plan, scope.cancellation());                    // 4. execute
@@ -172,13 +184,7 @@ public final class MessagesHandler {
       scope.close();
       throw e;
     }
-    if (Relay.streams(result)) {
-      relayOnItsOwnThread(() -> relayRecordRespond(start, client, in, admitted, plan, route, scope, result),
-          scope, client, id);
-      return true;
-    }
     relayRecordRespond(start, client, in, admitted, plan, route, scope, result);
-    return false;
   }
 
   /** Stages 5 to 7 (closing {@code scope} once the relay has ended). */
@@ -195,18 +201,18 @@ public final class MessagesHandler {
   }
 
   /**
-   * Relays a committed stream (stages 5 to 7) on a new virtual thread while Jetty's thread returns
-   * (the exchange stays open until its callback completes). A slow stream spends its life parked
-   * in a read of the upstream, and what a parked virtual thread costs is its frozen stack, whose
-   * chunks keep the size of the thread's deepest park: on the thread that made the first attempts
-   * (parked deep in the chain until the first content delta), the relay's park held ~13 KiB of
-   * each waiting stream's ~26 KiB of heap; on a thread of its own, ~3.4 KiB (issue 11: 10,000
-   * streams in {@code -Xmx256m}). Forking before the first attempts as well saves nothing more:
-   * they park on ~9.6 KiB either way.
+   * Runs a stream request's stages 4 to 7 on a new virtual thread while Jetty's thread returns (the
+   * exchange stays open until its callback completes). A slow stream spends its life parked in a
+   * read of the upstream, and what a parked virtual thread costs is its frozen stack, whose chunks
+   * keep the size of the thread's deepest park (issue 11: 10,000 streams in {@code -Xmx256m}).
+   * Jetty's thread has parked deep already (reading the body, under Jetty's own frames), so the
+   * first attempts' waits for the head and the first delta, all at once when 10,000 streams open
+   * together, would freeze on its chunks; on a thread of their own they start from a fresh stack
+   * (session 5: ~7.9 KiB mean per waiting stream on Jetty's thread).
    */
-  private void relayOnItsOwnThread(Runnable stages, CancellationScope scope, ClientResponse client, String id) {
+  private void onItsOwnThread(Runnable stages, CancellationScope scope, ClientResponse client, String id) {
     STREAM_THREADS.newThread(() -> {
-      scope.interruptCurrentThread(); // a client leaving now interrupts this thread (a recovery's backoff)
+      scope.interruptCurrentThread(); // a client leaving now interrupts this thread (a wait, a backoff)
       try {
         stages.run();
       } catch (RuntimeException | Error e) { // a bug: answered as HttpDispatcher answers one on Jetty's thread
