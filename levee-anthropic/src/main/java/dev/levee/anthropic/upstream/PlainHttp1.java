@@ -32,8 +32,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * them (issue 11).
  *
  * <p>Same contract as {@link UpstreamClient#send}: the wait for the response headers is bounded
- * by the timeout ({@link HttpTimeoutException}; enforced to within {@link HeadDeadlines#GRAIN} by
- * one shared sweep that closes the connection, not by a timed read, whose park would wake the JDK's
+ * by the timeout ({@link HttpTimeoutException}; enforced by {@link HeadDeadlines}, whose shared
+ * check closes the connection, not by a timed read, whose park would wake the JDK's
  * timer thread twice per call), the connect by the connect timeout ({@link
  * HttpConnectTimeoutException}); a {@link Cancellation} or an interrupt closes the socket at once;
  * the body streams, and closing the response before its end closes the connection (a finished

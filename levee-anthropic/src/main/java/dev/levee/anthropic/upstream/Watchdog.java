@@ -4,22 +4,29 @@ import dev.levee.core.time.Scheduler;
 import dev.levee.core.time.Ticker;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Fires an action when a call makes no progress for too long: the attempt timeout of a JSON
  * body, the time-to-first-token limit and the idle timeout of a stream.
  *
- * <p>A {@link Timer} holds one limit at a time. {@link Timer#progress()} only records a
- * timestamp (no rescheduling per event); the scheduled check re-arms itself for the time still
- * left. Time and timers come from the injected {@link Ticker} and {@link Scheduler} (in production
- * {@code SystemClock}; in tests a {@code ManualClock}, so a stall fires when virtual time passes
- * the limit). Thread-safe.
+ * <p>A {@link Timer} holds one limit at a time. All timers of a watchdog share one scheduled
+ * check, due when the earliest of them is: starting a timer whose limit ends later than that
+ * check, {@link Timer#progress()} and {@link Timer#close()} touch no scheduler (a JSON request
+ * starts and closes a timer each, and rescheduling would wake the timer thread, a context switch
+ * on the request path); the check fires the timers that ran out, then re-arms itself for the
+ * earliest one still running. Time and timers come from the injected {@link Ticker} and {@link
+ * Scheduler} (in production {@code SystemClock}; in tests a {@code ManualClock}, so a stall fires
+ * when virtual time passes the limit). Thread-safe.
  */
 public final class Watchdog {
 
   private final Ticker ticker;
   private final Scheduler scheduler;
+  private final Set<Timer> running = ConcurrentHashMap.newKeySet();
+  private Scheduler.Scheduled check; // guarded by this: the one pending check, or null
+  private long checkAt; // guarded by this: its due ticker reading
 
   public Watchdog(Ticker ticker, Scheduler scheduler) {
     this.ticker = Objects.requireNonNull(ticker, "ticker");
@@ -36,14 +43,52 @@ public final class Watchdog {
     return timer;
   }
 
+  /** Timers neither closed nor fired (tests). */
+  int running() {
+    return running.size();
+  }
+
+  /** Makes sure a check runs no later than ticker reading {@code due}. */
+  private synchronized void checkBy(long due) {
+    if (check != null && due - checkAt >= 0) {
+      return;
+    }
+    if (check != null) {
+      check.cancel();
+    }
+    checkAt = due;
+    check = scheduler.schedule(Duration.ofNanos(due - ticker.nanos()), this::check);
+  }
+
+  private void check() {
+    synchronized (this) {
+      check = null; // a timer started from here on schedules its own check
+    }
+    long now = ticker.nanos();
+    long next = Long.MAX_VALUE;
+    for (Timer timer : running) {
+      long left = timer.deadline() - now;
+      if (left > 0) {
+        next = Math.min(next, left);
+      } else {
+        running.remove(timer);
+        if (timer.expire()) {
+          timer.onExpiry.run();
+        }
+      }
+    }
+    if (next != Long.MAX_VALUE) {
+      checkBy(now + next);
+    }
+  }
+
   /** One running limit. */
   public final class Timer implements AutoCloseable {
     private final Runnable onExpiry;
-    private final AtomicBoolean fired = new AtomicBoolean();
     private volatile long limitNanos;
     private volatile long lastProgress;
-    private volatile boolean stopped;
-    private Scheduler.Scheduled check;
+    private boolean stopped; // guarded by this
+    private volatile boolean fired; // written under this
 
     private Timer(Runnable onExpiry) {
       this.onExpiry = onExpiry;
@@ -56,45 +101,38 @@ public final class Watchdog {
 
     /** Replaces the limit (e.g. from time-to-first-token to stream idle) and counts from now. */
     public synchronized void rearm(Duration limit) {
+      if (stopped || fired) {
+        return;
+      }
       limitNanos = Math.max(1, limit.toNanos());
       lastProgress = ticker.nanos();
-      schedule(limitNanos);
+      running.add(this);
+      checkBy(deadline());
     }
 
     /** Whether the limit was exceeded and the action ran. */
     public boolean fired() {
-      return fired.get();
+      return fired;
     }
 
-    private synchronized void schedule(long delayNanos) {
-      if (stopped) {
-        return;
-      }
-      if (check != null) {
-        check.cancel();
-      }
-      check = scheduler.schedule(Duration.ofNanos(delayNanos), this::check);
+    private long deadline() {
+      return lastProgress + limitNanos;
     }
 
-    private void check() {
-      if (stopped) {
-        return;
+    /** Whether the action is to run now: once, and never after {@link #close()}. */
+    private synchronized boolean expire() {
+      if (stopped || fired) {
+        return false;
       }
-      long left = lastProgress + limitNanos - ticker.nanos();
-      if (left > 0) {
-        schedule(left);
-      } else if (fired.compareAndSet(false, true)) {
-        onExpiry.run();
-      }
+      fired = true;
+      return true;
     }
 
     /** Stops the timer; the action will not run after this returns unless it already started. */
     @Override
     public synchronized void close() {
       stopped = true;
-      if (check != null) {
-        check.cancel();
-      }
+      running.remove(this);
     }
   }
 }

@@ -7,7 +7,7 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-/** The head deadlines on virtual time: one sweep for every waiting call, each deadline fired at most one grain late. */
+/** The head deadlines on virtual time: one check for every waiting call, each deadline fired on time. */
 class HeadDeadlinesTest {
 
   private final ManualClock clock = new ManualClock();
@@ -19,12 +19,13 @@ class HeadDeadlinesTest {
   }
 
   @Test
-  void aDeadlineFiresOnceAfterItsInstantAndWithinOneGrain() {
+  void aDeadlineFiresOnceAtItsInstant() {
     HeadDeadlines.Wait wait = in(Duration.ofMillis(95));
 
-    clock.advance(Duration.ofMillis(94));
+    clock.advance(Duration.ofMillis(95).minusNanos(1));
     assertThat(expired).hasValue(0);
-    clock.advance(Duration.ofMillis(1).plus(HeadDeadlines.GRAIN));
+    clock.advance(Duration.ofNanos(1));
+    assertThat(expired).hasValue(1);
     clock.advance(Duration.ofSeconds(1));
 
     assertThat(expired).hasValue(1);
@@ -53,7 +54,7 @@ class HeadDeadlinesTest {
     }
     assertThat(clock.pending()).isEqualTo(1);
 
-    clock.advance(Duration.ofMillis(1_000).plus(HeadDeadlines.GRAIN));
+    clock.advance(Duration.ofMillis(1_000));
     assertThat(expired).hasValue(34);
     assertThat(clock.pending()).isEqualTo(1);
     clock.advance(Duration.ofSeconds(3));
@@ -62,14 +63,36 @@ class HeadDeadlinesTest {
   }
 
   @Test
-  void aSoonerDeadlineAddedLaterStillFiresWithinOneGrain() {
+  void aSoonerDeadlineAddedLaterStillFiresOnTime() {
     in(Duration.ofSeconds(30));
     clock.advance(Duration.ofMillis(3));
     HeadDeadlines.Wait soon = in(Duration.ofMillis(1));
 
-    clock.advance(HeadDeadlines.GRAIN);
+    clock.advance(Duration.ofMillis(1));
 
     assertThat(soon.expired()).isTrue();
     assertThat(expired).hasValue(1);
+  }
+
+  /**
+   * Regression (issue 11, the c=1 tail): while calls waited, a sweep ran every 10 ms, each a
+   * wake-up of the timer thread that could delay the request path.
+   */
+  @Test
+  void callsOneAfterAnotherWithinTheirDeadlinesRunNoTimerAtAll() {
+    AtomicInteger ran = new AtomicInteger();
+    HeadDeadlines counted = new HeadDeadlines(clock, (delay, task) -> clock.schedule(delay, () -> {
+      ran.incrementAndGet();
+      task.run();
+    }));
+
+    for (int i = 0; i < 5_000; i++) { // one call per 200 µs for a second, each under a 2 s limit
+      HeadDeadlines.Wait wait = counted.start(counted.now() + Duration.ofSeconds(2).toNanos(), expired::incrementAndGet);
+      clock.advance(Duration.ofNanos(200_000));
+      assertThat(wait.end()).isTrue();
+    }
+
+    assertThat(ran).hasValue(0);
+    assertThat(expired).hasValue(0);
   }
 }

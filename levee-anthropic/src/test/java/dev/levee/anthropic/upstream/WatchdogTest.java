@@ -55,7 +55,7 @@ class WatchdogTest {
   }
 
   @Test
-  void aClosedTimerNeverFiresAndLeavesNothingScheduled() {
+  void aClosedTimerNeverFiresAndLeavesNothingScheduledOnceItsCheckHasPassed() {
     Watchdog.Timer timer = watchdog.start(Duration.ofSeconds(2), expired::incrementAndGet);
 
     timer.close();
@@ -63,5 +63,55 @@ class WatchdogTest {
 
     assertThat(expired).hasValue(0);
     assertThat(clock.pending()).isZero();
+  }
+
+  @Test
+  void eachTimerFiresAtItsOwnLimitThoughTheyShareOneCheck() {
+    AtomicInteger shortOne = new AtomicInteger();
+    watchdog.start(Duration.ofSeconds(10), expired::incrementAndGet);
+    clock.advance(Duration.ofSeconds(1));
+    watchdog.start(Duration.ofSeconds(2), shortOne::incrementAndGet); // ends before the pending check
+
+    clock.advance(Duration.ofSeconds(2));
+    assertThat(shortOne).hasValue(1);
+    assertThat(expired).hasValue(0);
+    clock.advance(Duration.ofMillis(6_999));
+    assertThat(expired).hasValue(0);
+    clock.advance(Duration.ofMillis(1));
+    assertThat(expired).hasValue(1);
+  }
+
+  /**
+   * Regression (issue 11, the c=1 tail): every JSON request started and cancelled a timer of its
+   * own; whenever it became the earliest task the timer thread woke up, a context switch on the
+   * request path.
+   */
+  @Test
+  void timersStartedAndClosedOneAfterAnotherScheduleOneCheckPerLimit() {
+    AtomicInteger scheduled = new AtomicInteger();
+    Watchdog counted = new Watchdog(clock, (delay, task) -> {
+      scheduled.incrementAndGet();
+      return clock.schedule(delay, task);
+    });
+
+    for (int i = 0; i < 10_000; i++) { // one request per 200 µs for 2 s, each under a 1 s limit
+      Watchdog.Timer timer = counted.start(Duration.ofSeconds(1), expired::incrementAndGet);
+      clock.advance(Duration.ofNanos(200_000));
+      timer.close();
+    }
+
+    assertThat(scheduled.get()).isLessThanOrEqualTo(3);
+    assertThat(expired).hasValue(0);
+  }
+
+  @Test
+  void aTimerClosedBeforeItsCheckDoesNotKeepTheOthersFromFiring() {
+    Watchdog.Timer first = watchdog.start(Duration.ofSeconds(1), () -> {});
+    watchdog.start(Duration.ofSeconds(3), expired::incrementAndGet);
+    first.close();
+
+    clock.advance(Duration.ofSeconds(3));
+
+    assertThat(expired).hasValue(1);
   }
 }

@@ -13,8 +13,8 @@ import org.eclipse.jetty.server.Request;
  * kept-alive connection).
  *
  * <p>The connection is watched ({@link DisconnectWatch}) only once the request has run {@link
- * LateWatches#WATCH_AFTER}: most answers come sooner, and watching costs a read interest on the
- * connection and a selector wake-up. A client that left before then is noticed as the watch
+ * LateWatches#WATCH_AFTER} (at the latest {@link LateWatches#SWEEP_EVERY} later): most answers come
+ * sooner, and watching costs a read interest on the connection and a selector wake-up. A client that left before then is noticed as the watch
  * starts (its connection reads as ended). A failure Jetty reports itself (an HTTP/2 reset)
  * cancels at once.
  *

@@ -9,15 +9,22 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Starts the disconnect watch of each {@link CancellationScope} still open {@link #WATCH_AFTER}
- * after it opened, with one timer for all of them: a request adds itself to a queue (no timer of
- * its own, no wake-up of the timer thread), and one sweep, due when the oldest waiting scope is,
- * starts the watches that are due and drops the scopes that closed. At most one sweep is
- * scheduled at a time. Thread-safe.
+ * after it opened. A request adds itself to a queue (no timer of its own) and, as it arrives,
+ * sweeps the queue's head: it drops the scopes that closed and starts the watches that are due.
+ * Under traffic the arrivals do all the sweeping; one coarse timer sweeps every {@link
+ * #SWEEP_EVERY} while scopes wait, for the requests that arrive in a quiet spell. So a watch
+ * starts between {@code WATCH_AFTER} and {@code WATCH_AFTER + SWEEP_EVERY} after its request
+ * opened, and one request at a time (each a fraction of a millisecond) wakes the timer thread ten
+ * times a second instead of once per {@code WATCH_AFTER} (the wake-ups that lengthen the c=1 tail:
+ * docs/benchmarks.md, session 5). Thread-safe.
  */
 final class LateWatches {
 
-  /** How long a request runs before its connection is watched for the client leaving. */
+  /** How long a request runs before its connection may be watched for the client leaving (5 ms). */
   static final Duration WATCH_AFTER = Duration.ofMillis(5);
+
+  /** How often the timer sweeps while scopes wait (100 ms); arrivals sweep in between. */
+  static final Duration SWEEP_EVERY = Duration.ofMillis(100);
 
   private static final long WATCH_AFTER_NANOS = WATCH_AFTER.toNanos();
 
@@ -36,6 +43,7 @@ final class LateWatches {
   private final Ticker ticker;
   private final Queue<Waiting> waiting = new ConcurrentLinkedQueue<>(); // in the order they opened
   private final AtomicBoolean scheduled = new AtomicBoolean();
+  private final AtomicBoolean sweeping = new AtomicBoolean(); // one sweep at a time; others skip
 
   LateWatches(Watchdog timers, Ticker ticker) {
     this.timers = timers;
@@ -47,32 +55,49 @@ final class LateWatches {
     return ticker.nanos();
   }
 
-  /** Watches {@code scope} from {@link #WATCH_AFTER} after its opening on, unless it closes first. */
+  /**
+   * Watches {@code scope} from {@link #WATCH_AFTER} after its opening on, unless it closes first;
+   * sweeps the scopes opened before it.
+   */
   void add(Waiting scope) {
+    sweep();
     waiting.add(scope);
+    schedule();
+  }
+
+  private void schedule() {
     if (scheduled.compareAndSet(false, true)) {
-      timers.start(WATCH_AFTER, this::sweep);
+      timers.start(SWEEP_EVERY, this::timed);
+    }
+  }
+
+  private void timed() {
+    scheduled.set(false);
+    sweep();
+    if (!waiting.isEmpty()) { // a scope added during the sweep is never left waiting
+      schedule();
     }
   }
 
   private void sweep() {
-    long next = WATCH_AFTER_NANOS;
-    long now = ticker.nanos();
-    Waiting scope;
-    while ((scope = waiting.peek()) != null) {
-      long left = scope.openedAt() + WATCH_AFTER_NANOS - now;
-      if (left > 0 && !scope.closed()) {
-        next = left;
-        break;
-      }
-      waiting.poll();
-      if (left <= 0) {
-        scope.watch(); // nothing when it has closed
-      }
+    if (!sweeping.compareAndSet(false, true)) {
+      return; // the thread sweeping now does it
     }
-    scheduled.set(false);
-    if (!waiting.isEmpty() && scheduled.compareAndSet(false, true)) { // a scope added during the sweep is never left waiting
-      timers.start(Duration.ofNanos(next), this::sweep);
+    try {
+      long now = ticker.nanos();
+      Waiting scope;
+      while ((scope = waiting.peek()) != null) {
+        boolean due = now - scope.openedAt() >= WATCH_AFTER_NANOS;
+        if (!due && !scope.closed()) {
+          break;
+        }
+        waiting.poll();
+        if (due) {
+          scope.watch(); // nothing when it has closed
+        }
+      }
+    } finally {
+      sweeping.set(false);
     }
   }
 }
