@@ -213,7 +213,7 @@ public final class Metrics implements CallObserver, AutoCloseable {
           .tag("target", target.id()).description("Share of the target's calls in the SLI window answered 429")
           .register(registry);
       Gauge.builder("levee_target_p99_seconds", tiers, t -> t.targetCalls(target).p99Millis() / 1000.0)
-          .tag("target", target.id()).description("p99 latency of the target's successful calls in the SLI window")
+          .tag("target", target.id()).description("p99 time to first token of the target's successful streamed calls in the SLI window")
           .register(registry);
     });
     FunctionCounter.builder("levee_tier_transitions", tiers, TierBoard::transitions)

@@ -53,7 +53,7 @@ final class Recorder {
               plan.storeTtl());
         }
         json.answered().completion().success();
-        tiers.answered(feature, alias, Duration.ofNanos(ticker.nanos() - startNanos));
+        tiers.answered(feature, alias, null); // a JSON answer's time is its length, no latency sample
       }
       case Outcome.Streamed stream -> {
         if (stream.message() != null) {
@@ -133,7 +133,7 @@ final class Recorder {
   /** Writes the access record of a request answered without going upstream; a cached answer is a success. */
   void recordLocal(long startNanos, InboundRequest in, Admission.Decision decision, Sent sent) {
     if (decision instanceof Admission.FromCache) {
-      tiers.answered(in.feature(), in.alias().alias(), Duration.ofNanos(ticker.nanos() - startNanos));
+      tiers.answered(in.feature(), in.alias().alias(), null);
     }
     log(startNanos, in, decision.tier(), sent);
     if (tracing.enabled()) {
