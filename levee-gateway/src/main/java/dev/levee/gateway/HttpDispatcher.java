@@ -75,7 +75,7 @@ final class HttpDispatcher extends Handler.Abstract {
         }
         // named here, so idempotency-key errors and replays carry the id the pipeline then uses
         response.getHeaders().put(LeveeHeaders.REQUEST_ID, ids.next());
-        work.idempotency().handle(request, response, callback, messages::handle);
+        work.idempotency().handle(request, response, callback, messages::handle, messages::answeredByIdempotencyKey);
       }
       case "/health" -> {
         if (!method.equals("GET") && !method.equals("HEAD")) {

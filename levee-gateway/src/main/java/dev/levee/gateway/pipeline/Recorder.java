@@ -181,6 +181,13 @@ final class Recorder {
         Duration.ofNanos(ticker.nanos() - startNanos)));
   }
 
+  /** Writes the access record of an exchange its idempotency key answered: {@code replayed}, or {@code refused <type>}. */
+  void logKeyed(long startNanos, String id, String path, int status, String outcome) {
+    log.write(new AccessRecord(id, path, null, false, null, status, null, 0, false, millisSince(startNanos), outcome));
+    metrics.request(new ServedRequest(null, null, null, status, outcome.split(" ", 2)[0], false, 0,
+        Duration.ofNanos(ticker.nanos() - startNanos)));
+  }
+
   private long millisSince(long startNanos) {
     return (ticker.nanos() - startNanos) / 1_000_000;
   }
