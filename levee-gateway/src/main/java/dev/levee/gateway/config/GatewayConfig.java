@@ -120,13 +120,18 @@ public record GatewayConfig(
       @JsonDeserialize(using = Deserializers.HttpUrl.class) String webhook, Duration window, Long minVolume,
       Duration p99Down, Duration healthyP99) {
     public Tiers {
+      String downSet = p99Down == null ? " ms, the default" : " ms";
+      String healthySet = healthyP99 == null ? " ms, the default" : " ms";
       p99Down = p99Down == null ? Duration.ofMillis((long) TierThresholds.DEFAULT.p99DownMillis()) : p99Down;
       healthyP99 = healthyP99 == null ? Duration.ofMillis((long) TierThresholds.DEFAULT.healthyP99Millis()) : healthyP99;
       if (!p99Down.isPositive()) throw new IllegalArgumentException("p99-down must be positive");
       if (!healthyP99.isPositive()) throw new IllegalArgumentException("healthy-p99 must be positive");
-      if (healthyP99.compareTo(p99Down) >= 0) {
-        throw new IllegalArgumentException("healthy-p99 (" + healthyP99.toMillis() + " ms) must be below p99-down ("
-            + p99Down.toMillis() + " ms): between them a feature holds its tier");
+      if (healthyP99.compareTo(p99Down) >= 0) { // named by the key written, so the error points at its line
+        throw new IllegalArgumentException(healthySet.endsWith("default")
+            ? "p99-down (" + p99Down.toMillis() + downSet + ") must be above healthy-p99 (" + healthyP99.toMillis()
+                + healthySet + "): between them a feature holds its tier; set both"
+            : "healthy-p99 (" + healthyP99.toMillis() + healthySet + ") must be below p99-down (" + p99Down.toMillis()
+                + downSet + "): between them a feature holds its tier" + (downSet.endsWith("default") ? "; set both" : ""));
       }
       minVolume = minVolume == null ? 20L : minVolume;
       if (minVolume < 1) throw new IllegalArgumentException("min-volume must be at least 1");

@@ -88,9 +88,15 @@ class ConfigChoicesAndDefaultsTest {
     assertThatThrownBy(() -> parse("tiers: { healthy-p99: 2s }\n"))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("line 4")
-        .hasMessageContaining("healthy-p99 (2000 ms) must be below p99-down (800 ms)");
-    assertThatThrownBy(() -> parse("tiers: { p99-down: 300ms }\n"))
-        .hasMessageContaining("healthy-p99 (500 ms) must be below p99-down (300 ms)");
+        .hasMessageContaining("tiers.healthy-p99: healthy-p99 (2000 ms) must be below p99-down (800 ms, the default)")
+        .hasMessageContaining("set both");
+    assertThatThrownBy(() -> parse("tiers:\n  slo: 0.99\n  p99-down: 300ms\n"))
+        .hasMessageContaining("line 6")
+        .hasMessageContaining("tiers.p99-down: p99-down (300 ms) must be above healthy-p99 (500 ms, the default)");
+    assertThatThrownBy(() -> parse("tiers:\n  p99-down: 300ms\n  healthy-p99: 400ms\n"))
+        .hasMessageContaining("line 6")
+        .hasMessageContaining("tiers.healthy-p99: healthy-p99 (400 ms) must be below p99-down (300 ms):")
+        .satisfies(e -> assertThat(e.getMessage()).doesNotContain("default"));
     assertThatThrownBy(() -> parse("tiers: { healthy-p99: 0s }\n"))
         .hasMessageContaining("healthy-p99 must be positive");
   }

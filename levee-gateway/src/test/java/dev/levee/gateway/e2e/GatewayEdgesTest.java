@@ -117,13 +117,16 @@ class GatewayEdgesTest {
     }
   }
 
+  /** Regression (newcomer trial): a 404 or 405 had an id "as in the access log" but no line there and no count. */
   @Test
-  void unknownPathsGetAnAnthropicShaped404() throws Exception {
+  void unknownPathsGetAnAnthropicShaped404AndAreCountedLikeEveryRefusal() throws Exception {
     try (Harness h = Harness.start(Harness.BASE_POLICY)) {
       HttpResponse<String> response = h.get("/v1/nothing-here");
 
       assertThat(response.statusCode()).isEqualTo(404);
       assertThat(Json.tryParse(response.body()).path("error").path("type").asText()).isEqualTo("not_found_error");
+      assertThat(h.get("/v1/messages").statusCode()).isEqualTo(405);
+      assertThat(h.get("/metrics").body()).contains("levee_requests_total{outcome=\"refused\",tier=\"-\"} 2.0");
     }
   }
 

@@ -118,8 +118,10 @@ class SharedGatewaySoakTest {
       assertThat(metrics).as("no request left in flight").contains("levee_requests_in_flight 0.0");
       assertThat(new Scrape(metrics).value("levee_circuit_state", Map.of("target", "emu/emu-ok")))
           .as("the healthy target's circuit").isZero();
+      // every platform thread of the process, the in-process emulator's pool included, which may
+      // keep a few more after a busy run: a thread per request (or per stream) would be hundreds
       assertThat(ManagementFactory.getThreadMXBean().getThreadCount()).as("platform threads after the run")
-          .isLessThanOrEqualTo(threadsBefore + 4);
+          .isLessThanOrEqualTo(threadsBefore + CLIENTS);
       assertThat(openFiles()).as("open files after the run: kept-alive upstream connections at most")
           .isLessThanOrEqualTo(fdsBefore + CLIENTS * 2L);
     }
