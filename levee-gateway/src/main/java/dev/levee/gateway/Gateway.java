@@ -179,6 +179,7 @@ public final class Gateway implements AutoCloseable {
             id = ids.next();
             response.getHeaders().put(LeveeHeaders.REQUEST_ID, id);
           }
+          response.getHeaders().put(LeveeHeaders.ANSWER_REQUEST_ID, id); // where the SDKs look
           return id;
         }).heardBy(messages::refusedAtTheDoor)); // in the access log and metrics like any refusal
     metrics.watchInFlight(VirtualThreadServer.guard(server)::inFlight);

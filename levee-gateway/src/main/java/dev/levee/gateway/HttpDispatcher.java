@@ -58,7 +58,7 @@ final class HttpDispatcher extends Handler.Abstract {
     } catch (RuntimeException e) { // a bug must still answer in the API's shape, never Jetty's HTML page
       LOG.error("unexpected failure on {} {}", request.getMethod(), Request.getPathInContext(request), e);
       if (!response.isCommitted()) {
-        return error(response, callback, LeveeErrors.UNEXPECTED);
+        return error(request, response, callback, LeveeErrors.UNEXPECTED);
       }
       callback.failed(e);
       return true;
@@ -71,28 +71,28 @@ final class HttpDispatcher extends Handler.Abstract {
     switch (path) {
       case "/v1/messages", "/v1/messages/count_tokens" -> {
         if (!method.equals("POST")) {
-          return notAllowed(response, callback, method, path, "POST");
+          return notAllowed(request, response, callback, method, path, "POST");
         }
         // named here, so idempotency-key errors and replays carry the id the pipeline then uses
         response.getHeaders().put(LeveeHeaders.REQUEST_ID, ids.next());
-        work.idempotency().handle(request, response, callback, messages::handle);
+        work.idempotency().handle(request, response, callback, messages::handle, messages::answeredByIdempotencyKey);
       }
       case "/health" -> {
         if (!method.equals("GET") && !method.equals("HEAD")) {
-          return notAllowed(response, callback, method, path, "GET, HEAD");
+          return notAllowed(request, response, callback, method, path, "GET, HEAD");
         }
         HealthReport.Report report = health.report();
         ServerIo.json(response, callback, report.verdict().httpStatus(), Json.bytes(report.body()));
       }
       case "/health/live" -> {
         if (!method.equals("GET") && !method.equals("HEAD")) {
-          return notAllowed(response, callback, method, path, "GET, HEAD");
+          return notAllowed(request, response, callback, method, path, "GET, HEAD");
         }
         ServerIo.json(response, callback, 200, "{\"status\":\"live\"}".getBytes(StandardCharsets.UTF_8));
       }
       case "/health/ready" -> {
         if (!method.equals("GET") && !method.equals("HEAD")) {
-          return notAllowed(response, callback, method, path, "GET, HEAD");
+          return notAllowed(request, response, callback, method, path, "GET, HEAD");
         }
         Readiness.State state = readiness.state();
         ServerIo.json(response, callback, state == Readiness.State.READY ? 200 : 503,
@@ -100,7 +100,7 @@ final class HttpDispatcher extends Handler.Abstract {
       }
       case "/metrics" -> {
         if (!method.equals("GET") && !method.equals("HEAD")) {
-          return notAllowed(response, callback, method, path, "GET, HEAD");
+          return notAllowed(request, response, callback, method, path, "GET, HEAD");
         }
         ServerIo.send(response, callback, 200, "text/plain; version=0.0.4; charset=utf-8",
             metrics.scrape().getBytes(StandardCharsets.UTF_8));
@@ -125,27 +125,30 @@ final class HttpDispatcher extends Handler.Abstract {
           passThrough.handle(request, response, callback);
           return true;
         }
-        return error(response, callback, ApiError.notFound("Levee does not serve " + method + " " + path));
+        return error(request, response, callback, ApiError.notFound("Levee does not serve " + method + " " + path));
       }
     }
     return true;
   }
 
   /** 405 with the {@code Allow} header RFC 9110 §15.5.6 requires. */
-  private boolean notAllowed(Response response, Callback callback, String method, String path, String allowed) {
+  private boolean notAllowed(Request request, Response response, Callback callback, String method, String path,
+      String allowed) {
     response.getHeaders().put("allow", allowed);
-    return error(response, callback, new ApiError(405, "invalid_request_error", method + " is not allowed on " + path));
+    return error(request, response, callback, new ApiError(405, "invalid_request_error", method + " is not allowed on " + path));
   }
 
   /**
    * Levee's own error, with a request id in the body ({@code request_id}) and in {@code
-   * x-levee-request-id}: the exchange's id when it has one already, else a fresh one.
+   * x-levee-request-id}: the exchange's id when it has one already, else a fresh one. It is
+   * written to the access log and counted like a refusal at the door.
    */
-  private boolean error(Response response, Callback callback, ApiError error) {
+  private boolean error(Request request, Response response, Callback callback, ApiError error) {
     if (response.getHeaders().get(LeveeHeaders.REQUEST_ID) == null) {
       response.getHeaders().put(LeveeHeaders.REQUEST_ID, ids.next());
     }
     LeveeErrors.send(response, callback, error);
+    messages.refusedAtTheDoor(request, response.getHeaders().get(LeveeHeaders.REQUEST_ID), error); // access log, metrics
     return true;
   }
 }

@@ -11,14 +11,25 @@ import org.eclipse.jetty.util.Callback;
  * Answers the errors Jetty raises before a handler runs (an ambiguous or malformed URI, a URI or
  * headers too long, an unparsable request) in the Messages API's error shape instead of Jetty's
  * HTML page, so that every client of Levee's servers can parse every answer. The status is
- * Jetty's; the type follows {@link ApiError#typeFor(int)}.
+ * Jetty's; the type follows {@link ApiError#typeFor(int)}. Like the guard's own refusals, each is
+ * named by the server's lanes ({@code request_id}) and told to their {@link RequestGuard.Refusals}
+ * (the gateway's access log and metrics).
  */
 final class ApiErrorHandler extends ErrorHandler {
+
+  private final RequestGuard.Lanes lanes;
+
+  ApiErrorHandler(RequestGuard.Lanes lanes) {
+    this.lanes = lanes;
+  }
 
   @Override
   protected void generateResponse(Request request, Response response, int code, String message, Throwable cause,
       Callback callback) {
     String text = message == null || message.isBlank() ? HttpStatus.getMessage(code) : message;
-    ServerIo.error(response, callback, new ApiError(code, ApiError.typeFor(code), text));
+    ApiError error = new ApiError(code, ApiError.typeFor(code), text);
+    String id = lanes.naming() == null ? null : lanes.naming().apply(response);
+    ServerIo.json(response, callback, code, error.toBytes(id));
+    lanes.refusals().refused(request, id, error);
   }
 }

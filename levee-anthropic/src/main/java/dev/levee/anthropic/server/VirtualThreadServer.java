@@ -95,7 +95,7 @@ public final class VirtualThreadServer {
     server.addBean(new NetworkConnectionLimit(limits.maxConnections(), connector));
     server.addBean(new HeaderDeadline(connector, limits.headerTimeout()));
     server.setHandler(new RequestGuard(limits, lanes, handler));
-    server.setErrorHandler(new ApiErrorHandler());
+    server.setErrorHandler(new ApiErrorHandler(lanes));
     server.setStopTimeout(2000);
     return server;
   }

@@ -44,13 +44,13 @@ final class StreamAttempt extends UpstreamAttempt {
         SseEvent event = stream.next();
         if (event == null) {
           stream.holdBack(held);
-          return AttemptResult.success(Reply.open(response.headers(), stream));
+          return AttemptResult.streaming(Reply.open(response.headers(), stream));
         }
         held.add(event);
         if (EventType.of(event.event()) == EventType.CONTENT_BLOCK_DELTA || stream.finished()) {
           ctx.control().firstByte(); // the first content delta: a hedge is no longer due
           stream.holdBack(held);
-          return AttemptResult.success(Reply.open(response.headers(), stream));
+          return AttemptResult.streaming(Reply.open(response.headers(), stream));
         }
         if (held.size() > settings.holdLimit()) {
           stream.close();

@@ -73,8 +73,9 @@ final class PlainHttp1 implements AutoCloseable {
     byte[] head = head(request, host, port);
     byte[] wire = request.body().length <= ONE_WRITE_BODY ? withBody(head, request.body()) : head;
     long deadline = deadlines.now() + timeout.toNanos();
+    boolean stale = false; // a kept-alive connection failed this request before its answer: no second pooled one
     while (true) {
-      Connection c = pooled(origin);
+      Connection c = stale ? null : pooled(origin);
       boolean reused = c != null;
       if (c == null) {
         c = connect(origin, host, port, deadline, timeout);
@@ -107,7 +108,8 @@ final class PlainHttp1 implements AutoCloseable {
           throw new InterruptedException("interrupted while calling upstream");
         }
         if (reused && !c.answered) {
-          continue; // the server had closed the kept-alive connection: a fresh one
+          stale = true;
+          continue; // the server had closed the kept-alive connection: once more, on a fresh one
         }
         throw e;
       } finally {

@@ -225,6 +225,35 @@ class PlainHttp1Test {
     assertThat(connections).hasValue(2);
   }
 
+  /**
+   * Regression (newcomer trial, session 5): after a kept-alive connection failed before any byte
+   * of the answer, the client took the next pooled one, and the next, so one request could reach
+   * the server once per idle connection, none of it seen by the retry policy or the budget. It is
+   * now sent once more, on a fresh connection.
+   */
+  @Test
+  void aRequestFailedOnAStaleConnectionIsSentOnceMoreOnAFreshOneNotOnEveryPooledOne() throws Exception {
+    AtomicInteger requests = new AtomicInteger();
+    URI uri = serve((in, out, s) -> {
+      readRequest(in);
+      requests.incrementAndGet();
+      write(out, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+      if (readRequest(in) >= 0) {
+        requests.incrementAndGet(); // read, then the connection dies unanswered
+      }
+    });
+    UpstreamResponse first = send(uri, Duration.ofSeconds(5), new Cancellation());
+    UpstreamResponse second = send(uri, Duration.ofSeconds(5), new Cancellation()); // the first is still open
+    assertThat(body(first)).isEqualTo("ok");
+    assertThat(body(second)).isEqualTo("ok");
+    assertThat(client.idleCount("127.0.0.1:" + uri.getPort())).isEqualTo(2);
+    requests.set(0);
+
+    assertThat(body(send(uri, Duration.ofSeconds(5), new Cancellation()))).isEqualTo("ok");
+    assertThat(requests).as("one stale connection, then a fresh one").hasValue(2);
+    assertThat(connections).hasValue(3);
+  }
+
   @Test
   void cancellationClosesTheCallAtOnce() throws Exception {
     URI uri = serve((in, out, s) -> {

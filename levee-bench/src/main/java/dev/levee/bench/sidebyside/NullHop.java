@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 final class NullHop implements AutoCloseable {
 
   private final Process process;
+  private final Thread stopOnExit = new Thread(this::stop, "nginx-stop");
   private final URI baseUrl;
   private final Path dir;
 
@@ -23,6 +24,7 @@ final class NullHop implements AutoCloseable {
     this.process = process;
     this.baseUrl = baseUrl;
     this.dir = dir;
+    Runtime.getRuntime().addShutdownHook(stopOnExit); // Ctrl-C or SIGTERM: nginx goes too, not left listening
   }
 
   static Path binary() {
@@ -92,10 +94,19 @@ final class NullHop implements AutoCloseable {
     return process.pid();
   }
 
+  private void stop() {
+    process.destroy(); // SIGTERM: nginx stops its workers
+    try {
+      process.waitFor(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   @Override
   public void close() throws Exception {
-    process.destroy(); // SIGTERM: nginx stops its workers
-    process.waitFor(10, TimeUnit.SECONDS);
+    Runtime.getRuntime().removeShutdownHook(stopOnExit);
+    stop();
     try (var files = Files.walk(dir)) {
       files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     }

@@ -1,6 +1,7 @@
 package dev.levee.core.chain;
 
 import dev.levee.core.retry.Failure;
+import java.time.Duration;
 import java.util.Objects;
 
 /**
@@ -10,8 +11,14 @@ import java.util.Objects;
  */
 public sealed interface AttemptResult<T> {
 
-  /** The target answered; for a stream, it reached its commit point. */
-  record Success<T>(T response) implements AttemptResult<T> {
+  /**
+   * The target answered; for a stream, it reached its commit point.
+   *
+   * @param firstToken whether the time to this result is a time to first token (a stream at its
+   *     commit point) rather than a whole answer's, whose length sets it (see {@link
+   *     CallObserver#onSuccess(Target, Duration, boolean)})
+   */
+  record Success<T>(T response, boolean firstToken) implements AttemptResult<T> {
     public Success {
       Objects.requireNonNull(response, "response");
     }
@@ -30,8 +37,14 @@ public sealed interface AttemptResult<T> {
     }
   }
 
+  /** A whole answer (JSON): the time to it depends on its length. */
   static <T> AttemptResult<T> success(T response) {
-    return new Success<>(response);
+    return new Success<>(response, false);
+  }
+
+  /** A stream at its commit point: the time to it is a time to first token. */
+  static <T> AttemptResult<T> streaming(T response) {
+    return new Success<>(response, true);
   }
 
   static <T> AttemptResult<T> failed(Failure failure, T response) {

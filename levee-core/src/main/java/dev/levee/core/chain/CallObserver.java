@@ -16,6 +16,16 @@ public interface CallObserver {
    */
   void onSuccess(Target target, Duration latency);
 
+  /**
+   * A call succeeded, saying what its latency measures: {@code firstToken} for a stream's time to
+   * its first token, otherwise a whole answer's time, which grows with the answer's length and so
+   * says little about the target's health. Defaults to {@link #onSuccess(Target, Duration)};
+   * an observer whose signal is the target's health (the tiers' SLI windows) tells them apart.
+   */
+  default void onSuccess(Target target, Duration latency, boolean firstToken) {
+    onSuccess(target, latency);
+  }
+
   /** A call failed; {@code latency} is the time until the failure was known. */
   void onFailure(Target target, Failure failure, Duration latency);
 
@@ -26,6 +36,12 @@ public interface CallObserver {
       public void onSuccess(Target target, Duration latency) {
         first.onSuccess(target, latency);
         second.onSuccess(target, latency);
+      }
+
+      @Override
+      public void onSuccess(Target target, Duration latency, boolean firstToken) {
+        first.onSuccess(target, latency, firstToken);
+        second.onSuccess(target, latency, firstToken);
       }
 
       @Override

@@ -22,14 +22,17 @@ public final class Completion {
   private final Budget budget;
   private final CallObserver observer;
   private final Duration latency;
+  private final boolean firstToken;
   private final AtomicBoolean done = new AtomicBoolean();
 
-  Completion(Target target, Permit permit, Budget budget, CallObserver observer, Duration latency) {
+  Completion(Target target, Permit permit, Budget budget, CallObserver observer, Duration latency,
+      boolean firstToken) {
     this.target = target;
     this.permit = permit;
     this.budget = budget;
     this.observer = observer;
     this.latency = latency;
+    this.firstToken = firstToken;
   }
 
   /** The call ended well. */
@@ -37,7 +40,7 @@ public final class Completion {
     if (done.compareAndSet(false, true)) {
       permit.success();
       budget.onSuccess();
-      observer.onSuccess(target, latency);
+      observer.onSuccess(target, latency, firstToken);
     }
   }
 

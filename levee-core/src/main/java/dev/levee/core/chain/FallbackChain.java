@@ -243,7 +243,7 @@ public final class FallbackChain {
         case AttemptResult.Success<T> success -> {
           run.step(target, Step.ANSWERED, null, waited, took);
           settleHedge(run, race);
-          Completion completion = new Completion(target, permit, budget, observer, took);
+          Completion completion = new Completion(target, permit, budget, observer, took, success.firstToken());
           return new ChainResult.Answered<>(success.response(), target, completion, fallback, List.copyOf(run.steps));
         }
         case AttemptResult.Failed<T> failed -> {
@@ -339,7 +339,8 @@ public final class FallbackChain {
     AttemptResult.Success<T> success = (AttemptResult.Success<T>) hedge.result();
     run.calls++;
     run.step(hedge.target(), Step.ANSWERED, null, Duration.ZERO, hedge.took(), true);
-    Completion completion = new Completion(hedge.target(), hedge.permit(), budget, observer, hedge.took());
+    Completion completion = new Completion(hedge.target(), hedge.permit(), budget, observer, hedge.took(),
+        success.firstToken());
     return new ChainResult.Answered<>(success.response(), hedge.target(), completion, true, List.copyOf(run.steps));
   }
 

@@ -47,7 +47,9 @@ public final class SlidingWindow {
   /**
    * Records one call.
    *
-   * @param latency time to the answer or first token; only successes contribute latency
+   * @param latency the latency sample of a success (time to first token, or to the answer); null
+   *     for a success that is no latency sample (counted, its time left out of the p99); ignored
+   *     for failures
    */
   public void record(SliOutcome outcome, Duration latency) {
     long now = ticker.nanos();
@@ -60,7 +62,9 @@ public final class SlidingWindow {
       switch (outcome) {
         case SUCCESS -> {
           slice.successes++;
-          slice.latency.recordValue(Math.min(MAX_LATENCY_MS, Math.max(1, latency.toMillis())));
+          if (latency != null) {
+            slice.latency.recordValue(Math.min(MAX_LATENCY_MS, Math.max(1, latency.toMillis())));
+          }
         }
         case SERVER_ERROR -> slice.serverErrors++;
         case RATE_LIMITED -> slice.rateLimited++;

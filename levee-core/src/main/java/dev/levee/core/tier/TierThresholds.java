@@ -102,6 +102,19 @@ public record TierThresholds(
         value, answeredSignalFloor);
   }
 
+  /**
+   * These thresholds with other latency bounds ({@code tiers.p99-down}, {@code tiers.healthy-p99}),
+   * in milliseconds.
+   *
+   * @throws IllegalArgumentException when either is not positive or {@code healthyMillis} is not
+   *     below {@code downMillis}
+   */
+  public TierThresholds withP99(double downMillis, double healthyMillis) {
+    return new TierThresholds(burnThreshold, burnTier, optionalBurnTier, serverErrorDown, rateLimitedDown,
+        downMillis, signalFloor, healthyMillis, healthyServerErrorShare, healthyRateLimitedShare, healthyBurn,
+        minRequests, answeredSignalFloor);
+  }
+
   public TierThresholds withHealthyBurn(double value) {
     return new TierThresholds(burnThreshold, burnTier, optionalBurnTier, serverErrorDown, rateLimitedDown,
         p99DownMillis, signalFloor, healthyP99Millis, healthyServerErrorShare, healthyRateLimitedShare, value,

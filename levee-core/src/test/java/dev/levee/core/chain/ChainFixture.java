@@ -157,10 +157,18 @@ abstract class ChainFixture {
     }
 
     final List<Event> events = java.util.Collections.synchronizedList(new ArrayList<>());
+    /** For each success, whether its latency was a time to first token. */
+    final List<Boolean> firstTokens = java.util.Collections.synchronizedList(new ArrayList<>());
 
     @Override
     public void onSuccess(Target target, Duration latency) {
       events.add(new Event(target, null, latency));
+    }
+
+    @Override
+    public void onSuccess(Target target, Duration latency, boolean firstToken) {
+      firstTokens.add(firstToken);
+      onSuccess(target, latency);
     }
 
     @Override

@@ -49,6 +49,15 @@ class CompletionTest extends ChainFixture {
   }
 
   @Test
+  void theObserverIsToldWhetherTheLatencyIsATimeToFirstToken() {
+    answer.completion().success(); // ok(...): a whole answer
+    upstream.on(B, context -> AttemptResult.streaming("a stream at its commit point"));
+    answered(run(B)).completion().success();
+
+    assertThat(observer.firstTokens).containsExactly(false, true);
+  }
+
+  @Test
   void aTrialThatBreaksAndIsRecoveredOnItsOwnTargetLeavesTheVerdictToTheRecovery() {
     Failure cut = Failure.of(FailureKind.CONNECTION, 0, "stream_cut", "stream ended before message_stop");
 

@@ -50,6 +50,18 @@ class SlidingWindowTest {
   }
 
   @Test
+  void aSuccessWithoutALatencySampleCountsButLeavesTheP99Alone() {
+    window.record(SliOutcome.SUCCESS, Duration.ofMillis(40));
+    window.record(SliOutcome.SUCCESS, null); // a JSON answer: its time is its length
+    window.record(SliOutcome.SUCCESS, null);
+
+    SliSnapshot snapshot = window.snapshot();
+
+    assertThat(snapshot.successes()).isEqualTo(3);
+    assertThat(snapshot.p99Millis()).isEqualTo(40);
+  }
+
+  @Test
   void eachOutcomeIsCountedInItsOwnColumn() {
     record(SliOutcome.SUCCESS, 6);
     record(SliOutcome.SERVER_ERROR, 3);

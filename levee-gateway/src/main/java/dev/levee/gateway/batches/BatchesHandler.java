@@ -87,7 +87,8 @@ public final class BatchesHandler {
     try {
       if (parts.isEmpty()) {
         switch (method) {
-          case "POST" -> idempotency.handle(request, response, callback, (rq, rs, cb) -> create(rq, rs, cb, tenant));
+          case "POST" -> idempotency.handle(request, response, callback, (rq, rs, cb) -> create(rq, rs, cb, tenant),
+              (rq, rs, status, outcome) -> { }); // batches keep no access log
           case "GET" -> list(request, response, callback, tenant);
           default -> notAllowed(response, callback, method, path, "GET, POST");
         }

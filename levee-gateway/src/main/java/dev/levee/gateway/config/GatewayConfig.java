@@ -12,6 +12,7 @@ import dev.levee.core.retry.RetryAfterPolicy;
 import dev.levee.core.retry.RetryPolicy;
 import dev.levee.core.slo.SloTracker;
 import dev.levee.core.tier.TierControllerConfig;
+import dev.levee.core.tier.TierThresholds;
 import dev.levee.gateway.cache.ResponseCache;
 import dev.levee.gateway.route.RouteDefaults;
 import dev.levee.gateway.route.RoutingSettings;
@@ -56,7 +57,7 @@ public record GatewayConfig(
     models = models == null ? Map.of() : models;
     policy = policy == null ? new Policy(null, null, null, null, null, null, null) : policy;
     features = features == null ? Map.of() : features;
-    tiers = tiers == null ? new Tiers(null, null, null, null, null, null) : tiers;
+    tiers = tiers == null ? new Tiers(null, null, null, null, null, null, null, null) : tiers;
     cache = cache == null ? new Cache(null, null, null) : cache;
     admin = admin == null ? new Admin(null) : admin;
     queue = queue == null ? dev.levee.gateway.jobs.QueueConfig.defaults() : queue;
@@ -110,10 +111,28 @@ public record GatewayConfig(
    * @param window the SLI window behind p99 and the error shares (default 60 s)
    * @param minVolume calls a window must hold before any step down, on signals or on burn
    *     (default 20): fewer make its shares noise (issue 10)
+   * @param p99Down the p99 time to first token at or above which a feature steps down one tier
+   *     (default 800 ms, issue 4); streams only: a JSON answer's time grows with its length
+   * @param healthyP99 the p99 time to first token a feature must stay below to step up (default
+   *     500 ms, issue 4); below {@code p99Down}
    */
   public record Tiers(Duration evaluateEvery, Duration healthyFor, Double slo,
-      @JsonDeserialize(using = Deserializers.HttpUrl.class) String webhook, Duration window, Long minVolume) {
+      @JsonDeserialize(using = Deserializers.HttpUrl.class) String webhook, Duration window, Long minVolume,
+      Duration p99Down, Duration healthyP99) {
     public Tiers {
+      String downSet = p99Down == null ? " ms, the default" : " ms";
+      String healthySet = healthyP99 == null ? " ms, the default" : " ms";
+      p99Down = p99Down == null ? Duration.ofMillis((long) TierThresholds.DEFAULT.p99DownMillis()) : p99Down;
+      healthyP99 = healthyP99 == null ? Duration.ofMillis((long) TierThresholds.DEFAULT.healthyP99Millis()) : healthyP99;
+      if (!p99Down.isPositive()) throw new IllegalArgumentException("p99-down must be positive");
+      if (!healthyP99.isPositive()) throw new IllegalArgumentException("healthy-p99 must be positive");
+      if (healthyP99.compareTo(p99Down) >= 0) { // named by the key written, so the error points at its line
+        throw new IllegalArgumentException(healthySet.endsWith("default")
+            ? "p99-down (" + p99Down.toMillis() + downSet + ") must be above healthy-p99 (" + healthyP99.toMillis()
+                + healthySet + "): between them a feature holds its tier; set both"
+            : "healthy-p99 (" + healthyP99.toMillis() + healthySet + ") must be below p99-down (" + p99Down.toMillis()
+                + downSet + "): between them a feature holds its tier" + (downSet.endsWith("default") ? "; set both" : ""));
+      }
       minVolume = minVolume == null ? 20L : minVolume;
       if (minVolume < 1) throw new IllegalArgumentException("min-volume must be at least 1");
       window = window == null ? Duration.ofSeconds(60) : window;

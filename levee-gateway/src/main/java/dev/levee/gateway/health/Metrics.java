@@ -66,7 +66,7 @@ public final class Metrics implements CallObserver, AutoCloseable {
       Duration.ofSeconds(20), Duration.ofSeconds(30), Duration.ofSeconds(60), Duration.ofSeconds(120)};
 
   private static final List<String> TOKEN_TYPES = List.of("input", "output", "cache_read", "cache_creation");
-  private static final List<String> SOURCES = List.of("primary", "fallback", "cache", "semantic", "stale", "static", "none");
+  private static final List<String> SOURCES = List.of("primary", "fallback", "cache", "semantic", "stale", "static", "replay", "none");
   private static final List<String> CACHE_RESULTS = List.of("hit", "semantic", "stale", "miss");
 
   private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -213,7 +213,7 @@ public final class Metrics implements CallObserver, AutoCloseable {
           .tag("target", target.id()).description("Share of the target's calls in the SLI window answered 429")
           .register(registry);
       Gauge.builder("levee_target_p99_seconds", tiers, t -> t.targetCalls(target).p99Millis() / 1000.0)
-          .tag("target", target.id()).description("p99 latency of the target's successful calls in the SLI window")
+          .tag("target", target.id()).description("p99 time to first token of the target's successful streamed calls in the SLI window")
           .register(registry);
     });
     FunctionCounter.builder("levee_tier_transitions", tiers, TierBoard::transitions)
@@ -242,10 +242,10 @@ public final class Metrics implements CallObserver, AutoCloseable {
     int tier = r.tier() == null ? NO_TIER : r.tier().ordinal();
     String alias = labels.alias(r.alias());
     String feature = labels.feature(r.feature());
-    requestCounter(r.refused() ? "refused" : r.outcome(), tier).increment();
+    requestCounter(r.outcome(), tier).increment(); // "refused" for a refusal, "replayed" for an idempotent replay
     RequestMeters meters = requestMeters(alias, feature);
     meters.duration(tier, r.status()).record(r.took());
-    meters.answers(r.refused() ? "none" : r.source()).increment();
+    meters.answers(r.source()).increment();
     if (r.refused()) {
       return;
     }
@@ -509,7 +509,7 @@ public final class Metrics implements CallObserver, AutoCloseable {
       Counter c = answers.get(slot);
       if (c == null) {
         c = Counter.builder("levee_answers").tag("feature", feature).tag("source", source)
-            .description("Answers by source: primary, fallback, cache, semantic, stale, static, none").register(registry);
+            .description("Answers by source: primary, fallback, cache, semantic, stale, static, replay, none").register(registry);
         answers.set(slot, c);
       }
       return c;

@@ -19,14 +19,15 @@ import java.time.Duration;
 public record ServedRequest(String alias, String feature, Tier tier, int status, String outcome, boolean fallback,
     int calls, Duration took) {
 
-  /** Whether ingress refused it (no alias, feature or tier). */
+  /** Whether it never reached the pipeline's admission (refused, or replayed by its idempotency key): no alias. */
   public boolean refused() {
     return alias == null;
   }
 
   /**
    * Where the answer came from: {@code primary}, {@code fallback}, {@code cache}, {@code
-   * semantic}, {@code stale}, {@code static}, or {@code none} when the client got no answer.
+   * semantic}, {@code stale}, {@code static}, {@code replay} (an idempotency key's first answer
+   * again), or {@code none} when the client got no answer.
    */
   public String source() {
     return switch (outcome) {
@@ -35,6 +36,7 @@ public record ServedRequest(String alias, String feature, Tier tier, int status,
       case "cache_semantic", "last_resort_semantic" -> "semantic";
       case "cache_stale", "last_resort_stale" -> "stale";
       case "static" -> "static";
+      case "replayed" -> "replay";
       default -> "none";
     };
   }

@@ -71,22 +71,36 @@ public final class IdempotentExchange {
     this.maxBody = maxBody;
   }
 
-  /** Runs {@code next} for this exchange under its idempotency key, if it has one. */
-  public void handle(Request request, Response response, Callback callback, Exchange next) {
+  /** Told of every exchange the key answered without running it, for the access log and metrics. */
+  @FunctionalInterface
+  public interface Answered {
+    /**
+     * @param status the status the client got
+     * @param outcome {@code replayed} (the first answer again) or {@code refused <error type>}
+     */
+    void answered(Request request, Response response, int status, String outcome);
+  }
+
+  /**
+   * Runs {@code next} for this exchange under its idempotency key, if it has one; tells {@code
+   * answered} of an exchange the key answered itself (a replay or a refusal).
+   */
+  public void handle(Request request, Response response, Callback callback, Exchange next, Answered answered) {
     String key = request.getHeaders().get("idempotency-key");
     if (key == null) { // the common case costs one header look-up
       next.handle(request, response, callback);
       return;
     }
     if (key.isBlank() || key.length() > 255) {
-      LeveeErrors.send(response, callback, ApiError.invalidRequest("idempotency-key must be 1 to 255 characters"));
+      refuse(request, response, callback, answered, ApiError.invalidRequest("idempotency-key must be 1 to 255 characters"));
       return;
     }
     byte[] body;
     try (InputStream in = Content.Source.asInputStream(request)) {
       body = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxBody + 1));
     } catch (IOException e) {
-      LeveeErrors.send(response, callback, ApiError.invalidRequest("could not read the request body: " + e.getMessage()));
+      refuse(request, response, callback, answered,
+          ApiError.invalidRequest("could not read the request body: " + e.getMessage()));
       return;
     }
     Request replay = new BodyReplay(request, body);
@@ -103,16 +117,25 @@ public final class IdempotentExchange {
       return;
     }
     switch (claim) {
-      case IdempotencyKeys.Mismatch m -> LeveeErrors.send(response, callback, new ApiError(422, "invalid_request_error",
+      case IdempotencyKeys.Mismatch m -> refuse(request, response, callback, answered, new ApiError(422,
+          "invalid_request_error",
           "idempotency-key was already used with a different request body; use a new key for a new request"));
       case IdempotencyKeys.StillInFlight s -> {
         response.getHeaders().put("retry-after", "1");
-        LeveeErrors.send(response, callback, new ApiError(409, "invalid_request_error",
+        refuse(request, response, callback, answered, new ApiError(409, "invalid_request_error",
             "a request with this idempotency-key is still in progress; retry shortly"));
       }
-      case IdempotencyKeys.Replay r -> replay(r.result(), response, callback);
+      case IdempotencyKeys.Replay r -> {
+        replay(r.result(), response, callback);
+        answered.answered(request, response, r.result().status(), "replayed");
+      }
       case IdempotencyKeys.Owner owner -> run(owner, replay, response, callback, next);
     }
+  }
+
+  private static void refuse(Request request, Response response, Callback callback, Answered answered, ApiError error) {
+    LeveeErrors.send(response, callback, error);
+    answered.answered(request, response, error.status(), "refused " + error.type());
   }
 
   private void run(IdempotencyKeys.Owner owner, Request request, Response response, Callback callback, Exchange next) {

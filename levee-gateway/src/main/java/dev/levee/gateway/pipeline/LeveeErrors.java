@@ -9,7 +9,8 @@ import org.eclipse.jetty.util.Callback;
  * Levee's own errors on the endpoints outside the Messages pipeline (jobs, batches, admin,
  * idempotency keys, the dispatcher's 404, 405 and 500), in the shape the Messages path gives its
  * own ({@link Responder#refuse}): {@code {"type":"error","error":{"type","message"},"request_id"}}
- * with the same id in {@code x-levee-request-id}. Stateless.
+ * with the same id in {@code x-levee-request-id} and {@code request-id} (where the SDKs look).
+ * Stateless.
  */
 public final class LeveeErrors {
 
@@ -25,6 +26,9 @@ public final class LeveeErrors {
    */
   public static void send(Response response, Callback callback, ApiError error) {
     String id = response.getHeaders().get(LeveeHeaders.REQUEST_ID);
+    if (id != null) {
+      response.getHeaders().put(LeveeHeaders.ANSWER_REQUEST_ID, id);
+    }
     ServerIo.json(response, callback, error.status(), error.toBytes(id));
   }
 }

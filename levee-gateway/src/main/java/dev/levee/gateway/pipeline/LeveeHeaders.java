@@ -11,6 +11,12 @@ public final class LeveeHeaders {
   public static final String FALLBACK = "x-levee-fallback";
   /** Levee's id of the request, as in its access log. */
   public static final String REQUEST_ID = "x-levee-request-id";
+  /**
+   * The header the official SDKs read as an answer's request id ({@code err.requestID},
+   * {@code _request_id}): the upstream's own on a relayed answer, Levee's id (as in {@link
+   * #REQUEST_ID}) on what Levee answers itself — its errors, cached, static and queued answers.
+   */
+  public static final String ANSWER_REQUEST_ID = "request-id";
   /** Why the request failed, one line per target, when it did. */
   public static final String REASON = "x-levee-reason";
   /** The feature's degradation tier when the request was admitted: T0 full, T1 reduced, T2 cached, T3 static. */

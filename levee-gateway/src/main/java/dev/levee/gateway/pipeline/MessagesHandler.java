@@ -127,6 +127,16 @@ public final class MessagesHandler {
     recorder.logRefused(ticker.nanos() - waited, id, request.getHttpURI().getPath(), error.status(), error.type());
   }
 
+  /**
+   * Writes the access record and metrics of an exchange its idempotency key answered without the
+   * pipeline: {@code replayed} (the first answer again) or {@code refused <type>} (409, 422, 400).
+   */
+  public void answeredByIdempotencyKey(Request request, Response response, int status, String outcome) {
+    long took = NanoTime.since(request.getBeginNanoTime()); // Jetty's clock: from the request's arrival
+    recorder.logKeyed(ticker.nanos() - took, response.getHeaders().get(LeveeHeaders.REQUEST_ID),
+        request.getHttpURI().getPath(), status, outcome);
+  }
+
   /** Reports every client request (queued work not counted) to {@code traffic}: the worker pool steps aside for them. */
   public void reportTrafficTo(InteractiveTraffic traffic) {
     this.traffic = traffic;

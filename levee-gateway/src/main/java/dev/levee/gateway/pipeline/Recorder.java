@@ -53,7 +53,7 @@ final class Recorder {
               plan.storeTtl());
         }
         json.answered().completion().success();
-        tiers.answered(feature, alias, Duration.ofNanos(ticker.nanos() - startNanos));
+        tiers.answered(feature, alias, null); // a JSON answer's time is its length, no latency sample
       }
       case Outcome.Streamed stream -> {
         if (stream.message() != null) {
@@ -133,7 +133,7 @@ final class Recorder {
   /** Writes the access record of a request answered without going upstream; a cached answer is a success. */
   void recordLocal(long startNanos, InboundRequest in, Admission.Decision decision, Sent sent) {
     if (decision instanceof Admission.FromCache) {
-      tiers.answered(in.feature(), in.alias().alias(), Duration.ofNanos(ticker.nanos() - startNanos));
+      tiers.answered(in.feature(), in.alias().alias(), null);
     }
     log(startNanos, in, decision.tier(), sent);
     if (tracing.enabled()) {
@@ -178,6 +178,13 @@ final class Recorder {
     log.write(new AccessRecord(id, path, null, false, null, status, null, 0, false, millisSince(startNanos),
         "refused " + errorType));
     metrics.request(new ServedRequest(null, null, null, status, "refused", false, 0,
+        Duration.ofNanos(ticker.nanos() - startNanos)));
+  }
+
+  /** Writes the access record of an exchange its idempotency key answered: {@code replayed}, or {@code refused <type>}. */
+  void logKeyed(long startNanos, String id, String path, int status, String outcome) {
+    log.write(new AccessRecord(id, path, null, false, null, status, null, 0, false, millisSince(startNanos), outcome));
+    metrics.request(new ServedRequest(null, null, null, status, outcome.split(" ", 2)[0], false, 0,
         Duration.ofNanos(ticker.nanos() - startNanos)));
   }
 

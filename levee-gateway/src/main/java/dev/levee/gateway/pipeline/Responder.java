@@ -71,6 +71,7 @@ final class Responder {
   void refuse(ClientResponse client, String id, ApiError error) {
     Map<String, List<String>> head = new LinkedHashMap<>();
     put(head, LeveeHeaders.REQUEST_ID, id);
+    put(head, LeveeHeaders.ANSWER_REQUEST_ID, id);
     client.send(error.status(), head, "application/json", error.toBytes(id));
   }
 
@@ -134,8 +135,7 @@ final class Responder {
    */
   OutputStream startStream(ClientResponse client, InboundRequest in, Admission.Proceed admitted,
       ChainResult.Answered<Reply> first, int calls, String route) {
-    Map<String, List<String>> head = Headers.toClient(first.response().headers());
-    head.putAll(upstreamHead(in, admitted, calls, route));
+    Map<String, List<String>> head = relayed(first.response(), upstreamHead(in, admitted, calls, route));
     put(head, LeveeHeaders.MODEL, first.target().id());
     put(head, LeveeHeaders.FALLBACK, Boolean.toString(first.fallback()));
     return client.startStream(head);
@@ -151,8 +151,7 @@ final class Responder {
     return switch (outcome) {
       case Outcome.Answered json -> {
         Reply reply = json.answered().response();
-        Map<String, List<String>> head = Headers.toClient(reply.headers());
-        head.putAll(upstreamHead(in, admitted, calls, route));
+        Map<String, List<String>> head = relayed(reply, upstreamHead(in, admitted, calls, route));
         put(head, LeveeHeaders.MODEL, json.answered().target().id());
         put(head, LeveeHeaders.FALLBACK, Boolean.toString(json.answered().fallback()));
         client.send(reply.status(), head, reply.contentType(), reply.body());
@@ -172,8 +171,8 @@ final class Responder {
       case Outcome.Rejected rejected -> {
         Reply reply = rejected.reply();
         boolean relayed = reply != null && reply.body() != null;
-        Map<String, List<String>> head = relayed ? Headers.toClient(reply.headers()) : new LinkedHashMap<>();
-        head.putAll(upstreamHead(in, admitted, calls, route));
+        Map<String, List<String>> head = relayed
+            ? relayed(reply, upstreamHead(in, admitted, calls, route)) : upstreamHead(in, admitted, calls, route);
         put(head, LeveeHeaders.MODEL, rejected.target().id());
         put(head, LeveeHeaders.SHOULD_RETRY, "false");
         if (relayed) {
@@ -243,7 +242,23 @@ final class Responder {
   private static Map<String, List<String>> levee(InboundRequest in, Tier tier) {
     Map<String, List<String>> head = new LinkedHashMap<>();
     put(head, LeveeHeaders.REQUEST_ID, in.id());
+    put(head, LeveeHeaders.ANSWER_REQUEST_ID, in.id());
     put(head, LeveeHeaders.TIER, tier.name());
+    return head;
+  }
+
+  /**
+   * A relayed answer's head: the upstream's headers with Levee's over them, except the upstream's
+   * own {@code request-id}, which stays (it names the answer at Anthropic; Levee's id is in {@code
+   * x-levee-request-id}).
+   */
+  private static Map<String, List<String>> relayed(Reply reply, Map<String, List<String>> levee) {
+    Map<String, List<String>> head = Headers.toClient(reply.headers());
+    List<String> upstreamId = head.get(LeveeHeaders.ANSWER_REQUEST_ID);
+    head.putAll(levee);
+    if (upstreamId != null) {
+      head.put(LeveeHeaders.ANSWER_REQUEST_ID, upstreamId);
+    }
     return head;
   }
 

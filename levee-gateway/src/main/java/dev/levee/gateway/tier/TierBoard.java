@@ -102,7 +102,8 @@ public final class TierBoard implements CallObserver, AutoCloseable {
     this.webhook = config.tiers().webhook().isEmpty() ? null : new Webhook(config.tiers().webhook());
     this.controllerConfig = new TierControllerConfig(config.tiers().evaluateEvery(),
         config.tiers().healthyFor(), TierControllerConfig.DEFAULT.settleAfterDown());
-    this.decider = new TierDecider(TierThresholds.DEFAULT.withMinRequests(config.tiers().minVolume()));
+    this.decider = new TierDecider(TierThresholds.DEFAULT.withMinRequests(config.tiers().minVolume())
+        .withP99(config.tiers().p99Down().toMillis(), config.tiers().healthyP99().toMillis()));
     this.cooldowns = new RateLimitCooldowns(ticker);
     Set<Target> known = new LinkedHashSet<>();
     config.models().values().forEach(r -> r.chain().forEach(t -> known.add(new Target(t.upstream(), t.model()))));
@@ -278,7 +279,9 @@ public final class TierBoard implements CallObserver, AutoCloseable {
 
   /**
    * A client request was answered by a target (after any retries and fallbacks: a success for
-   * the SLO) or from the cache at T2; {@code latency} is the whole request's.
+   * the SLO) or from the cache at T2; {@code latency} is a stream's time to its first token,
+   * retries included, or null when the answer gives no latency sample (a JSON answer, whose time
+   * grows with its length; a cached answer).
    */
   public void answered(String feature, String alias, Duration latency) {
     ScopeHealth scope = existing(feature, alias);
@@ -329,7 +332,18 @@ public final class TierBoard implements CallObserver, AutoCloseable {
 
   @Override
   public void onSuccess(Target target, Duration latency) {
-    calls.record(target, SliOutcome.SUCCESS, latency);
+    onSuccess(target, latency, false);
+  }
+
+  /**
+   * Counts a successful call; its latency is a sample of the p99 signal only when it is a time to
+   * first token. A JSON answer's time grows with its length (seconds for a long Opus answer from a
+   * healthy API), so it would step healthy features down; a JSON call that hangs is caught by its
+   * timeouts, which count as failures.
+   */
+  @Override
+  public void onSuccess(Target target, Duration latency, boolean firstToken) {
+    calls.record(target, SliOutcome.SUCCESS, firstToken ? latency : null);
   }
 
   @Override

@@ -10,6 +10,8 @@ import dev.levee.core.retry.RetryPolicy;
 import dev.levee.core.slo.SloTracker;
 import dev.levee.core.tier.Priority;
 import dev.levee.core.tier.TierControllerConfig;
+import dev.levee.core.tier.TierThresholds;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /** Closed sets are enums whose config errors list the allowed values; defaults are the core classes' own. */
@@ -68,10 +70,34 @@ class ConfigChoicesAndDefaultsTest {
     assertThat(config.tiers().evaluateEvery()).isEqualTo(TierControllerConfig.DEFAULT.evaluateEvery());
     assertThat(config.tiers().healthyFor()).isEqualTo(TierControllerConfig.DEFAULT.healthyFor());
     assertThat(config.tiers().slo()).isEqualTo(SloTracker.DEFAULT_TARGET);
+    assertThat(config.tiers().p99Down().toMillis()).isEqualTo((long) TierThresholds.DEFAULT.p99DownMillis());
+    assertThat(config.tiers().healthyP99().toMillis()).isEqualTo((long) TierThresholds.DEFAULT.healthyP99Millis());
     Feature defaults = config.feature("anything");
     assertThat(defaults.priority()).isEqualTo(Priority.STANDARD);
     assertThat(defaults.failMode()).isEqualTo(FailMode.OPEN);
     assertThat(defaults.disclosure()).isEqualTo(Disclosure.HEADER);
     assertThat(defaults.thinking()).isEqualTo(ThinkingPolicy.T0);
+  }
+
+  @Test
+  void theFirstTokenLatencyBoundsAreSetTogetherAndHealthyStaysBelowDown() throws ConfigException {
+    GatewayConfig config = parse("tiers: { p99-down: 5s, healthy-p99: 3s }\n");
+    assertThat(config.tiers().p99Down()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(config.tiers().healthyP99()).isEqualTo(Duration.ofSeconds(3));
+
+    assertThatThrownBy(() -> parse("tiers: { healthy-p99: 2s }\n"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("line 4")
+        .hasMessageContaining("tiers.healthy-p99: healthy-p99 (2000 ms) must be below p99-down (800 ms, the default)")
+        .hasMessageContaining("set both");
+    assertThatThrownBy(() -> parse("tiers:\n  slo: 0.99\n  p99-down: 300ms\n"))
+        .hasMessageContaining("line 6")
+        .hasMessageContaining("tiers.p99-down: p99-down (300 ms) must be above healthy-p99 (500 ms, the default)");
+    assertThatThrownBy(() -> parse("tiers:\n  p99-down: 300ms\n  healthy-p99: 400ms\n"))
+        .hasMessageContaining("line 6")
+        .hasMessageContaining("tiers.healthy-p99: healthy-p99 (400 ms) must be below p99-down (300 ms):")
+        .satisfies(e -> assertThat(e.getMessage()).doesNotContain("default"));
+    assertThatThrownBy(() -> parse("tiers: { healthy-p99: 0s }\n"))
+        .hasMessageContaining("healthy-p99 must be positive");
   }
 }

@@ -44,7 +44,11 @@ class GatewayEdgesTest {
     }
   }
 
-  /** Regression: Jetty refused these before any handler ran, with its own HTML page. */
+  /**
+   * Regression: Jetty refused these before any handler ran, with its own HTML page. Regression
+   * (session 4 leftover): they carried no request id and left no trace in the access log or
+   * metrics; they are now named and counted like the guard's own refusals.
+   */
   @Test
   void requestsJettyRefusesGetTheApisErrorShape() throws Exception {
     try (Harness h = Harness.start(Harness.BASE_POLICY)) {
@@ -53,6 +57,7 @@ class GatewayEdgesTest {
       }
       assertApiShaped(h.post("/v1/messages", "{}", Map.of("x-long", "x".repeat(20_000))), 431, "invalid_request_error");
       assertThat(h.emulator.log()).isEmpty();
+      assertThat(h.get("/metrics").body()).contains("levee_requests_total{outcome=\"refused\",tier=\"-\"} 3.0");
     }
   }
 
@@ -64,6 +69,8 @@ class GatewayEdgesTest {
     assertThat(body.path("type").asText()).isEqualTo("error");
     assertThat(body.path("error").path("type").asText()).isEqualTo(type);
     assertThat(body.path("error").path("message").asText()).isNotBlank();
+    assertThat(body.path("request_id").asText()).startsWith("lv_");
+    assertThat(response.headers().firstValue("x-levee-request-id")).contains(body.path("request_id").asText());
   }
 
   @Test
@@ -110,13 +117,16 @@ class GatewayEdgesTest {
     }
   }
 
+  /** Regression (newcomer trial): a 404 or 405 had an id "as in the access log" but no line there and no count. */
   @Test
-  void unknownPathsGetAnAnthropicShaped404() throws Exception {
+  void unknownPathsGetAnAnthropicShaped404AndAreCountedLikeEveryRefusal() throws Exception {
     try (Harness h = Harness.start(Harness.BASE_POLICY)) {
       HttpResponse<String> response = h.get("/v1/nothing-here");
 
       assertThat(response.statusCode()).isEqualTo(404);
       assertThat(Json.tryParse(response.body()).path("error").path("type").asText()).isEqualTo("not_found_error");
+      assertThat(h.get("/v1/messages").statusCode()).isEqualTo(405);
+      assertThat(h.get("/metrics").body()).contains("levee_requests_total{outcome=\"refused\",tier=\"-\"} 2.0");
     }
   }
 
