@@ -144,33 +144,37 @@ final class GuardedExchange {
     }
   }
 
-  /** The request with its body served from memory; failure listeners are kept for shutdown. */
+  /**
+   * The request with its body served from memory, once: the body is let go as it is served, so
+   * that a stream's exchange does not keep it for the stream's whole life beside the handler's
+   * own copy. Failure listeners are kept for shutdown.
+   */
   private final class BufferedRequest extends Request.Wrapper {
-    private final byte[] body;
-    private boolean served;
+    private final boolean buffered;
+    private byte[] body; // guarded by this; null once served
 
     BufferedRequest(Request request, byte[] body) {
       super(request);
+      this.buffered = body != null;
       this.body = body;
     }
 
     @Override
     public Content.Chunk read() {
-      if (body == null) {
+      if (!buffered) {
         return super.read();
       }
+      byte[] served;
       synchronized (this) {
-        if (served) {
-          return Content.Chunk.EOF;
-        }
-        served = true;
+        served = body;
+        body = null;
       }
-      return Content.Chunk.from(ByteBuffer.wrap(body), true);
+      return served == null ? Content.Chunk.EOF : Content.Chunk.from(ByteBuffer.wrap(served), true);
     }
 
     @Override
     public void demand(Runnable demandCallback) {
-      if (body == null) {
+      if (!buffered) {
         super.demand(demandCallback);
       } else {
         demandCallback.run();
@@ -179,7 +183,7 @@ final class GuardedExchange {
 
     @Override
     public boolean consumeAvailable() {
-      return body != null || super.consumeAvailable();
+      return buffered || super.consumeAvailable();
     }
 
     @Override

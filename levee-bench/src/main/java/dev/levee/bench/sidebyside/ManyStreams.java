@@ -200,6 +200,9 @@ public final class ManyStreams {
     static Child start(String jvmOptions, Class<?> main, String prefix, String... args) throws Exception {
       List<String> command = new ArrayList<>();
       command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+      if (main == LeveeProcess.class) {
+        command.add("-Djdk.pollerMode=1"); // as the levee launcher runs it; --levee-jvm can override it
+      }
       command.addAll(Arrays.asList(jvmOptions.trim().split("\\s+")));
       command.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
       command.addAll(Arrays.asList(args));
