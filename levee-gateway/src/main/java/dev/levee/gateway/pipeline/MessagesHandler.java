@@ -71,6 +71,7 @@ public final class MessagesHandler {
   private final Recorder recorder;
   private final Responder responder;
   private final Ticker ticker;
+  private final StreamsInFlight streams = new StreamsInFlight();
   private volatile InteractiveTraffic traffic = InteractiveTraffic.NONE;
 
   /**
@@ -175,10 +176,18 @@ public final class MessagesHandler {
     Plan plan = planner.plan(in, admitted);                                          // 3. plan
     String route = plan.explainRoute();
     CancellationScope scope = responder.cancellationScope(request);
-    if (in.stream()) { // stages 4 to 7 on a thread of their own: see onItsOwnThread
-      onItsOwnThread(() -> executeRelayRecordRespond(start, client, in, admitted, plan, route, scope), scope, client,
-          id);
-      return true;
+    if (in.stream()) { // stages 4 to 7 on a thread of their own when many streams are in flight: see StreamsInFlight
+      if (streams.enter()) {
+        onItsOwnThread(() -> executeRelayRecordRespond(start, client, in, admitted, plan, route, scope), scope,
+            client, id);
+        return true;
+      }
+      try {
+        executeRelayRecordRespond(start, client, in, admitted, plan, route, scope);
+      } finally {
+        streams.exit();
+      }
+      return false;
     }
     executeRelayRecordRespond(start, client, in, admitted, plan, route, scope);
     return false;
@@ -211,8 +220,9 @@ public final class MessagesHandler {
   }
 
   /**
-   * Runs a stream request's stages 4 to 7 on a new virtual thread while Jetty's thread returns (the
-   * exchange stays open until its callback completes). A slow stream spends its life parked in a
+   * Runs a stream request's stages 4 to 7 on a new virtual thread while Jetty's thread returns
+   * (when {@link StreamsInFlight} says so: many streams in flight; the exchange stays open until
+   * its callback completes). A slow stream spends its life parked in a
    * read of the upstream, and what a parked virtual thread costs is its frozen stack, whose chunks
    * keep the size of the thread's deepest park (issue 11: 10,000 streams in {@code -Xmx256m}).
    * Jetty's thread has parked deep already (reading the body, under Jetty's own frames), so the
@@ -221,7 +231,7 @@ public final class MessagesHandler {
    * (session 5: ~7.9 KiB mean per waiting stream on Jetty's thread).
    */
   private void onItsOwnThread(Runnable stages, CancellationScope scope, ClientResponse client, String id) {
-    STREAM_THREADS.newThread(() -> {
+    Thread thread = STREAM_THREADS.newThread(() -> {
       scope.interruptCurrentThread(); // a client leaving now interrupts this thread (a wait, a backoff)
       try {
         stages.run();
@@ -234,9 +244,16 @@ public final class MessagesHandler {
           client.abort(e);
         }
       } finally {
+        streams.exit();
         traffic.exit();
       }
-    }).start();
+    });
+    try {
+      thread.start();
+    } catch (RuntimeException | Error e) { // never started: counted out here (traffic by handle)
+      streams.exit();
+      throw e;
+    }
   }
 
   /**

@@ -77,11 +77,12 @@ final class Relay {
   private static ResilientStream.Outcome pump(ResilientStream stream, OutputStream body, MessageAssembler assembled,
       UsageTap usage) {
     SseWriter out = new SseWriter(body);
+    RelayFlushes flushes = new RelayFlushes();
     try {
       try {
         SseEvent event;
         while ((event = stream.next()) != null) {
-          out.write(event, !stream.ready()); // flush whenever the next event would have to be waited for
+          out.write(event, flushes.after(event, stream.ready())); // before a wait, and at the first delta
           if (assembled != null) {
             assembled.accept(event);
           }
