@@ -13,7 +13,11 @@ import java.util.function.Consumer;
  *
  * <ul>
  *   <li><b>CLOSED</b>: every call is admitted. When {@code failures} failures fall inside the
- *       sliding {@code window} (older ones age out), the circuit opens.
+ *       sliding {@code window} (older ones age out) and they are at least {@code failureRate} of
+ *       the calls settled in it, the circuit opens. The share keeps a busy target's sporadic
+ *       failures (2 % of thousands of calls) from opening it: a count alone would shut a healthy
+ *       model off for {@code openFor} (session 6 newcomer trial; a failure-rate threshold with a
+ *       minimum number of calls, as Resilience4j and Polly do).
  *   <li><b>OPEN</b>: calls are rejected at once with the time left until {@code openFor} ends.
  *   <li><b>HALF_OPEN</b>: once {@code openFor} has passed, calls are admitted as trials, at most
  *       {@code halfOpenTrials} in flight; the others are rejected as if OPEN. After {@code
@@ -60,6 +64,7 @@ public final class CircuitBreaker implements Gate {
   private final long[] failureTimes; // ring of the most recent failure readings (CLOSED only)
   private int failureCount;
   private int failureHead;
+  private final OutcomeShare share;
   private long openUntil;
   private int trialsInFlight;
   private int trialSuccesses;
@@ -74,6 +79,7 @@ public final class CircuitBreaker implements Gate {
     this.ticker = Objects.requireNonNull(ticker, "ticker");
     this.enabled = enabled;
     this.failureTimes = new long[enabled ? config.failures() : 0];
+    this.share = new OutcomeShare(config.window().toNanos());
   }
 
   /**
@@ -175,11 +181,14 @@ public final class CircuitBreaker implements Gate {
           case FAILURE -> transition = open("trial call failed", now);
           case CANCELLED -> { }
         }
+      } else if (outcome == Permit.Outcome.SUCCESS && state == CircuitState.CLOSED) {
+        share.success(now);
       } else if (outcome == Permit.Outcome.FAILURE && state == CircuitState.CLOSED) {
+        share.failure(now);
         failureTimes[failureHead] = now;
         failureHead = (failureHead + 1) % failureTimes.length;
         failureCount = Math.min(failureCount + 1, failureTimes.length);
-        if (failuresInWindow(now) >= config.failures()) {
+        if (failuresInWindow(now) >= config.failures() && share.failureShare(now) >= config.failureRate()) {
           transition = open(config.failures() + " failures within " + Spans.of(config.window()), now);
         }
       }
@@ -207,6 +216,7 @@ public final class CircuitBreaker implements Gate {
   private void clearFailures() {
     failureCount = 0;
     failureHead = 0;
+    share.clear();
   }
 
   private Transition moveTo(CircuitState to, String reason, long now) {

@@ -14,9 +14,15 @@ import java.util.Set;
  * @param openFor how long the circuit stays OPEN before a trial call is admitted
  * @param halfOpenTrials trial calls allowed in flight at once while HALF_OPEN (default 1)
  * @param closeAfter consecutive successful trials that close the circuit (default 2)
+ * @param failureRate the share of the calls settled in {@code window} that must have failed too,
+ *     in (0, 1] (default 0.5, Resilience4j's): {@code failures} is then the fewest calls to judge
+ *     from
  */
 public record CircuitBreakerConfig(
-    int failures, Duration window, Duration openFor, int halfOpenTrials, int closeAfter) {
+    int failures, Duration window, Duration openFor, int halfOpenTrials, int closeAfter, double failureRate) {
+
+  /** The default {@code failureRate}: half of the window's calls. */
+  public static final double DEFAULT_FAILURE_RATE = 0.5;
 
   /** Profile {@code default}: 5 failures in 30 s, open for 30 s. */
   public static final CircuitBreakerConfig DEFAULT = of(5, Duration.ofSeconds(30), Duration.ofSeconds(30));
@@ -35,6 +41,14 @@ public record CircuitBreakerConfig(
     if (!openFor.isPositive()) throw new IllegalArgumentException("open-for must be positive, was " + openFor);
     if (halfOpenTrials < 1) throw new IllegalArgumentException("half-open-trials must be at least 1, was " + halfOpenTrials);
     if (closeAfter < 1) throw new IllegalArgumentException("close-after must be at least 1, was " + closeAfter);
+    if (!(failureRate > 0 && failureRate <= 1)) {
+      throw new IllegalArgumentException("failure-rate must be a share in (0, 1], e.g. 0.5, was " + failureRate);
+    }
+  }
+
+  /** A config with the default {@code failureRate} (0.5). */
+  public CircuitBreakerConfig(int failures, Duration window, Duration openFor, int halfOpenTrials, int closeAfter) {
+    this(failures, window, openFor, halfOpenTrials, closeAfter, DEFAULT_FAILURE_RATE);
   }
 
   /** A config with the default {@code halfOpenTrials} (1) and {@code closeAfter} (2). */
@@ -63,10 +77,14 @@ public record CircuitBreakerConfig(
   }
 
   public CircuitBreakerConfig withHalfOpenTrials(int trials) {
-    return new CircuitBreakerConfig(failures, window, openFor, trials, closeAfter);
+    return new CircuitBreakerConfig(failures, window, openFor, trials, closeAfter, failureRate);
   }
 
   public CircuitBreakerConfig withCloseAfter(int successes) {
-    return new CircuitBreakerConfig(failures, window, openFor, halfOpenTrials, successes);
+    return new CircuitBreakerConfig(failures, window, openFor, halfOpenTrials, successes, failureRate);
+  }
+
+  public CircuitBreakerConfig withFailureRate(double share) {
+    return new CircuitBreakerConfig(failures, window, openFor, halfOpenTrials, closeAfter, share);
   }
 }

@@ -58,6 +58,53 @@ class CircuitBreakerTest {
 
   // --- CLOSED ---
 
+  private static void succeed(CircuitBreaker breaker, int times) {
+    for (int i = 0; i < times; i++) {
+      admitted(breaker.tryAcquire()).success();
+    }
+  }
+
+  /**
+   * Regression (session 6 newcomer trial): the count alone opened a busy target's circuit. With 2 %
+   * of its calls failing, 5 failures came within 30 s, the default breaker opened, and Levee
+   * refused 55 % of the requests that the upstream would have answered. The failures must also
+   * be {@code failureRate} (default half) of the window's calls.
+   */
+  @Test
+  void aBusyTargetsSporadicFailuresDoNotOpenItsCircuit() {
+    CircuitBreaker breaker = breaker(CircuitBreakerConfig.DEFAULT);
+    for (int i = 0; i < 10; i++) { // 10 failures among 500 calls in 25 s: 2 %
+      succeed(breaker, 49);
+      fail(breaker, 1);
+      clock.advance(Duration.ofMillis(2_500));
+    }
+    assertThat(breaker.state()).isEqualTo(CircuitState.CLOSED);
+    assertThat(transitions).isEmpty();
+  }
+
+  @Test
+  void failuresThatAreHalfTheWindowsCallsOpenIt() {
+    CircuitBreaker breaker = breaker(CONFIG); // 3 failures in 10 s
+    succeed(breaker, 3);
+    fail(breaker, 2);
+    assertThat(breaker.state()).isEqualTo(CircuitState.CLOSED);
+
+    fail(breaker, 1); // 3 of 6 calls
+
+    assertThat(breaker.state()).isEqualTo(CircuitState.OPEN);
+    assertThat(transitions.getLast().reason()).isEqualTo("3 failures within 10s");
+  }
+
+  @Test
+  void successesOutsideTheWindowNoLongerHoldItClosed() {
+    CircuitBreaker breaker = breaker(CONFIG.withFailureRate(0.9));
+    succeed(breaker, 100);
+    clock.advance(Duration.ofSeconds(11)); // the successes age out
+    fail(breaker, 3);
+
+    assertThat(breaker.state()).isEqualTo(CircuitState.OPEN);
+  }
+
   @Test
   void aNewBreakerIsClosedAndAdmitsCallsThatAreNotTrials() {
     CircuitBreaker breaker = breaker(CONFIG);

@@ -64,7 +64,8 @@ public final class RedisLink implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(RedisLink.class);
   private static final CircuitBreakerConfig GUARD =
-      CircuitBreakerConfig.of(3, Duration.ofSeconds(10), Duration.ofMillis(500)).withCloseAfter(1);
+      CircuitBreakerConfig.of(3, Duration.ofSeconds(10), Duration.ofMillis(500)).withCloseAfter(1)
+          .withFailureRate(Double.MIN_VALUE); // the count alone: 3 slow commands and the replica decides alone for 500 ms
   private static final Duration RECONNECT_EVERY = Duration.ofMillis(250);
   private static final Duration SETUP_TIMEOUT = Duration.ofSeconds(1);
 

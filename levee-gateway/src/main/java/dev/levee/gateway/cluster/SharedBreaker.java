@@ -2,6 +2,7 @@ package dev.levee.gateway.cluster;
 
 import dev.levee.core.breaker.CircuitBreaker;
 import dev.levee.core.breaker.CircuitBreakerConfig;
+import dev.levee.core.breaker.OutcomeShare;
 import dev.levee.core.breaker.CircuitState;
 import dev.levee.core.breaker.Permit;
 import dev.levee.core.breaker.Transition;
@@ -21,7 +22,8 @@ import java.util.function.Consumer;
  *
  * <ul>
  *   <li>Failures of all replicas are summed inside the breaker's {@code window}; the one that
- *       reaches {@code failures} opens the circuit for everyone, for {@code openFor}.
+ *       reaches {@code failures}, while its own calls in the window fail at least {@code
+ *       failureRate} of the time, opens the circuit for everyone, for {@code openFor}.
  *   <li>When the open period ends, exactly <b>one</b> trial call is admitted across all replicas
  *       (an atomic script takes the slot). A trial whose replica dies frees the slot after
  *       {@code trialLease}. {@code closeAfter} trial successes in a row close the circuit.
@@ -76,6 +78,7 @@ public final class SharedBreaker {
   private final Ticker ticker;
   private final Duration trialLease;
   private final CircuitBreaker local;
+  private final OutcomeShare share;
   private final String viewKey;
   private final String[] keys;
   private final String ttlMillis;
@@ -103,6 +106,7 @@ public final class SharedBreaker {
     this.ticker = ticker;
     this.trialLease = trialLease;
     this.local = local;
+    this.share = new OutcomeShare(config.window().toNanos());
     this.viewKey = "breaker:{" + target + "}";
     this.keys = new String[] {link.key(viewKey), link.key("breaker-failures:{" + target + "}")};
     long ttl = 2 * Math.max(config.window().toMillis(), config.openFor().toMillis()) + trialLease.toMillis() + 60_000;
@@ -189,15 +193,19 @@ public final class SharedBreaker {
   }
 
   void settle(SharedPermit permit, SharedPermit.Outcome outcome) {
+    if (!permit.shared()) {
+      return;
+    }
+    boolean rateReached = permit.trial() || failureRateReached(outcome);
     boolean counts = outcome == SharedPermit.Outcome.FAILURE || permit.trial();
-    if (!permit.shared() || !counts) {
+    if (!counts) {
       return;
     }
     Optional<Long> result = link.eval(SETTLE, ScriptOutputType.INTEGER, keys,
         Long.toString(permit.epoch()), permit.trial() ? "1" : "0", outcome.code,
         Integer.toString(config.failures()), Long.toString(config.window().toMillis()),
         Long.toString(config.openFor().toMillis()), Integer.toString(config.closeAfter()), ttlMillis,
-        link.channel(), viewKey);
+        link.channel(), viewKey, rateReached ? "1" : "0");
     if (result.isEmpty() || result.get() == 0) {
       return;
     }
@@ -215,6 +223,24 @@ public final class SharedBreaker {
       for (Consumer<Transition> listener : listeners) {
         listener.accept(transition);
       }
+    }
+  }
+
+  /**
+   * Counts a CLOSED call's outcome in this replica's share and says whether its failures reach
+   * {@code failureRate}: the share the shared count must also reach before it opens the circuit,
+   * read from this replica's own calls (a sample of the cluster's traffic), so that successes cost
+   * no round trip.
+   */
+  private boolean failureRateReached(SharedPermit.Outcome outcome) {
+    synchronized (share) {
+      long now = ticker.nanos();
+      switch (outcome) {
+        case SUCCESS -> share.success(now);
+        case FAILURE -> share.failure(now);
+        case CANCELLED -> { }
+      }
+      return share.failureShare(now) >= config.failureRate();
     }
   }
 

@@ -213,7 +213,8 @@ final class Deserializers {
 
   /** {@code breaker: default|batch|interactive|admin|off} or a mapping of settings. */
   static final class Breaker extends JsonDeserializer<BreakerSetting> {
-    private static final Set<String> KEYS = Set.of("profile", "failures", "window", "open-for", "half-open-trials", "close-after");
+    private static final Set<String> KEYS = Set.of("profile", "failures", "window", "open-for", "half-open-trials", "close-after",
+        "failure-rate");
 
     @Override
     public BreakerSetting deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
@@ -246,7 +247,9 @@ final class Deserializers {
             node.has("window") ? Units.duration(env.apply(node.get("window").asText())) : base.window(),
             node.has("open-for") ? Units.duration(env.apply(node.get("open-for").asText())) : base.openFor(),
             node.has("half-open-trials") ? Integer.parseInt(env.apply(node.get("half-open-trials").asText()).trim()) : base.halfOpenTrials(),
-            node.has("close-after") ? Integer.parseInt(env.apply(node.get("close-after").asText()).trim()) : base.closeAfter()));
+            node.has("close-after") ? Integer.parseInt(env.apply(node.get("close-after").asText()).trim()) : base.closeAfter(),
+            node.has("failure-rate") ? Double.parseDouble(env.apply(node.get("failure-rate").asText()).trim())
+                : base.failureRate()));
       } catch (IllegalArgumentException e) {
         throw JsonMappingException.from(p, e.getMessage());
       }

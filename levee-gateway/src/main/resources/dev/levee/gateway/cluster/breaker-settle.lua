@@ -1,9 +1,11 @@
 -- Settles one call of a target's shared breaker. Outcomes of calls admitted under an older epoch
 -- are ignored (a slow call from before a transition cannot flip the state). Failures in CLOSED are
--- summed over all replicas inside the sliding window; reaching the threshold opens the circuit.
+-- summed over all replicas inside the sliding window; reaching the threshold opens the circuit
+-- when the settling replica's calls also fail at the configured rate.
 -- KEYS[1] the breaker hash, KEYS[2] the failure times (sorted set, Redis ms)
 -- ARGV: 1 epoch, 2 trial (1/0), 3 outcome (S/F/C), 4 failures, 5 window ms, 6 open-for ms,
---       7 close-after, 8 hash ttl ms, 9 channel, 10 invalidation message
+--       7 close-after, 8 hash ttl ms, 9 channel, 10 invalidation message, 11 failure rate reached
+--       by the settling replica's own calls (1/0): without it the count alone does not open
 -- returns 0 no transition, 1 closed, 2 opened, 3 trial slot freed
 local epoch = tonumber(redis.call('HGET', KEYS[1], 'epoch') or '0')
 if tonumber(ARGV[1]) ~= epoch then return 0 end
@@ -38,5 +40,5 @@ redis.call('ZADD', KEYS[2], now, seq)
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. (now - tonumber(ARGV[5])))
 redis.call('PEXPIRE', KEYS[2], ARGV[5])
 redis.call('PEXPIRE', KEYS[1], ARGV[8])
-if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then return open() end
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) and ARGV[11] == '1' then return open() end
 return 0
