@@ -132,7 +132,7 @@ class ConfigLoaderTest {
   void aBreakersFailureRateIsAShare() throws ConfigException {
     String yaml = EXAMPLE.replace("breaker: default", "breaker: { failure-rate: 0.25 }");
     assertThat(parse(yaml, Map.of()).policy().breaker().config().failureRate()).isEqualTo(0.25);
-    assertThat(parse(EXAMPLE, Map.of()).policy().breaker().config().failureRate()).isEqualTo(0.5);
+    assertThat(parse(EXAMPLE, Map.of()).policy().breaker().config().failureRate()).isEqualTo(0.1);
     assertThatThrownBy(() -> parse(EXAMPLE.replace("breaker: default", "breaker: { failure-rate: 50 }"), Map.of()))
         .hasMessageContaining("failure-rate must be a share in (0, 1]");
   }
