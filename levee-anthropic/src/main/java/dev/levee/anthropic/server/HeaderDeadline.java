@@ -4,6 +4,8 @@ import dev.levee.anthropic.error.ApiError;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -22,7 +24,9 @@ import org.slf4j.LoggerFactory;
  * {@code timeout_error} and closed. Jetty's idle timeout alone cannot do this: a client sending
  * one byte every few seconds is never idle (slowloris). One sweep over the connector's
  * connections every quarter of the timeout (at most every second); parsers are read from the
- * sweeping thread without locks, which at worst delays a cut by one sweep.
+ * sweeping thread without locks, so a connection is cut only when two sweeps in a row saw the same
+ * request late (a torn read once answered 408 to a request being answered: the fresh-clone CI run
+ * of session 6, a {@code WritePendingException} beside it). A cut comes at most one sweep late.
  */
 final class HeaderDeadline extends AbstractLifeCycle {
 
@@ -33,6 +37,7 @@ final class HeaderDeadline extends AbstractLifeCycle {
   private final long periodMillis;
   private final byte[] answer;
   private ScheduledExecutorService sweeper;
+  private Map<EndPoint, Long> suspects = Map.of(); // late at the last sweep, by begin time; the sweeper's own
 
   HeaderDeadline(Connector connector, Duration timeout) {
     this.connector = connector;
@@ -62,9 +67,18 @@ final class HeaderDeadline extends AbstractLifeCycle {
   void sweep() {
     long now = System.nanoTime();
     int cut = 0;
+    Map<EndPoint, Long> lateNow = new HashMap<>();
     try {
       for (EndPoint endPoint : connector.getConnectedEndPoints()) {
-        if (endPoint.getConnection() instanceof HttpConnection http && late(http.getParser(), now)) {
+        if (endPoint.getConnection() instanceof HttpConnection http) {
+          long begin = lateSince(http.getParser(), now);
+          if (begin == 0) {
+            continue;
+          }
+          if (suspects.getOrDefault(endPoint, 0L) != begin) {
+            lateNow.put(endPoint, begin); // cut at the next sweep if it is still the same request's headers
+            continue;
+          }
           cut++;
           endPoint.write(Callback.from(endPoint::close, x -> endPoint.close()), ByteBuffer.wrap(answer));
         }
@@ -72,12 +86,19 @@ final class HeaderDeadline extends AbstractLifeCycle {
     } catch (RuntimeException e) {
       LOG.debug("header deadline sweep failed", e); // the next sweep tries again
     }
+    suspects = lateNow;
     if (cut > 0) {
       LOG.info("{} connections sent their request headers too slowly: answered 408 and closed", cut);
     }
   }
 
-  private boolean late(HttpParser parser, long now) {
-    return !parser.isStart() && parser.inHeaderState() && now - parser.getBeginNanoTime() > timeoutNanos;
+  /**
+   * When the request whose headers {@code parser} is reading began, if that is longer ago than the
+   * timeout; 0 otherwise, or when the reading is torn (the parser's fields are read without its
+   * lock: a begin time of 0 is a parser just reset, whose state may be a newer request's).
+   */
+  private long lateSince(HttpParser parser, long now) {
+    long begin = parser.getBeginNanoTime();
+    return begin != 0 && !parser.isStart() && parser.inHeaderState() && now - begin > timeoutNanos ? begin : 0;
   }
 }
