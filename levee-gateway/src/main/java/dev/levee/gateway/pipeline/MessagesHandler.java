@@ -134,7 +134,7 @@ public final class MessagesHandler {
    */
   public void answeredByIdempotencyKey(Request request, Response response, int status, String outcome) {
     long took = NanoTime.since(request.getBeginNanoTime()); // Jetty's clock: from the request's arrival
-    recorder.logKeyed(ticker.nanos() - took, response.getHeaders().get(LeveeHeaders.REQUEST_ID),
+    recorder.logUnadmitted(ticker.nanos() - took, response.getHeaders().get(LeveeHeaders.REQUEST_ID),
         request.getHttpURI().getPath(), status, outcome);
   }
 

@@ -173,16 +173,16 @@ final class Recorder {
     }
   }
 
-  /** Writes the access record of a request refused at ingress. */
+  /** Writes the access record of a request refused before admission (at ingress, at the door, by Levee's own 404). */
   void logRefused(long startNanos, String id, String path, int status, String errorType) {
-    log.write(new AccessRecord(id, path, null, false, null, status, null, 0, false, millisSince(startNanos),
-        "refused " + errorType));
-    metrics.request(new ServedRequest(null, null, null, status, "refused", false, 0,
-        Duration.ofNanos(ticker.nanos() - startNanos)));
+    logUnadmitted(startNanos, id, path, status, "refused " + errorType);
   }
 
-  /** Writes the access record of an exchange its idempotency key answered: {@code replayed}, or {@code refused <type>}. */
-  void logKeyed(long startNanos, String id, String path, int status, String outcome) {
+  /**
+   * Writes the access record of an exchange answered before admission: {@code refused <type>}, or
+   * {@code replayed} (its idempotency key's first answer); metrics count the outcome's first word.
+   */
+  void logUnadmitted(long startNanos, String id, String path, int status, String outcome) {
     log.write(new AccessRecord(id, path, null, false, null, status, null, 0, false, millisSince(startNanos), outcome));
     metrics.request(new ServedRequest(null, null, null, status, outcome.split(" ", 2)[0], false, 0,
         Duration.ofNanos(ticker.nanos() - startNanos)));
