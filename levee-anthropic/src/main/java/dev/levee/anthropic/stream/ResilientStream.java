@@ -1,6 +1,5 @@
 package dev.levee.anthropic.stream;
 
-import dev.levee.anthropic.Json;
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.error.TargetReports;
 import dev.levee.anthropic.sse.SseEvent;
@@ -18,7 +17,7 @@ import java.util.List;
 /**
  * A stream of Messages API events with recovery hidden: iterate {@link #next()} until it returns
  * null, and the events read as one uninterrupted answer — or {@link #next()} throws, and the
- * answer is incomplete and must be ended with {@link StreamFailureException#errorEvent()}.
+ * answer is incomplete and must be ended with {@link StreamFailureException#errorEvent(String)}.
  *
  * <p>A break after the commit point (cut, stall, retryable in-band error, malformed event) is
  * recovered: the targets of its {@link Recovery} are asked, in {@link Recovery#order} order and
@@ -61,7 +60,7 @@ public final class ResilientStream implements AutoCloseable {
    * The next event to send the client, or null once {@code message_stop} has been returned.
    *
    * @throws StreamFailureException when the answer cannot be completed (send its {@link
-   *     StreamFailureException#errorEvent()}), or of kind CANCELLED when the client went away
+   *     StreamFailureException#errorEvent(String)}), or of kind CANCELLED when the client went away
    */
   public SseEvent next() throws StreamFailureException {
     while (toClient.isEmpty()) {
@@ -130,8 +129,9 @@ public final class ResilientStream implements AutoCloseable {
     String impossible = whyNotRecoverable(failure);
     if (impossible != null) {
       completion.failure(failure);
-      fail(impossible.isEmpty() && broken.errorEvent() != null ? broken.errorEvent()
-          : errorEvent(failure, impossible.isEmpty() ? "the upstream ended it" : impossible), failure);
+      fail(impossible.isEmpty() && broken.upstreamError() != null
+          ? new StreamFailureException(failure, broken.upstreamError()) // relayed as it came
+          : endedByLevee(failure, failure, impossible.isEmpty() ? "the upstream ended it" : impossible));
     }
     List<Target> order = recovery.order(target, failure.kind());
     if (order.get(0).equals(target)) {
@@ -149,10 +149,10 @@ public final class ResilientStream implements AutoCloseable {
       }
       case ChainResult.Cancelled<Reply> cancelled -> throw clientGone();
       case ChainResult.Rejected<Reply> rejected ->
-          fail(errorEvent(rejected.failure(), "the recovery was refused"), rejected.failure());
+          fail(endedByLevee(rejected.failure(), rejected.failure(), "the recovery was refused"));
       case ChainResult.Exhausted<Reply> exhausted ->
-          fail(errorEvent(exhausted.lastFailure() != null ? exhausted.lastFailure() : failure,
-              "no target could continue it (" + TargetReports.describe(exhausted.targets()) + ")"), failure);
+          fail(endedByLevee(failure, exhausted.lastFailure() != null ? exhausted.lastFailure() : failure,
+              "no target could continue it (" + TargetReports.describe(exhausted.targets()) + ")"));
     }
   }
 
@@ -184,15 +184,15 @@ public final class ResilientStream implements AutoCloseable {
     return new StreamFailureException(Failure.of(FailureKind.CANCELLED, 0, "cancelled", "the client went away"));
   }
 
-  private void fail(SseEvent errorEvent, Failure failure) throws StreamFailureException {
+  private void fail(StreamFailureException ended) throws StreamFailureException {
     end(Outcome.FAILED);
-    throw new StreamFailureException(failure, errorEvent);
+    throw ended;
   }
 
-  private static SseEvent errorEvent(Failure failure, String why) {
-    ApiError error = ApiError.of(failure, "The answer is incomplete: the upstream stream broke ("
-        + failure.errorType() + ": " + failure.message() + ") and Levee could not resume it because " + why + ".");
-    return new SseEvent("error", Json.string(error.toJson(null)));
+  /** The stream ended by Levee's own error, which tells the client about {@code told} and {@code why}. */
+  private static StreamFailureException endedByLevee(Failure failure, Failure told, String why) {
+    return new StreamFailureException(failure, ApiError.of(told, "The answer is incomplete: the upstream stream broke ("
+        + told.errorType() + ": " + told.message() + ") and Levee could not resume it because " + why + "."));
   }
 
   private void end(Outcome outcome) {

@@ -1,5 +1,7 @@
 package dev.levee.anthropic.stream;
 
+import dev.levee.anthropic.Json;
+import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.sse.SseEvent;
 import dev.levee.core.retry.Failure;
 import java.io.IOException;
@@ -9,22 +11,48 @@ import java.util.Objects;
 public final class StreamFailureException extends IOException {
 
   private final transient Failure failure;
-  private final transient SseEvent errorEvent;
+  private final transient SseEvent upstreamError;
+  private final transient ApiError leveeError;
 
   public StreamFailureException(Failure failure) {
-    this(failure, null);
+    this(failure, null, null);
   }
 
   /** A failure caused by the upstream's own {@code event: error}, kept to relay as it came. */
-  public StreamFailureException(Failure failure, SseEvent errorEvent) {
-    super(failure.toString());
-    this.failure = Objects.requireNonNull(failure);
-    this.errorEvent = errorEvent;
+  public StreamFailureException(Failure failure, SseEvent upstreamError) {
+    this(failure, upstreamError, null);
   }
 
-  /** The upstream's {@code event: error} that ended the stream, or null for cuts and stalls. */
-  public SseEvent errorEvent() {
-    return errorEvent;
+  /** A stream Levee ends itself with {@code error} (it could not be completed). */
+  public StreamFailureException(Failure failure, ApiError leveeError) {
+    this(failure, null, Objects.requireNonNull(leveeError, "leveeError"));
+  }
+
+  private StreamFailureException(Failure failure, SseEvent upstreamError, ApiError leveeError) {
+    super(failure.toString());
+    this.failure = Objects.requireNonNull(failure);
+    this.upstreamError = upstreamError;
+    this.leveeError = leveeError;
+  }
+
+  /** The upstream's {@code event: error} that ended the stream, or null (cuts, stalls, Levee's own errors). */
+  public SseEvent upstreamError() {
+    return upstreamError;
+  }
+
+  /**
+   * The {@code event: error} that ends the client's stream: the upstream's own exactly as it came,
+   * or Levee's with {@code requestId} as its {@code request_id} (as Levee's other error bodies
+   * carry it); null for a break that was never meant for the client (cuts and stalls before
+   * recovery).
+   *
+   * @param requestId Levee's id of the client's request, or null for none
+   */
+  public SseEvent errorEvent(String requestId) {
+    if (upstreamError != null) {
+      return upstreamError;
+    }
+    return leveeError == null ? null : new SseEvent("error", Json.string(leveeError.toJson(requestId)));
   }
 
   public Failure failure() {

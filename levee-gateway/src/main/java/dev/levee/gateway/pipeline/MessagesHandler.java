@@ -211,7 +211,7 @@ public final class MessagesHandler {
       Plan plan, String route, CancellationScope scope, ChainResult<Reply> result) {
     Outcome outcome;
     try (scope) {
-      outcome = relay.relay(result, plan, admitted.cache().mayStore(), scope.cancellation(),
+      outcome = relay.relay(result, in.id(), plan, admitted.cache().mayStore(), scope.cancellation(),
           (first, calls) -> responder.startStream(client, in, admitted, first, calls, route)); // 5. relay
     }
     recorder.record(start, in, admitted, plan, outcome);                             // 6. record
@@ -291,7 +291,7 @@ public final class MessagesHandler {
     Plan plan = planner.plan(in, admitted);                                                    // 3. plan
     Cancellation none = new Cancellation();
     ChainResult<Reply> result = execution.execute(in, plan, none);                                       // 4. execute
-    Outcome outcome = relay.relay(result, plan, admitted.cache().mayStore(), none,             // 5. relay
+    Outcome outcome = relay.relay(result, in.id(), plan, admitted.cache().mayStore(), none,    // 5. relay
         (first, calls) -> { throw new IllegalStateException("a queued request is never a stream"); });
     recorder.record(start, in, admitted, plan, outcome);                                       // 6. record
     JobAnswers.Answer answer = JobAnswers.of(outcome, admitted.tier());                        // 7. the job's answer

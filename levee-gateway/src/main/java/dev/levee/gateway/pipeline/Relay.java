@@ -18,7 +18,8 @@ import java.io.OutputStream;
  * whole. A stream past its commit point is relayed event by event as the {@link ResilientStream}
  * yields it, until {@code message_stop}: breaks are recovered inside the resilient stream; when
  * one cannot be, the stream gets an {@code event: error} that every SDK raises — never a {@code
- * message_stop} over a partial answer (DESIGN.md promise 3). A client that goes away closes the
+ * message_stop} over a partial answer (DESIGN.md promise 3): the upstream's own as it came when it
+ * ended the stream, else Levee's, whose {@code request_id} is the request's Levee id. A client that goes away closes the
  * upstream at once and counts as no failure of the target.
  *
  * <p>The relay settles nothing itself (the resilient stream settles its own calls): the recorder
@@ -44,13 +45,16 @@ final class Relay {
   }
 
   /**
+   * @param requestId Levee's id of the request ({@code x-levee-request-id}), for the {@code
+   *     request_id} of an {@code event: error} Levee writes
    * @param assemble whether to assemble a completed stream's message (for the cache)
    */
-  Outcome relay(ChainResult<Reply> result, Plan plan, boolean assemble, Cancellation cancellation, StreamStart start) {
+  Outcome relay(ChainResult<Reply> result, String requestId, Plan plan, boolean assemble, Cancellation cancellation,
+      StreamStart start) {
     int calls = result.calls();
     return switch (result) {
       case ChainResult.Answered<Reply> answered when streams(answered) ->
-          stream(answered, plan, assemble, cancellation, start);
+          stream(answered, requestId, plan, assemble, cancellation, start);
       case ChainResult.Answered<Reply> answered -> new Outcome.Answered(answered, calls);
       case ChainResult.Rejected<Reply> rejected ->
           new Outcome.Rejected(rejected.target(), rejected.failure(), rejected.response(), calls);
@@ -60,13 +64,13 @@ final class Relay {
     };
   }
 
-  private Outcome stream(ChainResult.Answered<Reply> first, Plan plan, boolean assemble, Cancellation cancellation,
-      StreamStart start) {
+  private Outcome stream(ChainResult.Answered<Reply> first, String requestId, Plan plan, boolean assemble,
+      Cancellation cancellation, StreamStart start) {
     MessageAssembler assembled = assemble ? new MessageAssembler() : null;
     UsageTap usage = new UsageTap();
     ResilientStream.Outcome ended;
     try (ResilientStream stream = streams.resilient(first, plan.request(), plan.targets(), plan.recover(), cancellation)) {
-      ended = pump(stream, start.start(first, first.calls()), assembled, usage);
+      ended = pump(stream, start.start(first, first.calls()), requestId, assembled, usage);
       // every upstream call the stream made, failed recovery calls included
       int calls = first.calls() + stream.recoveryCalls();
       byte[] message = assembled != null && ended == ResilientStream.Outcome.COMPLETE ? assembled.message() : null;
@@ -74,8 +78,8 @@ final class Relay {
     }
   }
 
-  private static ResilientStream.Outcome pump(ResilientStream stream, OutputStream body, MessageAssembler assembled,
-      UsageTap usage) {
+  private static ResilientStream.Outcome pump(ResilientStream stream, OutputStream body, String requestId,
+      MessageAssembler assembled, UsageTap usage) {
     SseWriter out = new SseWriter(body);
     RelayFlushes flushes = new RelayFlushes();
     try {
@@ -93,7 +97,7 @@ final class Relay {
         if (e.failure().kind() == FailureKind.CANCELLED) {
           return ResilientStream.Outcome.CLIENT_GONE;
         }
-        out.write(e.errorEvent());
+        out.write(e.errorEvent(requestId));
         return ResilientStream.Outcome.FAILED;
       }
     } catch (IOException e) { // writing to the client failed: it went away
