@@ -173,13 +173,13 @@ public final class Gateway implements AutoCloseable {
     Server server = VirtualThreadServer.create(config.server().host(), config.server().port(),
         config.server().idleTimeout(), "levee-gateway", new HttpDispatcher(ids, messages, health, admin, metrics,
             new PassThrough(endpoints.get(aliases.defaultUpstream()), client), work, readiness),
-        config.server().limits(), ServerLanes.GATEWAY.namedBy(response -> {
-          String id = response.getHeaders().get(LeveeHeaders.REQUEST_ID); // named by the dispatcher
+        config.server().limits(), ServerLanes.GATEWAY.namedBy(headers -> {
+          String id = headers.get(LeveeHeaders.REQUEST_ID); // named by the dispatcher
           if (id == null) { // refused at the door: findable in the logs like any answer
             id = ids.next();
-            response.getHeaders().put(LeveeHeaders.REQUEST_ID, id);
+            headers.put(LeveeHeaders.REQUEST_ID, id);
           }
-          response.getHeaders().put(LeveeHeaders.ANSWER_REQUEST_ID, id); // where the SDKs look
+          headers.put(LeveeHeaders.ANSWER_REQUEST_ID, id); // where the SDKs look
           return id;
         }).heardBy(messages::refusedAtTheDoor)); // in the access log and metrics like any refusal
     metrics.watchInFlight(VirtualThreadServer.guard(server)::inFlight);

@@ -28,8 +28,8 @@ final class ApiErrorHandler extends ErrorHandler {
       Callback callback) {
     String text = message == null || message.isBlank() ? HttpStatus.getMessage(code) : message;
     ApiError error = new ApiError(code, ApiError.typeFor(code), text);
-    String id = lanes.naming() == null ? null : lanes.naming().apply(response);
+    String id = lanes.name(response.getHeaders());
     ServerIo.json(response, callback, code, error.toBytes(id));
-    lanes.refusals().refused(request, id, error);
+    lanes.refusals().refused(request.getHttpURI().getPath(), request.getBeginNanoTime(), id, error);
   }
 }

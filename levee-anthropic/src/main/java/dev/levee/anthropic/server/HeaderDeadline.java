@@ -9,6 +9,8 @@ import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.eclipse.jetty.http.HttpField;
+import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpParser;
 import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.server.Connector;
@@ -27,30 +29,31 @@ import org.slf4j.LoggerFactory;
  * sweeping thread without locks, so a connection is cut only when two sweeps in a row saw the same
  * request late (a torn read once answered 408 to a request being answered: the fresh-clone CI run
  * of session 6, a {@code WritePendingException} beside it). A cut comes at most one sweep late.
+ *
+ * <p>Each 408 is named and heard as the guard's own refusals are ({@link RequestGuard.Lanes}): a
+ * {@code request_id} in its body, the lanes' id headers, and one call of their {@link
+ * RequestGuard.Refusals} — with no path, as the request never reached the server's handlers.
  */
 final class HeaderDeadline extends AbstractLifeCycle {
 
   private static final Logger LOG = LoggerFactory.getLogger(HeaderDeadline.class);
 
   private final Connector connector;
+  private final RequestGuard.Lanes lanes;
   private final long timeoutNanos;
   private final long periodMillis;
-  private final byte[] answer;
+  private final ApiError error;
   private ScheduledExecutorService sweeper;
   private Map<EndPoint, Long> suspects = Map.of(); // late at the last sweep, by begin time; the sweeper's own
 
-  HeaderDeadline(Connector connector, Duration timeout) {
+  /** @param lanes how each 408 is named and who hears of it */
+  HeaderDeadline(Connector connector, Duration timeout, RequestGuard.Lanes lanes) {
     this.connector = connector;
+    this.lanes = lanes;
     this.timeoutNanos = timeout.toNanos();
     this.periodMillis = Math.max(10, Math.min(1000, timeout.toMillis() / 4));
-    byte[] body = new ApiError(408, "timeout_error", "The request headers arrived too slowly (limit "
-        + timeout.toMillis() + " ms).").toBytes(null);
-    String head = "HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\ncontent-length: " + body.length
-        + "\r\nconnection: close\r\n\r\n";
-    byte[] headBytes = head.getBytes(StandardCharsets.US_ASCII);
-    this.answer = new byte[headBytes.length + body.length];
-    System.arraycopy(headBytes, 0, answer, 0, headBytes.length);
-    System.arraycopy(body, 0, answer, headBytes.length, body.length);
+    this.error = new ApiError(408, "timeout_error", "The request headers arrived too slowly (limit "
+        + timeout.toMillis() + " ms).");
   }
 
   @Override
@@ -80,7 +83,10 @@ final class HeaderDeadline extends AbstractLifeCycle {
             continue;
           }
           cut++;
-          endPoint.write(Callback.from(endPoint::close, x -> endPoint.close()), ByteBuffer.wrap(answer));
+          HttpFields.Mutable headers = HttpFields.build();
+          String id = lanes.name(headers);
+          endPoint.write(Callback.from(endPoint::close, x -> endPoint.close()), ByteBuffer.wrap(answer(headers, id)));
+          lanes.refusals().refused(null, begin, id, error);
         }
       }
     } catch (RuntimeException e) {
@@ -90,6 +96,21 @@ final class HeaderDeadline extends AbstractLifeCycle {
     if (cut > 0) {
       LOG.info("{} connections sent their request headers too slowly: answered 408 and closed", cut);
     }
+  }
+
+  /** The raw 408, with the lanes' id {@code headers} and {@code id} in its body. */
+  private byte[] answer(HttpFields headers, String id) {
+    byte[] body = error.toBytes(id);
+    StringBuilder head = new StringBuilder("HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\n");
+    for (HttpField header : headers) {
+      head.append(header.getName()).append(": ").append(header.getValue()).append("\r\n");
+    }
+    head.append("content-length: ").append(body.length).append("\r\nconnection: close\r\n\r\n");
+    byte[] headBytes = head.toString().getBytes(StandardCharsets.US_ASCII);
+    byte[] answer = new byte[headBytes.length + body.length];
+    System.arraycopy(headBytes, 0, answer, 0, headBytes.length);
+    System.arraycopy(body, 0, answer, headBytes.length, body.length);
+    return answer;
   }
 
   /**

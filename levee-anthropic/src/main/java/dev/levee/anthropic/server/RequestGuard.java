@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
@@ -46,13 +47,14 @@ public final class RequestGuard extends Handler.Wrapper {
    *
    * @param control the control lane's paths
    * @param readinessPath the path answered 503 {@code shutting_down} while the server stops; null for none
-   * @param naming the request id of a response the guard answers itself (429, 529, 503, 408,
+   * @param naming the request id of a response the server answers itself (429, 529, 503, 408,
    *     400 before any handler saw the request; the 503 of a request still in flight at
-   *     shutdown), for the error body's {@code request_id}: the id already on the response, else
-   *     a fresh one put on it where the server's answers carry it; null: no id
+   *     shutdown; the 408 of headers too slow, {@link HeaderDeadline}), for the error body's {@code
+   *     request_id}: the id already in the response's headers, else a fresh one put in them where
+   *     the server's answers carry it; null: no id
    * @param refusals hears each request refused before any handler saw it, once its answer is written
    */
-  public record Lanes(Predicate<String> control, String readinessPath, Function<Response, String> naming,
+  public record Lanes(Predicate<String> control, String readinessPath, Function<HttpFields.Mutable, String> naming,
       Refusals refusals) {
     /** No control lane: every path is admitted and limited. */
     public static final Lanes NONE = new Lanes(path -> false, null);
@@ -63,7 +65,7 @@ public final class RequestGuard extends Handler.Wrapper {
     }
 
     /** These lanes, their refusals named by {@code naming}. */
-    public Lanes namedBy(Function<Response, String> naming) {
+    public Lanes namedBy(Function<HttpFields.Mutable, String> naming) {
       return new Lanes(control, readinessPath, naming, refusals);
     }
 
@@ -71,24 +73,32 @@ public final class RequestGuard extends Handler.Wrapper {
     public Lanes heardBy(Refusals refusals) {
       return new Lanes(control, readinessPath, naming, refusals);
     }
+
+    /** The id of an answer the server gives itself, put in {@code headers} by {@link #naming}; null when none. */
+    String name(HttpFields.Mutable headers) {
+      return naming == null ? null : naming.apply(headers);
+    }
   }
 
   /**
-   * Hears the requests the guard refuses before any handler sees them: over a concurrency limit
-   * (529, 429), during shutdown (503), a body too slow (408) or unreadable (400). Called on the
-   * request's thread after the answer is written; must not block.
+   * Hears the requests the server refuses before any handler sees them: over a concurrency limit
+   * (529, 429), during shutdown (503), a body too slow (408) or unreadable (400), headers too slow
+   * (408, {@link HeaderDeadline}), a request Jetty could not parse ({@link ApiErrorHandler}).
+   * Called after the answer is written (headers too slow: on the sweeping thread, as it is
+   * written); must not block.
    */
   @FunctionalInterface
   public interface Refusals {
     /** Hears nothing. */
-    Refusals NONE = (request, requestId, error) -> { };
+    Refusals NONE = (path, beganNanos, requestId, error) -> { };
 
     /**
-     * @param request the refused request (its body unread)
+     * @param path the request's path, or null when it is not known (headers too slow)
+     * @param beganNanos when the request's first byte arrived ({@link System#nanoTime()}'s clock)
      * @param requestId the id the answer carries, or null when the lanes name none
      * @param error the answer sent
      */
-    void refused(Request request, String requestId, ApiError error);
+    void refused(String path, long beganNanos, String requestId, ApiError error);
   }
 
   private final ServerLimits limits;
@@ -227,7 +237,7 @@ public final class RequestGuard extends Handler.Wrapper {
 
   /** The request id {@code response} answers under, or null when these lanes name none. */
   private String idOf(Response response) {
-    return lanes.naming() == null ? null : lanes.naming().apply(response);
+    return lanes.name(response.getHeaders());
   }
 
   /**
@@ -246,6 +256,6 @@ public final class RequestGuard extends Handler.Wrapper {
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
     String id = idOf(response);
     response.write(true, ByteBuffer.wrap(error.toBytes(id)), callback);
-    lanes.refusals().refused(request, id, error);
+    lanes.refusals().refused(request.getHttpURI().getPath(), request.getBeginNanoTime(), id, error);
   }
 }

@@ -93,7 +93,7 @@ public final class VirtualThreadServer {
     connector.setAcceptQueueSize(limits.acceptQueue());
     server.addConnector(connector);
     server.addBean(new NetworkConnectionLimit(limits.maxConnections(), connector));
-    server.addBean(new HeaderDeadline(connector, limits.headerTimeout()));
+    server.addBean(new HeaderDeadline(connector, limits.headerTimeout(), lanes));
     server.setHandler(new RequestGuard(limits, lanes, handler));
     server.setErrorHandler(new ApiErrorHandler(lanes));
     server.setStopTimeout(2000);

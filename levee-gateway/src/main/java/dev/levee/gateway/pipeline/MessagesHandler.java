@@ -119,13 +119,21 @@ public final class MessagesHandler {
   }
 
   /**
-   * Records a request the server's guard refused before this handler saw it ({@link
-   * RequestGuard.Refusals}: a concurrency limit, shutdown, a slow or unreadable body) as a refusal
-   * at ingress is recorded: one access-log line, the {@code refused} outcome in metrics.
+   * Records a request the server refused before this handler saw it ({@link
+   * RequestGuard.Refusals}: a concurrency limit, shutdown, a slow or unreadable body, headers too
+   * slow, a request Jetty could not parse) as a refusal at ingress is recorded: one access-log line
+   * (path {@code -} when unknown), the {@code refused} outcome in metrics.
+   *
+   * @param beganNanos when the request's first byte arrived, on Jetty's clock ({@link NanoTime})
    */
+  public void refusedAtTheDoor(String path, long beganNanos, String id, ApiError error) {
+    long waited = NanoTime.since(beganNanos); // a 408 waited for the headers or the body
+    recorder.logRefused(ticker.nanos() - waited, id, path == null ? "-" : path, error.status(), error.type());
+  }
+
+  /** {@link #refusedAtTheDoor(String, long, String, ApiError)} for a request Levee's dispatcher refused. */
   public void refusedAtTheDoor(Request request, String id, ApiError error) {
-    long waited = NanoTime.since(request.getBeginNanoTime()); // Jetty's clock; a 408 waited for the body
-    recorder.logRefused(ticker.nanos() - waited, id, request.getHttpURI().getPath(), error.status(), error.type());
+    refusedAtTheDoor(request.getHttpURI().getPath(), request.getBeginNanoTime(), id, error);
   }
 
   /**
