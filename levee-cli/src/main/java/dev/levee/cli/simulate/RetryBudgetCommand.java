@@ -17,16 +17,21 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code levee simulate retry-budget}: reruns the published retry-budget study with levee-core's
- * RetryBudget and Backoff and prints its table. The defaults are the study's parameters, so with
- * no flags the output reproduces the published table; every parameter can be changed.
+ * RetryBudget and Backoff and prints its table, with a legend under it in the table format (the
+ * columns and their units). The defaults are the study's parameters, so with no flags the output
+ * reproduces the published table; every parameter can be changed.
  */
 @Command(
     name = "retry-budget",
     mixinStandardHelpOptions = true,
     sortOptions = false,
+    header = "Compare retry policies with and without a retry budget through an outage.",
     description = {
-        "Rerun the published retry-budget study: an outage, then a degraded period, failures independent of load.",
-        "Defaults reproduce the published table."})
+        "Compares how much extra load retries add and how many requests are lost: immediate retry, backoff with "
+            + "full jitter, and full jitter behind each retry budget of --budgets (max tokens / tokens per success). "
+            + "The upstream fails every call during an outage, then some calls while degraded; its failures do not "
+            + "depend on load (`simulate overload` has load that feeds back).",
+        "Defaults reproduce the published table; a legend under it explains the columns."})
 public final class RetryBudgetCommand implements Callable<Integer> {
 
   @Spec
@@ -73,7 +78,26 @@ public final class RetryBudgetCommand implements Callable<Integer> {
           StudyOptions.n(degradedFailRate), StudyOptions.n(degradedEnd), common.maxAttempts, common.seed);
     }
     out.print(StudyTables.retryBudget(rows).render(common.format));
+    if (common.format == Table.Format.TABLE) {
+      out.print(legend(study));
+    }
     out.flush();
     return 0;
+  }
+
+  /** What each column of the table means, with its unit, for {@code study}'s parameters. */
+  static String legend(RetryBudgetStudy study) {
+    return String.format(Locale.ROOT, """
+
+        policy   immediate retry: waits %s s before each retry
+                 backoff + full jitter: waits U(0,1) x min(%s, %s x 2^n) s after n attempts
+                 budget M / ratio R: full jitter; a retry spends 1 of at most M tokens (full at start), a success earns R
+        calls    upstream calls, first attempts and retries (count)
+        retries  upstream calls after a request's first (count)
+        denied   requests lost because the retry budget refused a retry (count)
+        amp      amplification: upstream calls per request (1.00: no retries)
+        loss     requests that never succeeded (all %d attempts failed, or a retry was denied), %% of the %d
+        """, StudyOptions.n(study.immediateDelay()), StudyOptions.n(study.backoffCap()),
+        StudyOptions.n(study.backoffBase()), study.maxAttempts(), study.requests());
   }
 }
