@@ -9,13 +9,18 @@ import org.eclipse.jetty.util.Callback;
 
 /**
  * Answers the errors Jetty raises before a handler runs (an ambiguous or malformed URI, a URI or
- * headers too long, an unparsable request) in the Messages API's error shape instead of Jetty's
- * HTML page, so that every client of Levee's servers can parse every answer. The status is
- * Jetty's; the type follows {@link ApiError#typeFor(int)}. Like the guard's own refusals, each is
- * named by the server's lanes ({@code request_id}) and told to their {@link RequestGuard.Refusals}
- * (the gateway's access log and metrics).
+ * headers too long, an unparsable request, an HTTP/2 preface) in the Messages API's error shape
+ * instead of Jetty's HTML page or empty body, whatever the method, so that every client of Levee's
+ * servers can parse every answer. The status is Jetty's; the type follows {@link
+ * ApiError#typeFor(int)}. Like the guard's own refusals, each is named by the server's lanes
+ * ({@code request_id}) and told to their {@link RequestGuard.Refusals} (the gateway's access log
+ * and metrics).
  */
 final class ApiErrorHandler extends ErrorHandler {
+
+  /** The 426 Jetty answers to an HTTP/2 client speaking prior knowledge ({@code PRI * HTTP/2.0}). */
+  static final String HTTP1_ONLY = "This server speaks HTTP/1.1 only: HTTP/2 (h2c, prior knowledge) is not "
+      + "supported; send the request over HTTP/1.1.";
 
   private final RequestGuard.Lanes lanes;
 
@@ -23,10 +28,17 @@ final class ApiErrorHandler extends ErrorHandler {
     this.lanes = lanes;
   }
 
+  /** Every method gets the error body (Jetty's default: GET, POST and HEAD only; others got none, not even a PRI's 426). */
+  @Override
+  public boolean errorPageForMethod(String method) {
+    return true;
+  }
+
   @Override
   protected void generateResponse(Request request, Response response, int code, String message, Throwable cause,
       Callback callback) {
-    String text = message == null || message.isBlank() ? HttpStatus.getMessage(code) : message;
+    String text = code == HttpStatus.UPGRADE_REQUIRED_426 ? HTTP1_ONLY
+        : message == null || message.isBlank() ? HttpStatus.getMessage(code) : message;
     ApiError error = new ApiError(code, ApiError.typeFor(code), text);
     String id = lanes.name(response.getHeaders());
     ServerIo.json(response, callback, code, error.toBytes(id));
