@@ -57,7 +57,8 @@ class GatewayEdgesTest {
       }
       assertApiShaped(h.post("/v1/messages", "{}", Map.of("x-long", "x".repeat(20_000))), 431, "invalid_request_error");
       assertThat(h.emulator.log()).isEmpty();
-      assertThat(h.get("/metrics").body()).contains("levee_requests_total{outcome=\"refused\",tier=\"-\"} 3.0");
+      String counted = "levee_requests_total{outcome=\"refused\",tier=\"-\"} 3.0"; // recorded after the answer
+      assertThat(h.awaitMetrics(counted)).contains(counted);
     }
   }
 
@@ -126,7 +127,8 @@ class GatewayEdgesTest {
       assertThat(response.statusCode()).isEqualTo(404);
       assertThat(Json.tryParse(response.body()).path("error").path("type").asText()).isEqualTo("not_found_error");
       assertThat(h.get("/v1/messages").statusCode()).isEqualTo(405);
-      assertThat(h.get("/metrics").body()).contains("levee_requests_total{outcome=\"refused\",tier=\"-\"} 2.0");
+      String counted = "levee_requests_total{outcome=\"refused\",tier=\"-\"} 2.0"; // recorded after the answer
+      assertThat(h.awaitMetrics(counted)).contains(counted);
     }
   }
 

@@ -41,8 +41,8 @@ class RefusedAtTheDoorRequestIdRegressionTest {
       String id = error.path("request_id").asText();
       assertThat(id).startsWith("lv_");
       assertThat(refused.headers().firstValue("x-levee-request-id")).contains(id);
-      assertThat(h.get("/metrics").body()).as("the control lane passes the limit; the 529 is counted")
-          .contains("levee_requests_total{outcome=\"refused\",tier=\"-\"} 1.0");
+      String counted = "levee_requests_total{outcome=\"refused\",tier=\"-\"} 1.0"; // recorded after the answer
+      assertThat(h.awaitMetrics(counted)).as("the control lane passes the limit; the 529 is counted").contains(counted);
       holder.shutdownNow(); // the stalled request's client leaves
     }
   }
