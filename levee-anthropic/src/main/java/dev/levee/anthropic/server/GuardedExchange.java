@@ -1,5 +1,7 @@
 package dev.levee.anthropic.server;
 
+import dev.levee.anthropic.Json;
+import dev.levee.anthropic.error.ApiError;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -23,10 +25,6 @@ import org.eclipse.jetty.util.Callback;
  */
 final class GuardedExchange {
 
-  /** The in-band error a stream ends with when the server stops (the API's SSE error shape). */
-  static final byte[] SHUTDOWN_EVENT = ("event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":"
-      + "\"overloaded_error\",\"message\":\"gateway shutting down\"}}\n\n").getBytes(StandardCharsets.UTF_8);
-
   private final Callback callback;
   private final Consumer<GuardedExchange> onEnd;
   private final List<Consumer<Throwable>> failureListeners = new CopyOnWriteArrayList<>();
@@ -47,14 +45,16 @@ final class GuardedExchange {
   }
 
   /**
-   * Ends the exchange for a stopping server, once any write in progress has finished.
+   * Ends the exchange for a stopping server, once any write in progress has finished: an answer
+   * not yet started gets {@code error} as its 503, a stream ends with it as an in-band {@code
+   * event: error} (the API's SSE error shape).
    *
-   * @param jsonError the body of the 503 for an answer not yet started (null when it has started)
-   * @param retryAfterSeconds the {@code retry-after} of that 503
+   * @param requestId the exchange's request id, for the error's {@code request_id}; null for none
+   * @param retryAfterSeconds the {@code retry-after} of the 503
    * @return false when the exchange had ended already
    */
-  boolean endForShutdown(byte[] jsonError, long retryAfterSeconds) {
-    Runnable action = () -> finishForShutdown(jsonError, retryAfterSeconds);
+  boolean endForShutdown(ApiError error, String requestId, long retryAfterSeconds) {
+    Runnable action = () -> finishForShutdown(error, requestId, retryAfterSeconds);
     synchronized (this) {
       if (ended || takenOver) {
         return false;
@@ -80,9 +80,10 @@ final class GuardedExchange {
     return response.isCommitted() && type != null && type.startsWith("text/event-stream");
   }
 
-  private void finishForShutdown(byte[] jsonError, long retryAfterSeconds) {
+  private void finishForShutdown(ApiError error, String requestId, long retryAfterSeconds) {
     Response raw = ((GuardedResponse) response).getWrapped();
     if (!raw.isCommitted()) {
+      byte[] jsonError = error.toBytes(requestId);
       raw.setStatus(503);
       raw.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
       raw.getHeaders().put(HttpHeader.RETRY_AFTER, Long.toString(retryAfterSeconds));
@@ -90,7 +91,8 @@ final class GuardedExchange {
       raw.getHeaders().put(HttpHeader.CONNECTION, "close");
       raw.write(true, ByteBuffer.wrap(jsonError), Callback.from(this::end, x -> end()));
     } else if (streaming()) {
-      raw.write(true, ByteBuffer.wrap(SHUTDOWN_EVENT), Callback.from(this::end, x -> end()));
+      byte[] event = ("event: error\ndata: " + Json.string(error.toJson(requestId)) + "\n\n").getBytes(StandardCharsets.UTF_8);
+      raw.write(true, ByteBuffer.wrap(event), Callback.from(this::end, x -> end()));
     } else {
       endFailed(new EofException("server shutting down"));
     }

@@ -48,8 +48,8 @@ public final class RequestGuard extends Handler.Wrapper {
    * @param control the control lane's paths
    * @param readinessPath the path answered 503 {@code shutting_down} while the server stops; null for none
    * @param naming the request id of a response the server answers itself (429, 529, 503, 408,
-   *     400 before any handler saw the request; the 503 of a request still in flight at
-   *     shutdown; the 408 of headers too slow, {@link HeaderDeadline}), for the error body's {@code
+   *     400 before any handler saw the request; the 503, or a stream's {@code event: error}, of a
+   *     request still in flight at shutdown; the 408 of headers too slow, {@link HeaderDeadline}), for the error body's {@code
    *     request_id}: the id already in the response's headers, else a fresh one put in them where
    *     the server's answers carry it; null: no id
    * @param refusals hears each request refused before any handler saw it, once its answer is written
@@ -212,9 +212,9 @@ public final class RequestGuard extends Handler.Wrapper {
     ApiError error = new ApiError(503, "overloaded_error", "gateway shutting down");
     for (GuardedExchange exchange : inFlight) {
       boolean stream = exchange.streaming();
-      // the 503's body, for an answer not yet started (one started stays so, and never needs it)
-      byte[] body = exchange.response.isCommitted() ? null : error.toBytes(idOf(exchange.response));
-      if (exchange.endForShutdown(body, RETRY_AFTER_SECONDS)) {
+      String id = exchange.response.isCommitted() // its head is sent: its id is read from a copy, never put in it
+          ? lanes.name(HttpFields.build(exchange.response.getHeaders())) : idOf(exchange.response);
+      if (exchange.endForShutdown(error, id, RETRY_AFTER_SECONDS)) {
         if (stream) {
           streams++;
         } else {

@@ -19,7 +19,9 @@ import org.junit.jupiter.api.Test;
  * away" and an in-flight stream was cut without {@code event: error}. Now, after {@code
  * server.shutdown-grace}, the JSON request gets 503 {@code overloaded_error} with {@code
  * retry-after}, the stream an in-band {@code overloaded_error}, and the upstream calls are
- * cancelled (the emulator sees its clients leave).
+ * cancelled (the emulator sees its clients leave). Regression (session 7): that in-band error had no
+ * {@code request_id}, unlike every other error Levee writes; it now names the request as the
+ * stream's {@code x-levee-request-id} does.
  */
 class GatewayShutdownRegressionTest {
 
@@ -51,8 +53,9 @@ class GatewayShutdownRegressionTest {
           .as("the 503 names the request as its header does (newcomer trial)").isEqualTo(id);
       HttpResponse<String> streamAnswer = stream.get();
       assertThat(streamAnswer.statusCode()).isEqualTo(200);
+      String streamId = streamAnswer.headers().firstValue("x-levee-request-id").orElseThrow();
       assertThat(streamAnswer.body()).contains("event: content_block_delta")
-          .endsWith("\"overloaded_error\",\"message\":\"gateway shutting down\"}}\n\n")
+          .endsWith("\"overloaded_error\",\"message\":\"gateway shutting down\"},\"request_id\":\"" + streamId + "\"}\n\n")
           .doesNotContain("message_stop");
       assertThat(h.emulator.awaitLog(log -> log.stream().allMatch(LogEntry::clientGoneEarly), Duration.ofSeconds(20)))
           .as("the upstream calls were cancelled").hasSize(2);
