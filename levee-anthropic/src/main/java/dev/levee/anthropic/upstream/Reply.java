@@ -36,6 +36,15 @@ public record Reply(int status, Map<String, List<String>> headers, byte[] body, 
     return new Reply(200, headers, null, stream, false, TokenUsage.NONE);
   }
 
+  /**
+   * The upstream's own id of this answer (its {@code request-id} header, what an SDK reports as
+   * the request's id for a relayed answer), or null when it sent none.
+   */
+  public String requestId() {
+    List<String> values = headers.get("request-id");
+    return values == null || values.isEmpty() ? null : values.get(0);
+  }
+
   /** The content type the upstream declared, or {@code application/json}. */
   public String contentType() {
     List<String> values = headers.get("content-type");

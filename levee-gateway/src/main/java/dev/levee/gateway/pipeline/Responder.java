@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
+import java.util.regex.Pattern;
 import org.eclipse.jetty.server.Request;
 
 /**
@@ -39,6 +40,8 @@ import org.eclipse.jetty.server.Request;
  * Thread-safe.
  */
 final class Responder {
+
+  private static final Pattern UPSTREAM_ID = Pattern.compile("[A-Za-z0-9_.:-]{1,128}");
 
   private final LocalAnswers local;
   private final CachedAnswers cache;
@@ -155,7 +158,8 @@ final class Responder {
         put(head, LeveeHeaders.MODEL, json.answered().target().id());
         put(head, LeveeHeaders.FALLBACK, Boolean.toString(json.answered().fallback()));
         client.send(reply.status(), head, reply.contentType(), reply.body());
-        yield new Sent(client.status(), json.answered().target(), calls, json.answered().fallback(), "ok");
+        yield new Sent(client.status(), json.answered().target(), calls, json.answered().fallback(),
+            "ok" + upstreamId(reply));
       }
       case Outcome.Streamed stream -> {
         switch (stream.ended()) {
@@ -166,6 +170,7 @@ final class Responder {
             ? " recoveries=" + stream.recoveries() + " last=" + stream.last().id() : "";
         String how = client.endedByShutdown() // ended by the stopping server (RequestGuard)
             ? "shutdown stream" : "stream_" + stream.ended().name().toLowerCase(java.util.Locale.ROOT) + detail;
+        how += upstreamId(stream.first().response());
         yield new Sent(client.status(), stream.first().target(), calls, stream.first().fallback(), how);
       }
       case Outcome.Rejected rejected -> {
@@ -182,7 +187,8 @@ final class Responder {
           ApiError error = ApiError.of(f, f.message());
           client.send(error.status(), head, "application/json", error.toBytes(in.id()));
         }
-        yield new Sent(client.status(), rejected.target(), calls, false, "rejected " + rejected.failure().errorType());
+        yield new Sent(client.status(), rejected.target(), calls, false,
+            "rejected " + rejected.failure().errorType() + (relayed ? upstreamId(reply) : ""));
       }
       case Outcome.Exhausted exhausted -> exhausted(client, in, admitted, exhausted, route);
       case Outcome.Cancelled cancelled -> {
@@ -260,6 +266,17 @@ final class Responder {
       head.put(LeveeHeaders.ANSWER_REQUEST_ID, upstreamId);
     }
     return head;
+  }
+
+  /**
+   * The access log's {@code upstream_id=}: the upstream's {@code request-id} of a relayed answer,
+   * which a relayed answer keeps in its own {@code request-id} header (what SDKs report as the
+   * request's id), so that the id a client reports finds the line; empty when it sent none, or
+   * one that is not a plain token (the log line stays one line of {@code key=value} words).
+   */
+  static String upstreamId(Reply reply) {
+    String id = reply.requestId();
+    return id == null || !UPSTREAM_ID.matcher(id).matches() ? "" : " upstream_id=" + id;
   }
 
   /** {@code why}, or null when the feature's disclosure is {@code none}. */
