@@ -45,6 +45,11 @@ class WaitWithNoThreadTest {
 
   /** One connection: reads the request, writes the head and one event, waits for {@link #go}, writes {@code rest}. */
   private URI serve(String rest) throws IOException {
+    return serve("", rest);
+  }
+
+  /** As {@link #serve(String)}, with {@code more} right after the first event. */
+  private URI serve(String more, String rest) throws IOException {
     server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
     Thread.ofVirtual().start(() -> {
       try (Socket s = server.accept()) {
@@ -55,7 +60,7 @@ class WaitWithNoThreadTest {
         }
         in.skip(2);
         OutputStream out = s.getOutputStream();
-        out.write((HEAD + chunk(EVENT)).getBytes(StandardCharsets.ISO_8859_1));
+        out.write((HEAD + chunk(EVENT) + more).getBytes(StandardCharsets.ISO_8859_1));
         out.flush();
         go.await();
         out.write(rest.getBytes(StandardCharsets.ISO_8859_1));
@@ -105,6 +110,36 @@ class WaitWithNoThreadTest {
       response.body().read(); // the rest of the event is buffered
 
       assertThat(response.whenReadable(() -> { throw new AssertionError("never runs"); })).isFalse();
+    }
+  }
+
+  @Test
+  void aBodyWhoseLastChunkIsBufferedDoesNotWaitForBytesThatWillNotCome() throws Exception {
+    try (UpstreamResponse response = send(serve("0\r\n\r\n", ""))) { // the upstream then keeps the connection, silent
+      assertThat(readEvent(response)).isEqualTo(EVENT);
+
+      assertThat(response.whenReadable(() -> { throw new AssertionError("never runs"); })).isFalse();
+      assertThat(response.body().read()).isEqualTo(-1);
+    }
+  }
+
+  /** Issue 11: a stream that waited with no thread kept the large buffer a burst had given it (OOM at 9,900 streams). */
+  @Test
+  void aWaitAfterABurstHoldsOnlyTheSmallBuffer() throws Exception {
+    String burst = "data: " + "x".repeat(40_000) + "\n\n";
+    try (UpstreamResponse response = send(serve(chunk(burst), chunk(EVENT)))) {
+      assertThat(readEvent(response)).isEqualTo(EVENT);
+      assertThat(new String(response.body().readNBytes(burst.length()), StandardCharsets.ISO_8859_1)).isEqualTo(burst);
+      assertThat(PlainHttp1.readBufferCapacity(response.body())).as("bytes came faster than they were read")
+          .isEqualTo(PlainHttp1.LARGE_BUFFER);
+      CountDownLatch ready = new CountDownLatch(1);
+
+      assertThat(response.whenReadable(ready::countDown)).isTrue();
+
+      assertThat(PlainHttp1.readBufferCapacity(response.body())).as("while it waits").isEqualTo(PlainHttp1.SMALL_BUFFER);
+      go.countDown();
+      assertThat(ready.await(5, TimeUnit.SECONDS)).isTrue();
+      assertThat(readEvent(response)).isEqualTo(EVENT);
     }
   }
 
