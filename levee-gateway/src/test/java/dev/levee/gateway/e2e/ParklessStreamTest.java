@@ -52,7 +52,8 @@ class ParklessStreamTest {
     try (Harness h = Harness.start(SLOW, "models:\n  s:\n    chain: [emu/emu-ok]\n")) {
       Relayed relayed = relay(h);
 
-      assertThat(relayed.noThreadBetweenDeltas()).as("between two deltas, no levee-stream thread was alive").isTrue();
+      assertThat(relayed.deltasWithNoThread()).as("deltas at which no levee-stream thread was alive, of %d", relayed.deltas())
+          .isGreaterThan(relayed.deltas() / 2);
       assertThat(relayed.text()).isEqualTo(h.expectedText(PROMPT));
     }
   }
@@ -63,29 +64,32 @@ class ParklessStreamTest {
     try (Harness h = Harness.start(SLOW, "models:\n  s:\n    chain: [emu/emu-ok]\n")) {
       Relayed relayed = relay(h);
 
-      assertThat(relayed.noThreadBetweenDeltas()).isFalse();
+      assertThat(relayed.deltasWithNoThread()).as("of %d deltas (a dump may miss a thread as it mounts)", relayed.deltas())
+          .isLessThan(relayed.deltas() / 2);
       assertThat(relayed.text()).isEqualTo(h.expectedText(PROMPT));
     }
   }
 
-  private record Relayed(boolean noThreadBetweenDeltas, String text) {}
+  private record Relayed(int deltas, int deltasWithNoThread, String text) {}
 
-  /** Streams {@link #PROMPT}, looking at the live threads at each content delta until it finds no stream thread. */
+  /** Streams {@link #PROMPT}, looking at the live threads as each content delta arrives (after its flush). */
   private Relayed relay(Harness h) throws Exception {
     AnthropicClient client = h.sdk(Duration.ofSeconds(30));
     MessageAccumulator accumulator = MessageAccumulator.create();
-    boolean noThread = false;
+    int deltas = 0;
+    int withNoThread = 0;
     try (StreamResponse<RawMessageStreamEvent> stream = client.messages().createStreaming(Harness.params("s", PROMPT))) {
       Iterator<RawMessageStreamEvent> events = stream.stream().iterator();
       while (events.hasNext()) {
         RawMessageStreamEvent event = events.next();
         accumulator.accumulate(event);
-        if (event.isContentBlockDelta() && !noThread) {
-          noThread = streamThreadsAlive() == 0; // flushed before its relay let go: a later delta looks again
+        if (event.isContentBlockDelta()) {
+          deltas++;
+          withNoThread += streamThreadsAlive() == 0 ? 1 : 0; // flushed just before its relay let go: rarely still alive
         }
       }
     }
-    return new Relayed(noThread, Harness.text(accumulator.message()));
+    return new Relayed(deltas, withNoThread, Harness.text(accumulator.message()));
   }
 
   /** Live threads named {@code levee-stream-N}, virtual ones included (a JDK thread dump lists them). */
