@@ -99,6 +99,20 @@ public final class ResilientStream implements AutoCloseable {
     return !toClient.isEmpty() || (upstream != null && upstream.ready());
   }
 
+  /**
+   * Runs {@code ready} once {@link #next()} may have an event without waiting for the upstream
+   * (its bytes started to arrive, or the upstream broke: recovery then runs in {@link #next()}),
+   * so that the caller's thread may end meanwhile rather than park in the read (issue 11). A
+   * client going away, a stall or idle limit end the wait as they end a read.
+   *
+   * @param ready runs on another thread and must only hand off (start the thread that calls
+   *     {@link #next()})
+   * @return whether {@code ready} will run; false: call {@link #next()} now
+   */
+  public boolean whenReady(Runnable ready) {
+    return toClient.isEmpty() && !splicer.finished() && upstream.whenReady(ready);
+  }
+
   /** The target now answering. */
   public Target target() {
     return target;

@@ -125,6 +125,17 @@ public final class UpstreamStream implements AutoCloseable {
     return heldBack != null || reader.ready();
   }
 
+  /**
+   * Runs {@code ready} once the next event's bytes start to arrive (or the stream breaks) instead
+   * of waiting in {@link #next()}: see {@link UpstreamResponse#whenReadable}. The limits hold
+   * meanwhile: the watchdog's close ends the wait.
+   *
+   * @return whether {@code ready} will run; false: call {@link #next()} now
+   */
+  public boolean whenReady(Runnable ready) {
+    return heldBack == null && !finished && !reader.ready() && response.whenReadable(ready);
+  }
+
   private Failure timeoutFailure() {
     return sawContent
         ? Failure.of(FailureKind.TIMEOUT, 0, "stream_stalled", "no content for " + idleTimeout.toMillis() + " ms")

@@ -8,6 +8,7 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.URI;
+import java.nio.channels.SocketChannel;
 import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
@@ -37,7 +38,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * timer thread twice per call), the connect by the connect timeout ({@link
  * HttpConnectTimeoutException}); a {@link Cancellation} or an interrupt closes the socket at once;
  * the body streams, and closing the response before its end closes the connection (a finished
- * body returns it to the pool). A request that fails on a kept-alive connection before any byte
+ * body returns it to the pool). A body can also be waited on without a thread ({@link
+ * #whenReadable}). A request that fails on a kept-alive connection before any byte
  * of the answer arrived (the server had closed it) is sent once more on a fresh connection.
  * Thread-safe.
  */
@@ -140,7 +142,8 @@ final class PlainHttp1 implements AutoCloseable {
     long left = deadline - deadlines.now();
     boolean connectLimited = connectTimeout.toNanos() <= left;
     int millis = (int) Math.max(1, Math.min(connectTimeout.toNanos(), left) / 1_000_000);
-    Socket socket = new Socket();
+    SocketChannel channel = SocketChannel.open(); // a channel's socket: a body can wait without a thread (Readability)
+    Socket socket = channel.socket();
     try {
       socket.setTcpNoDelay(true);
       String address = host.startsWith("[") ? host.substring(1, host.length() - 1) : host; // an IPv6 literal
@@ -156,7 +159,7 @@ final class PlainHttp1 implements AutoCloseable {
       }
       throw e;
     }
-    return new Connection(origin, socket);
+    return new Connection(origin, channel);
   }
 
   private void release(Connection c) {
@@ -164,6 +167,7 @@ final class PlainHttp1 implements AutoCloseable {
       c.close();
       return;
     }
+    c.waiting = null; // its stream ended: nothing of it is kept
     c.idleSince = System.nanoTime();
     if (!idle.computeIfAbsent(c.origin, k -> new Idle()).offer(c)) {
       c.close();
@@ -201,6 +205,20 @@ final class PlainHttp1 implements AutoCloseable {
       connections.addFirst(c);
       return true;
     }
+  }
+
+  /**
+   * Runs {@code ready} once {@code body} (one this client returned) has bytes to read, its end, or
+   * has been closed, instead of the caller waiting in a read: the caller's thread may end meanwhile
+   * ({@link Readability}). Nothing is waited for when bytes are already at hand, or the body is
+   * finished or closed: the caller reads on at once.
+   *
+   * @param ready runs on another thread (the selector's, or the one closing the body): it must only
+   *     hand off, e.g. start a thread that reads on
+   * @return whether {@code ready} will run; false: read now, {@code ready} never runs
+   */
+  static boolean whenReadable(InputStream body, Runnable ready) {
+    return body instanceof Body b && b.whenReadable(ready);
   }
 
   /** The capacity of the read buffer behind a body this client returned, in bytes (tests watch its memory). */
@@ -312,27 +330,67 @@ final class PlainHttp1 implements AutoCloseable {
    */
   private final class Connection {
     final String origin;
+    final SocketChannel channel;
     final Socket socket;
     final InputStream in;
     final OutputStream out;
+    private volatile boolean closed;
+    private volatile Readability.Wait waiting; // the last wait for readability: its close must end it
     byte[] buffer = new byte[SMALL_BUFFER];
     int position;
     int limit;
     long idleSince;
     boolean answered; // a byte of the current call's answer arrived
 
-    Connection(String origin, Socket socket) throws IOException {
+    Connection(String origin, SocketChannel channel) throws IOException {
       this.origin = origin;
-      this.socket = socket;
+      this.channel = channel;
+      this.socket = channel.socket();
       this.in = socket.getInputStream();
       this.out = socket.getOutputStream();
     }
 
     void close() {
+      closed = true;
       try {
         socket.close();
       } catch (IOException ignored) {
         // closing
+      }
+      Readability.Wait wait = waiting;
+      if (wait != null) {
+        wait.end(); // a closed channel's key is cancelled without a select event
+      }
+    }
+
+    /** About to wait with less than a small buffer unread: the unread bytes move to a small buffer. */
+    private void smallWhileWaiting() {
+      int unread = limit - position;
+      byte[] small = new byte[SMALL_BUFFER];
+      System.arraycopy(buffer, position, small, 0, unread);
+      buffer = small;
+      position = 0;
+      limit = unread;
+    }
+
+    /**
+     * See {@link PlainHttp1#whenReadable}; at most part of a chunk header is unread. A large buffer
+     * goes first, as before a wait in {@link #fill()}: a stream resumed after its wait reads with
+     * bytes available, which keeps the buffer it has (issue 11: 10,000 waiting streams would hold
+     * 16 KiB each).
+     */
+    boolean whenReadable(Runnable ready) {
+      if (buffer.length > SMALL_BUFFER) {
+        smallWhileWaiting();
+      }
+      Readability.Wait wait = Readability.shared().waitFor(channel, ready);
+      waiting = wait; // before it starts: a close from now on ends it
+      try {
+        wait.start();
+        return true;
+      } catch (IOException e) {
+        waiting = null;
+        return false; // closed: the read at once fails as a closed connection's does
       }
     }
 
@@ -346,15 +404,14 @@ final class PlainHttp1 implements AutoCloseable {
     boolean fill() throws IOException {
       int unread = limit - position;
       if (buffer.length > SMALL_BUFFER && unread < SMALL_BUFFER && in.available() == 0) {
-        byte[] small = new byte[SMALL_BUFFER]; // about to wait: do not hold the large buffer meanwhile
-        System.arraycopy(buffer, position, small, 0, unread);
-        buffer = small;
-        position = 0;
-        limit = unread;
+        smallWhileWaiting(); // about to wait in the read
       } else if (position > 0) {
         System.arraycopy(buffer, position, buffer, 0, unread);
         position = 0;
         limit = unread;
+      }
+      if (closed) { // also when closed while waiting for readability: the channel may still be non-blocking
+        throw new IOException("connection closed");
       }
       int n = in.read(buffer, limit, buffer.length - limit);
       if (n < 0) {
@@ -650,6 +707,41 @@ final class PlainHttp1 implements AutoCloseable {
       } catch (IOException e) {
         // not kept then
       }
+    }
+
+    /**
+     * See {@link PlainHttp1#whenReadable}. Waits only when nothing received lets a read go on: bytes
+     * in the socket, a chunk's data, or a whole chunk header in the buffer (the last chunk's too: a
+     * body ending without more bytes to come) would; the CRLF closing a chunk, or part of the next
+     * header, would not.
+     */
+    boolean whenReadable(Runnable ready) {
+      try {
+        if (closed.get() || done || available() > 0 || (chunked ? chunkHeaderBuffered() : c.position < c.limit)
+            || c.in.available() > 0) {
+          return false;
+        }
+      } catch (IOException e) {
+        return false; // the read fails at once
+      }
+      return c.whenReadable(ready);
+    }
+
+    /** Whether the buffer holds a whole line after the pending CRLF (a chunk's size line). */
+    private boolean chunkHeaderBuffered() {
+      int i = c.position;
+      if (crlfPending) {
+        if (i >= c.limit) {
+          return false;
+        }
+        i += c.buffer[i] == '\r' ? 2 : 1;
+      }
+      for (int j = i; j < c.limit; j++) {
+        if (c.buffer[j] == '\n') {
+          return true;
+        }
+      }
+      return false;
     }
 
     /** A finished body returns the connection to the pool; an unfinished one closes it (abort). */

@@ -60,6 +60,19 @@ public final class UpstreamResponse implements AutoCloseable {
   }
 
   /**
+   * Runs {@code ready} once the body has bytes to read (or ends, or the response is closed: by its
+   * watchdog, or a cancellation) instead of the caller waiting in a read, so that the caller's
+   * thread may end meanwhile (issue 11: a parked virtual thread keeps its stack). Only a plain
+   * {@code http:} upstream's body can wait so; nothing waits when bytes are already at hand.
+   *
+   * @param ready runs on another thread and must only hand off (start the thread that reads on)
+   * @return whether {@code ready} will run; false: read now (it may block), {@code ready} never runs
+   */
+  public boolean whenReadable(Runnable ready) {
+    return !closed.get() && PlainHttp1.whenReadable(body, ready);
+  }
+
+  /**
    * Reads the whole body.
    *
    * @param limit the most bytes accepted

@@ -28,6 +28,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ThreadFactory;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -186,24 +189,30 @@ public final class MessagesHandler {
     CancellationScope scope = responder.cancellationScope(request);
     if (in.stream()) { // stages 4 to 7 on a thread of their own when many streams are in flight: see StreamsInFlight
       if (streams.enter()) {
-        onItsOwnThread(() -> executeRelayRecordRespond(start, client, in, admitted, plan, route, scope), scope,
+        onItsOwnThread(() -> executeRelayRecordRespond(start, client, in, admitted, plan, route, scope, true), scope,
             client, id);
         return true;
       }
       try {
-        executeRelayRecordRespond(start, client, in, admitted, plan, route, scope);
+        executeRelayRecordRespond(start, client, in, admitted, plan, route, scope, false);
       } finally {
         streams.exit();
       }
       return false;
     }
-    executeRelayRecordRespond(start, client, in, admitted, plan, route, scope);
+    executeRelayRecordRespond(start, client, in, admitted, plan, route, scope, false);
     return false;
   }
 
-  /** Stages 4 to 7 (closing {@code scope} once the relay has ended, or when execute fails). */
-  private void executeRelayRecordRespond(long start, ClientResponse client, InboundRequest in,
-      Admission.Proceed admitted, Plan plan, String route, CancellationScope scope) {
+  /**
+   * Stages 4 to 7 (closing {@code scope} once the relay has ended, or when execute fails).
+   *
+   * @param ownThread whether this runs on a stream's own thread ({@link #onItsOwnThread}), whose
+   *     relay may wait with no thread while many streams are in flight
+   * @return false when the relay went on to wait with no thread: a later thread ends the stages
+   */
+  private boolean executeRelayRecordRespond(long start, ClientResponse client, InboundRequest in,
+      Admission.Proceed admitted, Plan plan, String route, CancellationScope scope, boolean ownThread) {
     ChainResult<Reply> result;
     try {
       result = execution.execute(in, plan, scope.cancellation());                    // 4. execute
@@ -211,20 +220,38 @@ public final class MessagesHandler {
       scope.close();
       throw e;
     }
-    relayRecordRespond(start, client, in, admitted, plan, route, scope, result);
+    Relay.Waits waits = !ownThread ? Relay.Waits.NEVER : waitsWithNoThread(scope, client, in.id(),
+        ended -> recordRespond(start, client, in, admitted, plan, route, result, ended));
+    Outcome outcome = relayed(scope, () -> relay.relay(result, in.id(), plan, admitted.cache().mayStore(), scope.cancellation(),
+        (first, calls) -> responder.startStream(client, in, admitted, first, calls, route), waits)); // 5. relay
+    if (outcome == null) {
+      return false;
+    }
+    recordRespond(start, client, in, admitted, plan, route, result, outcome);
+    return true;
   }
 
-  /** Stages 5 to 7 (closing {@code scope} once the relay has ended). */
-  private void relayRecordRespond(long start, ClientResponse client, InboundRequest in, Admission.Proceed admitted,
-      Plan plan, String route, CancellationScope scope, ChainResult<Reply> result) {
-    Outcome outcome;
-    try (scope) {
-      outcome = relay.relay(result, in.id(), plan, admitted.cache().mayStore(), scope.cancellation(),
-          (first, calls) -> responder.startStream(client, in, admitted, first, calls, route)); // 5. relay
-    }
+  /** Stages 6 and 7. */
+  private void recordRespond(long start, ClientResponse client, InboundRequest in, Admission.Proceed admitted,
+      Plan plan, String route, ChainResult<Reply> result, Outcome outcome) {
     recorder.record(start, in, admitted, plan, outcome);                             // 6. record
     Sent sent = responder.respond(client, in, admitted, outcome, route);            // 7. respond
     recorder.log(start, in, admitted.tier(), sent, result.steps(), route);
+  }
+
+  /** The relay's outcome, closing {@code scope} once the relay has ended or failed (null: it waits with no thread). */
+  private static Outcome relayed(CancellationScope scope, Supplier<Outcome> relay) {
+    Outcome outcome;
+    try {
+      outcome = relay.get();
+    } catch (RuntimeException | Error e) {
+      scope.close();
+      throw e;
+    }
+    if (outcome != null) {
+      scope.close();
+    }
+    return outcome;
   }
 
   /**
@@ -236,13 +263,64 @@ public final class MessagesHandler {
    * Jetty's thread has parked deep already (reading the body, under Jetty's own frames), so the
    * first attempts' waits for the head and the first delta, all at once when 10,000 streams open
    * together, would freeze on its chunks; on a thread of their own they start from a fresh stack
-   * (session 5: ~7.9 KiB mean per waiting stream on Jetty's thread).
+   * (session 5: ~7.9 KiB mean per waiting stream on Jetty's thread). With more streams still in
+   * flight it waits between deltas with no thread at all ({@link #waitsWithNoThread}).
    */
-  private void onItsOwnThread(Runnable stages, CancellationScope scope, ClientResponse client, String id) {
-    Thread thread = STREAM_THREADS.newThread(() -> {
+  private void onItsOwnThread(BooleanSupplier stages, CancellationScope scope, ClientResponse client, String id) {
+    try {
+      onAFreshThread(stages, scope, client, id);
+    } catch (RuntimeException | Error e) { // never started: counted out here (traffic by handle)
+      streams.exit();
+      throw e;
+    }
+  }
+
+  /**
+   * A stream on its own thread waits for its upstream with no thread while {@link
+   * StreamsInFlight#parkless()} (many streams in flight), then goes on on a fresh thread, which
+   * runs {@code recordRespond} (stages 6 and 7) once the relay has ended.
+   */
+  private Relay.Waits waitsWithNoThread(CancellationScope scope, ClientResponse client, String id,
+      Consumer<Outcome> recordRespond) {
+    return new Relay.Waits() {
+      @Override
+      public boolean letGo() {
+        return streams.parkless();
+      }
+
+      @Override
+      public void resume(Supplier<Outcome> rest) {
+        try {
+          onAFreshThread(() -> {
+            Outcome outcome = relayed(scope, rest);
+            if (outcome == null) {
+              return false;
+            }
+            recordRespond.accept(outcome);
+            return true;
+          }, scope, client, id);
+        } catch (RuntimeException | Error e) { // no thread to go on with (out of memory): end it rather than hang
+          LOG.error("no thread to relay stream request {} on; it is ended", id, e);
+          scope.cancellation().cancel(); // closes the upstream, as a client leaving does
+          scope.close();
+          client.abort(e);
+          streams.exit();
+          traffic.exit();
+        }
+      }
+    };
+  }
+
+  /**
+   * Runs {@code stages} on a new virtual thread; when they return true (the stream ended, not
+   * waiting with no thread) or fail, counts the stream out.
+   */
+  private void onAFreshThread(BooleanSupplier stages, CancellationScope scope, ClientResponse client, String id) {
+    STREAM_THREADS.newThread(() -> {
       scope.interruptCurrentThread(); // a client leaving now interrupts this thread (a wait, a backoff)
+      boolean ended = true;
       try {
-        stages.run();
+        ended = stages.getAsBoolean();
       } catch (RuntimeException | Error e) { // a bug: answered as HttpDispatcher answers one on Jetty's thread
         LOG.error("unexpected failure on stream request {}", id, e);
         if (client.status() == 0) {
@@ -252,16 +330,12 @@ public final class MessagesHandler {
           client.abort(e);
         }
       } finally {
-        streams.exit();
-        traffic.exit();
+        if (ended) {
+          streams.exit();
+          traffic.exit();
+        }
       }
-    });
-    try {
-      thread.start();
-    } catch (RuntimeException | Error e) { // never started: counted out here (traffic by handle)
-      streams.exit();
-      throw e;
-    }
+    }).start();
   }
 
   /**
@@ -300,7 +374,8 @@ public final class MessagesHandler {
     Cancellation none = new Cancellation();
     ChainResult<Reply> result = execution.execute(in, plan, none);                                       // 4. execute
     Outcome outcome = relay.relay(result, in.id(), plan, admitted.cache().mayStore(), none,    // 5. relay
-        (first, calls) -> { throw new IllegalStateException("a queued request is never a stream"); });
+        (first, calls) -> { throw new IllegalStateException("a queued request is never a stream"); },
+        Relay.Waits.NEVER);
     recorder.record(start, in, admitted, plan, outcome);                                       // 6. record
     JobAnswers.Answer answer = JobAnswers.of(outcome, admitted.tier());                        // 7. the job's answer
     recorder.log(start, in, admitted.tier(), answer.sent(), result.steps(), plan.explainRoute());
