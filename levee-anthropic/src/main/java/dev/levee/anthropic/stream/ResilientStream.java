@@ -10,6 +10,7 @@ import dev.levee.core.chain.Completion;
 import dev.levee.core.chain.Target;
 import dev.levee.core.retry.Failure;
 import dev.levee.core.retry.FailureKind;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
@@ -46,6 +47,7 @@ public final class ResilientStream implements AutoCloseable {
   private int recoveries;
   private int recoveryCalls;
   private long deltas;
+  private Duration silent = Duration.ZERO; // the stalls' silences so far, recovered ones
   private boolean ended;
 
   ResilientStream(ChainResult.Answered<Reply> first, Recovery recovery, StreamStats stats) {
@@ -147,6 +149,7 @@ public final class ResilientStream implements AutoCloseable {
           ? new StreamFailureException(failure, broken.upstreamError()) // relayed as it came
           : endedByLevee(failure, failure, impossible.isEmpty() ? "the upstream ended it" : impossible));
     }
+    silent = silent.plus(silenceOf(failure));
     List<Target> order = recovery.order(target, failure.kind());
     if (order.get(0).equals(target)) {
       completion.failureRecoveredHere(failure); // a trial's verdict is left to its own recovery
@@ -184,7 +187,29 @@ public final class ResilientStream implements AutoCloseable {
     if (recoveries >= recovery.settings().maxRecoveries()) {
       return "it broke " + (recoveries + 1) + " times";
     }
+    Duration silence = silenceOf(failure);
+    if (silence.isPositive() && silent.compareTo(recovery.settings().recoveryWindow()) >= 0) {
+      return "it stalled for " + silent.plus(silence).toMillis() + " ms in all, a recovery window ("
+          + recovery.settings().recoveryWindow().toMillis() + " ms) already spent in stalls before this one";
+    }
     return null;
+  }
+
+  /**
+   * How long the client waited in silence before {@code failure}: a stall's idle timeout, or a
+   * recovery's time-to-first-token timeout; zero for any other break. A stream whose stalls have
+   * summed to a recovery window is not recovered from another (a target that keeps stalling would
+   * hold the client for every recovery's timeout in turn: 6 × 30 s by default).
+   */
+  private Duration silenceOf(Failure failure) {
+    if (failure.kind() != FailureKind.TIMEOUT) {
+      return Duration.ZERO;
+    }
+    return switch (failure.errorType()) {
+      case "stream_stalled" -> recovery.settings().idleTimeout();
+      case "first_token_timeout" -> recovery.settings().ttftTimeout();
+      default -> Duration.ZERO;
+    };
   }
 
   private void adopt(ChainResult.Answered<Reply> answered) {

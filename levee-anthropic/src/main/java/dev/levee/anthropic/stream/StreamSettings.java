@@ -10,7 +10,8 @@ import java.time.Duration;
  * @param holdLimit the most events read before the first content delta (default 64)
  * @param maxRecoveries recoveries tried for one stream (default 5; config key {@code max-resumes})
  * @param recoveryWindow the time allowed to recover one break: a fresh deadline from the break,
- *     since a long healthy stream may outlive the request's own deadline (default 30 s)
+ *     since a long healthy stream may outlive the request's own deadline (default 30 s); also the
+ *     silence a stream may spend in stalls, summed, before a further stall is not recovered
  * @param dropDuplicates whether a content delta byte-identical to the one just before it, at the
  *     same block, is dropped as a replayed event (default false: such pairs are only counted,
  *     because a model may genuinely stream the same chunk twice, e.g. " very", " very")
