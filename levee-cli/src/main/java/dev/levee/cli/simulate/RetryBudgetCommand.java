@@ -97,7 +97,11 @@ public final class RetryBudgetCommand implements Callable<Integer> {
         denied   requests lost because the retry budget refused a retry (count)
         amp      amplification: upstream calls per request (1.00: no retries)
         loss     requests that never succeeded (all %d attempts failed, or a retry was denied), %% of the %d
+
+        The trade: a budget caps amp (the load retries add to a struggling upstream, for every client
+        at once) and pays for it in loss during the outage; a smaller budget protects the upstream
+        more and loses more. Without a budget, N clients retrying multiply an overload by up to %d.
         """, StudyOptions.n(study.immediateDelay()), StudyOptions.n(study.backoffCap()),
-        StudyOptions.n(study.backoffBase()), study.maxAttempts(), study.requests());
+        StudyOptions.n(study.backoffBase()), study.maxAttempts(), study.requests(), study.maxAttempts());
   }
 }

@@ -38,7 +38,8 @@ class RetryBudgetLegendRegressionTest {
         .contains("retries  upstream calls after a request's first (count)")
         .contains("denied   requests lost because the retry budget refused a retry (count)")
         .contains("amp      amplification: upstream calls per request")
-        .contains("loss     requests that never succeeded (all 5 attempts failed, or a retry was denied), % of the 1500");
+        .contains("loss     requests that never succeeded (all 5 attempts failed, or a retry was denied), % of the 1500")
+        .contains("The trade: a budget caps amp").contains("multiply an overload by up to 5"); // newcomer trial: budgets read as "worse"
   }
 
   @Test
