@@ -20,9 +20,11 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
     header = "Run an outage drill with and without Levee, side by side, and print the losses.",
-    description = {"Run an outage drill: the primary model fails (full outage, then partial overload, then recovery)",
-        "while SDK clients send requests through Levee, and, side by side, through a gateway with resilience off.",
-        "Prints a per-second timeline and a summary (loss, amplification). Needs no API key and no network."})
+    description = "The primary model fails (full outage, then partial overload, then recovery) while SDK clients "
+        + "send requests through Levee and, side by side, through a gateway with resilience off. Prints a per-second "
+        + "timeline and a summary (loss, amplification). The demo's tiers react in seconds (healthy-for 5 s, "
+        + "evaluated every second), so its tier column moves faster than a production config's would. Needs no API "
+        + "key and no network.")
 final class DemoCommand implements Callable<Integer> {
 
   @Spec

@@ -19,8 +19,9 @@ import picocli.CommandLine.Spec;
  * exit code 1.
  */
 @Command(name = "emulator", mixinStandardHelpOptions = true,
-    description = {"Run the Anthropic API emulator: real shapes, deterministic answers, faults chosen by model name",
-        "(emu-529, emu-429-ra2, emu-cut-5, ...; see levee-emulator/README.md)."})
+    header = "Run the Anthropic API emulator: real shapes, deterministic answers, faults chosen by model name.",
+    description = "Faults are chosen by model name (emu-529, emu-429-ra2, emu-cut-5, ...; see "
+        + "levee-emulator/README.md), or by a scenario file (--scenario).")
 final class EmulatorCommand implements Callable<Integer> {
 
   @Spec

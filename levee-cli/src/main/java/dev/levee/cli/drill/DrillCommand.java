@@ -21,10 +21,9 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "drill", mixinStandardHelpOptions = true,
     header = "Run the weekly 429-storm drill and check the tiers and the cache held (report, webhook).",
-    description = {"Run the weekly 429-storm drill against its own embedded emulator and gateway,",
-        "or a running pair (--gateway, --emulator). Asserts: the tier is at T2 or below",
-        "within 60 s of the storm's start; at least 80%% of the storm's requests are",
-        "answered from the cache; the tier is back at T0 within 300 s of its end.",
+    description = {"Runs against its own embedded emulator and gateway, or a running pair (--gateway, --emulator). "
+        + "Asserts: the tier is at T2 or below within 60 s of the storm's start; at least 80%% of the storm's "
+        + "requests are answered from the cache; the tier is back at T0 within 300 s of its end.",
         "Exit status: 0 passed, 1 an assertion failed, 2 usage error, 3 could not run."},
     exitCodeOnInvalidInput = 2)
 public final class DrillCommand implements Callable<Integer> {

@@ -35,9 +35,8 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     sortOptions = false,
     header = "Compare retry policies when retries feed back into an overloaded upstream.",
-    description = {
-        "Compare retry policies when load feeds back: the upstream serves at most --capacity calls/s, answers 529",
-        "beyond that, and a 529 costs it --reject-cost of a call. A capacity drop (the trigger) starts the storm."})
+    description = "The upstream serves at most --capacity calls/s, answers 529 beyond that, and a 529 costs it "
+        + "--reject-cost of a call. A capacity drop (the trigger) starts the storm.")
 public final class OverloadCommand implements Callable<Integer> {
 
   @Spec
