@@ -31,11 +31,17 @@ public final class TargetReports {
       case NOT_TRIED -> "not tried";
       case DEADLINE_REACHED -> "not tried: deadline reached";
       case BUDGET_EXHAUSTED -> "not tried: retry budget exhausted";
-      case CIRCUIT_OPEN -> "circuit open (" + Math.max(1, (report.openFor().toMillis() + 999) / 1000) + " s left)";
+      case CIRCUIT_OPEN -> "circuit open (" + seconds(report) + " s left)";
       case TRIAL_IN_FLIGHT -> "circuit half-open, trial in flight";
-      case COOLING -> "cooling after a rate limit (" + Math.max(1, (report.openFor().toMillis() + 999) / 1000) + " s left)";
+      case COOLING -> "cooling after a rate limit (" + seconds(report) + " s left)";
       case FAILED -> (report.failure().status() > 0 ? report.failure().status() + " " : "")
-          + report.failure().errorType() + " (" + report.calls() + (report.calls() == 1 ? " call)" : " calls)");
+          + report.failure().errorType() + " (" + report.calls() + (report.calls() == 1 ? " call" : " calls")
+          + (report.openFor().isPositive() ? ", then its circuit opened: " + seconds(report) + " s left)" : ")");
     };
+  }
+
+  /** The report's time left, rounded up to whole seconds (at least 1). */
+  private static long seconds(TargetReport report) {
+    return Math.max(1, (report.openFor().toMillis() + 999) / 1000);
   }
 }

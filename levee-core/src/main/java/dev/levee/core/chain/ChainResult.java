@@ -72,7 +72,8 @@ public sealed interface ChainResult<T> {
    * @param calls upstream calls made to it (0 unless {@code why} is {@link Why#FAILED})
    * @param failure the last classified failure when {@code why} is {@link Why#FAILED}, else null
    * @param openFor the time left until its breaker admits a trial when {@code why} is {@link
-   *     Why#CIRCUIT_OPEN}, else zero
+   *     Why#CIRCUIT_OPEN}, or when it is {@link Why#FAILED} and its last failure opened the circuit
+   *     (which is why it was not retried); the cooldown left when {@link Why#COOLING}; else zero
    */
   record TargetReport(Target target, Why why, int calls, Failure failure, Duration openFor) {
 

@@ -270,7 +270,7 @@ public final class FallbackChain {
             return null; // a silent target: hand off to the next one rather than wait on it again
           }
           if (breaker.state() == CircuitState.OPEN) {
-            run.offerRetryAfter(breaker.openRemaining());
+            run.circuitOpenedBy(target, breaker.openRemaining());
             return null; // this failure opened the circuit: waiting to retry would only spend the deadline
           }
           Optional<Duration> wait = waitBeforeRetry(failure, retry);
@@ -432,6 +432,17 @@ public final class FallbackChain {
       reports.removeIf(r -> r.target().equals(target));
       reports.add(new TargetReport(target, Why.FAILED, callsOnTarget, failure, Duration.ZERO));
       failure.retryAfter().ifPresent(wait -> statedWaits.put(target, wait));
+    }
+
+    /** {@code target}'s last failure opened its circuit: its report says so, and when it admits a trial. */
+    void circuitOpenedBy(Target target, Duration left) {
+      for (int i = 0; i < reports.size(); i++) {
+        TargetReport r = reports.get(i);
+        if (r.target().equals(target) && r.why() == Why.FAILED) {
+          reports.set(i, new TargetReport(target, Why.FAILED, r.calls(), r.failure(), left));
+        }
+      }
+      offerRetryAfter(left);
     }
 
     void offerRetryAfter(Duration d) {

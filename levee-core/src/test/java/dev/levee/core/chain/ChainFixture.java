@@ -136,7 +136,8 @@ abstract class ChainFixture {
       case TRIAL_IN_FLIGHT -> "circuit half-open, trial in flight";
       case COOLING -> "cooling (" + r.openFor().toSeconds() + " s left)";
       case FAILED -> (r.failure().status() > 0 ? r.failure().status() + " " : "") + r.failure().errorType()
-          + " (" + r.calls() + (r.calls() == 1 ? " call)" : " calls)");
+          + " (" + r.calls() + (r.calls() == 1 ? " call" : " calls")
+          + (r.openFor().isPositive() ? ", then its circuit opened: " + (r.openFor().toMillis() + 999) / 1000 + " s left)" : ")");
     };
   }
 

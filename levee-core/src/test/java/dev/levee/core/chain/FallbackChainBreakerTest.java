@@ -156,7 +156,11 @@ class FallbackChainBreakerTest extends ChainFixture {
     assertThat(exhausted.allOpen()).isFalse();
   }
 
-  /** Regression: the skip erased the report of the failures that opened the breaker. */
+  /**
+   * Regression: the skip erased the report of the failures that opened the breaker. And (session 7
+   * newcomer trials) a target left with retries to spare because its own failure opened its circuit
+   * was reported as "529 overloaded_error (3 calls)", nothing saying why it was not retried.
+   */
   @Test
   @Tag("regression")
   void aTargetSkippedAfterItsOwnFailuresOpenedItsBreakerIsReportedWithItsLastFailure() {
@@ -169,8 +173,18 @@ class FallbackChainBreakerTest extends ChainFixture {
     // A's waits: 250 ms + 500 ms (full jitter); its third failure opens its breaker, so no third
     // wait; B: 30 s - 0.75 s = 29.25 s left
     assertThat(reports(exhausted)).containsExactly(
-        "anthropic/claude-a: 529 overloaded_error (3 calls)",
+        "anthropic/claude-a: 529 overloaded_error (3 calls, then its circuit opened: 30 s left)",
         "bedrock/claude-b: circuit open (30 s left)");
+  }
+
+  @Test
+  void aTargetThatFailedWithItsCircuitStillClosedSaysNothingOfIt() {
+    policy = policy(0);
+    upstream.on(A, fail(Failures.serverError()));
+
+    ChainResult.Exhausted<String> exhausted = exhausted(run(A));
+
+    assertThat(reports(exhausted)).containsExactly("anthropic/claude-a: 500 api_error (1 call)");
   }
 
   @Test
