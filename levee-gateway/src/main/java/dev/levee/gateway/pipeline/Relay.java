@@ -15,9 +15,8 @@ import java.util.function.Supplier;
  * one cannot be, the stream gets an {@code event: error} that every SDK raises — never a {@code
  * message_stop} over a partial answer (DESIGN.md promise 3): the upstream's own as it came when it
  * ended the stream, else Levee's, whose {@code request_id} is the request's Levee id. A client
- * that goes away closes the
- * upstream at once and counts as no failure of the target. Relayed by a {@link StreamRelay}, which
- * may wait for the upstream with no thread ({@link Waits}).
+ * that goes away closes the upstream at once and counts as no failure of the target. Relayed by a
+ * {@link StreamRelay}, which may wait for the upstream with no thread ({@link Waits}).
  *
  * <p>The relay settles nothing itself (the resilient stream settles its own calls): the recorder
  * does the bookkeeping, the responder sends the rest.
