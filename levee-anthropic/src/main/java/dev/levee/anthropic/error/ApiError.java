@@ -3,6 +3,7 @@ package dev.levee.anthropic.error;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.levee.anthropic.Json;
+import dev.levee.anthropic.sse.SseEvent;
 import java.util.Objects;
 
 /**
@@ -118,6 +119,14 @@ public record ApiError(int status, String type, String message) {
   /** This error as body bytes. */
   public byte[] toBytes(String requestId) {
     return Json.bytes(toJson(requestId));
+  }
+
+  /**
+   * This error as a stream's {@code event: error} (the API's in-stream error shape: its data is
+   * {@link #toJson}), for a stream Levee ends itself after its head was sent.
+   */
+  public SseEvent toEvent(String requestId) {
+    return new SseEvent("error", Json.string(toJson(requestId)));
   }
 
   /**

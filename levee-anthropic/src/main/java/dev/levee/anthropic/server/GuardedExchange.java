@@ -1,9 +1,8 @@
 package dev.levee.anthropic.server;
 
-import dev.levee.anthropic.Json;
 import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.sse.SseWriter;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
@@ -91,7 +90,7 @@ final class GuardedExchange {
       raw.getHeaders().put(HttpHeader.CONNECTION, "close");
       raw.write(true, ByteBuffer.wrap(jsonError), Callback.from(this::end, x -> end()));
     } else if (streaming()) {
-      byte[] event = ("event: error\ndata: " + Json.string(error.toJson(requestId)) + "\n\n").getBytes(StandardCharsets.UTF_8);
+      byte[] event = SseWriter.encode(error.toEvent(requestId));
       raw.write(true, ByteBuffer.wrap(event), Callback.from(this::end, x -> end()));
     } else {
       endFailed(new EofException("server shutting down"));

@@ -1,6 +1,5 @@
 package dev.levee.anthropic.stream;
 
-import dev.levee.anthropic.Json;
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.sse.SseEvent;
 import dev.levee.core.retry.Failure;
@@ -52,7 +51,7 @@ public final class StreamFailureException extends IOException {
     if (upstreamError != null) {
       return upstreamError;
     }
-    return leveeError == null ? null : new SseEvent("error", Json.string(leveeError.toJson(requestId)));
+    return leveeError == null ? null : leveeError.toEvent(requestId);
   }
 
   public Failure failure() {
