@@ -34,9 +34,19 @@ final class ApiErrorHandler extends ErrorHandler {
     return true;
   }
 
+  /**
+   * Answers what Jetty could not hand to a handler, or a handler's failure before its head was
+   * sent, with an Anthropic-shaped error, counted as refused. A handler that ended the exchange
+   * because its client went away ({@link ClientGoneException}) gets no answer and no count: the
+   * connection is closed, and the handler has logged the request (499).
+   */
   @Override
   protected void generateResponse(Request request, Response response, int code, String message, Throwable cause,
       Callback callback) {
+    if (ClientGoneException.in(cause)) {
+      callback.failed(cause);
+      return;
+    }
     String text = code == HttpStatus.UPGRADE_REQUIRED_426 ? HTTP1_ONLY
         : message == null || message.isBlank() ? HttpStatus.getMessage(code) : message;
     ApiError error = new ApiError(code, ApiError.typeFor(code), text);

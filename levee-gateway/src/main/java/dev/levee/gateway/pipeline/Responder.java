@@ -2,6 +2,7 @@ package dev.levee.gateway.pipeline;
 
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.error.RetryAfter;
+import dev.levee.anthropic.server.ClientGoneException;
 import dev.levee.anthropic.sse.SseEvent;
 import dev.levee.anthropic.sse.SseWriter;
 import dev.levee.anthropic.upstream.Headers;
@@ -10,9 +11,9 @@ import dev.levee.core.chain.ChainResult;
 import dev.levee.core.retry.Failure;
 import dev.levee.core.tier.Tier;
 import dev.levee.gateway.config.Disclosure;
+import dev.levee.gateway.jobs.OutageQueue;
 import java.io.IOException;
 import java.io.OutputStream;
-import dev.levee.gateway.jobs.OutageQueue;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -164,7 +165,7 @@ final class Responder {
       case Outcome.Streamed stream -> {
         switch (stream.ended()) {
           case COMPLETE, FAILED -> client.endStream(); // a failed one has had its event: error
-          case CLIENT_GONE -> client.abort(new CancellationException("client went away"));
+          case CLIENT_GONE -> client.abort(new ClientGoneException());
         }
         String detail = stream.recoveries() > 0
             ? " recoveries=" + stream.recoveries() + " last=" + stream.last().id() : "";
@@ -193,7 +194,7 @@ final class Responder {
       case Outcome.Exhausted exhausted -> exhausted(client, in, admitted, exhausted, route);
       case Outcome.Cancelled cancelled -> {
         boolean stopping = client.endedByShutdown(); // the stopping server ended it (RequestGuard)
-        client.abort(new CancellationException(stopping ? "server shutting down" : "client went away"));
+        client.abort(stopping ? new CancellationException("server shutting down") : new ClientGoneException());
         yield stopping ? new Sent(503, null, calls, false, "shutdown") : new Sent(499, null, calls, false, "client_gone");
       }
     };
