@@ -1,12 +1,12 @@
 package dev.levee.gateway.pipeline;
 
+import dev.levee.anthropic.message.TokenUsage;
 import dev.levee.anthropic.stream.ResilientStream;
 import dev.levee.anthropic.upstream.Reply;
+import dev.levee.core.chain.AttemptRecord;
 import dev.levee.core.chain.ChainResult;
 import dev.levee.core.chain.Target;
-import dev.levee.core.chain.AttemptRecord;
 import dev.levee.core.retry.Failure;
-import dev.levee.anthropic.message.TokenUsage;
 import java.util.List;
 
 /**
@@ -31,9 +31,11 @@ sealed interface Outcome {
    * @param message the whole answer, assembled for the cache; null when it did not complete or
    *     may not be cached
    * @param usage the tokens the stream's events reported (for metrics and cost)
+   * @param failure why it {@link ResilientStream.Outcome#FAILED failed} (what its {@code event:
+   *     error} said); null otherwise
    */
   record Streamed(ChainResult.Answered<Reply> first, ResilientStream.Outcome ended, Target last, int recoveries,
-      int calls, byte[] message, TokenUsage usage) implements Outcome {}
+      int calls, byte[] message, TokenUsage usage, Failure failure) implements Outcome {}
 
   /** The client's own error, to reach it at once with the upstream's status and body (reply may be null). */
   record Rejected(Target target, Failure failure, Reply reply, int calls) implements Outcome {}

@@ -43,6 +43,7 @@ import org.eclipse.jetty.server.Request;
 final class Responder {
 
   private static final Pattern UPSTREAM_ID = Pattern.compile("[A-Za-z0-9_.:-]{1,128}");
+  private static final Pattern CONTROL = Pattern.compile("\\p{Cntrl}");
 
   private final LocalAnswers local;
   private final CachedAnswers cache;
@@ -167,8 +168,9 @@ final class Responder {
           case COMPLETE, FAILED -> client.endStream(); // a failed one has had its event: error
           case CLIENT_GONE -> client.abort(new ClientGoneException());
         }
-        String detail = stream.recoveries() > 0
-            ? " recoveries=" + stream.recoveries() + " last=" + stream.last().id() : "";
+        String detail = (stream.recoveries() > 0
+            ? " recoveries=" + stream.recoveries() + " last=" + stream.last().id() : "")
+            + streamFailure(stream.failure());
         String how = client.endedByShutdown() // ended by the stopping server (RequestGuard)
             ? "shutdown stream" : "stream_" + stream.ended().name().toLowerCase(java.util.Locale.ROOT) + detail;
         how += upstreamId(stream.first().response());
@@ -278,6 +280,19 @@ final class Responder {
   static String upstreamId(Reply reply) {
     String id = reply.requestId();
     return id == null || !UPSTREAM_ID.matcher(id).matches() ? "" : " upstream_id=" + id;
+  }
+
+  /**
+   * Why a stream failed, for its access line ({@code stream_failed stream_stalled: no content for
+   * 5000 ms …}): what its {@code event: error} said, as one line of at most 200 characters (an
+   * upstream's in-band error message is the upstream's text); empty when it did not fail.
+   */
+  static String streamFailure(Failure failure) {
+    if (failure == null) {
+      return "";
+    }
+    String why = CONTROL.matcher(failure.errorType() + ": " + failure.message()).replaceAll(" ");
+    return " " + (why.length() > 200 ? why.substring(0, 199) + "…" : why);
   }
 
   /** {@code why}, or null when the feature's disclosure is {@code none}. */

@@ -7,6 +7,7 @@ import dev.levee.anthropic.stream.ResilientStream;
 import dev.levee.anthropic.stream.StreamFailureException;
 import dev.levee.anthropic.upstream.Reply;
 import dev.levee.core.chain.ChainResult;
+import dev.levee.core.retry.Failure;
 import dev.levee.core.retry.FailureKind;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -28,6 +29,7 @@ final class StreamRelay {
   private final RelayFlushes flushes = new RelayFlushes();
   private final UsageTap usage = new UsageTap();
   private final Relay.Waits waits;
+  private Failure failure; // why it failed, once it has
   private boolean atHand = true; // whether the next event is at hand without a wait (first: the held-back ones)
 
   /**
@@ -65,7 +67,8 @@ final class StreamRelay {
     try (stream) {
       int calls = first.calls() + stream.recoveryCalls(); // every upstream call, failed recovery calls included
       byte[] message = assembled != null && ended == ResilientStream.Outcome.COMPLETE ? assembled.message() : null;
-      return new Outcome.Streamed(first, ended, stream.target(), stream.recoveries(), calls, message, usage.usage());
+      return new Outcome.Streamed(first, ended, stream.target(), stream.recoveries(), calls, message, usage.usage(),
+          failure);
     }
   }
 
@@ -92,6 +95,7 @@ final class StreamRelay {
         if (e.failure().kind() == FailureKind.CANCELLED) {
           return ResilientStream.Outcome.CLIENT_GONE;
         }
+        failure = e.failure();
         out.write(e.errorEvent(requestId));
         return ResilientStream.Outcome.FAILED;
       }
