@@ -222,6 +222,9 @@ final class Responder {
     Optional<OutageAnswer> queued = OutageAnswer.queue(outage, in, failure.error()); // queue.on-outage
     if (queued.isPresent()) {
       put(head, LeveeHeaders.JOB, queued.get().job());
+      if (queued.get().status() == 200) { // fail-open: a placeholder message, not the answer
+        put(head, LeveeHeaders.DEGRADED, disclosed(in, "queued: every target failed"));
+      }
       if (queued.get().status() != 200 && !head.containsKey("retry-after")) { // when to ask for the job's answer
         put(head, "retry-after", RetryAfter.seconds(failClosedRetryAfter));
       }
