@@ -23,7 +23,6 @@ import dev.levee.gateway.cache.MiniLmEmbedder;
 import dev.levee.gateway.cache.ResponseCache;
 import dev.levee.gateway.cache.SemanticCache;
 import dev.levee.gateway.cluster.Cluster;
-import dev.levee.gateway.cluster.SharedRetryBudget;
 import dev.levee.gateway.config.Feature;
 import dev.levee.gateway.config.GatewayConfig;
 import dev.levee.gateway.health.HealthReport;
@@ -110,8 +109,7 @@ public final class Gateway implements AutoCloseable {
             metrics.onTransition(t);
           }, aliases.configuredTargets())
         : Breakers.disabled(ticker);
-    RetryBudget budget = new RetryBudget(policy.retryBudget().max(), policy.retryBudget().ratio());
-    Budget chainBudget = budget;
+    Budget budget = new RetryBudget(policy.retryBudget().max(), policy.retryBudget().ratio());
     TargetStats stats = new TargetStats(aliases.configuredTargets(), ticker);
     TierBoard tiers = new TierBoard(config, ticker, clock.sleeper(), clock.wall(), clock.scheduler());
     Cluster cluster = config.cluster().enabled()
@@ -121,9 +119,7 @@ public final class Gateway implements AutoCloseable {
       if (policy.breaker().enabled()) {
         breakers.shareThrough(cluster.gates(policy.attemptTimeout()));
       }
-      SharedRetryBudget shared = cluster.budget("retry", policy.retryBudget().max(), policy.retryBudget().ratio());
-      chainBudget = shared;
-      budget = shared.local();
+      budget = cluster.budget("retry", policy.retryBudget().max(), policy.retryBudget().ratio());
       tiers.cooldowns().shareThrough(cluster.cooldownSharing());
       tiers.shareThrough(cluster.tiers());
     }
@@ -143,7 +139,7 @@ public final class Gateway implements AutoCloseable {
       routing.statistics().shareThrough(cluster.routerStatistics(routing.statistics(), clock.wall()));
     }
     ChainPolicy chainPolicy = new ChainPolicy(policy.retry().policy(), policy.attemptTimeout(), policy.minAttemptTime());
-    FallbackChain chain = new FallbackChain(chainPolicy, breakers, chainBudget,
+    FallbackChain chain = new FallbackChain(chainPolicy, breakers, budget,
         CallObserver.both(stats, CallObserver.both(tiers, CallObserver.both(metrics, routing.observer()))), ticker,
         clock.sleeper(), clock.random())
         .withHedging(clock.scheduler(), hedge -> Thread.ofVirtual().name("levee-hedge").start(hedge));

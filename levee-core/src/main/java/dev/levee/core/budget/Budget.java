@@ -15,4 +15,10 @@ public interface Budget {
 
   /** Tokens left (for reports; may cost a round trip for a shared budget). */
   double remaining();
+
+  /** The bucket's capacity, in tokens. */
+  double max();
+
+  /** Retries, fallbacks and recoveries this budget refused since it was made (for reports). */
+  long denied();
 }

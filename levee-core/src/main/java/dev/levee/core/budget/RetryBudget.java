@@ -91,6 +91,7 @@ public final class RetryBudget implements Budget {
   }
 
   /** Calls refused so far ({@link #tryAcquire} returned false), for metrics. */
+  @Override
   public long denied() {
     return denied.sum();
   }
@@ -101,6 +102,7 @@ public final class RetryBudget implements Budget {
     return Double.longBitsToDouble(tokenBits.get());
   }
 
+  @Override
   public double max() {
     return max;
   }

@@ -48,6 +48,7 @@ public final class SharedRetryBudget implements Budget {
   private final int leaseSize;
   private final String[] key;
   private final LongAdder unsent = new LongAdder();
+  private final LongAdder denied = new LongAdder();
   private final AtomicInteger leased = new AtomicInteger();
   private final AtomicInteger fetching = new AtomicInteger();
   private volatile long leasedAt;
@@ -81,6 +82,14 @@ public final class SharedRetryBudget implements Budget {
   /** Spends one token for a retry; false (nothing spent) when fewer than one remain. */
   @Override
   public boolean tryAcquire() {
+    if (acquire()) {
+      return true;
+    }
+    denied.increment();
+    return false;
+  }
+
+  private boolean acquire() {
     if (takeLeased()) {
       local.tryAcquire(); // keep the local bucket in step, whatever it says
       return true;
@@ -125,9 +134,15 @@ public final class SharedRetryBudget implements Budget {
     return run(0, 0).map(answer -> Double.parseDouble(String.valueOf(answer.get(1)))).orElseGet(local::remaining);
   }
 
-  /** This replica's own budget (kept in step; decides while Redis is away), for reports. */
-  public RetryBudget local() {
-    return local;
+  @Override
+  public double max() {
+    return local.max();
+  }
+
+  /** Retries this replica was refused, by the shared bucket or, while Redis is away, by its own. */
+  @Override
+  public long denied() {
+    return denied.sum();
   }
 
   private boolean takeLeased() {

@@ -7,7 +7,7 @@ import dev.levee.gateway.tier.TierBoard;
 import dev.levee.core.breaker.CircuitBreaker;
 import dev.levee.core.breaker.Gate;
 import dev.levee.core.breaker.CircuitState;
-import dev.levee.core.budget.RetryBudget;
+import dev.levee.core.budget.Budget;
 import dev.levee.gateway.cluster.Cluster;
 import dev.levee.gateway.cluster.ClusterStatus;
 import java.util.function.Supplier;
@@ -43,7 +43,7 @@ public final class HealthReport {
   private final Set<Target> configured;
   private final Breakers breakers;
   private final TargetStats stats;
-  private final RetryBudget budget;
+  private final Budget budget;
   private final StreamStats streams;
   private final TierBoard tiers;
   private final RouterStatistics router;
@@ -54,7 +54,7 @@ public final class HealthReport {
    * @param router the scoring router's statistics, or null to leave its fields out
    * @param cost the spend meter, or null to leave {@code cost} out
    */
-  public HealthReport(Set<Target> configured, Breakers breakers, TargetStats stats, RetryBudget budget,
+  public HealthReport(Set<Target> configured, Breakers breakers, TargetStats stats, Budget budget,
       StreamStats streams, TierBoard tiers, RouterStatistics router, CostMeter cost,
       Supplier<ClusterStatus> cluster) {
     this.router = router;

@@ -4,7 +4,7 @@ import dev.levee.anthropic.message.TokenUsage;
 import dev.levee.anthropic.stream.StreamStats;
 import dev.levee.core.breaker.CircuitState;
 import dev.levee.core.breaker.Transition;
-import dev.levee.core.budget.RetryBudget;
+import dev.levee.core.budget.Budget;
 import dev.levee.core.chain.AttemptRecord;
 import dev.levee.core.chain.Breakers;
 import dev.levee.core.chain.CallObserver;
@@ -150,7 +150,7 @@ public final class Metrics implements CallObserver, AutoCloseable {
   /**
    * Registers the gauges and function counters that read the gateway's policies at scrape time.
    */
-  public void watch(Breakers breakers, TargetStats stats, RetryBudget budget, TierBoard tiers, StreamStats streams,
+  public void watch(Breakers breakers, TargetStats stats, Budget budget, TierBoard tiers, StreamStats streams,
       ResponseCache cache, Readiness readiness) {
     FunctionCounter.builder("levee_state_evictions", breakers, Breakers::evictions).tag("table", "breakers")
         .description("Entries of client-named targets dropped from a bounded table (least used or idle)")
@@ -162,11 +162,11 @@ public final class Metrics implements CallObserver, AutoCloseable {
     labels.targets().forEach(target -> Gauge.builder("levee_circuit_state", breakers, b -> code(b.gate(target).state()))
         .tag("target", target.id()).description("0 closed, 1 half-open, 2 open (the circuit calls obey, shared in a cluster)")
         .register(registry));
-    Gauge.builder("levee_retry_budget_tokens", budget, RetryBudget::remaining)
+    Gauge.builder("levee_retry_budget_tokens", budget, Budget::remaining)
         .description("Tokens left in the retry budget").register(registry);
-    Gauge.builder("levee_retry_budget_max_tokens", budget, RetryBudget::max)
+    Gauge.builder("levee_retry_budget_max_tokens", budget, Budget::max)
         .description("The retry budget's capacity").register(registry);
-    FunctionCounter.builder("levee_retry_budget_denied", budget, RetryBudget::denied)
+    FunctionCounter.builder("levee_retry_budget_denied", budget, Budget::denied)
         .description("Calls the retry budget refused: retries, fallbacks and stream recoveries").register(registry);
     Gauge.builder("levee_ready", readiness, r -> r.isReady() ? 1 : 0)
         .description("1 when /health/ready answers 200").register(registry);

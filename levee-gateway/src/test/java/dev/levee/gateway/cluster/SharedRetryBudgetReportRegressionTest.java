@@ -1,0 +1,60 @@
+package dev.levee.gateway.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.levee.anthropic.Json;
+import dev.levee.gateway.Gateway;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Regression (session 8 newcomer trial): with {@code cluster:} sharing the retry budget, {@code
+ * /health}'s {@code retry_budget.remaining} and {@code levee_retry_budget_tokens} showed each
+ * replica's own bucket, so a replica that had retried nothing reported a full budget while the
+ * cluster's shared one (the one its retries draw on) was being spent. Both now read the shared
+ * bucket, and {@code levee_retry_budget_denied} counts the shared bucket's refusals. Two gateways
+ * on the real Redis at 127.0.0.1:6379.
+ */
+class SharedRetryBudgetReportRegressionTest {
+
+  private final RedisFixture redis = new RedisFixture();
+  private Replicas cluster;
+
+  @AfterEach
+  void stop() throws Exception {
+    if (cluster != null) {
+      cluster.close();
+    }
+    redis.close();
+  }
+
+  @Test
+  void everyReplicaReportsTheSharedBucket() throws Exception {
+    cluster = new Replicas(2, """
+        models:
+          sick: { chain: [emu/emu-529] }
+        policy:
+          retry: { max-retries: 3, base-delay: 1ms, max-delay: 2ms }
+          breaker: { failures: 1000, window: 60s }
+          retry-budget: { max: 5, ratio: 0 }
+        """, RedisFixture.REDIS, redis.config.name());
+    Gateway spender = cluster.get(0);
+    Gateway idle = cluster.get(1);
+
+    for (int i = 0; i < 3; i++) { // 3 retries each, until the 5 tokens are gone
+      cluster.send(spender, i, "sick", Map.of());
+    }
+
+    assertThat(budget(spender).path("remaining").asDouble()).as("the spender's report").isLessThan(1);
+    assertThat(budget(idle).path("remaining").asDouble()).as("the idle replica's report: the same shared bucket")
+        .isLessThan(1);
+    assertThat(cluster.get(spender, "/metrics").body()).as("the shared bucket's refusals")
+        .containsPattern("levee_retry_budget_denied_total [1-9]");
+  }
+
+  private JsonNode budget(Gateway replica) throws Exception {
+    return Json.tryParse(cluster.get(replica, "/health").body()).path("retry_budget");
+  }
+}
