@@ -47,6 +47,9 @@ final class ApiErrorHandler extends ErrorHandler {
       callback.failed(cause);
       return;
     }
+    if (code == HttpStatus.HTTP_VERSION_NOT_SUPPORTED_505) { // a line with no HTTP version (HTTP/0.9, or garbage)
+      code = HttpStatus.BAD_REQUEST_400; // the client's fault: a 5xx would read as a server error, and SDKs retry those
+    }
     String text = code == HttpStatus.UPGRADE_REQUIRED_426 ? HTTP1_ONLY
         : message == null || message.isBlank() ? HttpStatus.getMessage(code) : message;
     ApiError error = new ApiError(code, ApiError.typeFor(code), text);
