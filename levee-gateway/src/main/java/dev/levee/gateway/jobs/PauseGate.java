@@ -57,19 +57,24 @@ public final class PauseGate {
       this(aliases, features, Set.of(), Map.of());
     }
 
-    /** Why work of {@code feature} through {@code alias} is held now; empty when it is not. */
+    /**
+     * Why work of {@code feature} through {@code alias} is held now — every hold that applies,
+     * joined with {@code "; "} (the alias's targets, then a forced feature, then the pair's tier);
+     * empty when it is not held.
+     */
     public Optional<String> why(String feature, String alias) {
+      List<String> why = new ArrayList<>(2);
       if (aliases.contains(alias)) {
-        return Optional.of(reasons.getOrDefault(aliasKey(alias), "held: no target of alias " + alias + " can answer now"));
+        why.add(reasons.getOrDefault(aliasKey(alias), "held: no target of alias " + alias + " can answer now"));
       }
       if (features.contains(feature)) {
-        return Optional.of(reasons.getOrDefault(featureKey(feature), "held: feature " + feature + " is degraded"));
+        why.add(reasons.getOrDefault(featureKey(feature), "held: feature " + feature + " is degraded"));
       }
       if (scopes.contains(new Scope(feature, alias))) {
-        return Optional.of(reasons.getOrDefault(scopeKey(feature, alias),
+        why.add(reasons.getOrDefault(scopeKey(feature, alias),
             "held: alias " + alias + " of feature " + feature + " is degraded"));
       }
-      return Optional.empty();
+      return why.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", why));
     }
   }
 

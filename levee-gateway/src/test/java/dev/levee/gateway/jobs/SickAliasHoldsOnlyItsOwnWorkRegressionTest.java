@@ -128,6 +128,16 @@ class SickAliasHoldsOnlyItsOwnWorkRegressionTest {
   }
 
   @Test
+  void everyHoldThatAppliesIsNamed() {
+    PauseGate.Paused paused = new PauseGate.Paused(java.util.Set.of("sick"), java.util.Set.of(),
+        java.util.Set.of(new PauseGate.Scope("default", "sick")),
+        Map.of("alias\u0000sick", "held: no target of alias sick can answer now (emu/emu-529: circuit open, 5 s left)"));
+
+    assertThat(paused.why("default", "sick")).hasValue("held: no target of alias sick can answer now "
+        + "(emu/emu-529: circuit open, 5 s left); held: alias sick of feature default is degraded");
+  }
+
+  @Test
   void aFeatureForcedDownStillHoldsEveryAlias() {
     tiers.force("default", Tier.T2, Duration.ofMinutes(5));
 
