@@ -2,7 +2,9 @@ package dev.levee.gateway.idempotency;
 
 import dev.levee.core.time.Sleeper;
 import dev.levee.gateway.jobs.Database;
+import dev.levee.gateway.jobs.Job;
 import dev.levee.gateway.jobs.JobResult;
+import dev.levee.gateway.jobs.JobState;
 import dev.levee.gateway.jobs.JobStore;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -11,6 +13,10 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /**
  * Idempotency keys with Stripe's semantics, per tenant, in the job store (so they hold across
@@ -19,12 +25,17 @@ import java.time.InstantSource;
  * without running; the same key with another body is refused (422); a request arriving while the
  * first is in flight waits for it, within its own deadline.
  *
- * <p>Only answers a retry could not change are kept: 2xx and 4xx other than 408, 409 and 429. Any
- * other outcome (a 5xx, a 429, a client that went away) releases the key, so the retry runs
- * again — what a client retrying after an outage wants. An in-flight key whose owner died is
+ * <p>Only answers a retry could not change are kept: 2xx and 4xx other than 408, 409 and 429, and
+ * answers that queued the request as a job ({@code x-levee-job}, a 503 of a fail-closed feature
+ * included): a retry with the key refers to that job — the same queued answer while it waits, the
+ * job's answer once it has ended ({@link #withJobs}) — and the upstream generates once. Any other
+ * outcome (a 5xx, a 429, a client that went away) releases the key, so the retry runs again. An in-flight key whose owner died is
  * taken over once its lease (the request deadline plus a margin) runs out. Thread-safe.
  */
 public final class IdempotencyKeys {
+
+  /** The header of an answer that queued its request as a job ({@code LeveeHeaders.JOB}). */
+  private static final String JOB = "x-levee-job";
 
   /** What {@link #begin} decided. */
   public sealed interface Claim permits Owner, Replay, Mismatch, StillInFlight {}
@@ -46,17 +57,34 @@ public final class IdempotencyKeys {
   private final Sleeper sleeper;
   private final Duration ttl;
   private final Duration lease;
+  private final JobStore jobs; // null: an answer naming a job is replayed as it was recorded
 
   /**
    * @param ttl how long a key's answer is kept
    * @param lease how long an in-flight key belongs to its request before another may take it
    */
   public IdempotencyKeys(Database db, InstantSource wall, Sleeper sleeper, Duration ttl, Duration lease) {
+    this(db, wall, sleeper, ttl, lease, null);
+  }
+
+  private IdempotencyKeys(Database db, InstantSource wall, Sleeper sleeper, Duration ttl, Duration lease,
+      JobStore jobs) {
     this.db = db;
     this.wall = wall;
     this.sleeper = sleeper;
     this.ttl = ttl;
     this.lease = lease;
+    this.jobs = jobs;
+  }
+
+  /**
+   * These keys, following the jobs their answers name: a kept answer that queued its request as a
+   * job ({@code x-levee-job}) is replayed as the job's own answer once the job has ended, as the
+   * same queued answer while it waits or runs, and frees the key when the job expired or was
+   * cancelled without an answer.
+   */
+  public IdempotencyKeys withJobs(JobStore jobs) {
+    return new IdempotencyKeys(db, wall, sleeper, ttl, lease, jobs);
   }
 
   /**
@@ -72,6 +100,8 @@ public final class IdempotencyKeys {
       if (tryInsert(tenant, key, fingerprint, now)) {
         return new Owner(tenant, key);
       }
+      JobResult kept = null;
+      long keptUntil = 0;
       try (Connection c = db.connection(); PreparedStatement s = c.prepareStatement(
           "SELECT fingerprint, state, lease_until, expires_at, result_status, result_headers, result_body "
               + "FROM idempotency_keys WHERE tenant = ? AND idem_key = ?")) {
@@ -89,8 +119,9 @@ public final class IdempotencyKeys {
               return new Mismatch();
             }
             if (done) {
-              return new Replay(new JobResult(rs.getInt("result_status"),
-                  JobStore.headers(rs.getString("result_headers")), rs.getBytes("result_body")));
+              kept = new JobResult(rs.getInt("result_status"),
+                  JobStore.headers(rs.getString("result_headers")), rs.getBytes("result_body"));
+              keptUntil = until;
             }
           } else {
             continue; // released meanwhile: try to own it
@@ -98,6 +129,14 @@ public final class IdempotencyKeys {
         }
       } catch (SQLException e) {
         throw new JobStore.StoreException("cannot read an idempotency key", e);
+      }
+      if (kept != null) { // read outside the key's connection: SQLite has a single one
+        Claim replay = replay(tenant, kept);
+        if (replay != null) {
+          return replay;
+        }
+        forget(tenant, key, keptUntil); // its job ended without an answer: the key is free again
+        continue;
       }
       if (!wall.instant().plus(pause).isBefore(waitUntil)) {
         return new StillInFlight();
@@ -107,6 +146,48 @@ public final class IdempotencyKeys {
     }
   }
 
+  /**
+   * The replay of a kept answer: the answer itself, or — for an answer that queued its request as
+   * a job — the job's answer once it has one, the queued answer again while the job waits or
+   * runs; null when the job ended without an answer (expired, cancelled) or is gone.
+   */
+  private Claim replay(String tenant, JobResult kept) {
+    String jobId = jobOf(kept);
+    if (jobId == null || jobs == null) {
+      return new Replay(kept);
+    }
+    Optional<Job> job = jobs.job(tenant, jobId);
+    if (job.isEmpty()) {
+      return null;
+    }
+    JobState state = job.get().state();
+    if (state == JobState.QUEUED || state == JobState.RUNNING) {
+      return new Replay(kept); // the same queued answer, pointing at the same job
+    }
+    JobResult result = job.get().result();
+    if (result == null) {
+      return null;
+    }
+    Map<String, List<String>> headers = new LinkedHashMap<>(result.headers());
+    headers.put(JOB, List.of(jobId));
+    return new Replay(new JobResult(result.status(), headers, result.body()));
+  }
+
+  /** The job an answer names ({@code x-levee-job}: its request was queued), or null. */
+  static String jobOf(JobResult result) {
+    List<String> job = result.headers().get(JOB);
+    return job == null || job.isEmpty() ? null : job.getFirst();
+  }
+
+  /**
+   * Whether {@code result} is kept for the key (else the key is released): an answer of a status
+   * {@link #keeps(int)} keeps, or one that queued its request as a job — a 503 naming the job
+   * included, so the client's retry with the key refers to that job instead of queueing another.
+   */
+  public static boolean keeps(JobResult result) {
+    return keeps(result.status()) || jobOf(result) != null;
+  }
+
   /** Whether an answer of {@code status} is kept for the key (else the key is released). */
   public static boolean keeps(int status) {
     return status / 100 == 2 || (status / 100 == 4 && status != 408 && status != 409 && status != 429);
@@ -114,7 +195,7 @@ public final class IdempotencyKeys {
 
   /** Keeps {@code result} as the key's answer, or releases the key when a retry could change it. */
   public void finish(Owner owner, JobResult result) {
-    if (!keeps(result.status())) {
+    if (!keeps(result)) {
       release(owner);
       return;
     }
@@ -169,6 +250,15 @@ public final class IdempotencyKeys {
       return s.executeUpdate() == 1;
     } catch (SQLException e) {
       throw new JobStore.StoreException("cannot claim an idempotency key", e);
+    }
+  }
+
+  /** Deletes a kept key whose answer can no longer be replayed (it names a job that ended without one). */
+  private void forget(String tenant, String key, long expiresAt) {
+    try (Connection c = db.connection()) {
+      delete(c, tenant, key, expiresAt);
+    } catch (SQLException e) {
+      throw new JobStore.StoreException("cannot free an idempotency key", e);
     }
   }
 

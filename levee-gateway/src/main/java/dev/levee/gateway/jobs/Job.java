@@ -20,10 +20,12 @@ import java.time.Instant;
  * @param expiresAt when it expires if it has not ended
  * @param result the recorded answer, or null
  * @param lastError why the last try did not end it, or null
+ * @param runAfter when a queued job may run again at the earliest (after a failed try, {@code
+ *     queue.retry-delay} or the upstream's {@code retry-after} later)
  */
 public record Job(String id, String tenant, String feature, String alias, int priority, String batchId,
     String customId, JobRequest request, byte[] sealedKey, JobState state, int attempts, Instant createdAt,
-    Instant expiresAt, JobResult result, String lastError) {
+    Instant expiresAt, JobResult result, String lastError, Instant runAfter) {
 
   @Override
   public String toString() {

@@ -42,7 +42,7 @@ public final class JobStore {
   private static final SecureRandom IDS = new SecureRandom();
   private static final String COLUMNS = "id, tenant, feature, alias, priority, batch_id, custom_id, request_path, "
       + "request_query, request_headers, request_body, sealed_key, state, attempts, created_at, expires_at, "
-      + "result_status, result_headers, result_body, last_error";
+      + "result_status, result_headers, result_body, last_error, run_after";
 
   /** A database failure, unchecked: the caller answers 500 and nothing was half-written. */
   public static final class StoreException extends RuntimeException {
@@ -143,6 +143,15 @@ public final class JobStore {
    */
   public List<Job> claim(int max, Instant now, Instant leaseUntil, Set<String> pausedAliases,
       Set<String> pausedFeatures) {
+    return claim(max, now, leaseUntil, pausedAliases, pausedFeatures, Set.of());
+  }
+
+  /**
+   * {@link #claim(int, Instant, Instant, Set, Set)}, also leaving out the jobs of each feature and
+   * alias pair in {@code pausedScopes} (held by that pair's own tier).
+   */
+  public List<Job> claim(int max, Instant now, Instant leaseUntil, Set<String> pausedAliases,
+      Set<String> pausedFeatures, Set<PauseGate.Scope> pausedScopes) {
     if (max <= 0) {
       return List.of();
     }
@@ -152,6 +161,9 @@ public final class JobStore {
     }
     if (!pausedFeatures.isEmpty()) {
       pick.append(" AND feature NOT IN (").append("?,".repeat(pausedFeatures.size() - 1)).append("?)");
+    }
+    for (int n = 0; n < pausedScopes.size(); n++) {
+      pick.append(" AND NOT (feature = ? AND alias = ?)");
     }
     pick.append(" ORDER BY priority DESC, created_at, position, id LIMIT ?");
     if (db.dialect() == Database.Dialect.POSTGRESQL) {
@@ -170,6 +182,10 @@ public final class JobStore {
       }
       for (String feature : pausedFeatures) {
         s.setString(i++, feature);
+      }
+      for (PauseGate.Scope scope : pausedScopes) {
+        s.setString(i++, scope.feature());
+        s.setString(i++, scope.alias());
       }
       s.setInt(i, max);
       record Claimed(Job job, int position) {}
@@ -424,7 +440,7 @@ public final class JobStore {
             headers(rs.getString("request_headers")), rs.getBytes("request_body")),
         rs.getBytes("sealed_key"), JobState.ofWire(rs.getString("state")), rs.getInt("attempts"),
         Instant.ofEpochMilli(rs.getLong("created_at")), Instant.ofEpochMilli(rs.getLong("expires_at")), result,
-        rs.getString("last_error"));
+        rs.getString("last_error"), Instant.ofEpochMilli(rs.getLong("run_after")));
   }
 
   public static String json(Map<String, List<String>> headers) {

@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * Drains the job store by priority, then age, at most {@code workers} jobs at once, each on its
  * own virtual thread through a {@link JobExecutor}. One dispatcher thread claims as many jobs as
  * may start ({@link Pacing}: fewer, or none, while interactive requests are around), skipping
- * paused aliases and features ({@link PauseGate}).
+ * paused aliases, features and feature-and-alias pairs ({@link PauseGate}).
  *
  * <p>The dispatcher sleeps unless there is something to do: it wakes when work is added ({@link
  * #wake}), when a job ends while more work is ready, when pacing lets more jobs start, or every
@@ -225,7 +225,8 @@ public final class JobWorkers implements AutoCloseable {
           long addedBefore = added.get();
           PauseGate.Paused paused = gate.get();
           Instant now = wall.instant();
-          List<Job> claimed = store.claim(startable, now, now.plus(config.lease()), paused.aliases(), paused.features());
+          List<Job> claimed = store.claim(startable, now, now.plus(config.lease()), paused.aliases(), paused.features(),
+              paused.scopes());
           ready = claimed.size() == startable || added.get() != addedBefore;
           pacing.started(claimed.size());
           runningJobs.addAll(claimed);

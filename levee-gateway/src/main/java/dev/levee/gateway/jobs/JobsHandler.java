@@ -8,7 +8,10 @@ import dev.levee.anthropic.server.ServerIo;
 import dev.levee.gateway.cache.CacheKey;
 import dev.levee.gateway.pipeline.LeveeErrors;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.InstantSource;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
@@ -25,9 +28,21 @@ public final class JobsHandler {
   public static final String PREFIX = "/v1/levee/jobs/";
 
   private final JobStore store;
+  private final Supplier<PauseGate.Paused> gate;
+  private final InstantSource wall;
 
+  /** Without a gate: {@code waiting_reason} never names a hold. */
   public JobsHandler(JobStore store) {
+    this(store, () -> PauseGate.Paused.NONE, InstantSource.system());
+  }
+
+  /**
+   * @param gate what the dispatcher holds now (the same {@link PauseGate} it claims with)
+   */
+  public JobsHandler(JobStore store, Supplier<PauseGate.Paused> gate, InstantSource wall) {
     this.store = store;
+    this.gate = gate;
+    this.wall = wall;
   }
 
   public void handle(Request request, Response response, Callback callback) {
@@ -44,11 +59,40 @@ public final class JobsHandler {
       return;
     }
     ObjectNode view = view(job.get());
+    String waiting = waitingReason(job.get(), gate.get(), wall.instant());
+    if (waiting == null) {
+      view.putNull("waiting_reason");
+    } else {
+      view.put("waiting_reason", waiting);
+    }
     String callbackState = store.callbackState(id);
-    if (callbackState != null) {
+    if (callbackState == null) { // no callback-url for its feature, or none owed yet
+      view.putNull("callback_state");
+    } else {
       view.put("callback_state", callbackState);
     }
     ServerIo.json(response, callback, 200, Json.bytes(view));
+  }
+
+  /**
+   * Why a queued job is not running now: held by the pause gate (its alias's targets all open or
+   * cooling, its feature and alias at a tier that holds queued work — with the tier's reason), or
+   * waiting for its retry time, or ready and waiting for a worker. Null for a job that is not
+   * {@code queued}. {@code last_error} says what its last try came to; this says why it waits now.
+   */
+  static String waitingReason(Job job, PauseGate.Paused paused, Instant now) {
+    if (job.state() != JobState.QUEUED) {
+      return null;
+    }
+    var held = paused.why(job.feature(), job.alias());
+    if (held.isPresent()) {
+      return held.get();
+    }
+    if (job.runAfter() != null && job.runAfter().isAfter(now)) {
+      return "waiting to be tried again at " + job.runAfter() + " (after " + job.attempts()
+          + (job.attempts() == 1 ? " try" : " tries") + "; queue.retry-delay or the upstream's retry-after)";
+    }
+    return "ready: waiting for a worker";
   }
 
   static ObjectNode view(Job job) {

@@ -366,9 +366,11 @@ public final class MessagesHandler {
     if (in.stream()) { // batches and the outage queue never keep a stream
       return JobAnswers.refused(ApiError.invalidRequest("a queued request cannot stream"));
     }
-    if (!(admission.decide(in) instanceof Admission.Proceed admitted)                          // 2. admission
+    Admission.Decision decided = admission.decide(in);                                         // 2. admission
+    if (!(decided instanceof Admission.Proceed admitted)
         || admitted.tier() == Tier.T2) { // T2 serves the cache and T3 nothing: queued work waits
-      return new JobExecutor.RetryLater("feature " + in.feature() + " is degraded", null);
+      return new JobExecutor.RetryLater("held: alias " + in.alias().alias() + " of feature " + in.feature()
+          + " is at " + decided.tier(), null);
     }
     Plan plan = planner.plan(in, admitted);                                                    // 3. plan
     Cancellation none = new Cancellation();

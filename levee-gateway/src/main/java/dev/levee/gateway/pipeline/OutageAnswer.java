@@ -33,14 +33,22 @@ record OutageAnswer(String job, int status, byte[] body) {
         .map(job -> answer(job, in, error));
   }
 
+  /**
+   * The error's message, ended as a sentence, then where the queued job's answer will be: {@code
+   * "… Last error: connection refused. The request was queued as job …"}.
+   */
+  static String queuedMessage(String message, String job) {
+    String m = message.strip();
+    String sentence = m.isEmpty() ? "" : m + (m.endsWith(".") || m.endsWith("!") || m.endsWith("?") ? " " : ". ");
+    return sentence + "The request was queued as job " + job + "; GET /v1/levee/jobs/" + job + " returns its answer.";
+  }
+
   private static OutageAnswer answer(String job, InboundRequest in, ApiError error) {
     if (in.config().failMode() == FailMode.OPEN) { // a well-formed message the client can show now
       String text = in.config().queuedText().replace("{job}", job);
       return new OutageAnswer(job, 200, new StaticAnswer(text, ThreadLocalRandom.current()).json(in.body().model()));
     }
-    ObjectNode body = new ApiError(503, error.type(), error.message()
-        + " The request was queued as job " + job + "; GET /v1/levee/jobs/" + job + " returns its answer.")
-        .toJson(in.id());
+    ObjectNode body = new ApiError(503, error.type(), queuedMessage(error.message(), job)).toJson(in.id());
     ((ObjectNode) body.get("error")).put("job_id", job);
     return new OutageAnswer(job, 503, Json.bytes(body));
   }

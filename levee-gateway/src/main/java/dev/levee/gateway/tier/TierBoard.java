@@ -217,6 +217,51 @@ public final class TierBoard implements CallObserver, AutoCloseable {
     return t == null ? null : t.reason();
   }
 
+  /**
+   * A feature-and-alias pair below T0 (or a feature forced below T0, {@code alias} null): what holds
+   * that pair's queued work, and why.
+   *
+   * @param alias the alias, {@code *} for the shared scope of aliases past {@value #MAX_SCOPES}, or
+   *     null when the whole feature is forced
+   * @param reason the scope's last evaluation (why it holds or stepped down), or the force's reason;
+   *     null when nothing was evaluated yet
+   * @param cause the transition that put it below T0, or null
+   */
+  public record Degraded(String feature, String alias, Tier tier, String reason, String cause) {}
+
+  /**
+   * Every feature forced below T0 ({@code alias} null) and every feature-and-alias scope whose
+   * tier is below T0, for the queue's pause gate: each pair's queued work is held by its own tier,
+   * not by its feature's worst alias ("degrade only what is sick").
+   */
+  public List<Degraded> degraded() {
+    List<Degraded> out = new ArrayList<>();
+    Set<String> pinnedFeatures = new java.util.HashSet<>();
+    features.forEach((name, f) -> {
+      Tier pinned = pinned(f);
+      if (pinned != null) {
+        pinnedFeatures.add(name);
+        if (pinned != Tier.T0) {
+          TierTransition t = lastTransition.get(name);
+          out.add(new Degraded(name, null, pinned, t == null ? "forced" : t.reason(), null));
+        }
+      }
+    });
+    for (ScopeHealth scope : scopes.values()) {
+      if (pinnedFeatures.contains(scope.feature())) {
+        continue;
+      }
+      Tier tier = scopeTier(scope);
+      if (tier != Tier.T0) {
+        TierController.Status s = scope.controller().status();
+        TierTransition t = lastTransition.get(key(scope.feature(), scope.alias()));
+        out.add(new Degraded(scope.feature(), scope.alias(), tier,
+            s.lastDecision() == null ? null : s.lastDecision().reason(), t == null ? null : t.reason()));
+      }
+    }
+    return out;
+  }
+
   /** Every configured feature (the default one included) by name, each with the configured aliases. */
   public Map<String, List<String>> configuredScopes() {
     Map<String, List<String>> out = new TreeMap<>();

@@ -50,10 +50,10 @@ public final class QueuedWork implements AutoCloseable {
   private final Executor executor;
 
   private QueuedWork(Database db, JobStore jobs, JobWorkers workers, BatchesHandler batches,
-      IdempotentExchange idempotency, OutageQueue outage, Executor executor) {
+      IdempotentExchange idempotency, OutageQueue outage, Executor executor, JobsHandler jobsHandler) {
     this.executor = executor;
     this.outage = outage;
-    this.jobsHandler = new JobsHandler(jobs);
+    this.jobsHandler = jobsHandler;
     this.db = db;
     this.jobs = jobs;
     this.workers = workers;
@@ -92,7 +92,8 @@ public final class QueuedWork implements AutoCloseable {
       Executor executor = new Executor();
       JobWorkers workers = new JobWorkers(jobs, executor, gate::paused, seal, wall, queue);
       Duration deadline = config.policy().deadline();
-      IdempotencyKeys keys = new IdempotencyKeys(db, wall, sleeper, queue.batchTtl(), deadline.multipliedBy(2));
+      IdempotencyKeys keys = new IdempotencyKeys(db, wall, sleeper, queue.batchTtl(), deadline.multipliedBy(2))
+          .withJobs(jobs);
       IdempotentExchange idempotency = new IdempotentExchange(keys, wall, deadline, config.server().maxBody());
       Predicate<String> forwardsClientKey =
           alias -> routes.resolve(alias).targets().stream().anyMatch(upstreams::forwardsClientKey);
@@ -100,7 +101,8 @@ public final class QueuedWork implements AutoCloseable {
           tiers::knows, wall, queue.batchTtl(), workers::wake, idempotency);
       OutageQueue outage = new OutageQueue(queueing, jobs, seal, forwardsClientKey, wall,
           queue.batchTtl(), workers::wake, queue.callbacks());
-      return new QueuedWork(db, jobs, workers, batches, idempotency, outage, executor);
+      return new QueuedWork(db, jobs, workers, batches, idempotency, outage, executor,
+          new JobsHandler(jobs, gate::paused, wall));
     } catch (RuntimeException e) {
       db.close();
       throw e;
