@@ -560,7 +560,9 @@ final class PlainHttp1 implements AutoCloseable {
     private boolean crlfPending; // chunked: the CRLF after a chunk's data is still to be read
     private boolean done;
     private final AtomicBoolean closed = new AtomicBoolean();
-    private Thread reader = Thread.currentThread(); // the last to read (a stream is relayed on a thread of its own)
+    // the id of the last thread to read (a stream is relayed on threads of its own); not the thread, which has
+    // ended while its stream waits with no thread, and would keep its task and its frames' leftovers (issue 11)
+    private long reader = Thread.currentThread().threadId();
 
     Body(Connection c, boolean reusable, long length, boolean chunked) {
       this.c = c;
@@ -581,7 +583,7 @@ final class PlainHttp1 implements AutoCloseable {
       if (closed.get()) {
         throw new IOException("closed");
       }
-      reader = Thread.currentThread();
+      reader = Thread.currentThread().threadId();
       if (done) {
         return -1;
       }
@@ -750,7 +752,7 @@ final class PlainHttp1 implements AutoCloseable {
       if (!closed.compareAndSet(false, true)) {
         return;
       }
-      if (!done && chunked && left == 0 && reusable && Thread.currentThread() == reader) {
+      if (!done && chunked && left == 0 && reusable && Thread.currentThread().threadId() == reader) {
         finishBuffered();
       }
       if (done && reusable && c.position == c.limit) {
