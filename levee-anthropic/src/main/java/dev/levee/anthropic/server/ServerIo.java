@@ -3,6 +3,7 @@ package dev.levee.anthropic.server;
 import dev.levee.anthropic.error.ApiError;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,7 +22,15 @@ public final class ServerIo {
   public static Map<String, List<String>> headers(Request request) {
     Map<String, List<String>> headers = new LinkedHashMap<>();
     for (HttpField field : request.getHeaders()) {
-      headers.computeIfAbsent(field.getName(), k -> new ArrayList<>()).add(field.getValue());
+      List<String> values = headers.get(field.getName());
+      if (values == null) { // nearly always: one value, an immutable list of one (a stream keeps its request's headers)
+        headers.put(field.getName(), Collections.singletonList(field.getValue()));
+      } else {
+        List<String> more = new ArrayList<>(values.size() + 1);
+        more.addAll(values);
+        more.add(field.getValue());
+        headers.put(field.getName(), Collections.unmodifiableList(more));
+      }
     }
     return headers;
   }

@@ -14,8 +14,8 @@ import java.util.Map;
  */
 final class UsageTotals {
 
-  private final Map<String, Long> banked = new HashMap<>(); // finished attempts
-  private final Map<String, Long> current = new HashMap<>(); // the attempt now streaming
+  private Map<String, Long> banked; // finished attempts; null until one broke (most streams never do)
+  private final Map<String, Long> current = new HashMap<>(8); // the attempt now streaming
 
   /** Takes the {@code usage} object of a {@code message_start} or {@code message_delta}. */
   void read(JsonNode usage) {
@@ -28,13 +28,16 @@ final class UsageTotals {
 
   /** The current attempt ended (broke): its figures are kept and a new attempt starts from zero. */
   void bank() {
+    if (banked == null) {
+      banked = new HashMap<>(8);
+    }
     current.forEach((k, v) -> banked.merge(k, v, Long::sum));
     current.clear();
   }
 
   /** The final {@code message_delta} with its usage summed over every attempt; as it came when there was one. */
   SseEvent summed(SseEvent messageDelta, JsonNode data) {
-    if (banked.isEmpty()) {
+    if (banked == null || banked.isEmpty()) {
       return messageDelta;
     }
     ObjectNode copy = ((ObjectNode) data).deepCopy();

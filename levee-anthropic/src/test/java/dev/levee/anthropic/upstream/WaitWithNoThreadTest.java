@@ -7,6 +7,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
+import java.lang.ref.WeakReference;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -101,6 +102,37 @@ class WaitWithNoThreadTest {
       assertThat(ready.await(5, TimeUnit.SECONDS)).isTrue();
       assertThat(readEvent(response)).isEqualTo(EVENT);
       assertThat(response.body().read()).isEqualTo(-1);
+    }
+  }
+
+  /**
+   * Issue 11: the body kept the last thread that read it, to tell at close whether the closing
+   * thread read it last; a stream that waits with no thread has ended that thread, and keeping it
+   * kept its task too (the request's stages and all they captured) for every waiting stream.
+   */
+  @Test
+  void aBodyKeepsNoReferenceToTheEndedThreadThatReadItLast() throws Exception {
+    try (UpstreamResponse response = send(serve(chunk(EVENT) + "0\r\n\r\n"))) {
+      String[] read = new String[1];
+      Thread reader = Thread.ofVirtual().start(() -> {
+        try {
+          read[0] = readEvent(response);
+        } catch (IOException e) {
+          throw new AssertionError(e);
+        }
+      });
+      reader.join();
+      assertThat(read[0]).isEqualTo(EVENT);
+      WeakReference<Thread> ended = new WeakReference<>(reader);
+      reader = null;
+
+      for (int i = 0; i < 10 && ended.get() != null; i++) {
+        System.gc(); // a full collection with the JDK's default G1: the body is all that could still hold it
+      }
+
+      assertThat(ended.get()).as("the ended reader, held by nothing").isNull();
+      go.countDown();
+      assertThat(readEvent(response)).isEqualTo(EVENT);
     }
   }
 

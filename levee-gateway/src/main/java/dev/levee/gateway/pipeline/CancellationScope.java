@@ -2,6 +2,8 @@ package dev.levee.gateway.pipeline;
 
 import dev.levee.anthropic.server.DisconnectWatch;
 import dev.levee.anthropic.upstream.Cancellation;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import org.eclipse.jetty.server.Request;
 
 /**
@@ -22,9 +24,22 @@ import org.eclipse.jetty.server.Request;
  */
 final class CancellationScope implements AutoCloseable, LateWatches.Waiting {
 
+  private static final VarHandle THREAD;
+
+  static {
+    try {
+      THREAD = MethodHandles.lookup().findVarHandle(CancellationScope.class, "thread", Thread.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
   private final Cancellation cancellation = new Cancellation();
   private final Request request;
-  private AutoCloseable wake; // interrupts the thread the request runs on
+  private final AutoCloseable wake; // interrupts the thread the request runs on
+  // the thread the request runs on now; null while a stream waits with no thread: an ended thread
+  // still holds its task (the request's stages and all they captured), so it is not kept (issue 11)
+  private volatile Thread thread;
   private final long openedAt;
   private DisconnectWatch watch; // guarded by this: null until the request has run WATCH_AFTER
   private volatile boolean closed; // written under this
@@ -32,8 +47,8 @@ final class CancellationScope implements AutoCloseable, LateWatches.Waiting {
   private CancellationScope(Request request, LateWatches watches) {
     this.request = request;
     request.addFailureListener(failure -> cancellation.cancel());
-    Thread self = Thread.currentThread();
-    this.wake = cancellation.register(self::interrupt);
+    this.thread = Thread.currentThread();
+    this.wake = cancellation.register(this::interruptThread);
     this.openedAt = watches.now();
     watches.add(this);
   }
@@ -52,9 +67,27 @@ final class CancellationScope implements AutoCloseable, LateWatches.Waiting {
    * leaving interrupts this thread from now on, not the one that opened the scope.
    */
   void interruptCurrentThread() {
-    closeWake();
-    Thread self = Thread.currentThread();
-    wake = cancellation.register(self::interrupt);
+    thread = Thread.currentThread();
+    if (cancellation.isCancelled()) { // the client left before: as a wake registered now would, at once
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * The calling thread ends while the request goes on later, on another ({@link
+   * #interruptCurrentThread}): a client leaving meanwhile interrupts no thread (it closes the
+   * upstream, which ends the wait), and the scope keeps no reference to the ended thread. Nothing
+   * when another thread already went on.
+   */
+  void letGoOfCurrentThread() {
+    THREAD.compareAndSet(this, Thread.currentThread(), null);
+  }
+
+  private void interruptThread() {
+    Thread t = thread;
+    if (t != null) {
+      t.interrupt();
+    }
   }
 
   Cancellation cancellation() {
@@ -82,6 +115,7 @@ final class CancellationScope implements AutoCloseable, LateWatches.Waiting {
   @Override
   public void close() {
     closeWake();
+    thread = null;
     synchronized (this) {
       closed = true;
       if (watch != null) {

@@ -191,6 +191,7 @@ public final class MessagesHandler {
       if (streams.enter()) {
         onItsOwnThread(() -> executeRelayRecordRespond(start, client, in, admitted, plan, route, scope, true), scope,
             client, id);
+        scope.letGoOfCurrentThread(); // Jetty's thread ends here
         return true;
       }
       try {
@@ -333,6 +334,8 @@ public final class MessagesHandler {
         if (ended) {
           streams.exit();
           traffic.exit();
+        } else {
+          scope.letGoOfCurrentThread(); // it waits with no thread: a fresh one goes on
         }
       }
     }).start();
