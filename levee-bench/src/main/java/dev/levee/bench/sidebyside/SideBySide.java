@@ -32,7 +32,9 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Run: {@code levee-bench/side-by-side} (builds the jar when missing), or {@code java -cp
  * levee-bench/target/levee-bench.jar dev.levee.bench.sidebyside.SideBySide [--rounds 3]
- * [--seconds 3] [--connections 64] [--deltas 30] [--warmup 4] [--levee-jvm "-XX:+FlightRecorder ..."]}.
+ * [--seconds 3] [--connections 64] [--deltas 30] [--warmup 4] [--levee-jvm "-XX:+FlightRecorder ..."]
+ * [--floor jetty|threads]}. {@code --floor} measures a {@link FloorProxy} in Levee's place (its
+ * column still says Levee): what the server and the I/O model cost with no pipeline at all.
  * A benchmark, not a test: nothing here runs in {@code mvn verify}.
  */
 public final class SideBySide {
@@ -56,7 +58,7 @@ public final class SideBySide {
 
     try (FixedUpstream upstream = FixedUpstream.start(deltas);
          NullHop hop = nginx == null ? null : NullHop.start(nginx, upstream.baseUrl());
-         Child levee = Child.start(upstream.baseUrl(), opt.get("levee-jvm"))) {
+         Child levee = Child.start(upstream.baseUrl(), opt.get("levee-jvm"), opt.get("floor"))) {
       Map<String, URI> bases = new LinkedHashMap<>();
       Map<String, Long> pids = new LinkedHashMap<>();
       bases.put("direct", upstream.baseUrl());
@@ -253,13 +255,15 @@ public final class SideBySide {
   /** Levee in its own JVM, with this JVM's class path. */
   private record Child(Process process, URI baseUrl) implements AutoCloseable {
 
-    static Child start(URI upstream, String jvmOptions) throws Exception {
+    /** @param floor null for Levee, or a {@link FloorProxy} mode to measure in its place */
+    static Child start(URI upstream, String jvmOptions, String floor) throws Exception {
       List<String> command = new ArrayList<>();
       command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
       command.add("-Djdk.pollerMode=1"); // as the levee launcher runs it; --levee-jvm can override it
       command.addAll(Arrays.asList(jvmOptions.trim().split("\\s+")));
-      command.addAll(List.of("-cp", System.getProperty("java.class.path"), LeveeProcess.class.getName(),
-          upstream.toString()));
+      command.addAll(List.of("-cp", System.getProperty("java.class.path")));
+      command.addAll(floor == null ? List.of(LeveeProcess.class.getName(), upstream.toString())
+          : List.of(FloorProxy.class.getName(), floor, upstream.toString()));
       Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
       BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
       String line;

@@ -14,17 +14,29 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * Under traffic the arrivals do all the sweeping; one coarse timer sweeps every {@link
  * #SWEEP_EVERY} while scopes wait, for the requests that arrive in a quiet spell. So a watch
  * starts between {@code WATCH_AFTER} and {@code WATCH_AFTER + SWEEP_EVERY} after its request
- * opened, and one request at a time (each a fraction of a millisecond) wakes the timer thread ten
+ * opened, and one request at a time (each a fraction of a millisecond) wakes the timer thread twenty
  * times a second instead of once per {@code WATCH_AFTER} (the wake-ups that lengthen the c=1 tail:
  * docs/benchmarks.md, session 5). Thread-safe.
  */
 final class LateWatches {
 
-  /** How long a request runs before its connection may be watched for the client leaving (5 ms). */
-  static final Duration WATCH_AFTER = Duration.ofMillis(5);
+  /**
+   * How long a request runs before its connection may be watched for the client leaving (20 ms).
+   * Not less: on a saturated box (c=64 on two cores) a request that takes 100 µs of CPU still
+   * spends several milliseconds in the run queue, and at 5 ms a large share of such requests
+   * started a watch — a read interest, a selector wake-up and its undoing each, ~0.2 context
+   * switches and ~1 system call per request more (docs/benchmarks.md, session 8) — just when CPU
+   * was scarcest. A client that leaves costs at most this much more upstream work.
+   */
+  static final Duration WATCH_AFTER = Duration.ofMillis(20);
 
-  /** How often the timer sweeps while scopes wait (100 ms); arrivals sweep in between. */
-  static final Duration SWEEP_EVERY = Duration.ofMillis(100);
+  /**
+   * How often the timer sweeps while scopes wait (50 ms); arrivals sweep in between. With {@link
+   * #WATCH_AFTER} a watch starts within 70 ms of its request opening even with no other traffic,
+   * so a client that leaves during a stream's recovery backoff is noticed within 100 ms
+   * ({@code RecoveryBackoffDisconnectRegressionTest}).
+   */
+  static final Duration SWEEP_EVERY = Duration.ofMillis(50);
 
   private static final long WATCH_AFTER_NANOS = WATCH_AFTER.toNanos();
 

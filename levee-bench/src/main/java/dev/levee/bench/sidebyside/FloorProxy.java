@@ -1,0 +1,226 @@
+package dev.levee.bench.sidebyside;
+
+import dev.levee.anthropic.server.VirtualThreadServer;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.net.URI;
+import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.util.Blocker;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.thread.Invocable;
+
+/**
+ * The floor under Levee's JSON path: a proxy with no pipeline, to tell what the server and the
+ * I/O model cost from what Levee's seven stages cost ({@code SideBySide --floor <mode>}; issue 11,
+ * docs/benchmarks.md session 8). Each request's body is forwarded on a pooled blocking upstream
+ * connection and the answer's body returned with a fixed head; no checks, no resilience, no
+ * headers passed on — a measuring device only, never a gateway.
+ *
+ * <ul>
+ *   <li>{@code jetty}: Levee's own server ({@link VirtualThreadServer}: Jetty's selector, a virtual
+ *       thread per request) with a bare handler;
+ *   <li>{@code threads}: one virtual thread per connection reading requests in a blocking loop
+ *       (the JDK's poller wakes it; no selector, no hand-off per request).
+ * </ul>
+ *
+ * <p>Arguments: the mode and the upstream's base URL. Prints {@code LEVEE <base url>} once
+ * listening (as {@link LeveeProcess} does); stops when its standard input closes.
+ */
+public final class FloorProxy {
+
+  private static final byte[] HEAD = ("POST /v1/messages HTTP/1.1\r\nhost: upstream\r\ncontent-type: application/json\r\n"
+      + "anthropic-version: 2023-06-01\r\nx-api-key: bench\r\ncontent-length: ").getBytes(StandardCharsets.ISO_8859_1);
+
+  private final InetSocketAddress upstream;
+  private final ConcurrentLinkedQueue<Upstream> idle = new ConcurrentLinkedQueue<>();
+
+  private FloorProxy(InetSocketAddress upstream) {
+    this.upstream = upstream;
+  }
+
+  public static void main(String[] args) throws Exception {
+    URI up = URI.create(args[1]);
+    FloorProxy proxy = new FloorProxy(new InetSocketAddress(up.getHost(), up.getPort()));
+    AutoCloseable server = switch (args[0]) {
+      case "jetty" -> proxy.jetty();
+      case "threads" -> proxy.threads();
+      default -> throw new IllegalArgumentException("mode: jetty or threads, not " + args[0]);
+    };
+    try (server) {
+      while (System.in.read() >= 0) {
+        // wait for the parent to close our input
+      }
+    }
+  }
+
+  private AutoCloseable jetty() throws Exception {
+    Server server = VirtualThreadServer.create("127.0.0.1", 0, Duration.ofSeconds(30), "floor",
+        new Handler.Abstract(Invocable.InvocationType.BLOCKING) {
+          @Override
+          public boolean handle(Request request, Response response, Callback callback) throws Exception {
+            ByteBuffer in = Content.Source.asByteBuffer(request);
+            byte[] body = new byte[in.remaining()];
+            in.get(body);
+            byte[] answer = forward(body, 0, body.length);
+            response.setStatus(200);
+            response.getHeaders().put("content-type", contentType(answer));
+            response.getHeaders().put("content-length", answer.length);
+            try (Blocker.Callback written = Blocker.callback()) {
+              response.write(true, ByteBuffer.wrap(answer), written);
+              written.block();
+            }
+            callback.succeeded();
+            return true;
+          }
+        });
+    server.start();
+    announce(VirtualThreadServer.port(server));
+    return server::stop;
+  }
+
+  private AutoCloseable threads() throws IOException {
+    ServerSocketChannel listener = ServerSocketChannel.open().bind(new InetSocketAddress("127.0.0.1", 0), 4096);
+    Thread.ofPlatform().name("floor-accept").daemon().start(() -> {
+      while (true) {
+        try {
+          SocketChannel client = listener.accept();
+          client.setOption(StandardSocketOptions.TCP_NODELAY, true);
+          Thread.ofVirtual().start(() -> serve(client));
+        } catch (IOException e) {
+          return; // closed
+        }
+      }
+    });
+    announce(((InetSocketAddress) listener.getLocalAddress()).getPort());
+    return listener;
+  }
+
+  private static void announce(int port) {
+    System.out.println("LEVEE http://127.0.0.1:" + port);
+    System.out.flush();
+  }
+
+  /** One kept-alive client connection, request after request, on its own virtual thread. */
+  private void serve(SocketChannel client) {
+    try (client) {
+      InputStream in = Channels.newInputStream(client);
+      OutputStream out = Channels.newOutputStream(client);
+      byte[] b = new byte[8192];
+      int n = 0;
+      while (true) {
+        int end;
+        while ((end = headEnd(b, n)) < 0) {
+          int r = in.read(b, n, b.length - n);
+          if (r < 0) {
+            return;
+          }
+          n += r;
+        }
+        int length = contentLength(b, end);
+        while (n < end + length) {
+          int r = in.read(b, n, b.length - n);
+          if (r < 0) {
+            return;
+          }
+          n += r;
+        }
+        byte[] answer = forward(b, end, length);
+        byte[] head = ("HTTP/1.1 200 OK\r\ncontent-type: " + contentType(answer) + "\r\ncontent-length: " + answer.length
+            + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1);
+        byte[] whole = Arrays.copyOf(head, head.length + answer.length);
+        System.arraycopy(answer, 0, whole, head.length, answer.length);
+        out.write(whole);
+        int used = end + length;
+        System.arraycopy(b, used, b, 0, n - used);
+        n -= used;
+      }
+    } catch (IOException e) {
+      // the client left
+    }
+  }
+
+  /** Sends {@code length} bytes of {@code body} upstream in one write; returns the answer's body. */
+  private byte[] forward(byte[] body, int from, int length) throws IOException {
+    Upstream u = idle.poll();
+    if (u == null) {
+      u = new Upstream(upstream);
+    }
+    byte[] count = (length + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1);
+    byte[] request = Arrays.copyOf(HEAD, HEAD.length + count.length + length);
+    System.arraycopy(count, 0, request, HEAD.length, count.length);
+    System.arraycopy(body, from, request, HEAD.length + count.length, length);
+    u.out.write(request);
+    byte[] b = u.buffer;
+    int n = 0;
+    int end;
+    while ((end = headEnd(b, n)) < 0) {
+      n += u.read(n);
+    }
+    int answerLength = contentLength(b, end);
+    while (n < end + answerLength) {
+      n += u.read(n);
+    }
+    byte[] answer = Arrays.copyOfRange(b, end, end + answerLength);
+    idle.offer(u);
+    return answer;
+  }
+
+  /** The fixed upstream's two answers: a whole SSE stream, or a JSON message. */
+  private static String contentType(byte[] answer) {
+    return answer.length > 0 && answer[0] == 'e' ? "text/event-stream" : "application/json";
+  }
+
+  private static int headEnd(byte[] b, int n) {
+    for (int i = 3; i < n; i++) {
+      if (b[i] == '\n' && b[i - 1] == '\r' && b[i - 2] == '\n' && b[i - 3] == '\r') {
+        return i + 1;
+      }
+    }
+    return -1;
+  }
+
+  private static int contentLength(byte[] b, int end) {
+    String head = new String(b, 0, end, StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT);
+    int at = head.indexOf("content-length:");
+    return Integer.parseInt(head.substring(at + 15, head.indexOf('\r', at)).trim());
+  }
+
+  private static final class Upstream {
+    final SocketChannel channel;
+    final InputStream in;
+    final OutputStream out;
+    final byte[] buffer = new byte[16384];
+
+    Upstream(InetSocketAddress address) throws IOException {
+      channel = SocketChannel.open(address);
+      channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+      in = Channels.newInputStream(channel);
+      out = Channels.newOutputStream(channel);
+    }
+
+    int read(int at) throws IOException {
+      int r = in.read(buffer, at, buffer.length - at);
+      if (r < 0) {
+        throw new EOFException("upstream closed");
+      }
+      return r;
+    }
+  }
+}
