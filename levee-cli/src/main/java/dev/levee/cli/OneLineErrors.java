@@ -1,8 +1,8 @@
 package dev.levee.cli;
 
 import java.io.PrintWriter;
-import java.nio.channels.UnresolvedAddressException;
 import java.net.UnknownHostException;
+import java.nio.channels.UnresolvedAddressException;
 import picocli.CommandLine;
 import picocli.CommandLine.IExecutionExceptionHandler;
 import picocli.CommandLine.IParameterExceptionHandler;
@@ -40,20 +40,33 @@ final class OneLineErrors implements IParameterExceptionHandler, IExecutionExcep
   }
 
   /**
-   * The most telling message in {@code e}'s causes: the innermost one that has a message, in
-   * words for the exceptions that come without one.
+   * The most telling message in {@code e}'s causes: the outermost one that repeats its own cause's
+   * (it adds what was being done: "cannot open the queue store …: Connection to … refused"), else
+   * the innermost one (the root cause); in words for the exceptions that come without one.
    */
   static String reason(Throwable e) {
-    String reason = null;
+    String innermost = null;
     for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
       if (t instanceof UnresolvedAddressException || t instanceof UnknownHostException) {
         return "no such address";
       }
-      if (t.getMessage() != null && !t.getMessage().isBlank()) {
-        reason = t.getMessage();
+      String message = message(t);
+      if (message != null) {
+        String cause = t.getCause() == null ? null : message(t.getCause());
+        if (cause != null && message.contains(cause)) {
+          return message;
+        }
+        innermost = message;
       }
     }
-    return reason != null ? reason : e.getClass().getSimpleName();
+    return innermost != null ? innermost : e.getClass().getSimpleName();
+  }
+
+  /** {@code t}'s own message: null when blank, or only its cause's name and message ({@code new X(cause)}). */
+  private static String message(Throwable t) {
+    String m = t.getMessage();
+    boolean wrapper = t.getCause() != null && t.getCause().toString().equals(m);
+    return m == null || m.isBlank() || wrapper ? null : m;
   }
 
   /** Whether {@code e} says the address to bind does not exist (a mistake in the host given). */
