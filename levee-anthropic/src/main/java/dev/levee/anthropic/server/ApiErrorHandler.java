@@ -22,6 +22,9 @@ final class ApiErrorHandler extends ErrorHandler {
   static final String HTTP1_ONLY = "This server speaks HTTP/1.1 only: HTTP/2 (h2c, prior knowledge) is not "
       + "supported; send the request over HTTP/1.1.";
 
+  /** The path Jetty gives a request it could not parse (no path of the client's): logged as {@code -}. */
+  private static final String BAD_MESSAGE = "/badMessage";
+
   private final RequestGuard.Lanes lanes;
 
   ApiErrorHandler(RequestGuard.Lanes lanes) {
@@ -55,6 +58,7 @@ final class ApiErrorHandler extends ErrorHandler {
     ApiError error = new ApiError(code, ApiError.typeFor(code), text);
     String id = lanes.name(response.getHeaders());
     ServerIo.json(response, callback, code, error.toBytes(id));
-    lanes.refusals().refused(request.getHttpURI().getPath(), request.getBeginNanoTime(), id, error);
+    String path = request.getHttpURI().getPath();
+    lanes.refusals().refused(BAD_MESSAGE.equals(path) ? null : path, request.getBeginNanoTime(), id, error);
   }
 }
