@@ -30,6 +30,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -236,7 +237,7 @@ public final class TierBoard implements CallObserver, AutoCloseable {
    */
   public List<Degraded> degraded() {
     List<Degraded> out = new ArrayList<>();
-    Set<String> pinnedFeatures = new java.util.HashSet<>();
+    Set<String> pinnedFeatures = new HashSet<>();
     features.forEach((name, f) -> {
       Tier pinned = pinned(f);
       if (pinned != null) {
