@@ -4,6 +4,9 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -59,7 +62,7 @@ public final class Database implements AutoCloseable {
       hikari.setMaximumPoolSize(1); // the single writer
     } else {
       dialect = Dialect.POSTGRESQL;
-      hikari.setJdbcUrl("jdbc:" + config.store());
+      usePostgresUrl(hikari, config.store());
       hikari.setSchema(config.schema());
       hikari.setMaximumPoolSize(Math.min(32, config.workers() + 4));
     }
@@ -69,7 +72,7 @@ public final class Database implements AutoCloseable {
     try {
       pool = new HikariDataSource(hikari);
     } catch (RuntimeException e) {
-      throw new IllegalStateException("cannot open the queue store " + config + ": " + e.getMessage(), e);
+      throw new IllegalStateException("cannot open the queue store " + config.storeShown() + ": " + e.getMessage(), e);
     }
     try {
       Flyway.configure()
@@ -81,7 +84,7 @@ public final class Database implements AutoCloseable {
           .migrate();
     } catch (RuntimeException e) {
       pool.close();
-      throw new IllegalStateException("cannot migrate the queue store " + config + ": " + e.getMessage(), e);
+      throw new IllegalStateException("cannot migrate the queue store " + config.storeShown() + ": " + e.getMessage(), e);
     }
     return new Database(pool, dialect);
   }
@@ -102,5 +105,25 @@ public final class Database implements AutoCloseable {
   @Override
   public void close() {
     pool.close();
+  }
+
+  /**
+   * Points {@code hikari} at a {@code postgresql://} URL. The PostgreSQL JDBC driver reads no
+   * {@code user:password@} in a URL (libpq's form, the one a {@code DATABASE_URL} usually has), so
+   * those are taken out of the URL and given as the pool's user name and password (percent-decoded).
+   */
+  static void usePostgresUrl(HikariConfig hikari, String store) {
+    URI url = URI.create(store);
+    String userInfo = url.getRawUserInfo();
+    if (userInfo == null) {
+      hikari.setJdbcUrl("jdbc:" + store);
+      return;
+    }
+    int colon = userInfo.indexOf(':');
+    hikari.setUsername(URLDecoder.decode(colon < 0 ? userInfo : userInfo.substring(0, colon), StandardCharsets.UTF_8));
+    if (colon >= 0) {
+      hikari.setPassword(URLDecoder.decode(userInfo.substring(colon + 1), StandardCharsets.UTF_8));
+    }
+    hikari.setJdbcUrl("jdbc:" + store.replaceFirst("^postgresql://[^@/?]*@", "postgresql://"));
   }
 }

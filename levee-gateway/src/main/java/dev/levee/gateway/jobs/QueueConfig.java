@@ -11,7 +11,8 @@ import java.util.Map;
  * in an embedded SQLite file under {@code ./levee-data}.
  *
  * @param store empty for the embedded SQLite file under {@code folder} (default), or a
- *     PostgreSQL URL {@code postgresql://host:port/database?user=…} for several replicas
+ *     PostgreSQL URL {@code postgresql://host:port/database?user=…} or {@code
+ *     postgresql://user:password@host:port/database} for several replicas; the password is never printed
  * @param schema the PostgreSQL schema holding Levee's tables (default {@code public}; created
  *     when missing); ignored for SQLite
  * @param folder the folder of the embedded database file {@code levee.db} (default {@code
@@ -46,6 +47,13 @@ public record QueueConfig(String store, String schema, String folder, Integer wo
     if (!store.isEmpty() && !store.startsWith("postgresql://")) {
       throw new IllegalArgumentException("store must be empty (embedded SQLite) or a postgresql:// URL");
     }
+    if (!store.isEmpty()) {
+      try {
+        java.net.URI.create(store);
+      } catch (IllegalArgumentException e) { // the JDK's message would print the URL, password and all
+        throw new IllegalArgumentException("store is not a valid URL (percent-encode any of :/?#[]@ in the user name or password)");
+      }
+    }
     schema = schema == null || schema.isBlank() ? "public" : schema;
     if (!schema.matches("[A-Za-z_][A-Za-z0-9_]{0,62}")) {
       throw new IllegalArgumentException("schema must be a plain SQL identifier, was '" + schema + "'");
@@ -61,6 +69,7 @@ public record QueueConfig(String store, String schema, String folder, Integer wo
       throw new IllegalArgumentException("poll, lease and batch-ttl must be positive, retry-delay not negative");
     }
     secret = secret == null ? "" : secret.strip();
+    KeySeal.of(secret); // a malformed secret is a config error at start, with its line, not a failure later
     onOutage = onOutage == null ? List.of() : List.copyOf(onOutage);
     callbacks = callbacks == null ? Map.of() : Map.copyOf(callbacks);
     for (Map.Entry<String, String> c : callbacks.entrySet()) {
@@ -94,9 +103,18 @@ public record QueueConfig(String store, String schema, String folder, Integer wo
     return new QueueConfig(null, null, null, null, null, null, null, null, null, null, null, null, null);
   }
 
+  /**
+   * The store as it may be printed: {@code sqlite:<folder>}, or the URL with any password hidden,
+   * whether given as {@code user:password@} or as a {@code password=} parameter.
+   */
+  public String storeShown() {
+    return store.isEmpty() ? "sqlite:" + folder
+        : store.replaceFirst("^(postgresql://[^:/@?]*):[^@/?]*@", "$1:…@").replaceAll("password=[^&]*", "password=…");
+  }
+
   @Override
   public String toString() { // never the secret, nor a password inside the store URL
-    return "QueueConfig[store=" + (store.isEmpty() ? "sqlite:" + folder : store.replaceAll("password=[^&]*", "password=…"))
+    return "QueueConfig[store=" + storeShown()
         + ", workers=" + workers + ", secret=" + (secret.isEmpty() ? "(none)" : "(set)") + ", callbacks="
         + callbacks.keySet() + "]";
   }

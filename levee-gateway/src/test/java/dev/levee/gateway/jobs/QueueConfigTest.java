@@ -72,6 +72,20 @@ class QueueConfigTest {
     assertThat(queue.toString()).doesNotContain("hunter2").doesNotContain("c2VjcmV0").doesNotContain("hooks.example");
   }
 
+  /** Regression (newcomer trial): a failed start printed {@code postgresql://levee:S3cretPW@…} whole. */
+  @Test
+  void aPasswordInTheStoreUrlIsNeverShownInAnyForm() throws Exception {
+    QueueConfig userInfo = parse("queue: { store: \"postgresql://levee:S3cretPW@127.0.0.1:5999/nope\" }\n", Map.of()).queue();
+    QueueConfig parameter = parse("queue: { store: \"postgresql://127.0.0.1:5999/nope?user=levee&password=S3cretPW&ssl=true\" }\n",
+        Map.of()).queue();
+
+    assertThat(userInfo.storeShown()).isEqualTo("postgresql://levee:…@127.0.0.1:5999/nope");
+    assertThat(parameter.storeShown()).isEqualTo("postgresql://127.0.0.1:5999/nope?user=levee&password=…&ssl=true");
+    assertThat(userInfo.toString() + parameter).doesNotContain("S3cretPW");
+    assertThatThrownBy(() -> parse("queue: { store: \"postgresql://levee:S3c ret#PW@127.0.0.1/x\" }\n", Map.of()))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("percent-encode").hasMessageNotContaining("S3c");
+  }
+
   @Test
   void aStoreThatIsNotPostgresqlAndUnknownKeysAreRefused() {
     assertThatThrownBy(() -> parse("queue: { store: \"mysql://x\" }\n", Map.of()))
@@ -86,5 +100,8 @@ class QueueConfigTest {
   void aMalformedSecretIsRefusedBeforeAnythingIsSealed() {
     assertThatThrownBy(() -> KeySeal.of("not base64!")).hasMessageContaining("not base64");
     assertThatThrownBy(() -> KeySeal.of("c2hvcnQ=")).hasMessageContaining("16, 24 or 32 bytes");
+    // regression (newcomer trial): was "levee serve: queue.secret is not base64", exit 1, no line
+    assertThatThrownBy(() -> parse("features: {}\nqueue:\n  secret: \"not base64!\"\n", Map.of()))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("line 3").hasMessageContaining("queue.secret is not base64");
   }
 }
