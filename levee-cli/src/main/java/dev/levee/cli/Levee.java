@@ -23,6 +23,11 @@ public final class Levee implements Runnable {
   CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
+    // Netty under the cluster's Redis client reaches for sun.misc.Unsafe, which JDK 24+ warns about
+    // on stderr (four lines at start); the link's few small commands need none of its speed.
+    if (System.getProperty("io.netty.noUnsafe") == null) {
+      System.setProperty("io.netty.noUnsafe", "true");
+    }
     System.exit(commandLine().execute(args));
   }
 

@@ -51,8 +51,9 @@ import org.slf4j.LoggerFactory;
  *   <li>Three failures within 10 s open the link's breaker: for the next 500 ms every call returns
  *       empty at once, without touching the network; then one trial command probes Redis and a
  *       success rejoins. Lettuce reconnects in the background every 250 ms.
- *   <li>The mode (SHARED / LOCAL) is logged once per switch and exposed by {@link #status()} and
- *       {@link #bindTo(MeterRegistry)}.
+ *   <li>The mode (SHARED / LOCAL) is exposed by {@link #status()} and {@link #bindTo(MeterRegistry)},
+ *       which count every switch, and logged on a switch, at most three lines a minute ({@link
+ *       SwitchLines}: a Redis slower than the command timeout flaps the link).
  *   <li>Listeners hear every invalidation published on {@code levee:<name>:events} and, on rejoin,
  *       a call to forget everything (messages sent while away were lost).
  * </ul>
@@ -86,6 +87,7 @@ public final class RedisLink implements AutoCloseable {
   private volatile StatefulRedisConnection<String, String> connection;
   private volatile StatefulRedisPubSubConnection<String, String> pubsub;
   private volatile boolean closed;
+  private final SwitchLines lines;
 
   /**
    * Starts connecting in the background and returns at once; until Redis answers, {@link #call}
@@ -105,6 +107,7 @@ public final class RedisLink implements AutoCloseable {
     this.timeoutNanos = config.commandTimeout().toNanos();
     this.guard = new CircuitBreaker("redis " + endpoint, GUARD, ticker);
     this.guard.onTransition(t -> noteMode());
+    this.lines = new SwitchLines(ticker, 3);
     this.resources = ClientResources.builder()
         .ioThreadPoolSize(2)
         .computationThreadPoolSize(2)
@@ -278,8 +281,12 @@ public final class RedisLink implements AutoCloseable {
     return Optional.empty();
   }
 
-  /** While LOCAL, pings Redis through the link's breaker, so the replica rejoins without traffic. */
+  /**
+   * While LOCAL, pings Redis through the link's breaker, so the replica rejoins without traffic;
+   * sums up the switches not logged once their minute is over.
+   */
   private void probe() {
+    logSwitches(false);
     if (!closed && connection != null && mode.get() != Mode.SHARED) {
       if (call(c -> c.ping()).isEmpty()) {
         localAnswers.decrement(); // a failed probe is not an operation answered locally
@@ -337,17 +344,28 @@ public final class RedisLink implements AutoCloseable {
     if (before != null) {
       switches.incrementAndGet();
     }
+    if (closed) {
+      return; // closing is not Redis going away
+    }
     if (now == Mode.SHARED) {
-      if (closed) {
-        return;
-      }
-      log.info("cluster {}: sharing state through Redis at {}", config.name(), endpoint);
       for (Runnable listener : rejoins) {
         listener.run();
       }
+    }
+    logSwitches(true);
+  }
+
+  /** Logs the mode when {@link SwitchLines} says a line is due. */
+  private void logSwitches(boolean switched) {
+    String flaps = lines.due(switched, switches.get());
+    if (flaps == null) {
+      return;
+    }
+    if (mode.get() == Mode.SHARED) {
+      log.info("cluster {}: sharing state through Redis at {}{}", config.name(), endpoint, flaps);
     } else {
-      log.warn("cluster {}: Redis at {} is away ({}); deciding from local state until it returns",
-          config.name(), endpoint, reason);
+      log.warn("cluster {}: Redis at {} is away ({}); deciding from local state until it returns{}",
+          config.name(), endpoint, reason, flaps);
     }
   }
 
@@ -365,11 +383,7 @@ public final class RedisLink implements AutoCloseable {
   public void close() {
     closed = true;
     connector.shutdownNow();
-    StatefulRedisConnection<String, String> c = connection;
-    connection = null;
-    StatefulRedisPubSubConnection<String, String> p = pubsub;
-    if (p != null) p.close();
-    if (c != null) c.close();
+    connection = null; // the client's shutdown closes both connections; closing them first made Lettuce warn
     client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
     resources.shutdown(0, 1, TimeUnit.SECONDS);
   }
