@@ -148,7 +148,7 @@ public final class PauseGate {
         featuresOut.add(d.feature());
         reasons.put(featureKey(d.feature()), "held: feature " + d.feature() + " is forced to " + d.tier()
             + (d.reason() == null ? "" : " (" + d.reason() + ")") + atT1(d.feature(), d.tier()));
-      } else if (!d.alias().equals("*")) { // the shared scope of aliases past the bound: its jobs find the tier when they run
+      } else if (!d.alias().equals(TierBoard.OTHER_MODELS)) { // shared by client-chosen names: its jobs find the tier when they run
         scopesOut.add(new Scope(d.feature(), d.alias()));
         reasons.put(scopeKey(d.feature(), d.alias()), "held: alias " + d.alias() + " of feature " + d.feature()
             + " is at " + d.tier() + explain(d) + atT1(d.feature(), d.tier()));

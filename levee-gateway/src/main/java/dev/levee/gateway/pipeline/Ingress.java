@@ -19,6 +19,7 @@ import java.io.InputStream;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.UnaryOperator;
 import org.eclipse.jetty.io.Content;
@@ -29,9 +30,10 @@ import org.eclipse.jetty.server.Request;
  * says what it is — the alias its {@code model} resolves to, the feature and the tenant it
  * belongs to. A body over the size limit gets 413 {@code request_too_large}; a body that is not
  * a JSON object with a string {@code model} gets 400 {@code invalid_request_error}; so does a
- * request to an alias routed by score whose {@code x-levee-task}, {@code x-levee-latency-budget}
- * or {@code x-levee-prefer} is not an allowed value ({@link RouteHints}). None is forwarded.
- * Thread-safe.
+ * {@code model} that is no alias and not a plausible model id, or an {@code x-levee-tenant} that
+ * is not a plain name ({@link ClientNames}: they become keys and headers), and a request to an
+ * alias routed by score whose {@code x-levee-task}, {@code x-levee-latency-budget} or {@code
+ * x-levee-prefer} is not an allowed value ({@link RouteHints}). None is forwarded. Thread-safe.
  */
 final class Ingress {
 
@@ -94,8 +96,16 @@ final class Ingress {
     String feature = named != null && features.contains(named) ? named : Feature.DEFAULT_NAME;
     OriginalRequest original = new OriginalRequest(path, query, headers, body);
     AliasChain alias = aliases.resolve(body.model());
+    refuseIf(alias.configured() ? Optional.empty() : ClientNames.model(body.model()));
+    refuseIf(ClientNames.tenant(HeaderValues.first(headers, "x-levee-tenant")));
     return new InboundRequest(id, original, alias, feature, config.feature(feature), CacheKey.tenantOf(headers, keyHash),
         route(alias, original, headers, bytes.length));
+  }
+
+  private static void refuseIf(Optional<ApiError> refusal) throws Refused {
+    if (refusal.isPresent()) {
+      throw new Refused(refusal.get());
+    }
   }
 
   /** What the scoring router needs to know, for a routed alias's answer; null otherwise. */

@@ -45,6 +45,9 @@ final class Responder {
   private static final Pattern UPSTREAM_ID = Pattern.compile("[A-Za-z0-9_.:-]{1,128}");
   private static final Pattern CONTROL = Pattern.compile("\\p{Cntrl}");
 
+  /** The longest value of a header Levee sets, in characters (Jetty's whole response head is 8 KiB by default). */
+  static final int MAX_HEADER_VALUE = 2048;
+
   private final LocalAnswers local;
   private final CachedAnswers cache;
   private final Duration failClosedRetryAfter;
@@ -303,12 +306,29 @@ final class Responder {
     return in.config().disclosure() == Disclosure.NONE ? null : why;
   }
 
-  /** Sets {@code name} (replacing any earlier value); a null value sets nothing. */
+  /** Sets {@code name} (replacing any earlier value) to {@link #headerValue}; a null value sets nothing. */
   private static void put(Map<String, List<String>> head, String name, String value) {
     if (value != null) {
       head.remove(name);
-      head.put(name, List.of(value));
+      head.put(name, List.of(headerValue(value)));
     }
+  }
+
+  /**
+   * A value Levee sets in a head it writes after the upstream was called, made safe to send: control
+   * characters as spaces, at most {@value #MAX_HEADER_VALUE} characters (then cut, ending {@code
+   * ...}). Ingress bounds the client's names already ({@link ClientNames}); this keeps a long chain's
+   * {@code x-levee-reason} or an upstream's odd error type from failing a head whose answer is paid for.
+   */
+  static String headerValue(String value) {
+    String cut = value.length() > MAX_HEADER_VALUE ? value.substring(0, MAX_HEADER_VALUE - 3) + "..." : value;
+    for (int i = 0; i < cut.length(); i++) {
+      char c = cut.charAt(i);
+      if (c < ' ' || c == 0x7f) {
+        return CONTROL.matcher(cut).replaceAll(" ");
+      }
+    }
+    return cut;
   }
 
   private static void message(ClientResponse client, Map<String, List<String>> head, LocalAnswers.Message message) {

@@ -53,6 +53,11 @@ final class TargetWindows {
     return window(target).snapshot();
   }
 
+  /** Whether {@code target} is configured (a chain's or a feature's reduced target). */
+  boolean known(Target target) {
+    return known.contains(target);
+  }
+
   /** Every target with a window, in no particular order. */
   List<Target> targets() {
     return new ArrayList<>(windows.keySet());

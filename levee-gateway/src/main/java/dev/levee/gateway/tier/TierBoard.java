@@ -39,6 +39,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,8 +56,11 @@ import org.slf4j.LoggerFactory;
  *       TierController} deciding from it (the error-budget burn) and from the API calls of the
  *       alias's targets and the feature's reduced target (the step-down signals). A request's
  *       tier is its scope's: a fault confined to one target never changes what requests that do
- *       not use it get. Scopes are made on first use, at most {@value #MAX_SCOPES}; past that,
- *       further aliases of a feature (model names clients invent) share one scope {@code *}.
+ *       not use it get. Scopes are made on first use. Every configured alias has its own scope
+ *       in every feature (their number is bounded by the configuration); model names no alias
+ *       names (clients choose them) get one while fewer than {@value #MAX_CLIENT_SCOPES} exist,
+ *       after which they share their feature's {@value #OTHER_MODELS} scope — never a configured
+ *       alias's, so no number of client-chosen names can degrade a configured alias.
  *   <li><b>Per feature</b> ({@link FeatureTier}): a force for drills, and "the feature's tier" —
  *       the worst of its scopes — for {@code /health}, {@code /admin/tiers} and metrics.
  * </ul>
@@ -68,8 +72,17 @@ public final class TierBoard implements CallObserver, AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(TierBoard.class);
 
-  /** Feature-and-alias scopes with their own health. */
-  public static final int MAX_SCOPES = 256; // each holds an SLI window of 12 histograms (~100 KB)
+  /**
+   * Scopes of model names no alias names, all features together; each holds SLI windows of 12
+   * histograms (~100 KB). Configured aliases do not count.
+   */
+  public static final int MAX_CLIENT_SCOPES = 32;
+
+  /** The scope that model names no alias names share in a feature once {@value #MAX_CLIENT_SCOPES} scopes exist. */
+  public static final String OTHER_MODELS = "*";
+
+  /** Client-chosen names below T0 that {@link #status()} lists by name, per feature; the rest are counted. */
+  static final int MAX_LISTED = 10;
 
   private final GatewayConfig config;
   private final Ticker ticker;
@@ -86,6 +99,7 @@ public final class TierBoard implements CallObserver, AutoCloseable {
   private final RateLimitCooldowns cooldowns;
   private final Map<String, FeatureTier> features = new TreeMap<>();
   private final Map<ScopeKey, ScopeHealth> scopes = new ConcurrentHashMap<>();
+  private final AtomicInteger clientScopes = new AtomicInteger(); // scopes of names no alias names
   private final Map<String, TierTransition> lastTransition = new ConcurrentHashMap<>();
   private final AtomicLong transitions = new AtomicLong();
   private volatile SharedTiers shared; // null: this process decides alone
@@ -222,7 +236,7 @@ public final class TierBoard implements CallObserver, AutoCloseable {
    * A feature-and-alias pair below T0 (or a feature forced below T0, {@code alias} null): what holds
    * that pair's queued work, and why.
    *
-   * @param alias the alias, {@code *} for the shared scope of aliases past {@value #MAX_SCOPES}, or
+   * @param alias the alias, {@value #OTHER_MODELS} for the shared scope of client-chosen model names, or
    *     null when the whole feature is forced
    * @param reason the scope's last evaluation (why it holds or stepped down), or the force's reason;
    *     null when nothing was evaluated yet
@@ -403,13 +417,36 @@ public final class TierBoard implements CallObserver, AutoCloseable {
 
   // ---- scopes ----
 
+  /**
+   * The scope of a request of this pair, made on first use: its own for a configured alias; for a
+   * name no alias names its own while fewer than {@value #MAX_CLIENT_SCOPES} exist, else the
+   * feature's {@value #OTHER_MODELS} scope, which reads the upstream's shared call window.
+   */
   private ScopeHealth scope(String feature, String alias, List<Target> targets) {
-    ScopeHealth existing = scopes.get(new ScopeKey(feature, alias));
+    ScopeKey key = new ScopeKey(feature, alias);
+    ScopeHealth existing = scopes.get(key);
     if (existing != null) {
       return existing;
     }
-    String name = scopes.size() < MAX_SCOPES ? alias : "*";
-    return scopes.computeIfAbsent(new ScopeKey(feature, name), k -> newScope(feature, name, targets));
+    if (configured(alias)) {
+      return scopes.computeIfAbsent(key, k -> newScope(feature, alias, targets));
+    }
+    ScopeHealth own = scopes.computeIfAbsent(key, k -> {
+      if (clientScopes.incrementAndGet() > MAX_CLIENT_SCOPES) {
+        clientScopes.decrementAndGet();
+        return null; // no mapping: the shared scope below
+      }
+      return newScope(feature, alias, targets);
+    });
+    if (own != null) {
+      return own;
+    }
+    List<Target> shared = targets.stream().map(t -> new Target(t.upstream(), OTHER_MODELS)).distinct().toList();
+    return scopes.computeIfAbsent(new ScopeKey(feature, OTHER_MODELS), k -> newScope(feature, OTHER_MODELS, shared));
+  }
+
+  private boolean configured(String alias) {
+    return config.models().containsKey(alias);
   }
 
   private ScopeHealth newScope(String feature, String alias, List<Target> targets) {
@@ -422,11 +459,14 @@ public final class TierBoard implements CallObserver, AutoCloseable {
     return scope;
   }
 
-  /** The scope a request of this pair was admitted with (the shared {@code *} one past the bound), or null. */
+  /**
+   * The scope a request of this pair was admitted with (for a client-chosen name past the bound,
+   * the shared {@value #OTHER_MODELS} one; never for a configured alias), or null.
+   */
   private ScopeHealth existing(String feature, String alias) {
     String name = controller(feature).name();
     ScopeHealth scope = scopes.get(new ScopeKey(name, alias));
-    return scope != null ? scope : scopes.get(new ScopeKey(name, "*"));
+    return scope != null || configured(alias) ? scope : scopes.get(new ScopeKey(name, OTHER_MODELS));
   }
 
   /** A scope's key in the table: a pair, not a joined string, so a lookup builds no string. */
@@ -476,8 +516,11 @@ public final class TierBoard implements CallObserver, AutoCloseable {
 
   /**
    * Every feature's tier, for {@code GET /admin/tiers} and {@code /health}: per feature its tier
-   * (forced, else the worst of its aliases), and per alias it was used with the tier, the reason of
-   * the last decision and the cause (the target or signal) of the last transition.
+   * (forced, else the worst of its aliases), and in {@code aliases}, per alias it was used with,
+   * the tier, the reason of the last decision and the cause (the target or signal) of the last
+   * transition. Model names no alias names are bounded there: the shared {@value #OTHER_MODELS}
+   * scope when made, and at most {@value #MAX_LISTED} names below T0; {@code other_models} counts
+   * them all ({@code scopes}, {@code below_t0}).
    */
   public ArrayNode status() {
     ArrayNode all = Json.MAPPER.createArrayNode();
@@ -490,9 +533,21 @@ public final class TierBoard implements CallObserver, AutoCloseable {
       f.put("forced_remaining_ms", feature.forcedRemaining().toMillis());
       transition(f, lastTransition.get(name));
       ArrayNode aliases = f.putArray("aliases");
-      scopes.values().stream().filter(s -> s.feature().equals(name))
-          .sorted(java.util.Comparator.comparing(ScopeHealth::alias))
-          .forEach(s -> scopeStatus(aliases.addObject(), s));
+      int others = 0;
+      int othersDown = 0;
+      for (ScopeHealth s : scopes.values().stream().filter(s -> s.feature().equals(name))
+          .sorted(java.util.Comparator.comparing(ScopeHealth::alias)).toList()) {
+        boolean client = !configured(s.alias());
+        boolean down = s.controller().current() != Tier.T0;
+        others += client ? 1 : 0;
+        othersDown += client && down ? 1 : 0;
+        if (!client || s.alias().equals(OTHER_MODELS) || down && othersDown <= MAX_LISTED) {
+          scopeStatus(aliases.addObject(), s);
+        }
+      }
+      ObjectNode other = f.putObject("other_models");
+      other.put("scopes", others);
+      other.put("below_t0", othersDown);
     });
     return all;
   }
@@ -531,7 +586,8 @@ public final class TierBoard implements CallObserver, AutoCloseable {
 
   /**
    * Per target: its API calls over the SLI window (the numbers the step-down signals read) and
-   * its rate-limit cooldown, for {@code /health}.
+   * its rate-limit cooldown, for {@code /health}: every configured target, and of the others
+   * (models clients named) at most {@value #MAX_LISTED} that cool or failed, by id.
    */
   public ObjectNode targetStatus() {
     ObjectNode out = Json.MAPPER.createObjectNode();
@@ -539,8 +595,13 @@ public final class TierBoard implements CallObserver, AutoCloseable {
     Set<Target> all = new java.util.TreeSet<>(java.util.Comparator.comparing(Target::id));
     all.addAll(calls.targets());
     all.addAll(cooling.keySet());
+    int others = 0;
     for (Target target : all) {
       SliSnapshot s = calls.snapshot(target);
+      if (!calls.known(target)
+          && (!cooling.containsKey(target) && s.serverErrors() + s.rateLimited() == 0 || ++others > MAX_LISTED)) {
+        continue;
+      }
       ObjectNode t = out.putObject(target.id());
       t.put("calls", s.total());
       t.put("server_error_share", round(s.serverErrorRate()));
