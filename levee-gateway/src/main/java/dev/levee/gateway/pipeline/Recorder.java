@@ -23,9 +23,9 @@ import java.util.List;
  * that fails puts the job back to wait — and the SLO measures what interactive clients get; its
  * upstream calls still feed the breakers and the target windows, as every call does (newcomer
  * trial, session 9: a backlog's instant half-open refusals, 597 of them, burned a healthy
- * feature's budget and held it at T2). Metrics are written here too: from the outcome (retries, time to first token, stream
- * recoveries, token usage and its cost, a T2 cache miss) and from the access record (duration,
- * status, source of the answer).
+ * feature's budget and held it at T2). Metrics are written here too: from the outcome (retries,
+ * time to first token, stream recoveries, token usage and its cost, a T2 cache miss) and from the
+ * access record (duration, status, source of the answer).
  * Thread-safe.
  */
 final class Recorder {
