@@ -88,7 +88,7 @@ final class Recorder {
     String feature = in.feature();
     String alias = in.alias().alias();
     switch (outcome) {
-      case Outcome.Answered json -> tiers.answered(feature, alias, null); // a JSON answer's time is its length, no latency sample
+      case Outcome.Answered json -> tiers.answered(feature, alias, null); // a JSON answer's time is its length
       case Outcome.Streamed stream -> {
         switch (stream.ended()) {
           case COMPLETE -> tiers.answered(feature, alias, toFirstToken(stream));

@@ -115,7 +115,7 @@ class BacklogAfterRecoveryStaysAtT0RegressionTest {
     }
   }
 
-  /** Evaluates every 5 s of virtual time until {@code feature} through {@code alias} is at {@code tier}, at most 10 min. */
+  /** Advances 5 s of virtual time (an evaluation) until the pair is at {@code tier}; at most 10 min. */
   private void advanceUntil(String feature, String alias, Tier tier) {
     for (int i = 0; i < 120 && harness.gateway.tiers().currentTier(feature, alias) != tier; i++) {
       clock.advance(Duration.ofSeconds(5));
