@@ -143,13 +143,24 @@ public final class CircuitBreaker implements Gate {
     return verdict;
   }
 
-  /** State, open time left and failures currently inside the window. */
+  /**
+   * Whether the circuit is HALF_OPEN with every trial slot ({@code halfOpenTrials}) taken by a
+   * call still in flight: any other call is refused until a trial settles, and the trial decides
+   * whether the circuit closes or opens again.
+   */
+  public boolean awaitingTrial() {
+    synchronized (lock) {
+      return state == CircuitState.HALF_OPEN && trialsInFlight >= config.halfOpenTrials();
+    }
+  }
+
   /** Time left until a trial may be admitted; zero unless OPEN. */
   @Override
   public Duration openRemaining() {
     return snapshot().openRemaining();
   }
 
+  /** State, open time left and failures currently inside the window. */
   public Snapshot snapshot() {
     synchronized (lock) {
       long now = ticker.nanos();

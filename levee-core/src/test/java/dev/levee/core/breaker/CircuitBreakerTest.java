@@ -255,6 +255,24 @@ class CircuitBreakerTest {
   }
 
   @Test
+  void awaitingTrialWhileEveryTrialSlotIsInFlightAndNotOnceATrialSettles() {
+    CircuitBreaker breaker = breaker(CONFIG.withHalfOpenTrials(2));
+    open(breaker);
+    assertThat(breaker.awaitingTrial()).as("OPEN: its own hold, not a trial's").isFalse();
+    clock.advance(CONFIG.openFor());
+
+    Permit first = admitted(breaker.tryAcquire());
+    assertThat(breaker.awaitingTrial()).as("a trial slot is still free").isFalse();
+    admitted(breaker.tryAcquire());
+    assertThat(breaker.awaitingTrial()).isTrue();
+
+    first.success();
+
+    assertThat(breaker.state()).isEqualTo(CircuitState.HALF_OPEN);
+    assertThat(breaker.awaitingTrial()).as("a slot is free again").isFalse();
+  }
+
+  @Test
   void halfOpenTrialsBoundsHowManyTrialsRunAtOnce() {
     CircuitBreaker breaker = breaker(CONFIG.withHalfOpenTrials(3));
     openAndWaitOut(breaker);

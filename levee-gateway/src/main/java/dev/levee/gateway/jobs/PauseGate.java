@@ -24,8 +24,11 @@ import java.util.function.Predicate;
  *
  * <ul>
  *   <li>an alias (or pass-through model) whose every target has an OPEN breaker still inside its
- *       open period or is cooling after a rate limit — once the period or the cooldown has
- *       passed, a job may be the trial call, so work resumes by itself;
+ *       open period, a HALF_OPEN breaker whose trial calls are all in flight (the trial decides:
+ *       closed, work resumes; open again, it waits out the new period — newcomer trial, session 9:
+ *       a backlog claimed beside the trial met "circuit half-open, trial in flight" hundreds of
+ *       times), or is cooling after a rate limit — once the period or the cooldown has passed, a
+ *       job may be the trial call, so work resumes by itself;
  *   <li>a feature and alias pair at T2 (cached) or T3 (static): that pair's interactive requests
  *       are being shed, so its queued work is too, until its tier steps back up. The pair's own
  *       tier, as interactive requests use it — not the feature's, which is its worst alias's: a
@@ -179,8 +182,8 @@ public final class PauseGate {
   }
 
   /**
-   * Null when some target is neither OPEN inside its open period nor cooling after a rate limit;
-   * else what each target waits for.
+   * Null when some target is neither OPEN inside its open period, nor HALF_OPEN with its trials
+   * in flight, nor cooling after a rate limit; else what each target waits for.
    */
   private String noneReady(List<Target> targets) {
     if (targets.isEmpty()) {
@@ -188,13 +191,16 @@ public final class PauseGate {
     }
     List<String> why = new ArrayList<>(targets.size());
     for (Target target : targets) {
-      CircuitBreaker.Snapshot s = breakers.of(target).snapshot();
+      CircuitBreaker breaker = breakers.of(target);
+      CircuitBreaker.Snapshot s = breaker.snapshot();
       boolean open = s.state() == CircuitState.OPEN && s.openRemaining().isPositive();
+      boolean trial = !open && breaker.awaitingTrial();
       boolean cooling = tiers.cooldowns().cooling(target);
-      if (!open && !cooling) {
+      if (!open && !trial && !cooling) {
         return null;
       }
       why.add(target.id() + (open ? ": circuit open, " + seconds(s.openRemaining()) + " left"
+          : trial ? ": circuit half-open, trial in flight"
           : ": cooling after a rate limit, " + seconds(tiers.cooldowns().remaining(target)) + " left"));
     }
     return String.join("; ", why);

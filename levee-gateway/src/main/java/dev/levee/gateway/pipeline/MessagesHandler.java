@@ -346,7 +346,8 @@ public final class MessagesHandler {
    * checks and resolves it, admission takes its feature's tier, the planner applies the tier's
    * edits (T1: the reduced target and {@code max_tokens} cap), execute skips or waits for cooling
    * targets and runs the chain (breakers, retry budget, one deadline), the recorder settles the
-   * call, feeds the SLO and writes the access record. One path for interactive and queued work.
+   * call and writes the access record. One path for interactive and queued work — except that a
+   * job's try feeds no SLO: it is not what a client got ({@code Recorder#recordJob}).
    *
    * <p>An answer the chain settled on (a 200, or a client error no retry fixes) is {@link
    * JobExecutor.Finished}; an exhausted chain, a cooldown that does not fit the deadline, or a
@@ -381,7 +382,7 @@ public final class MessagesHandler {
     Outcome outcome = relay.relay(result, in.id(), plan, admitted.cache().mayStore(), none,    // 5. relay
         (first, calls) -> { throw new IllegalStateException("a queued request is never a stream"); },
         Relay.Waits.NEVER);
-    recorder.record(start, in, admitted, plan, outcome);                                       // 6. record
+    recorder.recordJob(start, in, admitted, plan, outcome);                                    // 6. record (no SLO)
     JobAnswers.Answer answer = JobAnswers.of(outcome, admitted.tier());                        // 7. the job's answer
     recorder.log(start, in, admitted.tier(), answer.sent(), result.steps(), plan.explainRoute());
     return answer.outcome();

@@ -19,9 +19,13 @@ import java.util.List;
  * the responder has answered, one {@link AccessRecord} goes to the access log and metrics. What
  * the client saw feeds its feature's SLO through its alias ({@link TierBoard#answered}, {@link
  * TierBoard#failed}): an answer after retries or a fallback is a success, an exhausted chain a
- * failure. Metrics are written here too: from the outcome (retries, time to first token, stream
- * recoveries, token usage and its cost, a T2 cache miss) and from the access record (duration,
- * status, source of the answer).
+ * failure. A queued job's try ({@link #recordJob}) feeds no SLO: no client waits on it — a try
+ * that fails puts the job back to wait — and the SLO measures what interactive clients get; its
+ * upstream calls still feed the breakers and the target windows, as every call does (newcomer
+ * trial, session 9: a backlog's instant half-open refusals, 597 of them, burned a healthy
+ * feature's budget and held it at T2). Metrics are written here too: from the outcome (retries,
+ * time to first token, stream recoveries, token usage and its cost, a T2 cache miss) and from the
+ * access record (duration, status, source of the answer).
  * Thread-safe.
  */
 final class Recorder {
@@ -42,10 +46,24 @@ final class Recorder {
     this.ticker = ticker;
   }
 
-  /** Settles the answer's call and writes a finished answer back, as the admission's cache slot allows. */
+  /**
+   * Settles a client's answer: its call, the cache write-back the admission's cache slot allows,
+   * the SLO of its feature through its alias, metrics and trace.
+   */
   void record(long startNanos, InboundRequest in, Admission.Proceed admitted, Plan plan, Outcome outcome) {
-    String feature = in.feature();
-    String alias = in.alias().alias();
+    settle(admitted, plan, outcome);
+    feedSlo(startNanos, in, outcome);
+    countAndTrace(startNanos, in, admitted, outcome);
+  }
+
+  /** Settles a queued job's try as {@link #record} does a client's answer, without feeding any SLO. */
+  void recordJob(long startNanos, InboundRequest in, Admission.Proceed admitted, Plan plan, Outcome outcome) {
+    settle(admitted, plan, outcome);
+    countAndTrace(startNanos, in, admitted, outcome);
+  }
+
+  /** Settles a JSON answer's call and writes a finished answer back, as the admission's cache slot allows. */
+  private void settle(Admission.Proceed admitted, Plan plan, Outcome outcome) {
     switch (outcome) {
       case Outcome.Answered json -> {
         if (json.answered().response().status() == 200) {
@@ -53,22 +71,38 @@ final class Recorder {
               plan.storeTtl());
         }
         json.answered().completion().success();
-        tiers.answered(feature, alias, null); // a JSON answer's time is its length, no latency sample
       }
       case Outcome.Streamed stream -> {
         if (stream.message() != null) {
           cache.store(admitted.cache(), stream.message(), stream.first().target().model(), plan.storeTtl());
         }
+      }
+      case Outcome.Rejected rejected -> { } // the client's own error: settled by the chain, which classified it
+      case Outcome.Exhausted exhausted -> { }
+      case Outcome.Cancelled cancelled -> { }
+    }
+  }
+
+  /** What the client saw, for the SLO of its feature through its alias. */
+  private void feedSlo(long startNanos, InboundRequest in, Outcome outcome) {
+    String feature = in.feature();
+    String alias = in.alias().alias();
+    switch (outcome) {
+      case Outcome.Answered json -> tiers.answered(feature, alias, null); // a JSON answer's time is its length
+      case Outcome.Streamed stream -> {
         switch (stream.ended()) {
           case COMPLETE -> tiers.answered(feature, alias, toFirstToken(stream));
           case FAILED -> tiers.failed(feature, alias, Duration.ZERO); // never completed: failed its client
           case CLIENT_GONE -> { } // nothing about the targets
         }
       }
-      case Outcome.Rejected rejected -> { } // the client's own error: settled by the chain, which classified it
+      case Outcome.Rejected rejected -> { } // the client's own error
       case Outcome.Exhausted exhausted -> tiers.failed(feature, alias, Duration.ofNanos(ticker.nanos() - startNanos));
       case Outcome.Cancelled cancelled -> { }
     }
+  }
+
+  private void countAndTrace(long startNanos, InboundRequest in, Admission.Proceed admitted, Outcome outcome) {
     TokenUsage usage = count(in, admitted, outcome);
     if (tracing.enabled()) {
       trace(startNanos, in, admitted.tier(), outcome, usage);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.levee.core.breaker.CircuitBreaker;
 import dev.levee.core.breaker.CircuitBreakerConfig;
+import dev.levee.core.breaker.Permit;
 import dev.levee.core.chain.Breakers;
 import dev.levee.core.chain.Target;
 import dev.levee.core.tier.Tier;
@@ -68,6 +69,34 @@ class PauseGateTest {
 
     clock.advance(Duration.ofSeconds(30)); // a job may now be the trial call
     assertThat(gate.paused().aliases()).isEmpty();
+  }
+
+  /**
+   * Newcomer trial (session 9): once the open period had passed, every worker claimed a job; one
+   * became the half-open trial and the rest of the backlog cycled through "circuit half-open,
+   * trial in flight". Work now waits while the trial is in flight, and the trial decides.
+   */
+  @Test
+  void anAliasPausesWhileItsHalfOpenTrialIsInFlightAndResumesOnceTheTrialSettles() {
+    Target a = new Target("emu", "a");
+    Target b = new Target("emu", "b");
+    trip(a);
+    trip(b);
+    clock.advance(Duration.ofSeconds(30));
+    Permit trialA = ((CircuitBreaker.Admitted) breakers.of(a).tryAcquire()).permit();
+    assertThat(gate.paused().aliases()).as("b may still take a trial").doesNotContain("smart");
+    Permit trialB = ((CircuitBreaker.Admitted) breakers.of(b).tryAcquire()).permit();
+
+    PauseGate.Paused paused = gate.paused();
+
+    assertThat(paused.aliases()).contains("smart");
+    assertThat(paused.why("default", "smart")).hasValue("held: no target of alias smart can answer now "
+        + "(emu/a: circuit half-open, trial in flight; emu/b: circuit half-open, trial in flight)");
+
+    trialB.success(); // the trial came back: the next call may be the next trial (close-after: 2)
+    assertThat(gate.paused().aliases()).doesNotContain("smart");
+    trialA.failure(); // a's trial failed: a waits out a fresh open period, b still answers
+    assertThat(gate.paused().aliases()).doesNotContain("smart");
   }
 
   @Test

@@ -1,0 +1,226 @@
+package dev.levee.gateway.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.levee.anthropic.Json;
+import dev.levee.core.breaker.CircuitBreaker;
+import dev.levee.core.breaker.CircuitState;
+import dev.levee.core.breaker.Permit;
+import dev.levee.core.chain.Target;
+import dev.levee.core.tier.Tier;
+import dev.levee.core.time.ManualClock;
+import dev.levee.emulator.EmulatorOptions;
+import dev.levee.emulator.Scenario;
+import dev.levee.gateway.GatewayClock;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Newcomer trial, session 9 (HIGH): a feature with {@code on-outage: queue} (fail-mode closed) on
+ * alias {@code sick2}, whose target answered 529, had a backlog of queued jobs. The upstream
+ * healed; once the tier stepped back up every worker claimed a job at once, one job became the
+ * breaker's half-open trial and the rest of the backlog cycled through instant refusals ("circuit
+ * half-open, trial in flight", no upstream call), each counted as a client failure in the tier's
+ * SLI — the feature went T0 -> T2 with the circuit closing and the upstream healthy, its jobs were
+ * held minutes more and its interactive requests queued. Now work waits while the trial is in
+ * flight, and a job's try feeds no client SLO (a failed try puts the job back to wait).
+ *
+ * <p>One long-lived gateway and emulator on one manual clock (breaker, tier evaluation, the
+ * emulator's incident); the job store's times are the system's, so the workers poll for real.
+ */
+class BacklogAfterRecoveryStaysAtT0RegressionTest {
+
+  private static final Target SICK = new Target("emu", "claude-sick");
+  private static final Target REDUCED = new Target("emu", "claude-b");
+
+  private final ManualClock clock = new ManualClock();
+  private Harness harness;
+
+  @AfterEach
+  void stop() throws Exception {
+    if (harness != null) {
+      harness.close();
+    }
+  }
+
+  private void start() throws Exception {
+    EmulatorOptions options = EmulatorOptions.builder().ticker(clock).sleeper(clock)
+        .timeToFirstToken(Duration.ZERO).deltaDelay(Duration.ZERO)
+        .scenario(Scenario.builder().phase(Scenario.Phase.builder().model("claude-sick").to(Duration.ofSeconds(60))
+            .status(529).build()).build())
+        .build();
+    GatewayClock virtual = new GatewayClock(clock, clock, InstantSource.system(), new SplittableRandom(9), clock);
+    harness = Harness.start(options, """
+        policy:
+          retry: { max-retries: 0 }
+          breaker: { failures: 3, window: 30s, open-for: 10s, close-after: 2 }
+        models:
+          sick2: { chain: [emu/claude-sick] }
+          split: { chain: [emu/claude-a, emu/claude-b] }
+        features:
+          reports: { fail-mode: closed, on-outage: queue }
+          nightly: { fail-mode: open }
+        queue:
+          folder: %s
+          secret: AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=
+          workers: 8
+          poll: 20ms
+          retry-delay: 20ms
+          pacing: { enabled: false }
+        """.formatted(Files.createTempDirectory("levee-backlog")), "", virtual);
+  }
+
+  private static String body(String model, String prompt) {
+    return "{\"model\":\"" + model + "\",\"max_tokens\":32,\"messages\":[{\"role\":\"user\",\"content\":\"" + prompt
+        + "\"}]}";
+  }
+
+  private static Map<String, String> headers(String feature) {
+    return new HashMap<>(Map.of("x-api-key", "sk-a", "anthropic-version", "2023-06-01",
+        "content-type", "application/json", "x-levee-feature", feature));
+  }
+
+  private JsonNode job(String id) throws Exception {
+    return Json.tryParse(harness.getWith("/v1/levee/jobs/" + id, "sk-a").body());
+  }
+
+  private boolean allSucceeded(List<String> ids) throws Exception {
+    for (String id : ids) {
+      if (!"succeeded".equals(job(id).get("state").asText())) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private void awaitSucceeded(List<String> ids) throws Exception {
+    long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (!allSucceeded(ids) && System.nanoTime() < until) {
+      Thread.sleep(50); // the workers run on real time: polling as a client would
+    }
+    for (String id : ids) {
+      assertThat(job(id).get("state").asText()).as(id + ": " + job(id)).isEqualTo("succeeded");
+    }
+  }
+
+  /** Advances 5 s of virtual time (an evaluation) until the pair is at {@code tier}; at most 10 min. */
+  private void advanceUntil(String feature, String alias, Tier tier) {
+    for (int i = 0; i < 120 && harness.gateway.tiers().currentTier(feature, alias) != tier; i++) {
+      clock.advance(Duration.ofSeconds(5));
+    }
+    assertThat(harness.gateway.tiers().currentTier(feature, alias)).isEqualTo(tier);
+  }
+
+  @Test
+  void afterRecoveryTheBacklogWaitsForTheHalfOpenTrialThenDrainsAndTheFeatureStaysAtT0() throws Exception {
+    start();
+    List<String> backlog = new ArrayList<>();
+    for (int i = 0; i < 25; i++) { // the outage: every request fails, fail-closed answers 503 with a job id
+      HttpResponse<String> queued = harness.post("/v1/messages", body("sick2", "report " + i), headers("reports"));
+      assertThat(queued.statusCode()).isEqualTo(503);
+      backlog.add(queued.headers().firstValue("x-levee-job").orElseThrow());
+    }
+    CircuitBreaker breaker = harness.gateway.chain().breakers().of(SICK);
+    assertThat(breaker.state()).isEqualTo(CircuitState.OPEN);
+    clock.advance(Duration.ofSeconds(5));
+    assertThat(harness.gateway.tiers().currentTier("reports", "sick2")).as("the clients' failures").isEqualTo(Tier.T2);
+
+    clock.advance(Duration.ofSeconds(56)); // the upstream heals; the open period is long over
+    Permit trial = ((CircuitBreaker.Admitted) breaker.tryAcquire()).permit(); // a slow trial, in flight
+    assertThat(breaker.awaitingTrial()).isTrue();
+    advanceUntil("reports", "sick2", Tier.T0); // the tier steps back up: nothing holds the backlog but the trial
+    int callsBefore = harness.emulator.log().size();
+
+    Thread.sleep(300); // many polls of the dispatcher (20 ms) while the trial is in flight
+    clock.advance(Duration.ofSeconds(5)); // an evaluation
+
+    assertThat(harness.emulator.log()).as("no job called beside the trial").hasSize(callsBefore);
+    JsonNode held = job(backlog.getFirst());
+    assertThat(held.get("state").asText()).isEqualTo("queued");
+    assertThat(held.get("waiting_reason").asText()).contains("emu/claude-sick: circuit half-open, trial in flight");
+    assertThat(harness.gateway.tiers().currentTier("reports", "sick2")).isEqualTo(Tier.T0);
+
+    trial.success(); // the trial decides: the backlog resumes (its next call is the second trial)
+    awaitSucceeded(backlog);
+    clock.advance(Duration.ofSeconds(5));
+    clock.advance(Duration.ofSeconds(5));
+
+    assertThat(breaker.state()).isEqualTo(CircuitState.CLOSED);
+    assertThat(harness.gateway.tiers().currentTier("reports", "sick2")).isEqualTo(Tier.T0);
+    HttpResponse<String> interactive = harness.post("/v1/messages", body("sick2", "now"), headers("reports"));
+    assertThat(interactive.statusCode()).as(interactive.body()).isEqualTo(200);
+    assertThat(interactive.headers().firstValue("x-levee-tier")).hasValue("T0");
+    assertThat(interactive.headers().firstValue("x-levee-job")).isEmpty();
+  }
+
+  /**
+   * A job's try refused without an upstream call (here: at T1 only the reduced target is tried, and
+   * its half-open trial is in flight, while the alias's primary could still answer, so nothing holds
+   * the work) puts the job back to wait; it is no client failure, so it never burns the budget.
+   */
+  @Test
+  void jobTriesRefusedWithoutACallDoNotFeedTheFeaturesSlo() throws Exception {
+    start();
+    HttpResponse<String> client = harness.post("/v1/messages", body("split", "a client"), headers("nightly"));
+    assertThat(client.statusCode()).as("the pair has clients: its SLO is kept").isEqualTo(200);
+    CircuitBreaker reduced = harness.gateway.chain().breakers().of(REDUCED);
+    for (int i = 0; i < 3; i++) {
+      ((CircuitBreaker.Admitted) reduced.tryAcquire()).permit().failure();
+    }
+    clock.advance(Duration.ofSeconds(10));
+    Permit trial = ((CircuitBreaker.Admitted) reduced.tryAcquire()).permit();
+    harness.gateway.tiers().controller("nightly").force(Tier.T1, Duration.ofMinutes(30));
+    StringBuilder requests = new StringBuilder();
+    for (int i = 0; i < 20; i++) {
+      requests.append(i == 0 ? "" : ",").append("{\"custom_id\":\"n").append(i).append("\",\"params\":")
+          .append(body("split", "night " + i)).append('}');
+    }
+    HttpResponse<String> batch = harness.post("/v1/messages/batches", "{\"requests\":[" + requests + "]}",
+        headers("nightly"));
+    assertThat(batch.statusCode()).as(batch.body()).isEqualTo(200);
+    String id = Json.tryParse(batch.body()).get("id").asText();
+
+    long until = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+    while (refusedJobTries() < 40 && System.nanoTime() < until) {
+      Thread.sleep(20); // the workers run on real time
+    }
+    assertThat(refusedJobTries()).as("every job tried at least twice, never calling").isGreaterThanOrEqualTo(40);
+    assertThat(harness.emulator.log()).as("only the client's call").hasSize(1);
+    harness.gateway.tiers().controller("nightly").clearForce();
+    clock.advance(Duration.ofSeconds(5)); // an evaluation, with 40 refusals in the last minute
+
+    assertThat(harness.gateway.tiers().currentTier("nightly", "split")).isEqualTo(Tier.T0);
+
+    trial.success();
+    long done = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    JsonNode view;
+    do {
+      Thread.sleep(50);
+      view = Json.tryParse(harness.getWith("/v1/messages/batches/" + id, "sk-a").body());
+    } while (!"ended".equals(view.get("processing_status").asText()) && System.nanoTime() < done);
+    assertThat(view.at("/request_counts/succeeded").asInt()).as(view.toString()).isEqualTo(20);
+    clock.advance(Duration.ofSeconds(5));
+    assertThat(harness.gateway.tiers().currentTier("nightly", "split")).isEqualTo(Tier.T0);
+  }
+
+  private static final Pattern EXHAUSTED_AT_T1 =
+      Pattern.compile("levee_requests_total\\{outcome=\"exhausted\",tier=\"T1\"} ([0-9.E]+)");
+
+  /** Job tries at T1 that came to nothing (the access log's {@code exhausted job …}), from {@code /metrics}. */
+  private long refusedJobTries() throws Exception {
+    Matcher m = EXHAUSTED_AT_T1.matcher(harness.get("/metrics").body());
+    return m.find() ? (long) Double.parseDouble(m.group(1)) : 0;
+  }
+}
