@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.ToDoubleFunction;
 
 /**
  * The retry budgets of all targets: the fallback chain asks the budget of the target it is about
@@ -84,20 +85,23 @@ public final class RetryBudgets {
    * The bucket with the fewest tokens left (the overflow bucket included; on a tie, the first
    * configured one): the gateway-wide summary of {@code /health}. Reads every bucket once (a
    * shared bucket may cost a round trip each).
-   *
-   * @return the target whose bucket it is, or null for the overflow bucket, with its tokens
    */
   public Lowest lowest() {
+    return lowest(Budget::remaining);
+  }
+
+  /** As {@link #lowest()}, reading each bucket's tokens through {@code tokens} (e.g. a memo of this report's reads). */
+  public Lowest lowest(ToDoubleFunction<Budget> tokens) {
     Target lowestTarget = null;
     double lowest = Double.POSITIVE_INFINITY;
     for (Map.Entry<Target, Budget> bucket : configured.entrySet()) {
-      double left = bucket.getValue().remaining();
+      double left = tokens.applyAsDouble(bucket.getValue());
       if (left < lowest) {
         lowest = left;
         lowestTarget = bucket.getKey();
       }
     }
-    double left = overflow.remaining();
+    double left = tokens.applyAsDouble(overflow);
     return left < lowest ? new Lowest(null, left) : new Lowest(lowestTarget, lowest);
   }
 
