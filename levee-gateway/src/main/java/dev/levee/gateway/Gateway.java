@@ -40,7 +40,9 @@ import dev.levee.gateway.trace.Tracing;
 import java.net.URI;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 import org.eclipse.jetty.server.Server;
 import org.slf4j.Logger;
@@ -101,15 +103,17 @@ public final class Gateway implements AutoCloseable {
     GatewayConfig.Policy policy = config.policy();
     Aliases aliases = new Aliases(config);
     Readiness readiness = new Readiness();
-    Metrics metrics = new Metrics(MetricLabels.of(config, aliases.configuredTargets()), PriceTable.defaults(), ticker);
+    MetricLabels labels = MetricLabels.of(config, aliases.configuredTargets());
+    Metrics metrics = new Metrics(labels, PriceTable.defaults(), ticker);
     Breakers breakers = policy.breaker().enabled()
         ? new Breakers(policy.breaker().config(), ticker, t -> {
             logTransition(t);
             metrics.onTransition(t);
           }, aliases.configuredTargets())
         : Breakers.disabled(ticker);
-    RetryBudgets budgets = RetryBudgets.local(aliases.configuredTargets(), policy.retryBudget().max(),
-        policy.retryBudget().ratio());
+    Set<Target> budgeted = new LinkedHashSet<>(aliases.configuredTargets()); // a bucket each: every chain's targets
+    budgeted.addAll(labels.targets()); // and each feature's reduced (T1) target
+    RetryBudgets budgets = RetryBudgets.local(budgeted, policy.retryBudget().max(), policy.retryBudget().ratio());
     TargetStats stats = new TargetStats(aliases.configuredTargets(), ticker);
     TierBoard tiers = new TierBoard(config, ticker, clock.sleeper(), clock.wall(), clock.scheduler());
     Cluster cluster = config.cluster().enabled()
@@ -119,7 +123,7 @@ public final class Gateway implements AutoCloseable {
       if (policy.breaker().enabled()) {
         breakers.shareThrough(cluster.gates(policy.attemptTimeout()));
       }
-      budgets = cluster.budgets(aliases.configuredTargets(), policy.retryBudget().max(), policy.retryBudget().ratio());
+      budgets = cluster.budgets(budgeted, policy.retryBudget().max(), policy.retryBudget().ratio());
       tiers.cooldowns().shareThrough(cluster.cooldownSharing());
       tiers.shareThrough(cluster.tiers());
     }

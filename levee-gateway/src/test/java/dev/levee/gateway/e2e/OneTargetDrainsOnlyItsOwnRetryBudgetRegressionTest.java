@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.levee.anthropic.Json;
+import dev.levee.core.chain.RetryBudgets;
+import dev.levee.core.chain.Target;
 import java.net.http.HttpResponse;
 import java.util.Map;
 import org.junit.jupiter.api.Tag;
@@ -15,7 +17,8 @@ import org.junit.jupiter.api.Test;
  * 0 within seconds, and another tenant's request to a healthy target that failed once ({@code
  * emu-500-once}) got {@code 500 api_error} with {@code x-levee-attempts: 1}: no retry. Now each
  * configured target has its own bucket and models clients name themselves share one overflow
- * bucket; one gateway, kept for the whole story, in front of the emulator.
+ * bucket (a feature's reduced target counts as configured); one gateway, kept for the whole story,
+ * in front of the emulator.
  */
 @Tag("regression")
 class OneTargetDrainsOnlyItsOwnRetryBudgetRegressionTest {
@@ -65,6 +68,21 @@ class OneTargetDrainsOnlyItsOwnRetryBudgetRegressionTest {
           .contains("levee_retry_budget_tokens{target=\"emu/emu-500-once\"}")
           .contains("levee_retry_budget_tokens{target=\"other\"}")
           .containsPattern("levee_retry_budget_denied_total\\{target=\"emu/emu-529\"} [1-9]");
+    }
+  }
+
+  @Test
+  void aFeaturesReducedTargetHasABucketOfItsOwnNotTheOverflowOne() throws Exception {
+    try (Harness h = Harness.start(CONFIG + """
+        features:
+          chat: { reduced: { target: emu/claude-reduced } }
+        """)) {
+      RetryBudgets budgets = h.gateway.chain().budgets();
+
+      assertThat(budgets.hasOwn(Target.parse("emu/claude-reduced"))).isTrue();
+      assertThat(budgets.hasOwn(Target.parse("emu/emu-529"))).isTrue();
+      assertThat(budgets.hasOwn(Target.parse("emu/emu-503"))).isFalse();
+      assertThat(budgets.configured()).hasSize(3);
     }
   }
 
