@@ -9,12 +9,11 @@ import dev.levee.anthropic.upstream.UpstreamClient;
 import dev.levee.anthropic.upstream.Upstreams;
 import dev.levee.anthropic.upstream.Watchdog;
 import dev.levee.core.breaker.Transition;
-import dev.levee.core.budget.Budget;
-import dev.levee.core.budget.RetryBudget;
 import dev.levee.core.chain.Breakers;
 import dev.levee.core.chain.CallObserver;
 import dev.levee.core.chain.ChainPolicy;
 import dev.levee.core.chain.FallbackChain;
+import dev.levee.core.chain.RetryBudgets;
 import dev.levee.core.chain.Target;
 import dev.levee.core.route.Circuits;
 import dev.levee.core.route.PriceTable;
@@ -41,7 +40,9 @@ import dev.levee.gateway.trace.Tracing;
 import java.net.URI;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 import org.eclipse.jetty.server.Server;
 import org.slf4j.Logger;
@@ -49,8 +50,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The running gateway: one HTTP server speaking the Anthropic Messages API, in front of the
- * configured upstreams. {@link #start} wires the policies (one breaker per target, one retry
- * budget, the fallback chain) and starts listening; {@link #close} stops.
+ * configured upstreams. {@link #start} wires the policies (one breaker and one retry budget per
+ * configured target, the fallback chain) and starts listening; {@link #close} stops.
  */
 public final class Gateway implements AutoCloseable {
 
@@ -102,24 +103,27 @@ public final class Gateway implements AutoCloseable {
     GatewayConfig.Policy policy = config.policy();
     Aliases aliases = new Aliases(config);
     Readiness readiness = new Readiness();
-    Metrics metrics = new Metrics(MetricLabels.of(config, aliases.configuredTargets()), PriceTable.defaults(), ticker);
+    MetricLabels labels = MetricLabels.of(config, aliases.configuredTargets());
+    Metrics metrics = new Metrics(labels, PriceTable.defaults(), ticker);
     Breakers breakers = policy.breaker().enabled()
         ? new Breakers(policy.breaker().config(), ticker, t -> {
             logTransition(t);
             metrics.onTransition(t);
           }, aliases.configuredTargets())
         : Breakers.disabled(ticker);
-    Budget budget = new RetryBudget(policy.retryBudget().max(), policy.retryBudget().ratio());
+    Set<Target> budgeted = new LinkedHashSet<>(aliases.configuredTargets()); // a bucket each: every chain's targets
+    budgeted.addAll(labels.targets()); // and each feature's reduced (T1) target
+    RetryBudgets budgets = RetryBudgets.local(budgeted, policy.retryBudget().max(), policy.retryBudget().ratio());
     TargetStats stats = new TargetStats(aliases.configuredTargets(), ticker);
     TierBoard tiers = new TierBoard(config, ticker, clock.sleeper(), clock.wall(), clock.scheduler());
     Cluster cluster = config.cluster().enabled()
         ? new Cluster(config.cluster(), ticker, config.tiers().evaluateEvery().multipliedBy(3))
         : null;
-    if (cluster != null) { // replicas share breakers, cooldowns, the retry budget and tiers (docs/production.md)
+    if (cluster != null) { // replicas share breakers, cooldowns, the retry budgets and tiers (docs/production.md)
       if (policy.breaker().enabled()) {
         breakers.shareThrough(cluster.gates(policy.attemptTimeout()));
       }
-      budget = cluster.budget("retry", policy.retryBudget().max(), policy.retryBudget().ratio());
+      budgets = cluster.budgets(budgeted, policy.retryBudget().max(), policy.retryBudget().ratio());
       tiers.cooldowns().shareThrough(cluster.cooldownSharing());
       tiers.shareThrough(cluster.tiers());
     }
@@ -129,7 +133,7 @@ public final class Gateway implements AutoCloseable {
     if (cluster != null && config.cache().shared()) {
       cache.shareThrough(cluster.responseCache(config.cache().maxStaleness()));
     }
-    metrics.watch(breakers, stats, budget, tiers, streamStats, cache, readiness);
+    metrics.watch(breakers, stats, budgets, tiers, streamStats, cache, readiness);
     if (cluster != null) {
       cluster.link().bindTo(metrics.registry());
     }
@@ -139,7 +143,7 @@ public final class Gateway implements AutoCloseable {
       routing.statistics().shareThrough(cluster.routerStatistics(routing.statistics(), clock.wall()));
     }
     ChainPolicy chainPolicy = new ChainPolicy(policy.retry().policy(), policy.attemptTimeout(), policy.minAttemptTime());
-    FallbackChain chain = new FallbackChain(chainPolicy, breakers, budget,
+    FallbackChain chain = new FallbackChain(chainPolicy, breakers, budgets,
         CallObserver.both(stats, CallObserver.both(tiers, CallObserver.both(metrics, routing.observer()))), ticker,
         clock.sleeper(), clock.random())
         .withHedging(clock.scheduler(), hedge -> Thread.ofVirtual().name("levee-hedge").start(hedge));
@@ -163,7 +167,7 @@ public final class Gateway implements AutoCloseable {
     messages.reportTrafficTo(work.traffic()); // queued work steps aside for client requests
     work.startWorkers(messages::runJob); // and runs through the same seven stages
     work.bindMetrics(metrics.registry(), config, clock.wall());
-    HealthReport health = new HealthReport(aliases.configuredTargets(), breakers, stats, budget, streamStats, tiers,
+    HealthReport health = new HealthReport(aliases.configuredTargets(), breakers, stats, budgets, streamStats, tiers,
         routing.statistics(), metrics.cost(), cluster == null ? Cluster::off : cluster::status);
     AdminHandler admin = new AdminHandler(config.admin().token(), tiers, aliases, routing);
     Server server = VirtualThreadServer.create(config.server().host(), config.server().port(),
@@ -206,7 +210,7 @@ public final class Gateway implements AutoCloseable {
     return URI.create("http://127.0.0.1:" + port());
   }
 
-  /** The fallback chain (its breakers and retry budget), for reports and tests. */
+  /** The fallback chain (its breakers and retry budgets), for reports and tests. */
   public FallbackChain chain() {
     return chain;
   }

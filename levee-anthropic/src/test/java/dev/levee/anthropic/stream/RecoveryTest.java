@@ -16,6 +16,7 @@ import dev.levee.core.chain.Breakers;
 import dev.levee.core.chain.CallObserver;
 import dev.levee.core.chain.ChainPolicy;
 import dev.levee.core.chain.FallbackChain;
+import dev.levee.core.chain.RetryBudgets;
 import dev.levee.core.chain.Target;
 import dev.levee.core.retry.FailureKind;
 import dev.levee.core.time.ManualClock;
@@ -78,7 +79,7 @@ class RecoveryTest {
       throw new AssertionError(e);
     }
     FallbackChain chain = new FallbackChain(ChainPolicy.DEFAULT, new Breakers(CircuitBreakerConfig.DEFAULT, clock, t -> { }),
-        new RetryBudget(10, 0.5), CallObserver.NONE, clock, clock, new SplittableRandom(1));
+        RetryBudgets.one(new RetryBudget(10, 0.5)), CallObserver.NONE, clock, clock, new SplittableRandom(1));
     Upstreams upstreams = new Upstreams(t -> new Endpoint(URI.create("http://127.0.0.1:9"), "k"), client,
         new ErrorClassifier(InstantSource.system()), new Watchdog(clock, clock), clock);
     return new Recovery(request, targets, true, StreamSettings.DEFAULT, t -> true, new Cancellation(), chain, upstreams);

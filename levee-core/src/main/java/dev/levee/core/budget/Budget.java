@@ -3,7 +3,8 @@ package dev.levee.core.budget;
 /**
  * What the fallback chain needs of a retry budget: spend a token for a retry, credit a success.
  * {@link RetryBudget} is the local one; a gateway replica may hand the chain one shared with other
- * replicas instead, so the chain does not know where the tokens live.
+ * replicas instead, so the chain does not know where the tokens live. The chain holds one per
+ * target ({@link dev.levee.core.chain.RetryBudgets}).
  */
 public interface Budget {
 

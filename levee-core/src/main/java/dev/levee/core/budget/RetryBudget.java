@@ -13,7 +13,9 @@ import java.util.concurrent.atomic.LongAdder;
  * (The same bucket as gRFC A6 retry throttling, without its half-full threshold.)
  *
  * <p>In Levee a "retry" is any upstream call made for a client request after its first call,
- * whether to the same target or to a fallback.
+ * whether to the same target or to a fallback. The gateway keeps one bucket per target, like gRFC
+ * A6's token count per server ({@link dev.levee.core.chain.RetryBudgets}): a call spends a token of
+ * the bucket of the target it goes to.
  *
  * <p>Tokens are an IEEE 754 double, summed exactly as the published retry-budget study did (its
  * seeded table is reproduced to the digit by {@code levee simulate retry-budget}). Sums of

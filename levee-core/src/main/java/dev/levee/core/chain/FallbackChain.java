@@ -5,7 +5,6 @@ import dev.levee.core.breaker.Gate;
 import dev.levee.core.breaker.CircuitState;
 import dev.levee.core.breaker.Permit;
 import dev.levee.core.budget.Budget;
-import dev.levee.core.budget.RetryBudget;
 import dev.levee.core.chain.AttemptRecord.Step;
 import dev.levee.core.chain.ChainResult.TargetReport;
 import dev.levee.core.chain.ChainResult.Why;
@@ -30,8 +29,10 @@ import java.util.random.RandomGenerator;
  *
  * <ol>
  *   <li>its circuit breaker must admit the call, else the target is skipped;
- *   <li>every call after the request's first must take a token from the {@link RetryBudget},
- *       else the chain stops;
+ *   <li>every call after the request's first must take a token from the retry budget of the
+ *       target it goes to ({@link RetryBudgets#of}), else that target is not called (again) and
+ *       the next one is asked: a target whose failures drained its own budget neither gets more
+ *       retries nor stops a fallback to a healthy target (gRFC A6 throttles retries per server);
  *   <li>the call runs with {@code min(attempt-timeout, deadline left)}, and is not started with
  *       less than {@code min-attempt-time} left;
  *   <li>a failure is classified: a final one (the client's own error) is returned at once; a
@@ -48,7 +49,7 @@ import java.util.random.RandomGenerator;
  * <p><b>Hedging</b> (opt-in per request, {@link #execute(List, Deadline, boolean, Attempt,
  * Duration)}; needs {@link #withHedging}): when the request's first call has not begun to answer
  * after the delay (see {@link AttemptControl#firstByte()}), the next target of the chain is called
- * too — if the deadline holds, its breaker admits it and the retry budget gives a token. The
+ * too — if the deadline holds, its breaker admits it and its own retry budget gives a token. The
  * first to answer wins and the other is aborted at once; a call aborted this way is a {@link
  * AttemptRecord.Step#CANCELLED} step whose permit is settled without a verdict. When the first
  * call fails while its hedge runs, the hedge is waited for; when both fail, the chain goes on
@@ -61,7 +62,7 @@ public final class FallbackChain {
 
   private final ChainPolicy policy;
   private final Breakers breakers;
-  private final Budget budget;
+  private final RetryBudgets budgets;
   private final CallObserver observer;
   private final Ticker ticker;
   private final Sleeper sleeper;
@@ -72,14 +73,14 @@ public final class FallbackChain {
   public FallbackChain(
       ChainPolicy policy,
       Breakers breakers,
-      Budget budget,
+      RetryBudgets budgets,
       CallObserver observer,
       Ticker ticker,
       Sleeper sleeper,
       RandomGenerator random) {
     this.policy = Objects.requireNonNull(policy, "policy");
     this.breakers = Objects.requireNonNull(breakers, "breakers");
-    this.budget = Objects.requireNonNull(budget, "budget");
+    this.budgets = Objects.requireNonNull(budgets, "budgets");
     this.observer = Objects.requireNonNull(observer, "observer");
     this.ticker = Objects.requireNonNull(ticker, "ticker");
     this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
@@ -91,7 +92,7 @@ public final class FallbackChain {
   private FallbackChain(FallbackChain chain, Scheduler hedgeTimers, Executor hedgeCalls) {
     this.policy = chain.policy;
     this.breakers = chain.breakers;
-    this.budget = chain.budget;
+    this.budgets = chain.budgets;
     this.observer = chain.observer;
     this.ticker = chain.ticker;
     this.sleeper = chain.sleeper;
@@ -115,8 +116,9 @@ public final class FallbackChain {
     return policy;
   }
 
-  public Budget budget() {
-    return budget;
+  /** The retry budgets: one per configured target, one overflow bucket for the others. */
+  public RetryBudgets budgets() {
+    return budgets;
   }
 
   public Breakers breakers() {
@@ -178,6 +180,7 @@ public final class FallbackChain {
       Run<T> run, Target target, Target next, boolean fallback, boolean last, Deadline deadline, Attempt<T> attempt)
       throws InterruptedException {
     Gate breaker = breakers.gate(target);
+    Budget budget = budgets.of(target);
     Duration waited = Duration.ZERO;
     for (int retry = 0; ; retry++) {
       if (!deadline.fits(Duration.ZERO, policy.minAttemptTime())) {
@@ -199,8 +202,7 @@ public final class FallbackChain {
         permit.cancelled();
         run.step(target, Step.BUDGET_DENIED, null, waited, Duration.ZERO);
         run.reportIfAbsent(TargetReport.of(target, Why.BUDGET_EXHAUSTED));
-        run.stop = true;
-        return null;
+        return null; // this target's budget is spent: the next target's own budget decides
       }
       run.calls++;
       int hedgeCall = run.calls + 1;
@@ -296,7 +298,7 @@ public final class FallbackChain {
       }
       case CircuitBreaker.Admitted admitted -> permit = admitted.permit();
     }
-    if (!budget.tryAcquire()) {
+    if (!budgets.of(target).tryAcquire()) {
       permit.cancelled();
       return null;
     }
@@ -339,7 +341,7 @@ public final class FallbackChain {
     AttemptResult.Success<T> success = (AttemptResult.Success<T>) hedge.result();
     run.calls++;
     run.step(hedge.target(), Step.ANSWERED, null, Duration.ZERO, hedge.took(), true);
-    Completion completion = new Completion(hedge.target(), hedge.permit(), budget, observer, hedge.took(),
+    Completion completion = new Completion(hedge.target(), hedge.permit(), budgets.of(hedge.target()), observer, hedge.took(),
         success.firstToken());
     return new ChainResult.Answered<>(success.response(), hedge.target(), completion, true, List.copyOf(run.steps));
   }

@@ -28,7 +28,8 @@ import java.util.random.RandomGenerator;
  * <p>Defaults: up to 2 retries per target; backoff 500 ms base, 8 s cap; retry-after honoured up
  * to 60 s with 10% jitter; attempt timeout 20 s; min-attempt-time 100 ms; a 60 s deadline; every
  * U(0,1) draw is 0.5; breakers open after 3 failures in 60 s for 30 s and close after 1 trial
- * success; the budget holds 10 tokens and earns 0.5 per success.
+ * success; the budget holds 10 tokens and earns 0.5 per success, one bucket every target draws on
+ * (set {@link #budgets} to give targets their own).
  */
 abstract class ChainFixture {
 
@@ -47,6 +48,7 @@ abstract class ChainFixture {
   final RecordingObserver observer = new RecordingObserver();
 
   RetryBudget budget = new RetryBudget(10, 0.5);
+  RetryBudgets budgets; // null: every target draws on {@link #budget}
   RandomGenerator random = ScriptedRandom.always(0.5);
   Sleeper sleeper = clock;
   ChainPolicy policy = policy(2);
@@ -59,7 +61,8 @@ abstract class ChainFixture {
   }
 
   FallbackChain chain() {
-    return new FallbackChain(policy, breakers, budget, observer, clock, sleeper, random);
+    return new FallbackChain(policy, breakers, budgets != null ? budgets : RetryBudgets.one(budget), observer, clock,
+        sleeper, random);
   }
 
   /** Runs the chain over {@code targets} with the default deadline; the first call is free. */

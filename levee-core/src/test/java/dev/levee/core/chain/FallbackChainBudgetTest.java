@@ -11,7 +11,11 @@ import dev.levee.core.breaker.CircuitState;
 import dev.levee.core.budget.RetryBudget;
 import org.junit.jupiter.api.Test;
 
-/** The retry budget in the chain: every call after the request's first needs a token. */
+/**
+ * The retry budget in the chain: every call after the request's first needs a token. Here every
+ * target draws on one bucket ({@link RetryBudgets#one}); {@link FallbackChainPerTargetBudgetTest}
+ * gives targets their own.
+ */
 class FallbackChainBudgetTest extends ChainFixture {
 
   /** A spent budget of 1 token that earns 0.5 per success. */
@@ -33,20 +37,21 @@ class FallbackChainBudgetTest extends ChainFixture {
   }
 
   @Test
-  void anExhaustedBudgetStopsTheChainBeforeTheNextCall() {
+  void anExhaustedBudgetDeniesTheRetryAndThenTheFallbackThatDrawsOnIt() {
     budget = new RetryBudget(1, 0);
     upstream.on(A, fail(Failures.overloaded()), fail(Failures.overloaded()));
     upstream.on(B, ok("must not be asked"));
 
     ChainResult.Exhausted<String> exhausted = exhausted(run(A, B));
 
-    assertThat(steps(exhausted)).containsExactly(FAILED, FAILED, BUDGET_DENIED);
+    assertThat(steps(exhausted)).containsExactly(FAILED, FAILED, BUDGET_DENIED, BUDGET_DENIED);
     assertThat(upstream.callsTo(B)).isEmpty();
     assertThat(exhausted.lastFailure()).isEqualTo(Failures.overloaded());
     assertThat(exhausted.allOpen()).isFalse();
     assertThat(reports(exhausted)).containsExactly(
         "anthropic/claude-a: 529 overloaded_error (2 calls)",
-        "bedrock/claude-b: not tried");
+        "bedrock/claude-b: not tried: retry budget exhausted");
+    assertThat(budget.denied()).isEqualTo(2);
   }
 
   @Test
@@ -106,7 +111,7 @@ class FallbackChainBudgetTest extends ChainFixture {
     assertThat(exhausted.allOpen()).isFalse();
     assertThat(reports(exhausted)).containsExactly(
         "anthropic/claude-a: not tried: retry budget exhausted",
-        "bedrock/claude-b: not tried");
+        "bedrock/claude-b: not tried: retry budget exhausted");
   }
 
   @Test

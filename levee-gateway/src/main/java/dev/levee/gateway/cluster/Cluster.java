@@ -4,12 +4,14 @@ import dev.levee.core.breaker.CircuitBreaker;
 import dev.levee.core.breaker.CircuitBreakerConfig;
 import dev.levee.core.breaker.Gate;
 import dev.levee.core.chain.Breakers;
+import dev.levee.core.chain.RetryBudgets;
 import dev.levee.core.chain.Target;
 import dev.levee.core.cooldown.RateLimitCooldowns;
 import dev.levee.core.route.RouterStatistics;
 import dev.levee.core.time.Ticker;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.Collection;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -29,6 +31,9 @@ import java.util.function.BiFunction;
  * {@link ClusterConfig#commandTimeout()}, and the replica rejoins by itself. Thread-safe.
  */
 public final class Cluster implements AutoCloseable {
+
+  /** The retry budget shared by targets that are not configured (a target's id always holds a '/'). */
+  public static final String OVERFLOW_BUDGET = "retry:other";
 
   private static final Duration FLUSH_EVERY = Duration.ofMillis(100);
 
@@ -118,6 +123,18 @@ public final class Cluster implements AutoCloseable {
   public SharedRetryBudget budget(String name, double max, double ratio) {
     int lease = (int) Math.max(1, Math.min(5, Math.floor(max / 20)));
     return budget(name, max, ratio, lease);
+  }
+
+  /**
+   * The retry budgets of the fallback chain, shared: a bucket named {@code retry:upstream/model}
+   * for each configured target and one named {@value #OVERFLOW_BUDGET} for every other target
+   * (Redis keys {@code budget:{retry:upstream/model}} and {@code budget:{retry:other}}: as many
+   * keys as configured targets, plus one), each of {@code max} tokens earning {@code ratio} per
+   * success.
+   */
+  public RetryBudgets budgets(Collection<Target> configured, double max, double ratio) {
+    return new RetryBudgets(configured, target -> budget("retry:" + target.id(), max, ratio),
+        budget(OVERFLOW_BUDGET, max, ratio));
   }
 
   /** The shared retry budget named {@code name} with an explicit lease size (at least 1). */

@@ -12,7 +12,8 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * One retry budget (the token bucket of {@link RetryBudget}) shared by every replica, so N
- * replicas together add at most the retries one budget allows, not N times as many.
+ * replicas together add at most the retries one budget allows, not N times as many. The gateway
+ * has one per configured target and one for every other target ({@link Cluster#budgets}).
  *
  * <p>The arithmetic runs in Redis, in one script, so the replicas together can never spend more
  * than {@code max} tokens plus what successes earned.

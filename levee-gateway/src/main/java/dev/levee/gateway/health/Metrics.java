@@ -8,6 +8,7 @@ import dev.levee.core.budget.Budget;
 import dev.levee.core.chain.AttemptRecord;
 import dev.levee.core.chain.Breakers;
 import dev.levee.core.chain.CallObserver;
+import dev.levee.core.chain.RetryBudgets;
 import dev.levee.core.chain.Target;
 import dev.levee.core.retry.Failure;
 import dev.levee.core.retry.FailureKind;
@@ -150,7 +151,7 @@ public final class Metrics implements CallObserver, AutoCloseable {
   /**
    * Registers the gauges and function counters that read the gateway's policies at scrape time.
    */
-  public void watch(Breakers breakers, TargetStats stats, Budget budget, TierBoard tiers, StreamStats streams,
+  public void watch(Breakers breakers, TargetStats stats, RetryBudgets budgets, TierBoard tiers, StreamStats streams,
       ResponseCache cache, Readiness readiness) {
     FunctionCounter.builder("levee_state_evictions", breakers, Breakers::evictions).tag("table", "breakers")
         .description("Entries of client-named targets dropped from a bounded table (least used or idle)")
@@ -162,12 +163,8 @@ public final class Metrics implements CallObserver, AutoCloseable {
     labels.targets().forEach(target -> Gauge.builder("levee_circuit_state", breakers, b -> code(b.gate(target).state()))
         .tag("target", target.id()).description("0 closed, 1 half-open, 2 open (the circuit calls obey, shared in a cluster)")
         .register(registry));
-    Gauge.builder("levee_retry_budget_tokens", budget, Budget::remaining)
-        .description("Tokens left in the retry budget").register(registry);
-    Gauge.builder("levee_retry_budget_max_tokens", budget, Budget::max)
-        .description("The retry budget's capacity").register(registry);
-    FunctionCounter.builder("levee_retry_budget_denied", budget, Budget::denied)
-        .description("Calls the retry budget refused: retries, fallbacks and stream recoveries").register(registry);
+    budgets.configured().forEach((target, budget) -> watchBudget(target.id(), budget));
+    watchBudget(MetricLabels.OTHER, budgets.overflow()); // the bucket of every target a client named itself
     Gauge.builder("levee_ready", readiness, r -> r.isReady() ? 1 : 0)
         .description("1 when /health/ready answers 200").register(registry);
     watchTiers(tiers);
@@ -187,6 +184,17 @@ public final class Metrics implements CallObserver, AutoCloseable {
         .description("Share of content deltas that repeated the previous one").register(registry);
     Gauge.builder("levee_cache_entries", cache, ResponseCache::size).description("Answers in the cache").register(registry);
     Gauge.builder("levee_cache_bytes", cache, ResponseCache::weightedBytes).description("Bytes held by the cache")
+        .register(registry);
+  }
+
+  /** The gauges of one retry-budget bucket, labelled with its target ({@value MetricLabels#OTHER}: the overflow bucket). */
+  private void watchBudget(String target, Budget budget) {
+    Gauge.builder("levee_retry_budget_tokens", budget, Budget::remaining).tag("target", target)
+        .description("Tokens left in the target's retry budget").register(registry);
+    Gauge.builder("levee_retry_budget_max_tokens", budget, Budget::max).tag("target", target)
+        .description("The capacity of the target's retry budget").register(registry);
+    FunctionCounter.builder("levee_retry_budget_denied", budget, Budget::denied).tag("target", target)
+        .description("Calls the target's retry budget refused: retries, fallbacks, hedges and stream recoveries")
         .register(registry);
   }
 

@@ -14,7 +14,8 @@ import org.junit.jupiter.api.Test;
  * /health}'s {@code retry_budget.remaining} and {@code levee_retry_budget_tokens} showed each
  * replica's own bucket, so a replica that had retried nothing reported a full budget while the
  * cluster's shared one (the one its retries draw on) was being spent. Both now read the shared
- * bucket, and {@code levee_retry_budget_denied} counts the shared bucket's refusals. Two gateways
+ * bucket, and {@code levee_retry_budget_denied} counts the shared bucket's refusals (session 9: one
+ * bucket per configured target, so the labels and fields name the target). Two gateways
  * on the real Redis at 127.0.0.1:6379.
  */
 class SharedRetryBudgetReportRegressionTest {
@@ -51,7 +52,7 @@ class SharedRetryBudgetReportRegressionTest {
     assertThat(budget(idle).path("remaining").asDouble()).as("the idle replica's report: the same shared bucket")
         .isLessThan(1);
     assertThat(cluster.get(spender, "/metrics").body()).as("the shared bucket's refusals")
-        .containsPattern("levee_retry_budget_denied_total [1-9]");
+        .containsPattern("levee_retry_budget_denied_total\\{target=\"emu/emu-529\"} [1-9]");
   }
 
   private JsonNode budget(Gateway replica) throws Exception {

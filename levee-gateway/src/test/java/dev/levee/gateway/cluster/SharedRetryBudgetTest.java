@@ -3,6 +3,8 @@ package dev.levee.gateway.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.levee.anthropic.time.SystemClock;
+import dev.levee.core.chain.RetryBudgets;
+import dev.levee.core.chain.Target;
 import dev.levee.core.time.ManualClock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -10,7 +12,7 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** One retry budget shared by three replicas on the real Redis. */
+/** Retry budgets shared by replicas on the real Redis. */
 class SharedRetryBudgetTest {
 
   private final RedisFixture redis = new RedisFixture();
@@ -32,6 +34,27 @@ class SharedRetryBudgetTest {
     assertThat(grants.stream().filter(granted -> granted)).hasSize(20);
     assertThat(replicas.get(1).remaining()).isZero();
     // each replica's own bucket (max 20) would have granted up to 20 by itself: 60 in all
+  }
+
+  @Test
+  void eachConfiguredTargetHasItsOwnSharedBucketAndOthersShareOne() throws Exception {
+    Target sick = Target.parse("emu/emu-529");
+    Target healthy = Target.parse("emu/emu-ok");
+    Target named = Target.parse("emu/a-client-named-this");
+    RetryBudgets a = redis.replica(SystemClock.ticker()).budgets(List.of(sick, healthy), 2, 0);
+    RetryBudgets b = redis.replica(SystemClock.ticker()).budgets(List.of(sick, healthy), 2, 0);
+
+    assertThat(a.of(sick).tryAcquire()).isTrue();
+    assertThat(b.of(sick).tryAcquire()).isTrue();
+    assertThat(a.of(named).tryAcquire()).isTrue();
+    assertThat(b.of(named).tryAcquire()).isTrue();
+
+    assertThat(b.of(sick).tryAcquire()).as("the sick target's bucket, spent by both replicas").isFalse();
+    assertThat(a.of(Target.parse("emu/another-name")).tryAcquire()).as("the overflow bucket, spent").isFalse();
+    assertThat(b.of(healthy).remaining()).as("the healthy target's bucket, untouched").isEqualTo(2.0);
+    assertThat(b.of(healthy).tryAcquire()).isTrue();
+    assertThat(((SharedRetryBudget) a.of(healthy)).name()).isEqualTo("retry:emu/emu-ok");
+    assertThat(((SharedRetryBudget) a.overflow()).name()).isEqualTo(Cluster.OVERFLOW_BUDGET);
   }
 
   @Test

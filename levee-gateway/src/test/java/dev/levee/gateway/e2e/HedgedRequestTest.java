@@ -3,6 +3,7 @@ package dev.levee.gateway.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.anthropic.models.messages.Message;
+import dev.levee.core.chain.Target;
 import dev.levee.emulator.LogEntry;
 import java.time.Duration;
 import java.util.List;
@@ -76,7 +77,7 @@ class HedgedRequestTest {
 
       assertThat(message.model().asString()).isEqualTo("claude-quick");
       assertThat(h.attempts("emu-ok")).isEmpty();
-      assertThat(h.gateway.chain().budget().remaining()).isEqualTo(100.0);
+      assertThat(h.gateway.chain().budgets().of(Target.parse("emu/emu-ok")).remaining()).isEqualTo(100.0);
     }
   }
 
@@ -92,6 +93,8 @@ class HedgedRequestTest {
     assertThat(log).filteredOn(e -> e.model().equals("emu-slow-ttft-3000")).singleElement()
         .satisfies(e -> assertThat(e.clientGoneEarly()).as("the primary's connection was closed").isTrue());
     assertThat(log).filteredOn(e -> e.model().equals("emu-ok")).hasSize(1);
-    assertThat(h.gateway.chain().budget().remaining()).as("the hedge spent one token").isEqualTo(99.0);
+    assertThat(h.gateway.chain().budgets().of(Target.parse("emu/emu-ok")).remaining())
+        .as("the hedge spent one token of its own target's budget").isEqualTo(99.0);
+    assertThat(h.gateway.chain().budgets().of(Target.parse("emu/emu-slow-ttft-3000")).remaining()).isEqualTo(100.0);
   }
 }

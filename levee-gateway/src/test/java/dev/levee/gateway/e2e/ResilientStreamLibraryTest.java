@@ -22,6 +22,7 @@ import dev.levee.core.chain.CallObserver;
 import dev.levee.core.chain.ChainPolicy;
 import dev.levee.core.chain.ChainResult;
 import dev.levee.core.chain.FallbackChain;
+import dev.levee.core.chain.RetryBudgets;
 import dev.levee.core.chain.Target;
 import dev.levee.core.deadline.Deadline;
 import dev.levee.core.time.Ticker;
@@ -43,7 +44,7 @@ class ResilientStreamLibraryTest {
     try (Emulator emulator = Emulator.start(EmulatorOptions.defaults())) {
       Ticker ticker = SystemClock.ticker();
       FallbackChain chain = new FallbackChain(ChainPolicy.DEFAULT, new Breakers(CircuitBreakerConfig.DEFAULT, ticker, t -> { }),
-          new RetryBudget(100, 0.2), CallObserver.NONE, ticker, SystemClock.sleeper(), ThreadLocalRandom.current());
+          RetryBudgets.one(new RetryBudget(100, 0.2)), CallObserver.NONE, ticker, SystemClock.sleeper(), ThreadLocalRandom.current());
       StreamEngine engine = StreamEngine.standalone(chain,
           target -> new Endpoint(URI.create(emulator.baseUrl()), "app-key"), StreamSettings.DEFAULT);
       byte[] body = ("{\"model\":\"ignored\",\"max_tokens\":512,\"stream\":true,"

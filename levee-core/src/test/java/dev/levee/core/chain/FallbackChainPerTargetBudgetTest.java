@@ -1,0 +1,171 @@
+package dev.levee.core.chain;
+
+import static dev.levee.core.chain.AttemptRecord.Step.ANSWERED;
+import static dev.levee.core.chain.AttemptRecord.Step.BUDGET_DENIED;
+import static dev.levee.core.chain.AttemptRecord.Step.FAILED;
+import static dev.levee.core.chain.ScriptedUpstream.fail;
+import static dev.levee.core.chain.ScriptedUpstream.ok;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.levee.core.budget.Budget;
+import dev.levee.core.budget.RetryBudget;
+import dev.levee.core.deadline.Deadline;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A retry budget per target (gRFC A6 throttles retries per server): A and B are configured and
+ * have 10-token buckets of their own earning 0.5 per success; C is a model a client named itself
+ * and draws on the 10-token overflow bucket. Each call after a request's first spends a token of
+ * the target it goes to, and a completed answer credits the target that gave it.
+ */
+class FallbackChainPerTargetBudgetTest extends ChainFixture {
+
+  @BeforeEach
+  void ownBuckets() {
+    budgets = RetryBudgets.local(Set.of(A, B), 10, 0.5);
+  }
+
+  private double tokens(Target target) {
+    return budgets.of(target).remaining();
+  }
+
+  private void drain(Target target) {
+    Budget bucket = budgets.of(target);
+    while (bucket.remaining() >= 1) {
+      bucket.tryAcquire(); // spends every token without a denial
+    }
+  }
+
+  @Test
+  void aRetrySpendsATokenOfTheTargetItRetries() {
+    upstream.on(A, fail(Failures.overloaded()), ok("a"));
+
+    answered(run(A, B));
+
+    assertThat(tokens(A)).isEqualTo(9.0);
+    assertThat(tokens(B)).isEqualTo(10.0);
+    assertThat(budgets.overflow().remaining()).isEqualTo(10.0);
+  }
+
+  @Test
+  void aFallbackSpendsATokenOfTheTargetItFallsBackTo() {
+    upstream.on(A, fail(Failures.unauthorized()));
+    upstream.on(B, ok("b"));
+
+    answered(run(A, B));
+
+    assertThat(tokens(A)).isEqualTo(10.0);
+    assertThat(tokens(B)).isEqualTo(9.0);
+  }
+
+  @Test
+  void aTargetWhoseBudgetIsDrainedIsNotRetriedButItsFallbackStillIs() {
+    drain(A);
+    upstream.on(A, fail(Failures.overloaded()));
+    upstream.on(B, ok("b"));
+
+    ChainResult.Answered<String> answered = answered(run(A, B));
+
+    assertThat(answered.target()).isEqualTo(B);
+    assertThat(steps(answered)).containsExactly(FAILED, BUDGET_DENIED, ANSWERED);
+    assertThat(upstream.callsTo(A)).hasSize(1);
+    assertThat(tokens(B)).isEqualTo(9.0);
+    assertThat(budgets.of(A).denied()).isEqualTo(1);
+    assertThat(budgets.of(B).denied()).isZero();
+  }
+
+  @Test
+  void anotherTargetsDrainedBudgetDoesNotStopARetry() {
+    drain(A);
+    upstream.on(B, fail(Failures.serverError()), ok("b"));
+
+    ChainResult.Answered<String> answered = answered(run(B));
+
+    assertThat(steps(answered)).containsExactly(FAILED, ANSWERED);
+    assertThat(tokens(B)).isEqualTo(9.0);
+  }
+
+  @Test
+  void aCompletedAnswerCreditsTheBudgetOfTheTargetThatGaveIt() {
+    budgets.of(A).tryAcquire();
+    budgets.of(B).tryAcquire();
+    upstream.on(A, ok("a"));
+
+    answered(run(A, B)).completion().success();
+
+    assertThat(tokens(A)).isEqualTo(9.5);
+    assertThat(tokens(B)).isEqualTo(9.0);
+  }
+
+  @Test
+  void targetsClientsNameThemselvesShareTheOverflowBucket() {
+    Target d = Target.parse("anthropic/claude-d");
+    upstream.on(C, fail(Failures.overloaded()), ok("c"));
+    upstream.on(d, fail(Failures.overloaded()), ok("d"));
+
+    answered(run(C));
+    answered(run(d));
+
+    assertThat(budgets.of(C)).isSameAs(budgets.overflow()).isSameAs(budgets.of(d));
+    assertThat(budgets.overflow().remaining()).isEqualTo(8.0);
+    assertThat(tokens(A)).isEqualTo(10.0);
+    assertThat(tokens(B)).isEqualTo(10.0);
+  }
+
+  @Test
+  void aDrainedOverflowBucketLeavesConfiguredTargetsTheirRetries() {
+    drain(C);
+    upstream.on(C, fail(Failures.overloaded()));
+    upstream.on(A, fail(Failures.serverError()), ok("a"));
+
+    exhausted(run(C));
+    ChainResult.Answered<String> answered = answered(run(A));
+
+    assertThat(steps(answered)).containsExactly(FAILED, ANSWERED);
+  }
+
+  @Test
+  void aHedgeSpendsATokenOfItsOwnTarget() {
+    upstream.on(A, context -> {
+      clock.advance(Duration.ofSeconds(3));
+      return context.control().aborted()
+          ? AttemptResult.failed(Failures.cancelled(), null)
+          : AttemptResult.success("late a");
+    });
+    upstream.on(B, ok("b"));
+
+    ChainResult.Answered<String> answered = answered(chain().withHedging(clock, Runnable::run)
+        .execute(List.of(A, B), Deadline.after(DEADLINE, clock), false, upstream, Duration.ofMillis(500)));
+
+    assertThat(answered.target()).isEqualTo(B);
+    assertThat(tokens(A)).isEqualTo(10.0);
+    assertThat(tokens(B)).isEqualTo(9.0);
+  }
+
+  @Test
+  void aRecoveryWhoseTargetsBudgetIsDrainedGoesOnToTheNextTarget() {
+    drain(A);
+    upstream.on(B, ok("continued on b"));
+
+    ChainResult.Answered<String> answered = answered(run(DEADLINE, true, A, B));
+
+    assertThat(steps(answered)).containsExactly(BUDGET_DENIED, ANSWERED);
+    assertThat(upstream.callsTo(A)).isEmpty();
+    assertThat(tokens(B)).isEqualTo(9.0);
+  }
+
+  @Test
+  void aLibraryUsersSingleBudgetIsEveryTargetsBucket() {
+    RetryBudget one = new RetryBudget(3, 0);
+    RetryBudgets shared = RetryBudgets.one(one);
+
+    assertThat(shared.of(A)).isSameAs(one);
+    assertThat(shared.of(C)).isSameAs(one);
+    assertThat(shared.hasOwn(A)).isFalse();
+    assertThat(shared.configured()).isEmpty();
+  }
+}
