@@ -17,7 +17,8 @@ import java.nio.charset.StandardCharsets;
  * the top-level {@code index}, and the {@code delta}'s {@code type}, {@code text}, {@code
  * thinking}, {@code partial_json}, {@code signature} and {@code citation} — read from the UTF-8
  * bytes in one pass of Jackson's streaming {@link JsonParser}, without building a tree of the
- * event. The whole payload is still checked to be one JSON object. Accessors read as {@link
+ * event (the common text delta by {@link DeltaScan}, without a parser). The whole payload is still
+ * checked to be one JSON object. Accessors read as {@link
  * JsonNode#asText()} and {@link JsonNode#asInt()} would on the tree: absent text is {@code ""},
  * an absent index 0. Immutable once read.
  */
@@ -47,6 +48,10 @@ public final class EventFields {
 
   /** The fields of {@code data}, or {@link #NOT_AN_OBJECT} when it is not one JSON object. */
   static EventFields read(byte[] data) {
+    EventFields scanned = DeltaScan.scan(data); // the common text delta, without a parser
+    if (scanned != null) {
+      return scanned;
+    }
     EventFields f = new EventFields();
     try (JsonParser p = FACTORY.createParser(data)) {
       if (p.nextToken() != JsonToken.START_OBJECT) {

@@ -48,7 +48,19 @@ class EventFieldsTest {
       "{\"a\":tru}",
       "{\"a\":-}",
       "{\"a\":1,}",
-      "{'a':1}");
+      "{'a':1}",
+      // the common shape read without a parser (DeltaScan), and its near misses, which Jackson reads
+      "{\"type\":\"content_block_delta\",\"index\":123456789,\"delta\":{\"type\":\"text_delta\",\"text\":\"\"}}",
+      "{\"type\":\"content_block_delta\",\"index\":1234567890,\"delta\":{\"type\":\"text_delta\",\"text\":\"big\"}}",
+      "{\"type\":\"content_block_delta\",\"index\":00,\"delta\":{\"type\":\"text_delta\",\"text\":\"zeros\"}}",
+      "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"del \u007f \\u0041\"}}",
+      "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"end\\\"}}",
+      "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"a\"}} ",
+      "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"a\"}}}",
+      "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"a\"},\"x\":1}",
+      "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"words\":\"a\"}}",
+      "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":7}}",
+      "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"a\",\"text\":\"b\"}}");
 
   @Test
   void theStreamingReadSaysWhatTheTreeSays() {
@@ -66,6 +78,61 @@ class EventFieldsTest {
         .isEqualTo("héllo 世界 🙂 é🙂");
     assertThat(f.thinking()).isEmpty();
     assertThat(f.citation().isMissingNode()).isTrue();
+  }
+
+  /** The common text delta is read without Jackson's parser; what is not exactly that shape is left to Jackson. */
+  @Test
+  void theCommonDeltaIsScannedAndItsNearMissesAreLeftToJackson() {
+    EventFields common = DeltaScan.scan(EVENTS.get(1).getBytes(StandardCharsets.UTF_8));
+    assertThat(common).isNotNull();
+    assertThat(common.text()).isEqualTo("a \"quoted\" line\nnext\ttab \\ / \b\f\r");
+    assertFields(common, jacksonOnly(EVENTS.get(1)), EVENTS.get(1));
+    assertThat(DeltaScan.scan(EVENTS.get(32).getBytes(StandardCharsets.UTF_8))).isNotNull();
+    List<String> leftToJackson = new ArrayList<>(List.of(EVENTS.get(2), EVENTS.get(6), EVENTS.get(10)));
+    leftToJackson.addAll(EVENTS.subList(33, EVENTS.size())); // the near misses
+    for (String data : leftToJackson) {
+      assertThat(DeltaScan.scan(data.getBytes(StandardCharsets.UTF_8))).as(data).isNull();
+    }
+  }
+
+  /** The common shape damaged byte by byte: whatever the scan accepts, Jackson reads the same (the strict check stays). */
+  @Test
+  void damagedCommonDeltasReadAsTheirTrees() {
+    Random random = new Random(9);
+    byte[] alphabet = "{}[]\":,\\ \t\n-0123456789.eEtrufalsnbr/\u00e9xu\u007f".getBytes(StandardCharsets.UTF_8);
+    int scanned = 0;
+    for (int round = 0; round < 20_000; round++) {
+      byte[] bytes = EVENTS.get(random.nextInt(2)).getBytes(StandardCharsets.UTF_8);
+      int at = random.nextInt(bytes.length);
+      switch (random.nextInt(3)) {
+        case 0 -> bytes[at] = alphabet[random.nextInt(alphabet.length)];
+        case 1 -> bytes[at] = (byte) random.nextInt(256);
+        default -> bytes = cut(bytes, at);
+      }
+      EventFields fast = DeltaScan.scan(bytes);
+      if (fast != null) {
+        scanned++;
+        assertFields(fast, jacksonOnly(new String(bytes, StandardCharsets.ISO_8859_1)), new String(bytes,
+            StandardCharsets.UTF_8));
+      }
+      assertSame(bytes);
+    }
+    assertThat(scanned).isGreaterThan(1_000);
+  }
+
+  /** What Jackson alone reads from {@code data} (its prefix spoilt so that the scan does not take it, then restored). */
+  private static EventFields jacksonOnly(String data) {
+    byte[] bytes = data.getBytes(StandardCharsets.ISO_8859_1);
+    byte[] spaced = new byte[bytes.length + 1];
+    spaced[0] = ' ';
+    System.arraycopy(bytes, 0, spaced, 1, bytes.length);
+    EventFields f = EventFields.read(spaced);
+    assertThat(f).isNotSameAs(EventFields.NOT_AN_OBJECT);
+    if (f.indexStart >= 0) { // offsets in the unspaced bytes
+      f.indexStart--;
+      f.indexEnd--;
+    }
+    return f;
   }
 
   @Test
