@@ -35,5 +35,14 @@ class UpstreamIdInAccessLogRegressionTest {
   void anIdThatIsNotOnePlainWordIsLeftOutSoTheLineStaysKeyValueWords() {
     assertThat(Responder.upstreamId(reply(Map.of("request-id", List.of("req_1 outcome=ok"))))).isEmpty();
     assertThat(Responder.upstreamId(reply(Map.of("request-id", List.of("x".repeat(129)))))).isEmpty();
+    assertThat(Responder.upstreamId(reply(Map.of("request-id", List.of(""))))).isEmpty();
+    assertThat(Responder.upstreamId(reply(Map.of("request-id", List.of("req_\u00e9t\u00e9"))))).isEmpty();
+    assertThat(Responder.upstreamId(reply(Map.of("request-id", List.of("req/1"))))).isEmpty();
+  }
+
+  @Test
+  void everyCharacterOfAPlainWordIsKeptUpTo128() {
+    String word = "AZaz09_.:-" + "x".repeat(118);
+    assertThat(Responder.upstreamId(reply(Map.of("request-id", List.of(word))))).isEqualTo(" upstream_id=" + word);
   }
 }
