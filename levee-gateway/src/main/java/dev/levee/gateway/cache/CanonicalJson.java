@@ -142,7 +142,6 @@ final class CanonicalJson {
 
   /** The fields of one object being written: names, and where each starts (its comma included). */
   private static final class Fields {
-    private static final int SMALL = 16; // fields sorted by insertion at most
     private final int start; // just past '{'
     private String[] names = new String[4];
     private int[] starts = new int[4];
@@ -167,7 +166,14 @@ final class CanonicalJson {
     void sortInPlace(Buffer buffer) {
       int end = buffer.size();
       byte[] copy = Arrays.copyOfRange(buffer.array(), start, end);
-      int[] order = order();
+      Integer[] order = new Integer[count];
+      for (int i = 0; i < count; i++) {
+        order[i] = i;
+      }
+      Arrays.sort(order, (a, b) -> { // by name, then by position: the last of a name is the one kept
+        int byName = names[a].compareTo(names[b]);
+        return byName != 0 ? byName : Integer.compare(a, b);
+      });
       buffer.size = start;
       boolean first = true;
       for (int k = 0; k < count; k++) {
@@ -183,35 +189,6 @@ final class CanonicalJson {
         buffer.write(copy, from, to - from);
         first = false;
       }
-    }
-
-    /**
-     * The fields' indexes by name, then by position (the last of a name is the one kept). A
-     * request's objects have a few fields each: those are put in order by insertion on plain ints
-     * (stable, so by position within a name); larger objects by a merge sort, never quadratic.
-     */
-    private int[] order() {
-      if (count > SMALL) {
-        Integer[] boxed = new Integer[count];
-        for (int i = 0; i < count; i++) {
-          boxed[i] = i;
-        }
-        Arrays.sort(boxed, (a, b) -> {
-          int byName = names[a].compareTo(names[b]);
-          return byName != 0 ? byName : Integer.compare(a, b);
-        });
-        return Arrays.stream(boxed).mapToInt(Integer::intValue).toArray();
-      }
-      int[] order = new int[count];
-      for (int i = 0; i < count; i++) {
-        int k = i;
-        while (k > 0 && names[order[k - 1]].compareTo(names[i]) > 0) {
-          order[k] = order[k - 1];
-          k--;
-        }
-        order[k] = i;
-      }
-      return order;
     }
   }
 }
