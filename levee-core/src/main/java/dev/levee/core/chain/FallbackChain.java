@@ -29,10 +29,12 @@ import java.util.random.RandomGenerator;
  *
  * <ol>
  *   <li>its circuit breaker must admit the call, else the target is skipped;
- *   <li>every call after the request's first must take a token from the retry budget of the
- *       target it goes to ({@link RetryBudgets#of}), else that target is not called (again) and
- *       the next one is asked: a target whose failures drained its own budget neither gets more
- *       retries nor stops a fallback to a healthy target (gRFC A6 throttles retries per server);
+ *   <li>every call but the request's first on a bucket must take a token from the retry budget
+ *       of the target it goes to ({@link RetryBudgets#of}), else that target is not called (again)
+ *       and the next one is asked: with a bucket per target a retry spends and a fallback (the
+ *       next server's first call) does not, so a target whose failures drained its own budget
+ *       neither gets more retries nor stops a fallback to a healthy target, and a failing primary
+ *       never drains its fallback's (gRFC A6 throttles retries per server);
  *   <li>the call runs with {@code min(attempt-timeout, deadline left)}, and is not started with
  *       less than {@code min-attempt-time} left;
  *   <li>a failure is classified: a final one (the client's own error) is returned at once; a
@@ -198,7 +200,7 @@ public final class FallbackChain {
         }
         case CircuitBreaker.Admitted admitted -> permit = admitted.permit();
       }
-      if ((run.calls > 0 || run.firstCallIsRetry) && !budget.tryAcquire()) {
+      if (!run.freeCallOn(budget) && !budget.tryAcquire()) {
         permit.cancelled();
         run.step(target, Step.BUDGET_DENIED, null, waited, Duration.ZERO);
         run.reportIfAbsent(TargetReport.of(target, Why.BUDGET_EXHAUSTED));
@@ -400,9 +402,28 @@ public final class FallbackChain {
     /** The wait each target stated last: a later answer replaces an earlier one (issue 10: 2 s, 10 s, 30 s means 30 s). */
     final java.util.Map<Target, Duration> statedWaits = new java.util.HashMap<>();
 
+    /** The buckets this request has drawn on: its first call on each is free (identity; a few at most). */
+    final List<Budget> drawnOn = new ArrayList<>(2);
+
     Run(boolean firstCallIsRetry, Duration hedgeAfter) {
       this.firstCallIsRetry = firstCallIsRetry;
       this.hedgeAfter = hedgeAfter;
+    }
+
+    /**
+     * Whether a call drawing on {@code budget} needs no token: the request's first call on that
+     * bucket, unless even the first call is a retry. With a bucket per target (gRFC A6 counts
+     * per server) a retry of a target spends and a fallback is the next target's first call; with
+     * one bucket for every target every call after the request's first spends.
+     */
+    boolean freeCallOn(Budget budget) {
+      for (Budget drawn : drawnOn) {
+        if (drawn == budget) {
+          return false;
+        }
+      }
+      drawnOn.add(budget);
+      return !firstCallIsRetry;
     }
 
     void step(Target target, Step step, Failure failure, Duration waited, Duration took) {

@@ -13,8 +13,9 @@ import java.util.function.ToDoubleFunction;
 
 /**
  * The retry budgets of all targets: the fallback chain asks the budget of the target it is about
- * to call for every call after a request's first (a retry, a fallback, a hedge, a stream
- * recovery), and a completed answer credits the budget of the target that gave it.
+ * to call for a token, except for a request's first call on that bucket (the primary's first call,
+ * and with a bucket per target a fallback's: the next server's first call), and a completed answer
+ * credits the budget of the target that gave it. Hedges and stream recoveries always spend.
  *
  * <p>A budget per target, as gRFC A6 keeps its retry-throttling token count per server (here a
  * target, one model on one upstream deployment, is the server): a target that fails drains only

@@ -19,8 +19,9 @@ import org.junit.jupiter.api.Test;
 /**
  * A retry budget per target (gRFC A6 throttles retries per server): A and B are configured and
  * have 10-token buckets of their own earning 0.5 per success; C is a model a client named itself
- * and draws on the 10-token overflow bucket. Each call after a request's first spends a token of
- * the target it goes to, and a completed answer credits the target that gave it.
+ * and draws on the 10-token overflow bucket. A request's first call on a bucket is free — the
+ * primary's first call, and a fallback's (the next server's first call for this request) — and each
+ * retry of a target spends a token of that target; a completed answer credits the target that gave it.
  */
 class FallbackChainPerTargetBudgetTest extends ChainFixture {
 
@@ -52,14 +53,43 @@ class FallbackChainPerTargetBudgetTest extends ChainFixture {
   }
 
   @Test
-  void aFallbackSpendsATokenOfTheTargetItFallsBackTo() {
+  void aFallbackIsTheNextTargetsFirstCallAndSpendsNoToken() {
     upstream.on(A, fail(Failures.unauthorized()));
     upstream.on(B, ok("b"));
 
     answered(run(A, B));
 
     assertThat(tokens(A)).isEqualTo(10.0);
+    assertThat(tokens(B)).isEqualTo(10.0);
+  }
+
+  @Test
+  void aRetryOfTheFallbackTargetSpendsItsToken() {
+    upstream.on(A, fail(Failures.unauthorized()));
+    upstream.on(B, fail(Failures.serverError()), ok("b"));
+
+    answered(run(A, B));
+
     assertThat(tokens(B)).isEqualTo(9.0);
+  }
+
+  /**
+   * Regression (newcomer trial, session 9): with {@code [emu-529, emu-ok]} and the primary's circuit
+   * not opening, each request's fallback cost the healthy target a token and earned it 0.5; after a
+   * few requests its drained bucket refused the fallback and the alias failed.
+   */
+  @Test
+  void aPrimaryThatFailsEveryRequestNeverDrainsItsHealthyFallback() {
+    for (int i = 0; i < 50; i++) {
+      clock.advance(Duration.ofSeconds(61)); // one failure in any 60 s: A's circuit never opens
+      upstream.on(A, fail(Failures.unauthorized()));
+      upstream.on(B, ok("b" + i));
+
+      answered(run(A, B)).completion().success();
+    }
+
+    assertThat(tokens(B)).isEqualTo(10.0);
+    assertThat(budgets.of(B).denied()).isZero();
   }
 
   @Test
@@ -73,7 +103,7 @@ class FallbackChainPerTargetBudgetTest extends ChainFixture {
     assertThat(answered.target()).isEqualTo(B);
     assertThat(steps(answered)).containsExactly(FAILED, BUDGET_DENIED, ANSWERED);
     assertThat(upstream.callsTo(A)).hasSize(1);
-    assertThat(tokens(B)).isEqualTo(9.0);
+    assertThat(tokens(B)).isEqualTo(10.0);
     assertThat(budgets.of(A).denied()).isEqualTo(1);
     assertThat(budgets.of(B).denied()).isZero();
   }
