@@ -86,6 +86,38 @@ class OneTargetDrainsOnlyItsOwnRetryBudgetRegressionTest {
     }
   }
 
+  /**
+   * Regression (second newcomer trial, session 9): with {@code [emu-529, emu-ok]} and the primary's
+   * circuit never opening, each request's fallback cost emu-ok a token and its answer earned 0.25
+   * back; after ~27 requests emu-ok's bucket refused the fallback ("not tried: retry budget
+   * exhausted") though it answered every call. A fallback is now emu-ok's first call: free.
+   */
+  @Test
+  void aPrimaryThatAlwaysFailsNeverDrainsItsHealthyFallbacksBudget() throws Exception {
+    try (Harness h = Harness.start("""
+        models:
+          pair: { chain: [emu/emu-529, emu/emu-ok] }
+        policy:
+          deadline: 10s
+          min-attempt-time: 10ms
+          retry: { max-retries: 1, base-delay: 1ms, max-delay: 2ms }
+          breaker: off
+          retry-budget: { max: 20, ratio: 0.25 }
+        """)) {
+      for (int i = 0; i < 40; i++) {
+        HttpResponse<String> answer = send(h, TENANT_A, "pair", "question " + i);
+
+        assertThat(answer.statusCode()).as("request %d: %s", i, answer.body()).isEqualTo(200);
+        assertThat(answer.headers().firstValue("x-levee-fallback")).hasValue("true");
+      }
+      JsonNode health = health(h);
+      assertThat(health.path("targets").path("emu/emu-ok").path("retry_budget").path("tokens").asDouble()).isEqualTo(20.0);
+      assertThat(health.path("targets").path("emu/emu-ok").path("retry_budget").path("denied").asLong()).isZero();
+      assertThat(health.path("targets").path("emu/emu-529").path("retry_budget").path("tokens").asDouble())
+          .as("the primary's retries spent its own bucket").isLessThan(1);
+    }
+  }
+
   private static HttpResponse<String> send(Harness h, Map<String, String> tenant, String model, String prompt)
       throws Exception {
     return h.post("/v1/messages", "{\"model\":" + Json.string(model) + ",\"max_tokens\":16,\"messages\":"
