@@ -12,10 +12,11 @@ import java.util.concurrent.atomic.LongAdder;
  * upstream sees at most {@code 1 + r} times the offered load once the initial tokens are spent.
  * (The same bucket as gRFC A6 retry throttling, without its half-full threshold.)
  *
- * <p>In Levee a "retry" is any upstream call made for a client request after its first call,
- * whether to the same target or to a fallback. The gateway keeps one bucket per target, like gRFC
- * A6's token count per server ({@link dev.levee.core.chain.RetryBudgets}): a call spends a token of
- * the bucket of the target it goes to.
+ * <p>In Levee a "retry" is any upstream call made for a client request after its first call on
+ * the same bucket. The gateway keeps one bucket per target, like gRFC A6's token count per server
+ * ({@link dev.levee.core.chain.RetryBudgets}): a retry of a target, a hedge or a stream recovery
+ * spends a token of the bucket of the target it goes to, and a fallback — the next target's first
+ * call — spends none. With one bucket for every target, a fallback spends too.
  *
  * <p>Tokens are an IEEE 754 double, summed exactly as the published retry-budget study did (its
  * seeded table is reproduced to the digit by {@code levee simulate retry-budget}). Sums of

@@ -194,7 +194,7 @@ public final class Metrics implements CallObserver, AutoCloseable {
     Gauge.builder("levee_retry_budget_max_tokens", budget, Budget::max).tag("target", target)
         .description("The capacity of the target's retry budget").register(registry);
     FunctionCounter.builder("levee_retry_budget_denied", budget, Budget::denied).tag("target", target)
-        .description("Calls the target's retry budget refused: retries, fallbacks, hedges and stream recoveries")
+        .description("Calls the target's retry budget refused: retries, hedges and stream recoveries")
         .register(registry);
   }
 
