@@ -202,8 +202,16 @@ public final class Metrics implements CallObserver, AutoCloseable {
     Set<String> features = tiers.configuredScopes().keySet();
     features.forEach(feature -> Gauge.builder("levee_tier", tiers, t -> t.tier(feature).ordinal())
         .tag("feature", feature)
-        .description("Degradation tier of the feature (its worst alias): 0 = T0 full ... 3 = T3 static")
+        .description("Degradation tier of the feature (its worst configured alias): 0 = T0 full ... 3 = T3 static")
         .register(registry));
+    features.forEach(feature -> Gauge.builder("levee_tier_other_models", tiers, t -> t.otherModelsTier(feature).ordinal())
+        .tag("feature", feature)
+        .description("Worst tier of the feature's model names no alias names (not in levee_tier): 0 = T0 ... 3 = T3")
+        .register(registry));
+    FunctionCounter.builder("levee_state_evictions", tiers, TierBoard::scopeEvictions).tag("table", "tier_scopes")
+        .description("Entries of client-named targets dropped from a bounded table (least used or idle)").register(registry);
+    FunctionCounter.builder("levee_state_evictions", tiers, TierBoard::windowEvictions).tag("table", "tier_windows")
+        .description("Entries of client-named targets dropped from a bounded table (least used or idle)").register(registry);
     tiers.configuredScopes().forEach((feature, aliases) -> aliases.forEach(alias ->
         Gauge.builder("levee_tier_alias", tiers, t -> t.currentTier(feature, alias).ordinal())
             .tag("feature", feature).tag("alias", alias)

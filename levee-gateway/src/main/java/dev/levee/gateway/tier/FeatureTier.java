@@ -10,8 +10,9 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
- * A feature's tier as a person sees it: the tier evaluation reached for each alias the feature
- * is used with (the worst of them is "the feature's tier"), and a force an operator may put on
+ * A feature's tier as a person sees it: the tier evaluation reached for each configured alias the
+ * feature is used with (the worst of them is "the feature's tier"; names no alias names are reported
+ * apart, {@link TierBoard#otherModelsTier}), and a force an operator may put on
  * the whole feature for a drill (at most 24 h, checked by the admin endpoint). While a force
  * lasts every request of the feature gets the forced tier. Thread-safe.
  */
@@ -64,7 +65,7 @@ public final class FeatureTier {
     return pinned;
   }
 
-  /** The feature's tier: the forced one, else the worst any of its aliases is at. */
+  /** The feature's tier: the forced one, else the worst any of its configured aliases is at. */
   public Tier current() {
     Tier pinned = forced();
     return pinned != null ? pinned : evaluated.get();

@@ -30,6 +30,7 @@ final class ScopeHealth {
   private final SloTracker slo;
   private final TierController controller;
   private final long minVolume;
+  private volatile long lastUsed; // ticker nanos of the last request admitted or recorded
 
   /**
    * @param chain the alias's chain
@@ -53,6 +54,7 @@ final class ScopeHealth {
     this.slo = new SloTracker(objective, ticker);
     this.minVolume = decider.thresholds().minRequests();
     this.controller = new TierController(feature, priority, decider, () -> reading(calls), config, ticker);
+    this.lastUsed = ticker.nanos();
   }
 
   String feature() {
@@ -70,6 +72,16 @@ final class ScopeHealth {
 
   TierController controller() {
     return controller;
+  }
+
+  /** A request of this scope was admitted or its outcome recorded at {@code now} (ticker nanos). */
+  void used(long now) {
+    lastUsed = now;
+  }
+
+  /** Ticker nanos of the last {@link #used} (the scope's creation before any). */
+  long lastUsed() {
+    return lastUsed;
   }
 
   /** A client request of this scope was answered (by a target, after any retries and fallbacks, or from the cache at T2). */

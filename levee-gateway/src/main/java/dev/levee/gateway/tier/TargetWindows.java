@@ -15,9 +15,12 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * One SLI window per target (upstream + model) over the API calls made to it: the step-down
  * signals of the tiers read the windows of the targets a request's alias uses (issue 10), so a
- * fault on one target shows only where that target is used. Known targets and the first {@value
+ * fault on one target shows only where that target is used. Known targets and up to {@value
  * #MAX_OTHERS} others get a window of their own; further model names a client invents share one
- * per upstream ({@code upstream/*}). Thread-safe.
+ * per upstream ({@code upstream/*}). An other target's window with no call for twice the SLI window
+ * (it is empty by then) is dropped when a new target needs a slot, so the bound is on targets in
+ * use, not on targets ever called; reading a target makes no window. A call racing the drop of
+ * its target's window (idle for two windows) may be lost. Thread-safe.
  */
 final class TargetWindows {
 
@@ -38,19 +41,45 @@ final class TargetWindows {
   private final Ticker ticker;
   private final Set<Target> known;
   private final Map<Target, SlidingWindow> windows = new ConcurrentHashMap<>();
+  private final Map<Target, Long> lastCall = new ConcurrentHashMap<>(); // other targets' own windows: ticker nanos
+  private final long idleNanos;
+  private volatile long nextSweep; // ticker nanos before which no window can be idle enough
+  private final java.util.concurrent.atomic.LongAdder evictions = new java.util.concurrent.atomic.LongAdder();
 
   TargetWindows(Set<Target> known, Duration window, Ticker ticker) {
     this.known = Set.copyOf(known);
     this.window = window;
     this.ticker = ticker;
+    this.idleNanos = window.multipliedBy(2).toNanos();
+    this.nextSweep = ticker.nanos();
   }
 
   void record(Target target, SliOutcome outcome, Duration latency) {
     window(target).record(outcome, latency);
+    if (!known.contains(target) && !"*".equals(target.model()) && windows.containsKey(target)) {
+      lastCall.put(target, ticker.nanos());
+    }
   }
 
+  /**
+   * The calls of {@code target}: its own window; for an other target without one, the shared
+   * {@code upstream/*} window while the bound is reached, else an empty window. Makes a window
+   * only for a known target.
+   */
   SliSnapshot snapshot(Target target) {
-    return window(target).snapshot();
+    if (known.contains(target)) {
+      return window(target).snapshot();
+    }
+    SlidingWindow own = windows.get(target);
+    if (own == null && windows.size() >= known.size() + MAX_OTHERS) {
+      own = windows.get(new Target(target.upstream(), "*"));
+    }
+    return own != null ? own.snapshot() : new SliSnapshot(window.toNanos() / 1e9, 0, 0, 0, 0, 0, 0, 0);
+  }
+
+  /** Windows of other targets dropped so far for being idle. */
+  long evictions() {
+    return evictions.sum();
   }
 
   /** Whether {@code target} is configured (a chain's or a feature's reduced target). */
@@ -138,8 +167,38 @@ final class TargetWindows {
     if (existing != null) {
       return existing;
     }
-    boolean own = known.contains(target) || windows.size() < known.size() + MAX_OTHERS;
+    boolean own = known.contains(target) || room();
     return windows.computeIfAbsent(own ? target : new Target(target.upstream(), "*"),
         t -> new SlidingWindow(window, 12, ticker));
+  }
+
+  /** Whether an other target may have a window of its own now, after dropping idle ones. */
+  private boolean room() {
+    if (windows.size() < known.size() + MAX_OTHERS) {
+      return true;
+    }
+    dropIdle(ticker.nanos());
+    return windows.size() < known.size() + MAX_OTHERS;
+  }
+
+  /**
+   * Drops the own windows of other targets with no call for twice the SLI window; at most once
+   * until the oldest of them comes of age.
+   */
+  private void dropIdle(long now) {
+    if (now - nextSweep < 0) {
+      return;
+    }
+    long next = now + idleNanos;
+    for (Map.Entry<Target, Long> e : lastCall.entrySet()) {
+      long due = e.getValue() + idleNanos;
+      if (now - due < 0) {
+        next = due - next < 0 ? due : next;
+      } else if (lastCall.remove(e.getKey(), e.getValue())) {
+        windows.remove(e.getKey());
+        evictions.increment();
+      }
+    }
+    nextSweep = next;
   }
 }

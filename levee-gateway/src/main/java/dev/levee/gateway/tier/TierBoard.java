@@ -13,6 +13,7 @@ import dev.levee.core.retry.Failure;
 import dev.levee.core.retry.FailureKind;
 import dev.levee.core.sli.SliOutcome;
 import dev.levee.core.sli.SliSnapshot;
+import dev.levee.core.slo.SloTracker;
 import dev.levee.core.tier.Priority;
 import dev.levee.core.tier.Tier;
 import dev.levee.core.tier.TierController;
@@ -60,9 +61,15 @@ import org.slf4j.LoggerFactory;
  *       in every feature (their number is bounded by the configuration); model names no alias
  *       names (clients choose them) get one while fewer than {@value #MAX_CLIENT_SCOPES} exist,
  *       after which they share their feature's {@value #OTHER_MODELS} scope — never a configured
- *       alias's, so no number of client-chosen names can degrade a configured alias.
+ *       alias's, so no number of client-chosen names can degrade a configured alias. A
+ *       client-chosen name's scope that sits at T0 unused for {@link #clientScopeIdle()} (the SLO's
+ *       long burn window, its bucket and the SLI window: it remembers nothing by then) is dropped
+ *       when a new name needs a slot, so the bound is a bound on names in use, not on names ever
+ *       seen; a scope below T0 is never dropped.
  *   <li><b>Per feature</b> ({@link FeatureTier}): a force for drills, and "the feature's tier" —
- *       the worst of its scopes — for {@code /health}, {@code /admin/tiers} and metrics.
+ *       the worst of its configured aliases' scopes — for {@code /health}, {@code /admin/tiers}
+ *       and metrics; the scopes of client-chosen names are reported apart ({@link
+ *       #otherModelsTier}), so a tenant's invented names never make a feature look degraded.
  * </ul>
  *
  * <p>Transitions are logged, counted, kept for {@code /health}, and posted to the optional
@@ -100,6 +107,9 @@ public final class TierBoard implements CallObserver, AutoCloseable {
   private final Map<String, FeatureTier> features = new TreeMap<>();
   private final Map<ScopeKey, ScopeHealth> scopes = new ConcurrentHashMap<>();
   private final AtomicInteger clientScopes = new AtomicInteger(); // scopes of names no alias names
+  private final Duration clientIdle;
+  private volatile long nextSweep; // ticker nanos before which no idle client scope can be dropped
+  private final java.util.concurrent.atomic.LongAdder scopeEvictions = new java.util.concurrent.atomic.LongAdder();
   private final Map<String, TierTransition> lastTransition = new ConcurrentHashMap<>();
   private final AtomicLong transitions = new AtomicLong();
   private volatile SharedTiers shared; // null: this process decides alone
@@ -124,6 +134,8 @@ public final class TierBoard implements CallObserver, AutoCloseable {
     config.models().values().forEach(r -> r.chain().forEach(t -> known.add(new Target(t.upstream(), t.model()))));
     config.features().values().forEach(f -> reducedTarget(f).ifPresent(known::add));
     this.calls = new TargetWindows(known, config.tiers().window(), ticker);
+    this.clientIdle = SloTracker.LONG_WINDOW.plus(SloTracker.DEFAULT_BUCKET).plus(config.tiers().window());
+    this.nextSweep = ticker.nanos();
     Map<String, Feature> all = new TreeMap<>(config.features());
     all.putIfAbsent(Feature.DEFAULT_NAME, config.feature(null));
     all.forEach((name, feature) -> features.put(name, new FeatureTier(name, feature.priority(), ticker,
@@ -143,11 +155,27 @@ public final class TierBoard implements CallObserver, AutoCloseable {
     this.shared = java.util.Objects.requireNonNull(tiers, "tiers");
   }
 
-  /** The feature's tier (the forced one, else the worst of its aliases); unknown features follow {@code default}. */
+  /**
+   * The feature's tier, as {@code /health} and {@code levee_tier} show it: the forced one, else the
+   * worst of its configured aliases' scopes. Scopes of model names no alias names do not count
+   * (see {@link #otherModelsTier}): one tenant's invented names never make the feature look
+   * degraded. Unknown features follow {@code default}.
+   */
   public Tier tier(String feature) {
     FeatureTier f = controller(feature);
     Tier pinned = pinned(f);
     return pinned != null ? pinned : evaluated(f.name());
+  }
+
+  /**
+   * The worst tier of the feature's scopes of model names no alias names (their own and the
+   * shared {@value #OTHER_MODELS} one), or the forced tier; T0 when there are none. For {@code
+   * /health} ({@code other_models.tier}) and {@code levee_tier_other_models}.
+   */
+  public Tier otherModelsTier(String feature) {
+    FeatureTier f = controller(feature);
+    Tier pinned = pinned(f);
+    return pinned != null ? pinned : worst(f.name(), false);
   }
 
   /**
@@ -346,6 +374,7 @@ public final class TierBoard implements CallObserver, AutoCloseable {
   public void answered(String feature, String alias, Duration latency) {
     ScopeHealth scope = existing(feature, alias);
     if (scope != null) {
+      scope.used(ticker.nanos());
       scope.answered(latency);
     }
   }
@@ -354,6 +383,7 @@ public final class TierBoard implements CallObserver, AutoCloseable {
   public void failed(String feature, String alias, Duration latency) {
     ScopeHealth scope = existing(feature, alias);
     if (scope != null) {
+      scope.used(ticker.nanos());
       scope.failed(latency);
     }
   }
@@ -418,18 +448,27 @@ public final class TierBoard implements CallObserver, AutoCloseable {
   // ---- scopes ----
 
   /**
-   * The scope of a request of this pair, made on first use: its own for a configured alias; for a
-   * name no alias names its own while fewer than {@value #MAX_CLIENT_SCOPES} exist, else the
+   * The scope of a request of this pair, made on first use and marked used: its own for a
+   * configured alias; for a name no alias names its own while fewer than {@value
+   * #MAX_CLIENT_SCOPES} exist (after dropping idle ones, {@link #dropIdleClientScopes}), else the
    * feature's {@value #OTHER_MODELS} scope, which reads the upstream's shared call window.
    */
   private ScopeHealth scope(String feature, String alias, List<Target> targets) {
+    long now = ticker.nanos();
     ScopeKey key = new ScopeKey(feature, alias);
-    ScopeHealth existing = scopes.get(key);
-    if (existing != null) {
-      return existing;
+    ScopeHealth scope = scopes.get(key);
+    if (scope == null) {
+      scope = configured(alias) ? scopes.computeIfAbsent(key, k -> newScope(feature, alias, targets))
+          : clientScope(feature, alias, targets, now);
     }
-    if (configured(alias)) {
-      return scopes.computeIfAbsent(key, k -> newScope(feature, alias, targets));
+    scope.used(now);
+    return scope;
+  }
+
+  private ScopeHealth clientScope(String feature, String alias, List<Target> targets, long now) {
+    ScopeKey key = new ScopeKey(feature, alias);
+    if (clientScopes.get() >= MAX_CLIENT_SCOPES) {
+      dropIdleClientScopes(now);
     }
     ScopeHealth own = scopes.computeIfAbsent(key, k -> {
       if (clientScopes.incrementAndGet() > MAX_CLIENT_SCOPES) {
@@ -447,6 +486,75 @@ public final class TierBoard implements CallObserver, AutoCloseable {
 
   private boolean configured(String alias) {
     return config.models().containsKey(alias);
+  }
+
+  /**
+   * How long a scope of a client-chosen name stays unused at T0 before it may be dropped: the SLO
+   * tracker's long burn window (1 h) and its bucket (1 min, which the window's edge pro-rates),
+   * plus the SLI window ({@code tiers.window}, 60 s): by then its windows are empty and a fresh
+   * scope reads the same. 62 min with the defaults.
+   */
+  public Duration clientScopeIdle() {
+    return clientIdle;
+  }
+
+  /** Scopes of client-chosen names dropped so far for being idle at T0 (for {@code levee_state_evictions}). */
+  public long scopeEvictions() {
+    return scopeEvictions.sum();
+  }
+
+  /** Windows of client-named targets dropped so far for being idle (for {@code levee_state_evictions}). */
+  public long windowEvictions() {
+    return calls.evictions();
+  }
+
+  /** Call windows held now, configured targets' included (for tests of the bound). */
+  int windowCount() {
+    return calls.targets().size();
+  }
+
+  /**
+   * Drops every scope of a client-chosen name (not the shared {@value #OTHER_MODELS} one) that is
+   * at T0 and unused for {@link #clientScopeIdle()}: called when a new name finds the bound
+   * reached. A scope below T0 is kept whatever its age (it steps up on its own, one tier a {@code
+   * tiers.healthy-for}, once its windows empty). Sweeps at most once an {@code evaluate-every},
+   * or sooner when a scope at T0 comes of age, so a burst of new names past the bound costs no
+   * repeated scans. A request admitted in the instant its hour-idle scope is dropped records into
+   * the shared scope (one sample).
+   */
+  private void dropIdleClientScopes(long now) {
+    if (now - nextSweep < 0) {
+      return;
+    }
+    long next = now + every.toNanos();
+    for (ScopeHealth s : scopes.values()) {
+      if (configured(s.alias()) || s.alias().equals(OTHER_MODELS) || !atT0(s)) {
+        continue;
+      }
+      long due = s.lastUsed() + clientIdle.toNanos();
+      if (now - due < 0) {
+        next = due - next < 0 ? due : next;
+        continue;
+      }
+      boolean[] dropped = {false};
+      scopes.computeIfPresent(new ScopeKey(s.feature(), s.alias()), (k, v) -> {
+        if (v == s && now - (v.lastUsed() + clientIdle.toNanos()) >= 0 && atT0(v)) {
+          dropped[0] = true;
+          return null;
+        }
+        return v;
+      });
+      if (dropped[0]) {
+        clientScopes.decrementAndGet();
+        lastTransition.remove(key(s.feature(), s.alias()));
+        scopeEvictions.increment();
+      }
+    }
+    nextSweep = next;
+  }
+
+  private boolean atT0(ScopeHealth scope) {
+    return scope.controller().current() == Tier.T0 && scopeTier(scope) == Tier.T0;
   }
 
   private ScopeHealth newScope(String feature, String alias, List<Target> targets) {
@@ -476,11 +584,16 @@ public final class TierBoard implements CallObserver, AutoCloseable {
     return feature + "\u0000" + alias;
   }
 
-  /** The worst tier evaluation reached for any alias of {@code feature}. */
+  /** The worst tier evaluation reached for any configured alias of {@code feature}. */
   private Tier evaluated(String feature) {
+    return worst(feature, true);
+  }
+
+  /** The worst tier of {@code feature}'s scopes of configured aliases, or of client-chosen names. */
+  private Tier worst(String feature, boolean configuredAliases) {
     Tier worst = Tier.T0;
     for (ScopeHealth s : scopes.values()) {
-      if (s.feature().equals(feature)) {
+      if (s.feature().equals(feature) && configured(s.alias()) == configuredAliases) {
         worst = Tier.lowest(worst, scopeTier(s));
       }
     }
@@ -516,11 +629,13 @@ public final class TierBoard implements CallObserver, AutoCloseable {
 
   /**
    * Every feature's tier, for {@code GET /admin/tiers} and {@code /health}: per feature its tier
-   * (forced, else the worst of its aliases), and in {@code aliases}, per alias it was used with,
-   * the tier, the reason of the last decision and the cause (the target or signal) of the last
-   * transition. Model names no alias names are bounded there: the shared {@value #OTHER_MODELS}
-   * scope when made, and at most {@value #MAX_LISTED} names below T0; {@code other_models} counts
-   * them all ({@code scopes}, {@code below_t0}).
+   * (forced, else the worst of its configured aliases: {@link #tier(String)}), and in {@code
+   * aliases}, per alias it was used with, the tier, the reason of the last decision and the cause
+   * (the target or signal) of the last transition. Model names no alias names are bounded there:
+   * the shared {@value #OTHER_MODELS} scope when made, and at most {@value #MAX_LISTED} names below
+   * T0; {@code other_models} counts them all ({@code scopes}, {@code below_t0}) and gives their
+   * worst tier ({@code tier}, {@link #otherModelsTier}), which the feature's {@code tier} does not
+   * include.
    */
   public ArrayNode status() {
     ArrayNode all = Json.MAPPER.createArrayNode();
@@ -546,6 +661,7 @@ public final class TierBoard implements CallObserver, AutoCloseable {
         }
       }
       ObjectNode other = f.putObject("other_models");
+      other.put("tier", otherModelsTier(name).name());
       other.put("scopes", others);
       other.put("below_t0", othersDown);
     });

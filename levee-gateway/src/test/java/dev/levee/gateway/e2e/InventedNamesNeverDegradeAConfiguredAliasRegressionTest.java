@@ -47,8 +47,10 @@ class InventedNamesNeverDegradeAConfiguredAliasRegressionTest {
         assertThat(send(h, http, "attacker", "claude-z" + i).statusCode()).isEqualTo(529);
       }
       h.gateway.tiers().evaluateAll();
-      assertThat(h.gateway.tiers().tier("default")).as("the invented names' own tiers did step down")
+      assertThat(h.gateway.tiers().otherModelsTier("default")).as("the invented names' own tiers did step down")
           .isNotEqualTo(dev.levee.core.tier.Tier.T0);
+      assertThat(h.gateway.tiers().tier("default")).as("the feature's tier is its configured aliases'")
+          .isEqualTo(dev.levee.core.tier.Tier.T0);
 
       HttpResponse<String> ok2 = send(h, http, "victim", "ok2");
 
