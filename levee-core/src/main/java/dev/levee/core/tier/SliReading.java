@@ -108,7 +108,6 @@ public record SliReading(
         1 - clients.successRate(), source, freshFailures);
   }
 
-
   /** Reads a sliding-window snapshot and the tracker's burn rates. */
   public static SliReading of(SliSnapshot snapshot, SloTracker slo) {
     return of(snapshot, slo.burnRates());
