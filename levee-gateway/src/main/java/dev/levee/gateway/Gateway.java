@@ -105,17 +105,18 @@ public final class Gateway implements AutoCloseable {
     Readiness readiness = new Readiness();
     MetricLabels labels = MetricLabels.of(config, aliases.configuredTargets());
     Metrics metrics = new Metrics(labels, PriceTable.defaults(), ticker);
+    TierBoard tiers = new TierBoard(config, ticker, clock.sleeper(), clock.wall(), clock.scheduler());
     Breakers breakers = policy.breaker().enabled()
         ? new Breakers(policy.breaker().config(), ticker, t -> {
             logTransition(t);
             metrics.onTransition(t);
+            tiers.onTransition(t); // a circuit closed after its trials: the target's SLI window starts afresh
           }, aliases.configuredTargets())
         : Breakers.disabled(ticker);
     Set<Target> budgeted = new LinkedHashSet<>(aliases.configuredTargets()); // a bucket each: every chain's targets
     budgeted.addAll(labels.targets()); // and each feature's reduced (T1) target
     RetryBudgets budgets = RetryBudgets.local(budgeted, policy.retryBudget().max(), policy.retryBudget().ratio());
     TargetStats stats = new TargetStats(aliases.configuredTargets(), ticker);
-    TierBoard tiers = new TierBoard(config, ticker, clock.sleeper(), clock.wall(), clock.scheduler());
     Cluster cluster = config.cluster().enabled()
         ? new Cluster(config.cluster(), ticker, config.tiers().evaluateEvery().multipliedBy(3))
         : null;

@@ -23,6 +23,8 @@ public final class SlidingWindow {
   private final Ticker ticker;
   private final long sliceNanos;
   private final Slice[] slices;
+  private long lastFailureAt; // ticker reading of the newest 5xx or 429; valid when failedOnce
+  private boolean failedOnce;
 
   /** A 60 s window in 12 slices. */
   public SlidingWindow(Ticker ticker) {
@@ -66,10 +68,51 @@ public final class SlidingWindow {
             slice.latency.recordValue(Math.min(MAX_LATENCY_MS, Math.max(1, latency.toMillis())));
           }
         }
-        case SERVER_ERROR -> slice.serverErrors++;
-        case RATE_LIMITED -> slice.rateLimited++;
+        case SERVER_ERROR -> {
+          slice.serverErrors++;
+          failedAt(now);
+        }
+        case RATE_LIMITED -> {
+          slice.rateLimited++;
+          failedAt(now);
+        }
         case CLIENT_ERROR -> slice.clientErrors++;
       }
+    }
+  }
+
+  private void failedAt(long now) {
+    if (!failedOnce || now - lastFailureAt > 0) {
+      lastFailureAt = now;
+      failedOnce = true;
+    }
+  }
+
+  /**
+   * Whether a call failed on the target's side ({@link SliOutcome#SERVER_ERROR} or {@link
+   * SliOutcome#RATE_LIMITED}) within the last {@code span}, bounds included, and since the last
+   * {@link #clear()}. Used to tell failures that are still happening from ones the window merely
+   * remembers (a step down needs fresh ones).
+   *
+   * @param span how far back a failure counts as fresh (zero or positive)
+   */
+  public boolean failedWithin(Duration span) {
+    long now = ticker.nanos();
+    synchronized (this) {
+      return failedOnce && now - lastFailureAt <= span.toNanos();
+    }
+  }
+
+  /**
+   * Forgets every call recorded so far, as if the window had just been made: e.g. when the
+   * target's circuit closes after successful trials, the failures before are over.
+   */
+  public void clear() {
+    synchronized (this) {
+      for (Slice slice : slices) {
+        slice.reset(Long.MIN_VALUE);
+      }
+      failedOnce = false;
     }
   }
 

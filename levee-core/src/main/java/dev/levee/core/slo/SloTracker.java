@@ -127,6 +127,19 @@ public final class SloTracker {
   }
 
   /**
+   * Forgets every call recorded so far: every window reads as if the tracker had just been made
+   * (no calls, no burn). For a caller that knows the recorded calls no longer describe the present,
+   * e.g. a feature that saw no request and made no call for a whole SLI window.
+   */
+  public void clear() {
+    synchronized (this) {
+      java.util.Arrays.fill(index, Long.MIN_VALUE);
+      java.util.Arrays.fill(good, 0);
+      java.util.Arrays.fill(bad, 0);
+    }
+  }
+
+  /**
    * The error-budget burn rate over the last {@code window}: failure share / (1 - target).
    *
    * @param window positive, at most the horizon (default 1 h)

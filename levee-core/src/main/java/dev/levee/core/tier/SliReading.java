@@ -29,6 +29,10 @@ import java.util.Objects;
  *     step-down share (see {@link TierThresholds#answeredSignalFloor()})
  * @param source what the signals read, for explanations (e.g. the target with the most failures,
  *     {@code anthropic/claude-opus-4-6}); empty when unknown
+ * @param freshFailures whether one of the calls behind the shares failed (5xx or 429) within the
+ *     short window (the newest 1/12 of the SLI window, at least two evaluations): the signal rules
+ *     step down on the shares only then, so failures that are over — a window that still remembers
+ *     an outage after its upstream healed — hold a tier at most, never take it lower
  */
 public record SliReading(
     double p99Millis,
@@ -39,7 +43,8 @@ public record SliReading(
     double burn5m,
     long burnRequests,
     double clientFailureShare,
-    String source) {
+    String source,
+    boolean freshFailures) {
 
   public SliReading {
     check("clientFailureShare", clientFailureShare, 1);
@@ -53,14 +58,22 @@ public record SliReading(
     if (burnRequests < 0) throw new IllegalArgumentException("burnRequests must be non-negative: " + burnRequests);
   }
 
+  /** A scoped reading whose failures count as fresh. */
+  public SliReading(double p99Millis, double serverErrorShare, double rateLimitedShare, long requests,
+      double burn1h, double burn5m, long burnRequests, double clientFailureShare, String source) {
+    this(p99Millis, serverErrorShare, rateLimitedShare, requests, burn1h, burn5m, burnRequests, clientFailureShare,
+        source, true);
+  }
+
   /**
    * A reading whose calls are what the clients saw (one window for both, as before issue 10): the
-   * clients' failure share is the calls' 5xx and 429 shares together.
+   * clients' failure share is the calls' 5xx and 429 shares together, and the failures count as
+   * fresh.
    */
   public SliReading(double p99Millis, double serverErrorShare, double rateLimitedShare, long requests,
       double burn1h, double burn5m, long burnRequests) {
     this(p99Millis, serverErrorShare, rateLimitedShare, requests, burn1h, burn5m, burnRequests,
-        Math.min(1, serverErrorShare + rateLimitedShare), "");
+        Math.min(1, serverErrorShare + rateLimitedShare), "", true);
   }
 
   /** A reading with no traffic at all. */
@@ -76,12 +89,23 @@ public record SliReading(
    * @param burn the clients' error-budget burn
    */
   public static SliReading scoped(SliSnapshot calls, String source, SliSnapshot clients, BurnRates burn) {
+    return scoped(calls, source, clients, burn, true);
+  }
+
+  /**
+   * A scoped reading, saying whether its calls' failures are fresh.
+   *
+   * @param freshFailures whether one of the calls behind the shares failed within the short window
+   *     (see {@link #freshFailures()})
+   */
+  public static SliReading scoped(SliSnapshot calls, String source, SliSnapshot clients, BurnRates burn,
+      boolean freshFailures) {
     Objects.requireNonNull(calls, "calls");
     Objects.requireNonNull(clients, "clients");
     Objects.requireNonNull(burn, "burn");
     return new SliReading(Math.max(calls.p99Millis(), clients.p99Millis()), calls.serverErrorRate(),
         calls.rateLimitedRate(), calls.total(), burn.burn1h(), burn.burn5m(), burn.requests5m(),
-        1 - clients.successRate(), source);
+        1 - clients.successRate(), source, freshFailures);
   }
 
   /** Reads a sliding-window snapshot and the tracker's burn rates. */

@@ -30,7 +30,10 @@ import java.util.Objects;
  *       an optional feature to a static answer, and nothing automatic takes a critical or
  *       standard feature there (a person can, with {@link TierController#force}). A window
  *       with fewer than {@code minRequests} calls (the minimum volume, default 20) does not step
- *       down on signals: its shares are noise.
+ *       down on signals: its shares are noise. The 5xx and 429 shares step down only while the
+ *       failures behind them are {@linkplain SliReading#freshFailures() fresh} (a call failed
+ *       within the short window, 10 s by default): a window that still remembers an outage whose
+ *       upstream has healed holds the tier (it is not healthy), never takes it lower.
  *   <li><b>Combining</b>: the lower (more degraded) of the burn target and the signal target
  *       wins. A target that is not below the current tier is a hold: the decider never steps
  *       up while anything is elevated.
@@ -43,7 +46,9 @@ import java.util.Objects;
  *   <li><b>Quiet</b>: with fewer than {@code minRequests} calls in the SLI window (no traffic,
  *       or a feature at T2 whose cache answers everything), the window counts as healthy when
  *       none of its calls failed and burn is not elevated; so a feature that stopped calling
- *       upstream still probes its way back up, and the first bad window steps it down again.
+ *       upstream still probes its way back up, and the first bad window steps it down again. (The
+ *       burn is the caller's to read: the gateway starts a scope's burn afresh after a whole SLI
+ *       window with no call and no client request, so an idle scope is not held by history.)
  *   <li>Otherwise <b>hold</b>.
  * </ol>
  *
@@ -93,12 +98,19 @@ public final class TierDecider {
 
     boolean enough = reading.requests() >= t.minRequests();
     List<String> elevated = new ArrayList<>(3);
+    String stale = null; // elevated shares whose failures are over: they hold, never step down
     if (enough) {
+      List<String> shares = new ArrayList<>(2);
       if (reading.serverErrorShare() >= t.serverErrorDown()) {
-        elevated.add("5xx " + pct(reading.serverErrorShare()) + " >= " + pct(t.serverErrorDown()));
+        shares.add("5xx " + pct(reading.serverErrorShare()) + " >= " + pct(t.serverErrorDown()));
       }
       if (reading.rateLimitedShare() >= t.rateLimitedDown()) {
-        elevated.add("429 " + pct(reading.rateLimitedShare()) + " >= " + pct(t.rateLimitedDown()));
+        shares.add("429 " + pct(reading.rateLimitedShare()) + " >= " + pct(t.rateLimitedDown()));
+      }
+      if (reading.freshFailures()) {
+        elevated.addAll(shares);
+      } else if (!shares.isEmpty()) {
+        stale = String.join(", ", shares) + ", no call failed within the short window: failures over, no step down";
       }
       if (reading.p99Millis() >= t.p99DownMillis()) {
         elevated.add("p99 " + ms(reading.p99Millis()) + " >= " + ms(t.p99DownMillis()));
@@ -145,6 +157,9 @@ public final class TierDecider {
     }
     if (!burnHealthy) {
       notHealthy.add(burnText(reading, t));
+    }
+    if (stale != null) {
+      notHealthy.add(stale);
     }
     if (notHealthy.isEmpty()) {
       return healthy(current, "healthy: p99 " + ms(reading.p99Millis()) + ", 5xx " + pct(reading.serverErrorShare())

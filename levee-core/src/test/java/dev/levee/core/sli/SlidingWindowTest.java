@@ -167,6 +167,38 @@ class SlidingWindowTest {
   }
 
   @Test
+  void aFailureIsFreshWithinTheSpanAskedAndSuccessesOrClientErrorsNeverAre() {
+    record(SliOutcome.SUCCESS, 3);
+    record(SliOutcome.CLIENT_ERROR, 1);
+    assertThat(window.failedWithin(Duration.ofSeconds(10))).isFalse();
+
+    record(SliOutcome.RATE_LIMITED, 1);
+    clock.advance(Duration.ofSeconds(10));
+    assertThat(window.failedWithin(Duration.ofSeconds(10))).as("bounds included").isTrue();
+
+    clock.advance(Duration.ofNanos(1));
+    assertThat(window.failedWithin(Duration.ofSeconds(10))).isFalse();
+    record(SliOutcome.SERVER_ERROR, 1);
+    assertThat(window.failedWithin(Duration.ZERO)).isTrue();
+  }
+
+  @Test
+  void clearForgetsEveryCallRecordedBeforeAndCountsTheNextOnes() {
+    record(SliOutcome.SERVER_ERROR, 5);
+    record(SliOutcome.SUCCESS, 2);
+    clock.advance(Duration.ofSeconds(7));
+    record(SliOutcome.SERVER_ERROR, 1);
+
+    window.clear();
+
+    assertThat(window.snapshot().total()).isZero();
+    assertThat(window.snapshot().p99Millis()).isZero();
+    assertThat(window.failedWithin(Duration.ofSeconds(60))).isFalse();
+    record(SliOutcome.SUCCESS, 4); // the same slice as the last failure: counted afresh
+    assertThat(window.snapshot()).extracting(SliSnapshot::successes, SliSnapshot::serverErrors).containsExactly(4L, 0L);
+  }
+
+  @Test
   void theWindowSlidesOneSliceAtATime() {
     record(SliOutcome.SUCCESS, 1); // slice 0
     clock.advance(SLICE);

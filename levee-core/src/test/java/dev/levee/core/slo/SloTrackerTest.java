@@ -37,6 +37,20 @@ class SloTrackerTest {
   }
 
   @Test
+  void clearForgetsEveryCallAndCountsTheNextOnesAfresh() {
+    record(10, 10);
+    clock.advance(Duration.ofMinutes(2));
+    record(0, 5);
+
+    slo.clear();
+
+    assertThat(slo.burnRates()).isEqualTo(BurnRates.NONE);
+    record(99, 1); // in the same bucket as the last failures: counted alone
+    assertThat(slo.burnRate(Duration.ofMinutes(5))).isCloseTo(2.0, within(1e-9));
+    assertThat(slo.burnRates().requests5m()).isEqualTo(100);
+  }
+
+  @Test
   void burnIsTheFailureShareOverTheErrorBudget() {
     // given a 99.5% target, 7.2% failures burn at 14.4 (SRE workbook ch. 5)
     record(928, 72);

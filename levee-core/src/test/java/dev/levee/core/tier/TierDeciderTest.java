@@ -143,13 +143,30 @@ class TierDeciderTest {
   }
 
   @Test
+  void sharesWhoseFailuresAreOverHoldButNeverStepDown() {
+    // the window still remembers an outage: 30% 5xx and 10% 429, but no call failed in the short window
+    SliReading remembered = new SliReading(120, 0.3, 0.1, 100, 0, 0, 0, 1, "emu/claude-sick", false);
+    SliReading current = new SliReading(120, 0.3, 0.1, 100, 0, 0, 0, 1, "emu/claude-sick", true);
+
+    TierDecision stale = decider.decide(Tier.T1, remembered, Priority.STANDARD);
+
+    assertThat(stale).extracting(TierDecision::next, TierDecision::cause).containsExactly(Tier.T1, Cause.HOLD);
+    assertThat(stale.reason()).contains("no call failed within the short window: failures over, no step down");
+    assertThat(decider.decide(Tier.T0, remembered, Priority.STANDARD).next()).as("not from T0 either").isEqualTo(Tier.T0);
+    assertThat(decider.decide(Tier.T1, current, Priority.STANDARD))
+        .extracting(TierDecision::next, TierDecision::cause).containsExactly(Tier.T2, Cause.SIGNALS);
+  }
+
+  @Test
   void aScopedReadingTakesSignalsFromTheCallsAndTheFailureShareFromTheClients() {
     SliSnapshot calls = new SliSnapshot(60, 25, 75, 0, 0, 20, 30, 40);
     SliSnapshot clients = new SliSnapshot(60, 100, 0, 0, 0, 200, 900, 1200);
 
     SliReading reading = SliReading.scoped(calls, "emu/emu-529", clients, new BurnRates(0, 0, 100));
 
-    assertThat(reading).isEqualTo(new SliReading(1200, 0.75, 0, 100, 0, 0, 100, 0, "emu/emu-529"));
+    assertThat(reading).isEqualTo(new SliReading(1200, 0.75, 0, 100, 0, 0, 100, 0, "emu/emu-529", true));
+    assertThat(SliReading.scoped(calls, "emu/emu-529", clients, new BurnRates(0, 0, 100), false).freshFailures())
+        .isFalse();
   }
 
   @Test

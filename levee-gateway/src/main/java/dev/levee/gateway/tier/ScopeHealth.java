@@ -2,6 +2,7 @@ package dev.levee.gateway.tier;
 
 import dev.levee.core.chain.Target;
 import dev.levee.core.sli.SliOutcome;
+import dev.levee.core.sli.SliSnapshot;
 import dev.levee.core.sli.SlidingWindow;
 import dev.levee.core.slo.SloTracker;
 import dev.levee.core.tier.Priority;
@@ -100,12 +101,21 @@ final class ScopeHealth {
    * The reading this scope's controller decides from: the signals of the targets the scope's
    * requests go to at its tier — at T0 the chain before the reduced target (so a slow or failing
    * fallback that is never reached does not degrade an alias whose primary answers), at T1 and
-   * below the reduced target — and what the clients saw.
+   * below the reduced target — and what the clients saw. A scope idle for a whole SLI window (no
+   * call to those targets, no client request) starts its burn afresh: see {@code docs/degradation.md},
+   * <i>Fresh evidence</i>.
    */
   SliReading reading(TargetWindows calls) {
     List<Target> used = controller.status().automatic() == dev.levee.core.tier.Tier.T0 ? fullTargets : reducedTargets;
     TargetWindows.Reading read = calls.read(used, minVolume);
-    return SliReading.scoped(read.calls(), read.worst() == null ? "" : read.worst().id(), clients.snapshot(),
-        slo.burnRates());
+    SliSnapshot seen = clients.snapshot();
+    if (read.calls().total() == 0 && seen.total() == 0) {
+      // idle for a whole SLI window: no client came, nothing was called. The burn holds only history
+      // now (an outage's failed clients, their work held since); it starts afresh, so it neither
+      // holds an idle scope down nor comes back to step it down once calls resume (the backlog drains)
+      slo.clear();
+    }
+    return SliReading.scoped(read.calls(), read.worst() == null ? "" : read.worst().id(), seen, slo.burnRates(),
+        read.fresh());
   }
 }

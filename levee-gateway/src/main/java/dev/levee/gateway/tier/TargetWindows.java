@@ -34,10 +34,13 @@ final class TargetWindows {
    *     dilutes a failing primary); when none has it, their windows merged
    * @param worst the target with the highest failure share (else the highest p99) among them, or
    *     null when none failed and none is slow
+   * @param fresh whether one of those targets had a call fail (5xx or 429) within the short window
+   *     ({@link #fresh()}): failures that are over hold a tier, they never step it down
    */
-  record Reading(SliSnapshot calls, Target worst) {}
+  record Reading(SliSnapshot calls, Target worst, boolean fresh) {}
 
   private final Duration window;
+  private final Duration fresh;
   private final Ticker ticker;
   private final Set<Target> known;
   private final Map<Target, SlidingWindow> windows = new ConcurrentHashMap<>();
@@ -46,12 +49,42 @@ final class TargetWindows {
   private volatile long nextSweep; // ticker nanos before which no window can be idle enough
   private final java.util.concurrent.atomic.LongAdder evictions = new java.util.concurrent.atomic.LongAdder();
 
-  TargetWindows(Set<Target> known, Duration window, Ticker ticker) {
+  /**
+   * @param window the SLI window (default 60 s, {@code tiers.window})
+   * @param evaluateEvery how often the tiers read the windows ({@code tiers.evaluate-every}, 5 s)
+   */
+  TargetWindows(Set<Target> known, Duration window, Duration evaluateEvery, Ticker ticker) {
     this.known = Set.copyOf(known);
     this.window = window;
+    Duration twelfth = window.dividedBy(12);
+    Duration twoEvaluations = evaluateEvery.multipliedBy(2);
+    this.fresh = twelfth.compareTo(twoEvaluations) >= 0 ? twelfth : twoEvaluations;
     this.ticker = ticker;
     this.idleNanos = window.multipliedBy(2).toNanos();
     this.nextSweep = ticker.nanos();
+  }
+
+  /**
+   * The short window: a failure within it is fresh. The newest 1/12 of the SLI window (the SRE
+   * workbook's ratio of a multiwindow alert's short window to its long one), at least two
+   * evaluations so that every evaluation sees the failures since the one before even when it runs
+   * late: 10 s with the defaults (60 s window, evaluated every 5 s).
+   */
+  Duration fresh() {
+    return fresh;
+  }
+
+  /**
+   * {@code target} has recovered (its circuit closed after successful trials): its window forgets
+   * every call made before, so failures that are over never step a tier down once its calls reach
+   * the minimum volume again (the backlog draining after an outage). A target sharing the window of
+   * its upstream's other client-chosen names ({@code upstream/*}) leaves the shared window alone.
+   */
+  void recovered(Target target) {
+    SlidingWindow own = windows.get(target);
+    if (own != null) {
+      own.clear();
+    }
   }
 
   void record(Target target, SliOutcome outcome, Duration latency) {
@@ -67,14 +100,20 @@ final class TargetWindows {
    * only for a known target.
    */
   SliSnapshot snapshot(Target target) {
+    SlidingWindow w = readable(target);
+    return w != null ? w.snapshot() : new SliSnapshot(window.toNanos() / 1e9, 0, 0, 0, 0, 0, 0, 0);
+  }
+
+  /** The window {@link #snapshot} reads, or null for an other target with none (none is made). */
+  private SlidingWindow readable(Target target) {
     if (known.contains(target)) {
-      return window(target).snapshot();
+      return window(target);
     }
     SlidingWindow own = windows.get(target);
     if (own == null && windows.size() >= known.size() + MAX_OTHERS) {
       own = windows.get(new Target(target.upstream(), "*"));
     }
-    return own != null ? own.snapshot() : new SliSnapshot(window.toNanos() / 1e9, 0, 0, 0, 0, 0, 0, 0);
+    return own;
   }
 
   /** Windows of other targets dropped so far for being idle. */
@@ -98,19 +137,25 @@ final class TargetWindows {
     List<Target> enoughTargets = new ArrayList<>();
     List<SliSnapshot> all = new ArrayList<>();
     List<Target> allTargets = new ArrayList<>();
+    boolean freshInAll = false;
+    boolean freshInEnough = false;
     for (Target target : targets) {
       SliSnapshot s = snapshot(target);
+      SlidingWindow w = readable(target);
+      boolean failedLately = w != null && w.failedWithin(fresh);
       all.add(s);
       allTargets.add(target);
+      freshInAll |= failedLately;
       if (s.total() >= minVolume) {
         enough.add(s);
         enoughTargets.add(target);
+        freshInEnough |= failedLately;
       }
     }
-    return enough.isEmpty() ? merged(all, allTargets) : worstOf(enough, enoughTargets);
+    return enough.isEmpty() ? merged(all, allTargets, freshInAll) : worstOf(enough, enoughTargets, freshInEnough);
   }
 
-  private Reading worstOf(List<SliSnapshot> snapshots, List<Target> targets) {
+  private Reading worstOf(List<SliSnapshot> snapshots, List<Target> targets, boolean fresh) {
     double serverShare = 0, rateLimitedShare = 0, worstFailure = 0;
     long p99 = 0, total = 0, p50 = 0, p95 = 0;
     Target worst = null, slowest = null;
@@ -136,10 +181,10 @@ final class TargetWindows {
     long rateLimited = Math.min(total - serverErrors, Math.round(rateLimitedShare * total));
     SliSnapshot calls = new SliSnapshot(window.toNanos() / 1e9, total - serverErrors - rateLimited, serverErrors,
         rateLimited, 0, p50, p95, p99);
-    return new Reading(calls, worst != null ? worst : slowest);
+    return new Reading(calls, worst != null ? worst : slowest, fresh);
   }
 
-  private Reading merged(List<SliSnapshot> snapshots, List<Target> targets) {
+  private Reading merged(List<SliSnapshot> snapshots, List<Target> targets, boolean fresh) {
     long successes = 0, serverErrors = 0, rateLimited = 0, clientErrors = 0, p50 = 0, p95 = 0, p99 = 0;
     Target worst = null;
     long worstFailures = 0;
@@ -159,7 +204,7 @@ final class TargetWindows {
       }
     }
     return new Reading(new SliSnapshot(window.toNanos() / 1e9, successes, serverErrors, rateLimited, clientErrors, p50,
-        p95, p99), worst);
+        p95, p99), worst, fresh);
   }
 
   private SlidingWindow window(Target target) {

@@ -3,6 +3,8 @@ package dev.levee.gateway.tier;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.levee.anthropic.Json;
+import dev.levee.core.breaker.CircuitState;
+import dev.levee.core.breaker.Transition;
 import dev.levee.core.chain.CallObserver;
 import dev.levee.core.chain.ChainResult;
 import dev.levee.core.chain.Target;
@@ -133,7 +135,7 @@ public final class TierBoard implements CallObserver, AutoCloseable {
     Set<Target> known = new LinkedHashSet<>();
     config.models().values().forEach(r -> r.chain().forEach(t -> known.add(new Target(t.upstream(), t.model()))));
     config.features().values().forEach(f -> reducedTarget(f).ifPresent(known::add));
-    this.calls = new TargetWindows(known, config.tiers().window(), ticker);
+    this.calls = new TargetWindows(known, config.tiers().window(), config.tiers().evaluateEvery(), ticker);
     this.clientIdle = SloTracker.LONG_WINDOW.plus(SloTracker.DEFAULT_BUCKET).plus(config.tiers().window());
     this.nextSweep = ticker.nanos();
     Map<String, Feature> all = new TreeMap<>(config.features());
@@ -443,6 +445,26 @@ public final class TierBoard implements CallObserver, AutoCloseable {
       calls.record(target, outcome, latency);
     }
     cooldowns.onFailure(target, failure, latency);
+  }
+
+  /**
+   * A circuit breaker changed state (a listener of every breaker). When a target's circuit closes
+   * after its half-open trials succeeded, the target has recovered: its SLI window forgets the calls
+   * made before the close, as the breaker forgets its failures. A step down on a target's signals
+   * needs failures newer than its last close, so a backlog drained after an outage never lifts the
+   * outage's few calls over the minimum volume and steps a healthy target's aliases down.
+   */
+  public void onTransition(Transition t) {
+    if (t.from() == CircuitState.HALF_OPEN && t.to() == CircuitState.CLOSED) {
+      Target target;
+      try {
+        target = Target.parse(t.breaker());
+      } catch (IllegalArgumentException e) {
+        return; // not a target's breaker
+      }
+      calls.recovered(target);
+      LOG.info("target {} recovered ({}): its SLI window starts afresh", t.breaker(), t.reason());
+    }
   }
 
   // ---- scopes ----

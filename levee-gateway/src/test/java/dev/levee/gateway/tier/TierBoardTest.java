@@ -2,6 +2,8 @@ package dev.levee.gateway.tier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.levee.core.breaker.CircuitState;
+import dev.levee.core.breaker.Transition;
 import dev.levee.core.chain.Target;
 import dev.levee.core.retry.Failure;
 import dev.levee.core.retry.FailureKind;
@@ -64,6 +66,44 @@ class TierBoardTest {
       assertThat(board.tier("default")).as("the feature's tier is its worst alias's").isEqualTo(Tier.T1);
       assertThat(board.status().get(0).path("aliases").get(0).path("cause").asText())
           .isEqualTo("alias smart: anthropic/claude-sick: 5xx 100.0% >= 2.0%: one step down (clients answered: floor T1), T0 -> T1");
+    }
+  }
+
+  @Test
+  void aCircuitClosingAfterItsTrialsStartsItsTargetsWindowAfresh() throws Exception {
+    try (TierBoard board = board("")) {
+      traffic(board, 30);
+      board.onTransition(new Transition(SICK.id(), CircuitState.CLOSED, CircuitState.OPEN, "3 failures", clock.nanos()));
+      board.onTransition(new Transition(SICK.id(), CircuitState.OPEN, CircuitState.HALF_OPEN, "open for 10s", clock.nanos()));
+      assertThat(board.targetCalls(SICK).serverErrors()).as("opening forgets nothing").isEqualTo(30);
+
+      board.onTransition(new Transition(SICK.id(), CircuitState.HALF_OPEN, CircuitState.CLOSED, "2 trial calls succeeded",
+          clock.nanos()));
+      for (int i = 0; i < 25; i++) {
+        board.onSuccess(SICK, Duration.ofMillis(40)); // the backlog drains
+      }
+      board.evaluateAll();
+
+      assertThat(board.targetCalls(SICK)).extracting(s -> s.successes(), s -> s.serverErrors()).containsExactly(25L, 0L);
+      assertThat(board.tier("default", "smart", SMART)).isEqualTo(Tier.T0);
+      assertThat(board.targetCalls(SMALL).successes()).as("other targets keep their windows").isEqualTo(30);
+    }
+  }
+
+  @Test
+  void failuresOlderThanTheShortWindowHoldATierButNeverStepItDown() throws Exception {
+    try (TierBoard board = board("")) {
+      traffic(board, 30); // 3 s of traffic; smart's primary failed every call
+      clock.advance(Duration.ofSeconds(10)); // nothing since: the failures are 10.1 s old, the short window 10 s
+      board.evaluateAll();
+
+      assertThat(board.tier("default", "smart", SMART)).isEqualTo(Tier.T0);
+      assertThat(board.status().get(0).path("aliases").get(0).path("last_reason").asText())
+          .contains("no call failed within the short window: failures over, no step down");
+
+      board.onFailure(SICK, OVERLOADED, Duration.ofMillis(30)); // one fresh failure: the outage goes on
+      board.evaluateAll();
+      assertThat(board.tier("default", "smart", SMART)).isEqualTo(Tier.T1);
     }
   }
 
