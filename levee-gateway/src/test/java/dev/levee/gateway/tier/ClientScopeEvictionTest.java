@@ -197,7 +197,7 @@ class ClientScopeEvictionTest {
   @Test
   void anIdleClientTargetWindowIsDroppedWhenANewTargetNeedsTheSlot() {
     Target known = Target.parse("emu/claude-3-haiku");
-    TargetWindows windows = new TargetWindows(Set.of(known), Duration.ofSeconds(60), clock);
+    TargetWindows windows = new TargetWindows(Set.of(known), Duration.ofSeconds(60), Duration.ofSeconds(5), clock);
     windows.record(known, SliOutcome.SUCCESS, Duration.ofMillis(5));
     for (int i = 0; i < TargetWindows.MAX_OTHERS; i++) {
       windows.record(new Target("emu", "claude-x" + i), SliOutcome.SERVER_ERROR, Duration.ofMillis(5));
@@ -220,7 +220,7 @@ class ClientScopeEvictionTest {
 
   @Test
   void readingAClientTargetMakesNoWindow() {
-    TargetWindows windows = new TargetWindows(Set.of(), Duration.ofSeconds(60), clock);
+    TargetWindows windows = new TargetWindows(Set.of(), Duration.ofSeconds(60), Duration.ofSeconds(5), clock);
 
     assertThat(windows.snapshot(new Target("emu", "claude-never")).total()).isZero();
     assertThat(windows.read(List.of(new Target("emu", "claude-never")), 20).calls().total()).isZero();
