@@ -9,7 +9,10 @@ import java.util.stream.Collectors;
  * {@code x-levee-reason} header and the access log: levee-core reports facts ({@link
  * TargetReport}), this is where they become English.
  *
- * <p>For example {@code "emu/a: 529 overloaded_error (3 calls); emu/b: circuit open (20 s left)"}.
+ * <p>For example {@code "emu/a: 529 overloaded_error (3 calls); emu/b: circuit open (20 s left)"}, or
+ * {@code "emu/a: 529 overloaded_error (1 call, then not retried: retry budget exhausted)"} when the
+ * target's own retry budget refused its retry (worded as a fallback the budget refused: {@code "not
+ * tried: retry budget exhausted"}).
  */
 public final class TargetReports {
 
@@ -36,7 +39,8 @@ public final class TargetReports {
       case COOLING -> "cooling after a rate limit (" + seconds(report) + " s left)";
       case FAILED -> (report.failure().status() > 0 ? report.failure().status() + " " : "")
           + report.failure().errorType() + " (" + report.calls() + (report.calls() == 1 ? " call" : " calls")
-          + (report.openFor().isPositive() ? ", then its circuit opened: " + seconds(report) + " s left)" : ")");
+          + (report.openFor().isPositive() ? ", then its circuit opened: " + seconds(report) + " s left)"
+              : report.retryDenied() ? ", then not retried: retry budget exhausted)" : ")");
     };
   }
 

@@ -92,7 +92,7 @@ final class World implements AutoCloseable {
   }
 
   double budgetLeft() {
-    return gateway.chain().budgets().lowest().remaining(); // the most drained target's bucket, as /health shows
+    return gateway.chain().budgets().lowest().remaining(); // the most drained bucket: the failing primary's here
   }
 
   /** Upstream calls so far, as the emulator saw them. */

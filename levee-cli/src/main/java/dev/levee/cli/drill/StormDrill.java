@@ -101,10 +101,28 @@ final class StormDrill {
           tier = name.charAt(1) - '0';
         }
       }
-      JsonNode remaining = body.path("retry_budget").path("remaining");
-      budget = remaining.isNumber() ? remaining.asDouble() : Double.NaN;
+      budget = budgetLeft(body);
     }
     return new Sample(second, tier, budget);
+  }
+
+  /**
+   * The fewest tokens left in a configured target's own retry budget ({@code targets.*.retry_budget}
+   * with {@code bucket: own}), NaN when none is reported: the embedded gateway has one target, the
+   * alias's, so this is its bucket. Not the overflow bucket of models clients name: the drill asks
+   * only for its alias.
+   */
+  static double budgetLeft(JsonNode health) {
+    double least = Double.NaN;
+    for (JsonNode target : health.path("targets")) {
+      JsonNode budget = target.path("retry_budget");
+      JsonNode tokens = budget.path("tokens");
+      if ("own".equals(budget.path("bucket").asText()) && tokens.isNumber()
+          && (Double.isNaN(least) || tokens.asDouble() < least)) {
+        least = tokens.asDouble();
+      }
+    }
+    return least;
   }
 
   private void ask(int second, int question) {

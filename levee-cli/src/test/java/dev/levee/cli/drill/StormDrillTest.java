@@ -2,9 +2,12 @@ package dev.levee.cli.drill;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.levee.anthropic.Json;
 import java.io.PrintWriter;
 import java.io.Writer;
 import java.time.Duration;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -32,6 +35,8 @@ class StormDrillTest {
         assertThat(check.passed()).as(check.name() + ": " + check.measured() + " (" + check.bound() + ")").isTrue());
     assertThat(outcome.secondsToT2()).as("stepped down to T2 or below: " + tiers(outcome)).isGreaterThanOrEqualTo(0);
     assertThat(outcome.count(Answer.Source.FAILED)).as("every request was answered").isZero();
+    assertThat(outcome.samples()).as("the retry budget is read from every /health")
+        .allSatisfy(sample -> assertThat(sample.budget()).isBetween(0.0, 100.0));
     // derived, not tuned: the short window decides the way up (issue 10), so once the storm ends the
     // SLI window (60 s) clears, then two steps of healthy-for (30 s) each, read every 5 s: <= 130 s.
     // Waiting for the 5 min burn to fall below 2 (the rule before) took 225-255 s here.
@@ -50,5 +55,19 @@ class StormDrillTest {
       }
     }
     return s.toString().strip();
+  }
+
+  @Test
+  void theBudgetChartedIsTheFewestTokensOfAConfiguredTargetsOwnBucket() {
+    JsonNode health = Json.tryParse("""
+        {"targets": {
+          "emu/claude-main": {"retry_budget": {"bucket": "own", "tokens": 42.5, "denied_here": 0}},
+          "emu/claude-other": {"retry_budget": {"bucket": "own", "tokens": 80.0, "denied_here": 0}},
+          "emu/named-by-a-client": {"retry_budget": {"bucket": "overflow"}}},
+         "retry_budget": {"overflow": {"tokens": 0.0, "denied_here": 9}}}
+        """);
+
+    assertThat(StormDrill.budgetLeft(health)).isEqualTo(42.5);
+    assertThat(StormDrill.budgetLeft(Json.tryParse("{\"targets\":{}}"))).isNaN();
   }
 }

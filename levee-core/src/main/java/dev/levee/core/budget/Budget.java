@@ -20,6 +20,9 @@ public interface Budget {
   /** The bucket's capacity, in tokens. */
   double max();
 
-  /** Retries, fallbacks and recoveries this budget refused since it was made (for reports). */
+  /**
+   * Calls this budget refused since it was made, in this process (for reports): retries, hedges and
+   * stream recoveries, and fallbacks when one bucket serves every target.
+   */
   long denied();
 }

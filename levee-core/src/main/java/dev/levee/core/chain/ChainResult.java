@@ -74,8 +74,11 @@ public sealed interface ChainResult<T> {
    * @param openFor the time left until its breaker admits a trial when {@code why} is {@link
    *     Why#CIRCUIT_OPEN}, or when it is {@link Why#FAILED} and its last failure opened the circuit
    *     (which is why it was not retried); the cooldown left when {@link Why#COOLING}; else zero
+   * @param retryDenied whether, when {@code why} is {@link Why#FAILED}, the target was not retried
+   *     (again) because its retry budget had no token left (a retry of it was wanted and allowed by
+   *     everything else); always false for the other reasons
    */
-  record TargetReport(Target target, Why why, int calls, Failure failure, Duration openFor) {
+  record TargetReport(Target target, Why why, int calls, Failure failure, Duration openFor, boolean retryDenied) {
 
     public TargetReport {
       java.util.Objects.requireNonNull(target, "target");
@@ -84,6 +87,19 @@ public sealed interface ChainResult<T> {
       if ((why == Why.FAILED) != (failure != null)) {
         throw new IllegalArgumentException("a failure is reported exactly when the target failed");
       }
+      if (retryDenied && why != Why.FAILED) {
+        throw new IllegalArgumentException("only a target that failed can have had its retry denied");
+      }
+    }
+
+    /** A report whose retry was not denied by the budget. */
+    public TargetReport(Target target, Why why, int calls, Failure failure, Duration openFor) {
+      this(target, why, calls, failure, openFor, false);
+    }
+
+    /** This report of a failed target, saying its retry was refused by its retry budget. */
+    TargetReport withRetryDenied() {
+      return new TargetReport(target, why, calls, failure, openFor, true);
     }
 
     static TargetReport of(Target target, Why why) {

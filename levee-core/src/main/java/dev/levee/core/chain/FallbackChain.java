@@ -203,7 +203,7 @@ public final class FallbackChain {
       if (!run.freeCallOn(budget) && !budget.tryAcquire()) {
         permit.cancelled();
         run.step(target, Step.BUDGET_DENIED, null, waited, Duration.ZERO);
-        run.reportIfAbsent(TargetReport.of(target, Why.BUDGET_EXHAUSTED));
+        run.budgetDenied(target);
         return null; // this target's budget is spent: the next target's own budget decides
       }
       run.calls++;
@@ -455,6 +455,21 @@ public final class FallbackChain {
       reports.removeIf(r -> r.target().equals(target));
       reports.add(new TargetReport(target, Why.FAILED, callsOnTarget, failure, Duration.ZERO));
       failure.retryAfter().ifPresent(wait -> statedWaits.put(target, wait));
+    }
+
+    /**
+     * {@code target}'s budget refused a call: a target that already failed was not retried (its
+     * report says so, as {@code x-levee-reason} then does); any other was not tried at all.
+     */
+    void budgetDenied(Target target) {
+      for (int i = 0; i < reports.size(); i++) {
+        TargetReport r = reports.get(i);
+        if (r.target().equals(target) && r.why() == Why.FAILED) {
+          reports.set(i, r.withRetryDenied());
+          return;
+        }
+      }
+      reportIfAbsent(TargetReport.of(target, Why.BUDGET_EXHAUSTED));
     }
 
     /** {@code target}'s last failure opened its circuit: its report says so, and when it admits a trial. */

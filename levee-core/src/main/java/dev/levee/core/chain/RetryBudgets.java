@@ -30,6 +30,13 @@ import java.util.function.ToDoubleFunction;
  */
 public final class RetryBudgets {
 
+  /**
+   * The overflow bucket's name wherever it is reported: {@code /health}, the {@code target} label
+   * of {@code levee_retry_budget_*}, its shared Redis key. A target's id always holds a {@code
+   * '/'}, so it never collides with one.
+   */
+  public static final String OVERFLOW = "overflow";
+
   private final Map<Target, Budget> configured;
   private final Budget overflow;
 
@@ -84,8 +91,9 @@ public final class RetryBudgets {
 
   /**
    * The bucket with the fewest tokens left (the overflow bucket included; on a tie, the first
-   * configured one): the gateway-wide summary of {@code /health}. Reads every bucket once (a
-   * shared bucket may cost a round trip each).
+   * configured one). One target that always fails pins this at 0, so the gateway's {@code /health}
+   * counts drained buckets instead. Reads every bucket once (a shared bucket may cost a round trip
+   * each).
    */
   public Lowest lowest() {
     return lowest(Budget::remaining);

@@ -140,7 +140,8 @@ abstract class ChainFixture {
       case COOLING -> "cooling (" + r.openFor().toSeconds() + " s left)";
       case FAILED -> (r.failure().status() > 0 ? r.failure().status() + " " : "") + r.failure().errorType()
           + " (" + r.calls() + (r.calls() == 1 ? " call" : " calls")
-          + (r.openFor().isPositive() ? ", then its circuit opened: " + (r.openFor().toMillis() + 999) / 1000 + " s left)" : ")");
+          + (r.openFor().isPositive() ? ", then its circuit opened: " + (r.openFor().toMillis() + 999) / 1000 + " s left)"
+              : r.retryDenied() ? ", then not retried: retry budget exhausted)" : ")");
     };
   }
 

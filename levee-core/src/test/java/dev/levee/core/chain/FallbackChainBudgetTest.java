@@ -49,7 +49,7 @@ class FallbackChainBudgetTest extends ChainFixture {
     assertThat(exhausted.lastFailure()).isEqualTo(Failures.overloaded());
     assertThat(exhausted.allOpen()).isFalse();
     assertThat(reports(exhausted)).containsExactly(
-        "anthropic/claude-a: 529 overloaded_error (2 calls)",
+        "anthropic/claude-a: 529 overloaded_error (2 calls, then not retried: retry budget exhausted)",
         "bedrock/claude-b: not tried: retry budget exhausted");
     assertThat(budget.denied()).isEqualTo(2);
   }

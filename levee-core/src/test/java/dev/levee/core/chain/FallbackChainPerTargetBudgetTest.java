@@ -109,6 +109,45 @@ class FallbackChainPerTargetBudgetTest extends ChainFixture {
   }
 
   @Test
+  void aFailedTargetWhoseRetryItsBudgetRefusedSaysSoInItsReport() {
+    drain(A);
+    upstream.on(A, fail(Failures.overloaded()));
+    upstream.on(B, fail(Failures.unauthorized()));
+
+    ChainResult.Exhausted<String> exhausted = exhausted(run(A, B));
+
+    assertThat(reports(exhausted)).containsExactly(
+        A + ": 529 overloaded_error (1 call, then not retried: retry budget exhausted)",
+        B + ": 401 authentication_error (1 call)");
+  }
+
+  @Test
+  void aRetryRefusedAfterSomeRetriesCountsTheCallsItMade() {
+    Budget bucket = budgets.of(A);
+    while (bucket.remaining() >= 2) {
+      bucket.tryAcquire(); // one token left: one retry, then none
+    }
+    upstream.on(A, fail(Failures.serverError()), fail(Failures.serverError()));
+
+    ChainResult.Exhausted<String> exhausted = exhausted(run(A));
+
+    assertThat(steps(exhausted)).containsExactly(FAILED, FAILED, BUDGET_DENIED);
+    assertThat(reports(exhausted)).containsExactly(A + ": 500 api_error (2 calls, then not retried: retry budget exhausted)");
+  }
+
+  @Test
+  void aFallbackTheBudgetRefusedIsStillNotTried() {
+    budgets = RetryBudgets.one(new RetryBudget(1, 0)); // one bucket for both: the fallback spends
+    budgets.of(A).tryAcquire();
+    upstream.on(A, fail(Failures.unauthorized()));
+
+    ChainResult.Exhausted<String> exhausted = exhausted(run(A, B));
+
+    assertThat(reports(exhausted)).containsExactly(A + ": 401 authentication_error (1 call)",
+        B + ": not tried: retry budget exhausted");
+  }
+
+  @Test
   void anotherTargetsDrainedBudgetDoesNotStopARetry() {
     drain(A);
     upstream.on(B, fail(Failures.serverError()), ok("b"));

@@ -33,7 +33,7 @@ import java.util.function.BiFunction;
 public final class Cluster implements AutoCloseable {
 
   /** The retry budget shared by targets that are not configured (a target's id always holds a '/'). */
-  public static final String OVERFLOW_BUDGET = "retry:other";
+  public static final String OVERFLOW_BUDGET = "retry:" + RetryBudgets.OVERFLOW;
 
   private static final Duration FLUSH_EVERY = Duration.ofMillis(100);
 
@@ -128,7 +128,7 @@ public final class Cluster implements AutoCloseable {
   /**
    * The retry budgets of the fallback chain, shared: a bucket named {@code retry:upstream/model}
    * for each configured target and one named {@value #OVERFLOW_BUDGET} for every other target
-   * (Redis keys {@code budget:{retry:upstream/model}} and {@code budget:{retry:other}}: as many
+   * (Redis keys {@code budget:{retry:upstream/model}} and {@code budget:{retry:overflow}}: as many
    * keys as configured targets, plus one), each of {@code max} tokens earning {@code ratio} per
    * success.
    */

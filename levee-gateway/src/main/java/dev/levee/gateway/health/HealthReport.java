@@ -7,7 +7,6 @@ import dev.levee.gateway.tier.TierBoard;
 import dev.levee.core.breaker.CircuitBreaker;
 import dev.levee.core.breaker.Gate;
 import dev.levee.core.breaker.CircuitState;
-import dev.levee.core.budget.Budget;
 import dev.levee.core.chain.RetryBudgets;
 import dev.levee.gateway.cluster.Cluster;
 import dev.levee.gateway.cluster.ClusterStatus;
@@ -18,12 +17,10 @@ import dev.levee.core.route.RouterStatistics;
 import dev.levee.core.route.TargetReading;
 import dev.levee.core.sli.SliSnapshot;
 import java.util.ArrayList;
-import java.util.IdentityHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.ToDoubleFunction;
 
 /**
  * {@code GET /health}: computed from what Levee already knows, without calling any upstream.
@@ -36,13 +33,9 @@ import java.util.function.ToDoubleFunction;
  * the scoring router scores it with: {@code ema_success} (the ageing success EMA, 1.0 before any
  * outcome) and {@code ema_p95_ms} (p95 of successes over its 5-minute window, or the configured
  * typical latency when unmeasured, then {@code ema_p95_measured} is false); and its {@code
- * retry_budget}: {@code tokens} left and calls {@code denied} of the bucket its retries draw on,
- * with {@code bucket} {@code own} (a configured target) or {@code overflow} (the one bucket every
- * target a client named itself shares). The gateway-wide {@code retry_budget}: {@code remaining},
- * the tokens of the most drained bucket (the minimum, so a draining target shows; which one is
- * {@code lowest}, a target id or {@code overflow}), {@code max} (each bucket's capacity), {@code
- * denied} (all buckets together) and {@code buckets} (how many). {@code cost}: the spend of the
- * last hour and per hour ({@link CostMeter}).
+ * retry_budget}, with the gateway-wide {@code retry_budget} summary ({@link RetryBudgetReport}:
+ * buckets drained out of all, and which). {@code cost}: the spend of the last hour and per hour
+ * ({@link CostMeter}).
  */
 public final class HealthReport {
 
@@ -90,9 +83,9 @@ public final class HealthReport {
     List<CircuitState> states = new ArrayList<>();
     boolean lowSuccess = false;
     Map<Target, CircuitBreaker> circuits = breakers.circuits();
-    boolean shared = cluster.get().mode() != ClusterStatus.Mode.OFF;
-    Map<Budget, Double> tokens = new IdentityHashMap<>(); // one read per bucket (a round trip when shared)
-    ToDoubleFunction<Budget> tokensOf = b -> tokens.computeIfAbsent(b, Budget::remaining);
+    ClusterStatus clusterNow = cluster.get();
+    boolean shared = clusterNow.mode() != ClusterStatus.Mode.OFF;
+    RetryBudgetReport retryBudgets = new RetryBudgetReport(budgets, clusterNow.shared());
     for (Target target : targets(circuits.keySet())) {
       CircuitBreaker breaker = circuits.get(target);
       CircuitBreaker.Snapshot circuit = (breaker != null ? breaker : breakers.of(target)).snapshot();
@@ -125,22 +118,12 @@ public final class HealthReport {
         t.put("ema_p95_ms", reading.p95().toMillis());
         t.put("ema_p95_measured", reading.measured());
       }
-      Budget bucket = budgets.of(target);
-      ObjectNode retryBudget = t.putObject("retry_budget");
-      retryBudget.put("tokens", round(tokensOf.applyAsDouble(bucket)));
-      retryBudget.put("denied", bucket.denied());
-      retryBudget.put("bucket", budgets.hasOwn(target) ? "own" : OVERFLOW);
+      retryBudgets.putTarget(t, target);
     }
     Verdict verdict = verdict(states, lowSuccess);
     root.put("status", verdict.status());
     root.set("targets", targets);
-    RetryBudgets.Lowest lowest = budgets.lowest(tokensOf);
-    ObjectNode retryBudget = root.putObject("retry_budget");
-    retryBudget.put("remaining", round(lowest.remaining()));
-    retryBudget.put("lowest", lowest.target() == null ? OVERFLOW : lowest.target().id());
-    retryBudget.put("max", budgets.overflow().max());
-    retryBudget.put("denied", budgets.denied());
-    retryBudget.put("buckets", budgets.configured().size() + 1);
+    retryBudgets.putSummary(root);
     StreamStats.Snapshot s = streams.snapshot();
     ObjectNode stream = root.putObject("streams");
     stream.put("started", s.started());
@@ -156,7 +139,7 @@ public final class HealthReport {
     if (cost != null) {
       root.set("cost", cost.lastHour());
     }
-    ClusterStatus c = cluster.get();
+    ClusterStatus c = clusterNow;
     ObjectNode clusterNode = root.putObject("cluster");
     clusterNode.put("mode", c.mode().name());
     clusterNode.put("redis", c.redis());
@@ -201,8 +184,6 @@ public final class HealthReport {
   }
 
   private static final int MAX_OTHERS = 50;
-
-  private static final String OVERFLOW = "overflow";
 
   private static double round(double value) {
     return Math.round(value * 1000) / 1000.0;

@@ -164,7 +164,7 @@ public final class Metrics implements CallObserver, AutoCloseable {
         .tag("target", target.id()).description("0 closed, 1 half-open, 2 open (the circuit calls obey, shared in a cluster)")
         .register(registry));
     budgets.configured().forEach((target, budget) -> watchBudget(target.id(), budget));
-    watchBudget(MetricLabels.OTHER, budgets.overflow()); // the bucket of every target a client named itself
+    watchBudget(RetryBudgets.OVERFLOW, budgets.overflow()); // the bucket of every target a client named itself
     Gauge.builder("levee_ready", readiness, r -> r.isReady() ? 1 : 0)
         .description("1 when /health/ready answers 200").register(registry);
     watchTiers(tiers);
@@ -187,14 +187,18 @@ public final class Metrics implements CallObserver, AutoCloseable {
         .register(registry);
   }
 
-  /** The gauges of one retry-budget bucket, labelled with its target ({@value MetricLabels#OTHER}: the overflow bucket). */
+  /**
+   * The gauges of one retry-budget bucket, labelled with its target ({@value RetryBudgets#OVERFLOW}:
+   * the overflow bucket, named as {@code /health} names it). Tokens are the cluster's shared bucket
+   * under {@code cluster:} (while Redis answers); refusals are this replica's.
+   */
   private void watchBudget(String target, Budget budget) {
     Gauge.builder("levee_retry_budget_tokens", budget, Budget::remaining).tag("target", target)
         .description("Tokens left in the target's retry budget").register(registry);
     Gauge.builder("levee_retry_budget_max_tokens", budget, Budget::max).tag("target", target)
         .description("The capacity of the target's retry budget").register(registry);
     FunctionCounter.builder("levee_retry_budget_denied", budget, Budget::denied).tag("target", target)
-        .description("Calls the target's retry budget refused: retries, hedges and stream recoveries")
+        .description("Calls the target's retry budget refused this replica: retries, hedges and stream recoveries")
         .register(registry);
   }
 
