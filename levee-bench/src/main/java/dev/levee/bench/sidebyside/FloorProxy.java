@@ -1,6 +1,9 @@
 package dev.levee.bench.sidebyside;
 
+import dev.levee.anthropic.server.RequestGuard;
+import dev.levee.anthropic.server.ServerLimits;
 import dev.levee.anthropic.server.VirtualThreadServer;
+import io.helidon.webserver.WebServer;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -28,14 +31,18 @@ import org.eclipse.jetty.util.thread.Invocable;
 
 /**
  * The floor under Levee's JSON path: a proxy with no pipeline, to tell what the server and the
- * I/O model cost from what Levee's seven stages cost ({@code SideBySide --floor <mode>}; issue 11,
- * docs/benchmarks.md session 8). Each request's body is forwarded on a pooled blocking upstream
- * connection and the answer's body returned with a fixed head; no checks, no resilience, no
- * headers passed on — a measuring device only, never a gateway.
+ * I/O model cost from what Levee's seven stages cost ({@code SideBySide --floor <mode>}, {@code
+ * ManyStreams --floor <mode>}; issue 11, docs/benchmarks.md sessions 8 and 10). Each request's body
+ * is forwarded on a pooled blocking upstream connection and the answer's body returned with a fixed
+ * head; an answer the upstream streams ({@code transfer-encoding: chunked}) is relayed as it
+ * arrives, what one upstream read brought written and flushed at once. No checks, no resilience,
+ * no headers passed on — a measuring device only, never a gateway.
  *
  * <ul>
  *   <li>{@code jetty}: Levee's own server ({@link VirtualThreadServer}: Jetty's selector, a virtual
  *       thread per request) with a bare handler;
+ *   <li>{@code helidon}: Helidon SE 4's WebServer with a bare handler (a virtual thread per
+ *       connection reads its requests and runs the handler on itself; no selector);
  *   <li>{@code threads}: one virtual thread per connection reading requests in a blocking loop
  *       (the JDK's poller wakes it; no selector, no hand-off per request).
  * </ul>
@@ -47,6 +54,14 @@ public final class FloorProxy {
 
   private static final byte[] HEAD = ("POST /v1/messages HTTP/1.1\r\nhost: upstream\r\ncontent-type: application/json\r\n"
       + "anthropic-version: 2023-06-01\r\nx-api-key: bench\r\ncontent-length: ").getBytes(StandardCharsets.ISO_8859_1);
+
+  private static final byte[] STREAM_HEAD = ("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
+      + "transfer-encoding: chunked\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1);
+  private static final byte[] LAST_CHUNK = "0\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
+
+  /** Jetty's limits, wide enough for ten thousand streams at once (ManyStreams). */
+  private static final ServerLimits STREAMS = new ServerLimits(20_000, SlowUpstream.ACCEPT_QUEUE,
+      Duration.ofSeconds(10), 1_024, 20_000, 20_000, Duration.ofSeconds(2), 32L << 20);
 
   private final InetSocketAddress upstream;
   private final ConcurrentLinkedQueue<Upstream> idle = new ConcurrentLinkedQueue<>();
@@ -60,8 +75,9 @@ public final class FloorProxy {
     FloorProxy proxy = new FloorProxy(new InetSocketAddress(up.getHost(), up.getPort()));
     AutoCloseable server = switch (args[0]) {
       case "jetty" -> proxy.jetty();
+      case "helidon" -> proxy.helidon();
       case "threads" -> proxy.threads();
-      default -> throw new IllegalArgumentException("mode: jetty or threads, not " + args[0]);
+      default -> throw new IllegalArgumentException("mode: jetty, helidon or threads, not " + args[0]);
     };
     try (server) {
       while (System.in.read() >= 0) {
@@ -78,7 +94,33 @@ public final class FloorProxy {
             ByteBuffer in = Content.Source.asByteBuffer(request);
             byte[] body = new byte[in.remaining()];
             in.get(body);
-            byte[] answer = forward(body, 0, body.length);
+            byte[] answer = forward(body, 0, body.length, new Relay() {
+              @Override
+              public void open() {
+                response.setStatus(200);
+                response.getHeaders().put("content-type", "text/event-stream");
+              }
+
+              @Override
+              public void data(byte[] b, int length) throws IOException {
+                try (Blocker.Callback written = Blocker.callback()) {
+                  response.write(false, ByteBuffer.wrap(b, 0, length), written);
+                  written.block();
+                }
+              }
+
+              @Override
+              public void end() throws IOException {
+                try (Blocker.Callback written = Blocker.callback()) {
+                  response.write(true, ByteBuffer.allocate(0), written);
+                  written.block();
+                }
+              }
+            });
+            if (answer == null) {
+              callback.succeeded();
+              return true;
+            }
             response.setStatus(200);
             response.getHeaders().put("content-type", contentType(answer));
             response.getHeaders().put("content-length", answer.length);
@@ -89,9 +131,54 @@ public final class FloorProxy {
             callback.succeeded();
             return true;
           }
-        });
+        }, STREAMS, RequestGuard.Lanes.NONE);
     server.start();
     announce(VirtualThreadServer.port(server));
+    return server::stop;
+  }
+
+  /**
+   * Helidon SE 4's WebServer: its own listener and connection handling (a virtual thread per
+   * connection that reads the request and runs the routing), TCP_NODELAY as Jetty's, a listen
+   * backlog as wide as the streams benchmark's upstream's.
+   */
+  private AutoCloseable helidon() {
+    WebServer server = WebServer.builder()
+        .host("127.0.0.1")
+        .port(0)
+        .backlog(SlowUpstream.ACCEPT_QUEUE)
+        .connectionOptions(o -> o.tcpNoDelay(true))
+        .routing(r -> r.any((req, res) -> {
+          byte[] body;
+          try (InputStream in = req.content().inputStream()) {
+            body = in.readAllBytes();
+          }
+          OutputStream[] out = new OutputStream[1];
+          byte[] answer = forward(body, 0, body.length, new Relay() {
+            @Override
+            public void open() {
+              res.status(200).header("content-type", "text/event-stream");
+              out[0] = res.outputStream();
+            }
+
+            @Override
+            public void data(byte[] b, int length) throws IOException {
+              out[0].write(b, 0, length);
+              out[0].flush();
+            }
+
+            @Override
+            public void end() throws IOException {
+              out[0].close();
+            }
+          });
+          if (answer != null) {
+            res.status(200).header("content-type", contentType(answer)).send(answer);
+          }
+        }))
+        .build()
+        .start();
+    announce(server.port());
     return server::stop;
   }
 
@@ -122,7 +209,7 @@ public final class FloorProxy {
     try (client) {
       InputStream in = Channels.newInputStream(client);
       OutputStream out = Channels.newOutputStream(client);
-      byte[] b = new byte[8192];
+      byte[] b = new byte[2048]; // as Jetty's request buffer in Levee; a request here is ~250 bytes
       int n = 0;
       while (true) {
         int end;
@@ -141,7 +228,33 @@ public final class FloorProxy {
           }
           n += r;
         }
-        byte[] answer = forward(b, end, length);
+        byte[] answer = forward(b, end, length, new Relay() {
+          @Override
+          public void open() throws IOException {
+            out.write(STREAM_HEAD);
+          }
+
+          @Override
+          public void data(byte[] d, int length) throws IOException {
+            byte[] size = (Integer.toHexString(length) + "\r\n").getBytes(StandardCharsets.ISO_8859_1);
+            byte[] chunk = Arrays.copyOf(size, size.length + length + 2);
+            System.arraycopy(d, 0, chunk, size.length, length);
+            chunk[chunk.length - 2] = '\r';
+            chunk[chunk.length - 1] = '\n';
+            out.write(chunk);
+          }
+
+          @Override
+          public void end() throws IOException {
+            out.write(LAST_CHUNK);
+          }
+        });
+        if (answer == null) {
+          int used = end + length;
+          System.arraycopy(b, used, b, 0, n - used);
+          n -= used;
+          continue;
+        }
         byte[] head = ("HTTP/1.1 200 OK\r\ncontent-type: " + contentType(answer) + "\r\ncontent-length: " + answer.length
             + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1);
         byte[] whole = Arrays.copyOf(head, head.length + answer.length);
@@ -156,8 +269,24 @@ public final class FloorProxy {
     }
   }
 
-  /** Sends {@code length} bytes of {@code body} upstream in one write; returns the answer's body. */
-  private byte[] forward(byte[] body, int from, int length) throws IOException {
+  /** Where an answer the upstream streams goes, as it arrives (a 200 with {@code text/event-stream}). */
+  private interface Relay {
+    /** Before the first data: the status and head. */
+    void open() throws IOException;
+
+    /** The data one upstream read brought ({@code length} bytes from 0 of {@code b}): write and flush it. */
+    void data(byte[] b, int length) throws IOException;
+
+    /** After the upstream's last chunk. */
+    void end() throws IOException;
+  }
+
+  /**
+   * Sends {@code length} bytes of {@code body} upstream in one write; returns the answer's body
+   * when it has a {@code content-length}, or relays a chunked answer to {@code relay} as it
+   * arrives and returns null.
+   */
+  private byte[] forward(byte[] body, int from, int length, Relay relay) throws IOException {
     Upstream u = idle.poll();
     if (u == null) {
       u = new Upstream(upstream);
@@ -167,19 +296,86 @@ public final class FloorProxy {
     System.arraycopy(count, 0, request, HEAD.length, count.length);
     System.arraycopy(body, from, request, HEAD.length + count.length, length);
     u.out.write(request);
-    byte[] b = u.buffer;
     int n = 0;
     int end;
-    while ((end = headEnd(b, n)) < 0) {
+    while ((end = headEnd(u.buffer, n)) < 0) {
       n += u.read(n);
     }
-    int answerLength = contentLength(b, end);
+    int answerLength = contentLength(u.buffer, end);
+    if (answerLength < 0) {
+      relayChunked(u, end, n, relay);
+      idle.offer(u);
+      return null;
+    }
     while (n < end + answerLength) {
       n += u.read(n);
     }
-    byte[] answer = Arrays.copyOfRange(b, end, end + answerLength);
+    byte[] answer = Arrays.copyOfRange(u.buffer, end, end + answerLength);
     idle.offer(u);
     return answer;
+  }
+
+  /**
+   * Relays a chunked answer whose head ends at {@code at} of the upstream's buffer ({@code n}
+   * bytes read so far): the data of each upstream read, without its chunk framing, in one {@link
+   * Relay#data} call. No trailers. Keeps no buffer of its own between reads (ten thousand streams
+   * at once share a 256 MiB heap): what one read brings is copied out into a new array.
+   */
+  private static void relayChunked(Upstream u, int at, int n, Relay relay) throws IOException {
+    relay.open();
+    long left = 0; // data bytes left in the current chunk
+    boolean crlf = false; // the CRLF after a chunk's data is next
+    boolean last = false; // the last chunk's size line was read
+    while (true) {
+      byte[] b = u.buffer;
+      byte[] data = new byte[n - at];
+      int d = 0;
+      while (at < n) {
+        if (left > 0) {
+          int k = (int) Math.min(left, n - at);
+          System.arraycopy(b, at, data, d, k);
+          d += k;
+          at += k;
+          left -= k;
+          crlf = left == 0;
+        } else if (crlf || last) {
+          if (n - at < 2) {
+            break;
+          }
+          at += 2;
+          crlf = false;
+          if (last) {
+            if (d > 0) {
+              relay.data(data, d);
+            }
+            relay.end();
+            return;
+          }
+        } else {
+          int lf = at;
+          while (lf < n && b[lf] != '\n') {
+            lf++;
+          }
+          if (lf == n) {
+            break;
+          }
+          int size = 0;
+          for (int i = at; i < lf && Character.digit(b[i], 16) >= 0; i++) {
+            size = size * 16 + Character.digit(b[i], 16);
+          }
+          at = lf + 1;
+          left = size;
+          last = size == 0;
+        }
+      }
+      if (d > 0) {
+        relay.data(data, d);
+      }
+      System.arraycopy(b, at, b, 0, n - at);
+      n -= at;
+      at = 0;
+      n += u.read(n);
+    }
   }
 
   /** The fixed upstream's two answers: a whole SSE stream, or a JSON message. */
@@ -199,6 +395,9 @@ public final class FloorProxy {
   private static int contentLength(byte[] b, int end) {
     String head = new String(b, 0, end, StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT);
     int at = head.indexOf("content-length:");
+    if (at < 0) {
+      return -1; // chunked
+    }
     return Integer.parseInt(head.substring(at + 15, head.indexOf('\r', at)).trim());
   }
 
@@ -206,7 +405,8 @@ public final class FloorProxy {
     final SocketChannel channel;
     final InputStream in;
     final OutputStream out;
-    final byte[] buffer = new byte[16384];
+    /** Grows when an answer does not fit; 2 KiB first, so ten thousand streams fit in the heap. */
+    byte[] buffer = new byte[2048];
 
     Upstream(InetSocketAddress address) throws IOException {
       channel = SocketChannel.open(address);
@@ -216,6 +416,9 @@ public final class FloorProxy {
     }
 
     int read(int at) throws IOException {
+      if (at == buffer.length) {
+        buffer = Arrays.copyOf(buffer, buffer.length * 2);
+      }
       int r = in.read(buffer, at, buffer.length - at);
       if (r < 0) {
         throw new EOFException("upstream closed");

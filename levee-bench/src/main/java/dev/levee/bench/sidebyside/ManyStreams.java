@@ -37,7 +37,8 @@ import java.util.stream.Stream;
  * limit to the hard one).
  *
  * <p>Run: {@code levee-bench/streams [--streams 10000] [--seconds 10] [--deltas 20] [--rounds 1]
- * [--levee-jvm "-Xmx256m"]}; a quick look: {@code --streams 1000 --seconds 3}. A benchmark, not
+ * [--levee-jvm "-Xmx256m"] [--floor jetty|helidon|threads]}; {@code --floor} measures a {@link
+ * FloorProxy} (no pipeline) in Levee's place (docs/benchmarks.md session 10); a quick look: {@code --streams 1000 --seconds 3}. A benchmark, not
  * a test.
  */
 public final class ManyStreams {
@@ -65,8 +66,9 @@ public final class ManyStreams {
 
     try (Child upstream = Child.start("-Xmx1g", SlowUpstream.class, "UPSTREAM ", Integer.toString(deltas),
             Double.toString(seconds));
-         Child levee = Child.start(opt.get("levee-jvm"), LeveeProcess.class, "LEVEE ", upstream.base.toString(),
-             server)) {
+         Child levee = opt.containsKey("floor")
+             ? Child.start(opt.get("levee-jvm"), FloorProxy.class, "LEVEE ", opt.get("floor"), upstream.base.toString())
+             : Child.start(opt.get("levee-jvm"), LeveeProcess.class, "LEVEE ", upstream.base.toString(), server)) {
       Map<String, URI> paths = new LinkedHashMap<>();
       paths.put("direct", upstream.base);
       paths.put("Levee", levee.base);
@@ -200,14 +202,14 @@ public final class ManyStreams {
     static Child start(String jvmOptions, Class<?> main, String prefix, String... args) throws Exception {
       List<String> command = new ArrayList<>();
       command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-      if (main == LeveeProcess.class) {
+      if (main == LeveeProcess.class || main == FloorProxy.class) {
         command.add("-Djdk.pollerMode=1"); // as the levee launcher runs it; --levee-jvm can override it
       }
       command.addAll(Arrays.asList(jvmOptions.trim().split("\\s+")));
       command.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
       command.addAll(Arrays.asList(args));
       ProcessBuilder builder = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
-      if (main == LeveeProcess.class) {
+      if (main == LeveeProcess.class || main == FloorProxy.class) {
         builder.environment().putIfAbsent("MALLOC_ARENA_MAX", "2"); // as the levee launcher runs it
       }
       Process process = builder.start();
