@@ -3,7 +3,6 @@ package dev.levee.bench.sidebyside;
 import dev.levee.anthropic.server.RequestGuard;
 import dev.levee.anthropic.server.ServerLimits;
 import dev.levee.anthropic.server.VirtualThreadServer;
-import io.helidon.webserver.WebServer;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -41,8 +40,6 @@ import org.eclipse.jetty.util.thread.Invocable;
  * <ul>
  *   <li>{@code jetty}: Levee's own server ({@link VirtualThreadServer}: Jetty's selector, a virtual
  *       thread per request) with a bare handler;
- *   <li>{@code helidon}: Helidon SE 4's WebServer with a bare handler (a virtual thread per
- *       connection reads its requests and runs the handler on itself; no selector);
  *   <li>{@code threads}: one virtual thread per connection reading requests in a blocking loop
  *       (the JDK's poller wakes it; no selector, no hand-off per request).
  * </ul>
@@ -75,9 +72,8 @@ public final class FloorProxy {
     FloorProxy proxy = new FloorProxy(new InetSocketAddress(up.getHost(), up.getPort()));
     AutoCloseable server = switch (args[0]) {
       case "jetty" -> proxy.jetty();
-      case "helidon" -> proxy.helidon();
       case "threads" -> proxy.threads();
-      default -> throw new IllegalArgumentException("mode: jetty, helidon or threads, not " + args[0]);
+      default -> throw new IllegalArgumentException("mode: jetty or threads, not " + args[0]);
     };
     try (server) {
       while (System.in.read() >= 0) {
@@ -134,51 +130,6 @@ public final class FloorProxy {
         }, STREAMS, RequestGuard.Lanes.NONE);
     server.start();
     announce(VirtualThreadServer.port(server));
-    return server::stop;
-  }
-
-  /**
-   * Helidon SE 4's WebServer: its own listener and connection handling (a virtual thread per
-   * connection that reads the request and runs the routing), TCP_NODELAY as Jetty's, a listen
-   * backlog as wide as the streams benchmark's upstream's.
-   */
-  private AutoCloseable helidon() {
-    WebServer server = WebServer.builder()
-        .host("127.0.0.1")
-        .port(0)
-        .backlog(SlowUpstream.ACCEPT_QUEUE)
-        .connectionOptions(o -> o.tcpNoDelay(true))
-        .routing(r -> r.any((req, res) -> {
-          byte[] body;
-          try (InputStream in = req.content().inputStream()) {
-            body = in.readAllBytes();
-          }
-          OutputStream[] out = new OutputStream[1];
-          byte[] answer = forward(body, 0, body.length, new Relay() {
-            @Override
-            public void open() {
-              res.status(200).header("content-type", "text/event-stream");
-              out[0] = res.outputStream();
-            }
-
-            @Override
-            public void data(byte[] b, int length) throws IOException {
-              out[0].write(b, 0, length);
-              out[0].flush();
-            }
-
-            @Override
-            public void end() throws IOException {
-              out[0].close();
-            }
-          });
-          if (answer != null) {
-            res.status(200).header("content-type", contentType(answer)).send(answer);
-          }
-        }))
-        .build()
-        .start();
-    announce(server.port());
     return server::stop;
   }
 
