@@ -144,6 +144,18 @@ public final class MessagesHandler {
    * pipeline: {@code replayed} (the first answer again) or {@code refused <type>} (409, 422, 400).
    */
   public void answeredByIdempotencyKey(Request request, Response response, int status, String outcome) {
+    answeredOutsideThePipeline(request, response, status, outcome);
+  }
+
+  /**
+   * Writes the access record and metrics of an exchange answered by a handler outside the
+   * pipeline (a job's state, the Message Batches API) in the shape of a refusal's: no alias, no
+   * tier; its path's {@link dev.levee.gateway.health.Endpoint} labels the metrics.
+   *
+   * @param status the status sent (499 when the client went away first)
+   * @param outcome a word first ({@code ok}, {@code refused}, {@code error}, {@code client_gone}), then details
+   */
+  public void answeredOutsideThePipeline(Request request, Response response, int status, String outcome) {
     long took = NanoTime.since(request.getBeginNanoTime()); // Jetty's clock: from the request's arrival
     recorder.logUnadmitted(ticker.nanos() - took, response.getHeaders().get(LeveeHeaders.REQUEST_ID),
         request.getHttpURI().getPath(), status, outcome);
