@@ -236,7 +236,7 @@ public final class MessagesHandler {
     Relay.Waits waits = !ownThread ? Relay.Waits.NEVER : waitsWithNoThread(scope, client, in.id(),
         ended -> recordRespond(start, client, in, admitted, plan, route, result, ended));
     Outcome outcome = relayed(scope, () -> relay.relay(result, in.id(), plan, admitted.cache().mayStore(), scope.cancellation(),
-        (first, calls) -> responder.startStream(client, in, admitted, first, calls, route), waits)); // 5. relay
+        (first, calls) -> responder.startStream(client, in, admitted, first, calls, plan), waits)); // 5. relay
     if (outcome == null) {
       return false;
     }
@@ -248,7 +248,7 @@ public final class MessagesHandler {
   private void recordRespond(long start, ClientResponse client, InboundRequest in, Admission.Proceed admitted,
       Plan plan, String route, ChainResult<Reply> result, Outcome outcome) {
     recorder.record(start, in, admitted, plan, outcome);                             // 6. record
-    Sent sent = responder.respond(client, in, admitted, outcome, route);            // 7. respond
+    Sent sent = responder.respond(client, in, admitted, outcome, plan);             // 7. respond
     recorder.log(start, in, admitted.tier(), sent, result.steps(), route);
   }
 
