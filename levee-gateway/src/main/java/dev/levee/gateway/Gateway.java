@@ -173,7 +173,8 @@ public final class Gateway implements AutoCloseable {
     AdminHandler admin = new AdminHandler(config.admin().token(), tiers, aliases, routing);
     Server server = VirtualThreadServer.create(config.server().host(), config.server().port(),
         config.server().idleTimeout(), "levee-gateway", new HttpDispatcher(ids, messages, health, admin, metrics,
-            new PassThrough(endpoints.get(aliases.defaultUpstream()), client), work, readiness),
+            new PassThrough(endpoints.get(aliases.defaultUpstream()), client,
+                new AliasModels(aliases, clock.wall().instant())), work, readiness),
         config.server().limits(), ServerLanes.GATEWAY.namedBy(headers -> {
           String id = headers.get(LeveeHeaders.REQUEST_ID); // named by the dispatcher
           if (id == null) { // refused at the door: findable in the logs like any answer

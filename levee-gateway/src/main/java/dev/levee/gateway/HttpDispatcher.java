@@ -110,11 +110,11 @@ final class HttpDispatcher extends Handler.Abstract {
           response.getHeaders().put(LeveeHeaders.REQUEST_ID, ids.next()); // findable in the logs, errors included
         }
         if (BatchesHandler.serves(path)) {
-          work.batches().handle(request, response, callback);
+          work.batches().handle(request, response, recorded(request, response, callback));
           return true;
         }
         if (path.startsWith(JobsHandler.PREFIX)) {
-          work.jobsHandler().handle(request, response, callback);
+          work.jobsHandler().handle(request, response, recorded(request, response, callback));
           return true;
         }
         if (path.startsWith("/admin/")) {
@@ -129,6 +129,35 @@ final class HttpDispatcher extends Handler.Abstract {
       }
     }
     return true;
+  }
+
+  /**
+   * {@code callback}, writing the exchange's access record and metrics once it completes (as
+   * {@link MessagesHandler#answeredOutsideThePipeline}): outcome {@code ok} below 400, {@code
+   * refused} for a 4xx, {@code error} for a 5xx, {@code client_gone} (499) when the answer could
+   * not be sent. A handler that throws instead is recorded by {@link #error}.
+   */
+  private Callback recorded(Request request, Response response, Callback callback) {
+    return new Callback() {
+      @Override
+      public void succeeded() {
+        int status = response.getStatus();
+        messages.answeredOutsideThePipeline(request, response, status,
+            status < 400 ? "ok" : status < 500 ? "refused " + status : "error " + status);
+        callback.succeeded();
+      }
+
+      @Override
+      public void failed(Throwable x) {
+        messages.answeredOutsideThePipeline(request, response, 499, "client_gone");
+        callback.failed(x);
+      }
+
+      @Override
+      public InvocationType getInvocationType() {
+        return callback.getInvocationType();
+      }
+    };
   }
 
   /** 405 with the {@code Allow} header RFC 9110 §15.5.6 requires. */

@@ -143,6 +143,16 @@ public final class MessagesRequest {
     return body;
   }
 
+  /** Whether the body has the top-level field {@code name} (e.g. {@code thinking}). */
+  public boolean has(String name) {
+    for (Span f : fields) {
+      if (f.name().equals(name)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** The top-level {@code max_tokens}, or -1 when absent or not an integer. */
   public long maxTokens() {
     return maxTokens;

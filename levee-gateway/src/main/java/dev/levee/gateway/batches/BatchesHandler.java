@@ -88,7 +88,7 @@ public final class BatchesHandler {
       if (parts.isEmpty()) {
         switch (method) {
           case "POST" -> idempotency.handle(request, response, callback, (rq, rs, cb) -> create(rq, rs, cb, tenant),
-              (rq, rs, status, outcome) -> { }); // batches keep no access log
+              (rq, rs, status, outcome) -> { }); // the dispatcher writes its access record
           case "GET" -> list(request, response, callback, tenant);
           default -> notAllowed(response, callback, method, path, "GET, POST");
         }
@@ -153,8 +153,10 @@ public final class BatchesHandler {
       if (forwardsClientKey.test(entry.model()) && clientKey != null) {
         if (!seal.enabled()) {
           response.getHeaders().put("x-should-retry", "false"); // a configuration matter: retrying cannot help
-          LeveeErrors.send(response, callback, ApiError.api("this gateway keeps no client API keys for queued work "
-              + "(queue.secret is not set) and the upstream of '" + entry.model() + "' has no key of its own"));
+          LeveeErrors.send(response, callback, ApiError.api("this gateway is not configured for batches of '"
+              + entry.model() + "': its upstream has no api-key, so each request must keep your API key, and "
+              + "queue.secret (which seals kept keys) is not set. The gateway's operator must " + KeySeal.HOW_TO_ENABLE
+              + ". Nothing was stored."));
           return;
         }
         sealed = seal.seal(clientKey);

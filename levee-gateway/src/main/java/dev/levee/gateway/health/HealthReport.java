@@ -28,7 +28,7 @@ import java.util.Set;
  * <p>Overall status: {@code unhealthy} when every known target's circuit is OPEN (answered with
  * HTTP 503, so load balancers take the instance out); {@code degraded} when some circuit is not
  * CLOSED or a target with at least 5 calls in the last minute succeeded less than 95% of the
- * time; else {@code healthy}. Per target: its health ({@code unknown} until it is first called),
+ * time; else {@code healthy}. Per target: its health ({@link #health}), {@code calls} and {@code failed} in the last minute,
  * circuit state, success rate and p95 latency over the last minute, and calls per minute; and what
  * the scoring router scores it with: {@code ema_success} (the ageing success EMA, 1.0 before any
  * outcome) and {@code ema_p95_ms} (p95 of successes over its 5-minute window, or the configured
@@ -97,7 +97,9 @@ public final class HealthReport {
       states.add(circuit.state());
       lowSuccess |= window.total() >= MIN_CALLS_FOR_RATE && window.successRate() < DEGRADED_BELOW;
       ObjectNode t = targets.putObject(target.id());
-      t.put("health", health(target, circuit.state(), window));
+      t.put("health", health(stats.everCalled(target), circuit.state(), window));
+      t.put("calls", window.total()); // in the last minute, client errors not counted: the counts behind the word
+      t.put("failed", window.serverErrors() + window.rateLimited());
       t.put("circuit", circuit.state().name());
       t.put("open_remaining_ms", circuit.openRemaining().toMillis());
       if (circuit.state() == CircuitState.OPEN && circuit.openRemaining().isZero()) {
@@ -152,17 +154,27 @@ public final class HealthReport {
   /**
    * One target's word: {@code unknown} when it was never called (no call, no verdict),
    * {@code unhealthy} when its circuit is OPEN, {@code degraded} when HALF_OPEN or below the
-   * success rate, else {@code healthy}.
+   * success rate over at least {@value #MIN_CALLS_FOR_RATE} calls in the last minute, {@code
+   * insufficient_data} when it is below that rate over fewer calls (3 of 3 failed is no proof of
+   * health, nor yet enough for a verdict; the target's {@code calls} and {@code failed} say how
+   * many), else {@code healthy}.
+   *
+   * @param everCalled whether the target was ever called
    */
-  private String health(Target target, CircuitState state, SliSnapshot window) {
+  static String health(boolean everCalled, CircuitState state, SliSnapshot window) {
     if (state == CircuitState.OPEN) {
       return "unhealthy";
     }
-    if (!stats.everCalled(target) && state == CircuitState.CLOSED) {
+    if (!everCalled && state == CircuitState.CLOSED) {
       return "unknown";
     }
-    boolean low = window.total() >= MIN_CALLS_FOR_RATE && window.successRate() < DEGRADED_BELOW;
-    return state == CircuitState.HALF_OPEN || low ? "degraded" : "healthy";
+    if (state == CircuitState.HALF_OPEN) {
+      return "degraded";
+    }
+    if (window.successRate() >= DEGRADED_BELOW) {
+      return "healthy";
+    }
+    return window.total() >= MIN_CALLS_FOR_RATE ? "degraded" : "insufficient_data";
   }
 
   private static Verdict verdict(List<CircuitState> states, boolean lowSuccess) {

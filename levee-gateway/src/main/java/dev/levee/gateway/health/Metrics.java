@@ -77,7 +77,7 @@ public final class Metrics implements CallObserver, AutoCloseable {
   private final JvmGcMetrics gc = new JvmGcMetrics();
 
   // built once per label combination and kept; the request path finds them without building a key
-  private final Map<String, AtomicReferenceArray<Counter>> requests = new ConcurrentHashMap<>(); // outcome, tier slot
+  private final Map<String, AtomicReferenceArray<Counter>> requests = new ConcurrentHashMap<>(); // outcome, endpoint and tier slot
   private final Map<String, Map<String, RequestMeters>> byAliasAndFeature = new ConcurrentHashMap<>();
   private final Map<Target, TargetMeters> byTarget = new ConcurrentHashMap<>(); // configured targets only
   private final Map<String, TargetMeters> byTargetLabel = new ConcurrentHashMap<>();
@@ -262,10 +262,12 @@ public final class Metrics implements CallObserver, AutoCloseable {
     int tier = r.tier() == null ? NO_TIER : r.tier().ordinal();
     String alias = labels.alias(r.alias());
     String feature = labels.feature(r.feature());
-    requestCounter(r.outcome(), tier).increment(); // "refused" for a refusal, "replayed" for an idempotent replay
+    requestCounter(r.outcome(), tier, r.endpoint()).increment(); // "refused" for a refusal, "replayed" for an idempotent replay
     RequestMeters meters = requestMeters(alias, feature);
-    meters.duration(tier, r.status()).record(r.took());
-    meters.answers(r.source()).increment();
+    meters.duration(tier, r.status(), r.endpoint()).record(r.took());
+    if (r.endpoint().answers()) { // a job's state or a batch's listing is no answer of the Messages API
+      meters.answers(r.source()).increment();
+    }
     if (r.refused()) {
       return;
     }
@@ -381,6 +383,7 @@ public final class Metrics implements CallObserver, AutoCloseable {
 
   /** The slot of a request refused before its tier was known, after the tiers' ordinals. */
   private static final int NO_TIER = Tier.values().length;
+  private static final int ENDPOINTS = Endpoint.values().length;
 
   /** The outcome slot of a successful call; a failure's is {@code 1 +} its kind's ordinal. */
   private static final int SUCCESS = 0;
@@ -500,7 +503,7 @@ public final class Metrics implements CallObserver, AutoCloseable {
     private final String alias;
     private final String feature;
     private final AtomicReferenceArray<Timer> durations =
-        new AtomicReferenceArray<>((NO_TIER + 1) * STATUS_CLASSES); // tier slot, status class
+        new AtomicReferenceArray<>(ENDPOINTS * (NO_TIER + 1) * STATUS_CLASSES); // endpoint, tier slot, status class
     private final AtomicReferenceArray<Counter> answers = new AtomicReferenceArray<>(SOURCES.size());
     private volatile Counter fallbacks;
 
@@ -509,13 +512,14 @@ public final class Metrics implements CallObserver, AutoCloseable {
       this.feature = feature;
     }
 
-    Timer duration(int tier, int status) {
+    Timer duration(int tier, int status, Endpoint endpoint) {
       int hundreds = status / 100;
       int statusClass = hundreds >= 1 && hundreds <= 4 ? hundreds - 1 : STATUS_CLASSES - 1; // as MetricLabels.statusClass
-      int slot = tier * STATUS_CLASSES + statusClass;
+      int slot = (endpoint.ordinal() * (NO_TIER + 1) + tier) * STATUS_CLASSES + statusClass;
       Timer t = durations.get(slot);
       if (t == null) {
         t = Timer.builder("levee_request_duration").tag("alias", alias).tag("feature", feature)
+            .tag("endpoint", endpoint.label())
             .tag("tier", tier == NO_TIER ? MetricLabels.NONE : Tier.values()[tier].name())
             .tag("status_class", MetricLabels.statusClass(status)).serviceLevelObjectives(BUCKETS)
             .description("Client request duration, arrival to the last byte").register(registry);
@@ -553,17 +557,19 @@ public final class Metrics implements CallObserver, AutoCloseable {
     return meters != null ? meters : byFeature.computeIfAbsent(feature, f -> new RequestMeters(alias, f));
   }
 
-  private Counter requestCounter(String outcome, int tier) {
+  private Counter requestCounter(String outcome, int tier, Endpoint endpoint) {
     AtomicReferenceArray<Counter> byTier = requests.get(outcome);
     if (byTier == null) {
-      byTier = requests.computeIfAbsent(outcome, o -> new AtomicReferenceArray<>(NO_TIER + 1));
+      byTier = requests.computeIfAbsent(outcome, o -> new AtomicReferenceArray<>(ENDPOINTS * (NO_TIER + 1)));
     }
-    Counter c = byTier.get(tier);
+    int slot = endpoint.ordinal() * (NO_TIER + 1) + tier;
+    Counter c = byTier.get(slot);
     if (c == null) {
-      c = Counter.builder("levee_requests").tag("outcome", outcome)
+      c = Counter.builder("levee_requests").tag("outcome", outcome).tag("endpoint", endpoint.label())
           .tag("tier", tier == NO_TIER ? MetricLabels.NONE : Tier.values()[tier].name())
-          .description("Client requests by how they ended and the tier they were admitted at").register(registry);
-      byTier.set(tier, c);
+          .description("Client requests by how they ended, their endpoint and the tier they were admitted at")
+          .register(registry);
+      byTier.set(slot, c);
     }
     return c;
   }

@@ -15,9 +15,20 @@ import java.time.Duration;
  * @param fallback whether the answering target is not the chain's first
  * @param calls upstream calls made, a stream's recovery included
  * @param took arrival to the record (the answer sent, a stream ended)
+ * @param endpoint the path family it was sent to (the {@code endpoint} label); never null
  */
 public record ServedRequest(String alias, String feature, Tier tier, int status, String outcome, boolean fallback,
-    int calls, Duration took) {
+    int calls, Duration took, Endpoint endpoint) {
+
+  public ServedRequest {
+    java.util.Objects.requireNonNull(endpoint, "endpoint");
+  }
+
+  /** A request to {@code /v1/messages}. */
+  public ServedRequest(String alias, String feature, Tier tier, int status, String outcome, boolean fallback,
+      int calls, Duration took) {
+    this(alias, feature, tier, status, outcome, fallback, calls, took, Endpoint.MESSAGES);
+  }
 
   /** Whether it never reached the pipeline's admission (refused, or replayed by its idempotency key): no alias. */
   public boolean refused() {

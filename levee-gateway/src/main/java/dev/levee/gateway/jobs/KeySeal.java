@@ -48,7 +48,16 @@ public final class KeySeal {
     return new KeySeal(new SecretKeySpec(raw, "AES"));
   }
 
-  /** Whether client keys can be kept at all. */
+  /**
+   * What to do when {@link #enabled() sealing is off} and work needs a client key kept: set
+   * {@code queue.secret}, or give the upstream a key of its own. The same words for the start-up
+   * warning and the error at use.
+   */
+  public static final String HOW_TO_ENABLE = "set queue.secret to base64 of 32 random bytes (make one with "
+      + "'head -c 32 /dev/urandom | base64'; usually secret: ${LEVEE_QUEUE_SECRET}), or give the upstream an api-key "
+      + "of its own";
+
+    /** Whether client keys can be kept at all. */
   public boolean enabled() {
     return key != null;
   }

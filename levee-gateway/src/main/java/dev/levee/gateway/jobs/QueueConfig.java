@@ -69,7 +69,11 @@ public record QueueConfig(String store, String schema, String folder, Integer wo
       throw new IllegalArgumentException("poll, lease and batch-ttl must be positive, retry-delay not negative");
     }
     secret = secret == null ? "" : secret.strip();
-    KeySeal.of(secret); // a malformed secret is a config error at start, with its line, not a failure later
+    try {
+      KeySeal.of(secret); // a malformed secret is a config error at start, with its line, not a failure later
+    } catch (IllegalArgumentException e) { // "secret …": the loader points at the value's line, not at queue:
+      throw new IllegalArgumentException(e.getMessage().replaceFirst("^queue\\.", ""), e);
+    }
     onOutage = onOutage == null ? List.of() : List.copyOf(onOutage);
     callbacks = callbacks == null ? Map.of() : Map.copyOf(callbacks);
     for (Map.Entry<String, String> c : callbacks.entrySet()) {

@@ -144,6 +144,18 @@ public final class MessagesHandler {
    * pipeline: {@code replayed} (the first answer again) or {@code refused <type>} (409, 422, 400).
    */
   public void answeredByIdempotencyKey(Request request, Response response, int status, String outcome) {
+    answeredOutsideThePipeline(request, response, status, outcome);
+  }
+
+  /**
+   * Writes the access record and metrics of an exchange answered by a handler outside the
+   * pipeline (a job's state, the Message Batches API) in the shape of a refusal's: no alias, no
+   * tier; its path's {@link dev.levee.gateway.health.Endpoint} labels the metrics.
+   *
+   * @param status the status sent (499 when the client went away first)
+   * @param outcome a word first ({@code ok}, {@code refused}, {@code error}, {@code client_gone}), then details
+   */
+  public void answeredOutsideThePipeline(Request request, Response response, int status, String outcome) {
     long took = NanoTime.since(request.getBeginNanoTime()); // Jetty's clock: from the request's arrival
     recorder.logUnadmitted(ticker.nanos() - took, response.getHeaders().get(LeveeHeaders.REQUEST_ID),
         request.getHttpURI().getPath(), status, outcome);
@@ -224,7 +236,7 @@ public final class MessagesHandler {
     Relay.Waits waits = !ownThread ? Relay.Waits.NEVER : waitsWithNoThread(scope, client, in.id(),
         ended -> recordRespond(start, client, in, admitted, plan, route, result, ended));
     Outcome outcome = relayed(scope, () -> relay.relay(result, in.id(), plan, admitted.cache().mayStore(), scope.cancellation(),
-        (first, calls) -> responder.startStream(client, in, admitted, first, calls, route), waits)); // 5. relay
+        (first, calls) -> responder.startStream(client, in, admitted, first, calls, plan), waits)); // 5. relay
     if (outcome == null) {
       return false;
     }
@@ -236,7 +248,7 @@ public final class MessagesHandler {
   private void recordRespond(long start, ClientResponse client, InboundRequest in, Admission.Proceed admitted,
       Plan plan, String route, ChainResult<Reply> result, Outcome outcome) {
     recorder.record(start, in, admitted, plan, outcome);                             // 6. record
-    Sent sent = responder.respond(client, in, admitted, outcome, route);            // 7. respond
+    Sent sent = responder.respond(client, in, admitted, outcome, plan);             // 7. respond
     recorder.log(start, in, admitted.tier(), sent, result.steps(), route);
   }
 

@@ -21,9 +21,12 @@ import java.util.List;
  *     is called too (the alias's {@code hedge}); null: no hedge
  * @param route the scoring router's decision that ordered {@code targets} ({@code route: score}
  *     at T0), or null when the targets are the chain as written
+ * @param changes below T0, what the tier's edits changed for this request ({@code reduced model
+ *     claude-haiku-4-5}, {@code max_tokens 4096 capped at 1024}, {@code thinking removed}, joined
+ *     by {@code ", "}); null when they changed nothing (or at T0)
  */
 record Plan(List<Target> targets, OriginalRequest request, Deadline deadline, boolean recover, Duration storeTtl,
-    boolean reduced, Duration hedgeAfter, RouteDecision route) {
+    boolean reduced, Duration hedgeAfter, RouteDecision route, String changes) {
 
   Plan {
     targets = List.copyOf(targets);
@@ -32,7 +35,7 @@ record Plan(List<Target> targets, OriginalRequest request, Deadline deadline, bo
   /** A plan without a hedge, in the chain's order. */
   Plan(List<Target> targets, OriginalRequest request, Deadline deadline, boolean recover, Duration storeTtl,
       boolean reduced) {
-    this(targets, request, deadline, recover, storeTtl, reduced, null, null);
+    this(targets, request, deadline, recover, storeTtl, reduced, null, null, null);
   }
 
   /**

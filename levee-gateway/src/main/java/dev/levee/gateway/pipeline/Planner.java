@@ -67,8 +67,31 @@ final class Planner {
     boolean reduced = tier != Tier.T0;
     RouteDecision route = !reduced && in.route() != null && routing != null ? routing.decide(in.alias(), in.route()) : null;
     List<Target> targets = reduced ? reducedTargets(in) : route != null ? route.order() : in.alias().targets();
-    return new Plan(targets, shaped(in, tier), requestDeadline, recover,
-        tier == Tier.T2 ? feature.coldTtl() : feature.hotTtl(), reduced, hedgeAfter(in.alias().hedge(), targets), route);
+    OriginalRequest shaped = shaped(in, tier);
+    return new Plan(targets, shaped, requestDeadline, recover,
+        tier == Tier.T2 ? feature.coldTtl() : feature.hotTtl(), reduced, hedgeAfter(in.alias().hedge(), targets), route,
+        reduced ? changes(in, targets, shaped) : null);
+  }
+
+  /**
+   * What a reduced plan changes for the client, for {@code x-levee-degraded}: the model, when the
+   * reduced target is not the chain's first (a one-target chain, or a reduced target equal to the
+   * first, changes none); {@code max_tokens}, when the client asked for more than the cap; {@code
+   * thinking}, when the request had it and the tier removes it. Null when nothing changed.
+   */
+  static String changes(InboundRequest in, List<Target> targets, OriginalRequest shaped) {
+    List<String> changed = new java.util.ArrayList<>(3);
+    if (!targets.getFirst().equals(in.alias().targets().getFirst())) {
+      changed.add("reduced model " + targets.getFirst().model());
+    }
+    long asked = in.body().maxTokens();
+    if (shaped.maxTokensCap() > 0 && asked > shaped.maxTokensCap()) {
+      changed.add("max_tokens " + asked + " capped at " + shaped.maxTokensCap());
+    }
+    if (shaped.drop().contains("thinking") && in.body().has("thinking")) {
+      changed.add("thinking removed");
+    }
+    return changed.isEmpty() ? null : String.join(", ", changed);
   }
 
   /** The hedge delay for a chain: null without a hedge policy or a second target. */

@@ -3,6 +3,7 @@ package dev.levee.gateway.pipeline;
 import dev.levee.core.chain.AttemptRecord;
 import dev.levee.core.tier.Tier;
 import dev.levee.core.time.Ticker;
+import dev.levee.gateway.health.Endpoint;
 import dev.levee.gateway.health.Metrics;
 import dev.levee.gateway.health.ServedRequest;
 import dev.levee.anthropic.message.TokenUsage;
@@ -200,7 +201,7 @@ final class Recorder {
         sent.target(), sent.calls(), sent.fallback(), millisSince(startNanos), sent.outcome(), cause, steps, route);
     log.write(r);
     metrics.request(new ServedRequest(r.alias(), in.feature(), tier, r.status(), r.outcomeWord(), r.fallback(),
-        r.calls(), Duration.ofNanos(ticker.nanos() - startNanos)));
+        r.calls(), Duration.ofNanos(ticker.nanos() - startNanos), Endpoint.of(in.path())));
     String hedge = r.hedge();
     if (hedge != null) {
       metrics.hedge(hedge);
@@ -219,7 +220,7 @@ final class Recorder {
   void logUnadmitted(long startNanos, String id, String path, int status, String outcome) {
     log.write(new AccessRecord(id, path, null, false, null, status, null, 0, false, millisSince(startNanos), outcome));
     metrics.request(new ServedRequest(null, null, null, status, outcome.split(" ", 2)[0], false, 0,
-        Duration.ofNanos(ticker.nanos() - startNanos)));
+        Duration.ofNanos(ticker.nanos() - startNanos), Endpoint.of(path)));
   }
 
   private long millisSince(long startNanos) {

@@ -138,11 +138,11 @@ final class Responder {
   /**
    * Commits a stream: its head, for the answer that reached the commit point after {@code calls} calls.
    *
-   * @param route {@code x-levee-route}, or null when the request was not routed by score
+   * @param plan the request's plan: its route ({@code x-levee-route}) and what its tier changed ({@code x-levee-degraded})
    */
   OutputStream startStream(ClientResponse client, InboundRequest in, Admission.Proceed admitted,
-      ChainResult.Answered<Reply> first, int calls, String route) {
-    Map<String, List<String>> head = relayed(first.response(), upstreamHead(in, admitted, calls, route));
+      ChainResult.Answered<Reply> first, int calls, Plan plan) {
+    Map<String, List<String>> head = relayed(first.response(), upstreamHead(in, admitted, calls, plan));
     put(head, LeveeHeaders.MODEL, first.target().id());
     put(head, LeveeHeaders.FALLBACK, Boolean.toString(first.fallback()));
     return client.startStream(head);
@@ -151,14 +151,14 @@ final class Responder {
   /**
    * Answers an admitted request from what going upstream came to.
    *
-   * @param route {@code x-levee-route}, or null when the request was not routed by score
+   * @param plan the request's plan: its route ({@code x-levee-route}) and what its tier changed ({@code x-levee-degraded})
    */
-  Sent respond(ClientResponse client, InboundRequest in, Admission.Proceed admitted, Outcome outcome, String route) {
+  Sent respond(ClientResponse client, InboundRequest in, Admission.Proceed admitted, Outcome outcome, Plan plan) {
     int calls = outcome.calls();
     return switch (outcome) {
       case Outcome.Answered json -> {
         Reply reply = json.answered().response();
-        Map<String, List<String>> head = relayed(reply, upstreamHead(in, admitted, calls, route));
+        Map<String, List<String>> head = relayed(reply, upstreamHead(in, admitted, calls, plan));
         put(head, LeveeHeaders.MODEL, json.answered().target().id());
         put(head, LeveeHeaders.FALLBACK, Boolean.toString(json.answered().fallback()));
         client.send(reply.status(), head, reply.contentType(), reply.body());
@@ -182,7 +182,7 @@ final class Responder {
         Reply reply = rejected.reply();
         boolean relayed = reply != null && reply.body() != null;
         Map<String, List<String>> head = relayed
-            ? relayed(reply, upstreamHead(in, admitted, calls, route)) : upstreamHead(in, admitted, calls, route);
+            ? relayed(reply, upstreamHead(in, admitted, calls, plan)) : upstreamHead(in, admitted, calls, plan);
         put(head, LeveeHeaders.MODEL, rejected.target().id());
         put(head, LeveeHeaders.SHOULD_RETRY, "false");
         if (relayed) {
@@ -195,7 +195,7 @@ final class Responder {
         yield new Sent(client.status(), rejected.target(), calls, false,
             "rejected " + rejected.failure().errorType() + (relayed ? upstreamId(reply) : ""));
       }
-      case Outcome.Exhausted exhausted -> exhausted(client, in, admitted, exhausted, route);
+      case Outcome.Exhausted exhausted -> exhausted(client, in, admitted, exhausted, plan);
       case Outcome.Cancelled cancelled -> {
         boolean stopping = client.endedByShutdown(); // the stopping server ended it (RequestGuard)
         client.abort(stopping ? new CancellationException("server shutting down") : new ClientGoneException());
@@ -206,9 +206,9 @@ final class Responder {
 
   /** Every target failed: a cached answer as the last resort (stale-if-error), else one error. */
   private Sent exhausted(ClientResponse client, InboundRequest in, Admission.Proceed admitted, Outcome.Exhausted exhausted,
-      String route) {
+      Plan plan) {
     FailureResponse failure = exhausted.failure();
-    Map<String, List<String>> head = upstreamHead(in, admitted, exhausted.calls(), route);
+    Map<String, List<String>> head = upstreamHead(in, admitted, exhausted.calls(), plan);
     put(head, LeveeHeaders.REASON, failure.reason());
     Optional<CachedAnswers.Found> lastResort = cache.lastResort(admitted.cache(), in.config().semanticThreshold());
     if (lastResort.isPresent()) {
@@ -239,14 +239,14 @@ final class Responder {
 
   /** The headers of every answer to an admitted request that went upstream. */
   private Map<String, List<String>> upstreamHead(InboundRequest in, Admission.Proceed admitted, int calls,
-      String route) {
+      Plan plan) {
     Map<String, List<String>> head = levee(in, admitted.tier());
-    put(head, LeveeHeaders.ROUTE, route);
+    put(head, LeveeHeaders.ROUTE, plan.explainRoute());
     if (admitted.cacheMissed()) {
       put(head, LeveeHeaders.CACHE, "miss");
     }
-    if (admitted.tier() != Tier.T0) {
-      put(head, LeveeHeaders.DEGRADED, disclosed(in, admitted.tier() + ": reduced model"));
+    if (admitted.tier() != Tier.T0 && plan.changes() != null) { // what was changed, not the tier's name for it
+      put(head, LeveeHeaders.DEGRADED, disclosed(in, admitted.tier() + ": " + plan.changes()));
     }
     put(head, LeveeHeaders.ATTEMPTS, Integer.toString(calls));
     return head;

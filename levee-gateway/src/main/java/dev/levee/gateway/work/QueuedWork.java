@@ -23,7 +23,11 @@ import dev.levee.gateway.jobs.KeySeal;
 import dev.levee.gateway.jobs.PauseGate;
 import dev.levee.gateway.jobs.QueueConfig;
 import dev.levee.gateway.tier.TierBoard;
+import dev.levee.core.chain.Target;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
 import java.time.InstantSource;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -38,6 +42,8 @@ import java.util.function.Predicate;
  * first, then the database).
  */
 public final class QueuedWork implements AutoCloseable {
+
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(QueuedWork.class);
 
   private final Database db;
   private final JobStore jobs;
@@ -97,6 +103,11 @@ public final class QueuedWork implements AutoCloseable {
       IdempotentExchange idempotency = new IdempotentExchange(keys, wall, deadline, config.server().maxBody());
       Predicate<String> forwardsClientKey =
           alias -> routes.resolve(alias).targets().stream().anyMatch(upstreams::forwardsClientKey);
+      List<String> keepingKeys = new ArrayList<>(config.models().keySet().stream().filter(forwardsClientKey).toList());
+      if (upstreams.forwardsClientKey(new Target(routes.defaultUpstream(), "*"))) {
+        keepingKeys.add("models named directly (upstream " + routes.defaultUpstream() + ")");
+      }
+      secretWarning(seal.enabled(), keepingKeys, queueing).ifPresent(LOG::warn);
       BatchesHandler batches = new BatchesHandler(new BatchStore(jobs), jobs, seal, forwardsClientKey,
           tiers::knows, wall, queue.batchTtl(), workers::wake, idempotency);
       OutageQueue outage = new OutageQueue(queueing, jobs, seal, forwardsClientKey, wall,
@@ -107,6 +118,26 @@ public final class QueuedWork implements AutoCloseable {
       db.close();
       throw e;
     }
+  }
+
+  /**
+   * The start-up warning when {@code queue.secret} is unset while some alias's upstream has no key
+   * of its own: its batches are refused (500 {@code api_error} naming {@code queue.secret}) and its
+   * requests in {@code queueing} features are not queued on an outage. Empty when the secret is set
+   * or no alias needs a client key kept.
+   *
+   * @param keepingKeys the aliases (and the directly named models, described) whose calls carry the client's key
+   * @param queueing the features that queue on an outage
+   */
+  static Optional<String> secretWarning(boolean secretSet, List<String> keepingKeys, Set<String> queueing) {
+    if (secretSet || keepingKeys.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of("queue.secret is not set, and " + String.join(", ", keepingKeys)
+        + " forward the client's API key (no api-key of their own): Message Batches for them are refused (500 "
+        + "api_error)" + (queueing.isEmpty() ? "" : " and features " + queueing + " cannot queue them on an outage")
+        + ", because queued work would have to keep the key and Levee never keeps it in clear. To allow it, "
+        + KeySeal.HOW_TO_ENABLE + ".");
   }
 
   /**

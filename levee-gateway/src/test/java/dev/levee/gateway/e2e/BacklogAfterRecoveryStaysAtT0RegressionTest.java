@@ -216,7 +216,7 @@ class BacklogAfterRecoveryStaysAtT0RegressionTest {
   }
 
   private static final Pattern EXHAUSTED_AT_T1 =
-      Pattern.compile("levee_requests_total\\{outcome=\"exhausted\",tier=\"T1\"} ([0-9.E]+)");
+      Pattern.compile("levee_requests_total\\{endpoint=\"messages\",outcome=\"exhausted\",tier=\"T1\"} ([0-9.E]+)");
 
   /** Job tries at T1 that came to nothing (the access log's {@code exhausted job …}), from {@code /metrics}. */
   private long refusedJobTries() throws Exception {

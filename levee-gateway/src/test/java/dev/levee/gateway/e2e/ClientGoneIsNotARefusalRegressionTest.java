@@ -37,7 +37,7 @@ class ClientGoneIsNotARefusalRegressionTest {
         } // the client leaves before anything was sent back
       }
 
-      String gone = "levee_requests_total{outcome=\"client_gone\",tier=\"T0\"} 2.0";
+      String gone = "levee_requests_total{endpoint=\"messages\",outcome=\"client_gone\",tier=\"T0\"} 2.0";
       String metrics = h.awaitMetrics(gone);
       assertThat(metrics).as("both requests recorded as a client that left").contains(gone);
       assertThat(metrics).as("no second record of either as refused").doesNotContain("outcome=\"refused\"");

@@ -65,7 +65,7 @@ class DegradationTest {
 
       assertThat(response.parse().model().asString()).isEqualTo("claude-small");
       assertThat(response.headers().values("x-levee-tier")).containsExactly("T1");
-      assertThat(response.headers().values("x-levee-degraded")).containsExactly("T1: reduced model");
+      assertThat(response.headers().values("x-levee-degraded")).containsExactly("T1: reduced model claude-small, max_tokens 4096 capped at 1024, thinking removed");
       LogEntry call = h.emulator.log().get(0);
       JsonNode sent = Json.tryParse(call.body());
       assertThat(sent.path("max_tokens").asInt()).isEqualTo(1024);

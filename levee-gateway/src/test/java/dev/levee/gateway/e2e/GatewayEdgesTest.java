@@ -57,8 +57,10 @@ class GatewayEdgesTest {
       }
       assertApiShaped(h.post("/v1/messages", "{}", Map.of("x-long", "x".repeat(20_000))), 431, "invalid_request_error");
       assertThat(h.emulator.log()).isEmpty();
-      String counted = "levee_requests_total{outcome=\"refused\",tier=\"-\"} 3.0"; // recorded after the answer
+      String counted = "levee_requests_total{endpoint=\"other\",outcome=\"refused\",tier=\"-\"} 2.0"; // after the answer
+      String headersTooLarge = "levee_requests_total{endpoint=\"messages\",outcome=\"refused\",tier=\"-\"} 1.0";
       assertThat(h.awaitMetrics(counted)).contains(counted);
+      assertThat(h.awaitMetrics(headersTooLarge)).contains(headersTooLarge);
     }
   }
 
@@ -127,8 +129,9 @@ class GatewayEdgesTest {
       assertThat(response.statusCode()).isEqualTo(404);
       assertThat(Json.tryParse(response.body()).path("error").path("type").asText()).isEqualTo("not_found_error");
       assertThat(h.get("/v1/messages").statusCode()).isEqualTo(405);
-      String counted = "levee_requests_total{outcome=\"refused\",tier=\"-\"} 2.0"; // recorded after the answer
-      assertThat(h.awaitMetrics(counted)).contains(counted);
+      String counted = "levee_requests_total{endpoint=\"other\",outcome=\"refused\",tier=\"-\"} 1.0"; // after the answer
+      assertThat(h.awaitMetrics(counted)).contains(counted)
+          .contains("levee_requests_total{endpoint=\"messages\",outcome=\"refused\",tier=\"-\"} 1.0");
     }
   }
 
@@ -165,7 +168,7 @@ class GatewayEdgesTest {
       assertThat(metrics.statusCode()).isEqualTo(200);
       assertThat(metrics.headers().firstValue("content-type")).hasValueSatisfying(t -> assertThat(t).startsWith("text/plain"));
       assertThat(metrics.body())
-          .contains("levee_requests_total{outcome=\"ok\",tier=\"T0\"} 1.0")
+          .contains("levee_requests_total{endpoint=\"messages\",outcome=\"ok\",tier=\"T0\"} 1.0")
           .contains("levee_upstream_calls_total{outcome=\"overloaded\",target=\"emu/emu-529\"} 3.0")
           .contains("levee_upstream_calls_total{outcome=\"success\",target=\"emu/claude-b\"} 1.0")
           .contains("levee_circuit_state{target=\"emu/emu-529\"} 0.0")

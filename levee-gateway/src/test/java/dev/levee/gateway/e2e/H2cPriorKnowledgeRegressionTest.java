@@ -38,7 +38,7 @@ class H2cPriorKnowledgeRegressionTest {
       assertThat(body.path("error").path("message").asText()).contains("HTTP/1.1 only");
       assertThat(body.path("request_id").asText()).startsWith("lv_");
       assertThat(answer).containsIgnoringCase("x-levee-request-id: " + body.path("request_id").asText());
-      String counted = "levee_requests_total{outcome=\"refused\",tier=\"-\"} 1.0";
+      String counted = "levee_requests_total{endpoint=\"other\",outcome=\"refused\",tier=\"-\"} 1.0";
       assertThat(h.awaitMetrics(counted)).contains(counted);
     }
   }

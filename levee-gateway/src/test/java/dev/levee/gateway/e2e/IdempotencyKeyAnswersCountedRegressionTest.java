@@ -28,11 +28,11 @@ class IdempotencyKeyAnswersCountedRegressionTest {
       assertThat(other.statusCode()).isEqualTo(422);
       assertThat(again.headers().firstValue("x-levee-request-id"))
           .isNotEqualTo(first.headers().firstValue("x-levee-request-id"));
-      String metrics = h.awaitMetrics("levee_requests_total{outcome=\"refused\",tier=\"-\"} 1.0");
+      String metrics = h.awaitMetrics("levee_requests_total{endpoint=\"messages\",outcome=\"refused\",tier=\"-\"} 1.0");
       assertThat(metrics)
-          .contains("levee_requests_total{outcome=\"ok\",tier=\"T0\"} 1.0")
-          .contains("levee_requests_total{outcome=\"replayed\",tier=\"-\"} 1.0")
-          .contains("levee_requests_total{outcome=\"refused\",tier=\"-\"} 1.0")
+          .contains("levee_requests_total{endpoint=\"messages\",outcome=\"ok\",tier=\"T0\"} 1.0")
+          .contains("levee_requests_total{endpoint=\"messages\",outcome=\"replayed\",tier=\"-\"} 1.0")
+          .contains("levee_requests_total{endpoint=\"messages\",outcome=\"refused\",tier=\"-\"} 1.0")
           .containsPattern("levee_answers_total\\{feature=\"[^\"]*\",source=\"replay\"} 1.0");
     }
   }

@@ -44,7 +44,7 @@ class LastResortSaysStaleRegressionTest {
       assertThat(lastResort.headers().values("x-levee-degraded")).containsExactly("stale answer: every target failed");
       assertThat(h.awaitMetrics("outcome=\"last_resort_stale\""))
           .contains("levee_cache_lookups_total{result=\"stale\"} 1.0")
-          .contains("levee_requests_total{outcome=\"last_resort_stale\",tier=\"T0\"} 1.0");
+          .contains("levee_requests_total{endpoint=\"messages\",outcome=\"last_resort_stale\",tier=\"T0\"} 1.0");
     }
   }
 }

@@ -30,7 +30,7 @@ class RefusedAtTheDoorRequestIdRegressionTest {
          HttpClient holder = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
       holder.sendAsync(request(h, "slow"), HttpResponse.BodyHandlers.ofString()); // holds the one permit
       h.emulator.awaitLog(log -> !log.isEmpty(), Duration.ofSeconds(10)); // it reached the upstream: it holds it
-      assertThat(h.get("/metrics").body()).doesNotContain("levee_requests_total{outcome=\"refused\"");
+      assertThat(h.get("/metrics").body()).doesNotContainPattern("levee_requests_total\\{[^}]*outcome=\"refused\"");
 
       HttpResponse<String> refused = h.post("/v1/messages", body("fast"), java.util.Map.of("content-type",
           "application/json", "x-api-key", "sk-test-client-key", "anthropic-version", "2023-06-01"));
@@ -41,7 +41,7 @@ class RefusedAtTheDoorRequestIdRegressionTest {
       String id = error.path("request_id").asText();
       assertThat(id).startsWith("lv_");
       assertThat(refused.headers().firstValue("x-levee-request-id")).contains(id);
-      String counted = "levee_requests_total{outcome=\"refused\",tier=\"-\"} 1.0"; // recorded after the answer
+      String counted = "levee_requests_total{endpoint=\"messages\",outcome=\"refused\",tier=\"-\"} 1.0"; // recorded after the answer
       assertThat(h.awaitMetrics(counted)).as("the control lane passes the limit; the 529 is counted").contains(counted);
       holder.shutdownNow(); // the stalled request's client leaves
     }

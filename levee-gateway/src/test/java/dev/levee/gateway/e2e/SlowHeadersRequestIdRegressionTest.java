@@ -40,7 +40,7 @@ class SlowHeadersRequestIdRegressionTest {
       assertThat(id).as(answer).startsWith("lv_");
       assertThat(header(answer, "x-levee-request-id")).isEqualTo(id);
       assertThat(header(answer, "request-id")).isEqualTo(id);
-      String counted = "levee_requests_total{outcome=\"refused\",tier=\"-\"} 1.0";
+      String counted = "levee_requests_total{endpoint=\"other\",outcome=\"refused\",tier=\"-\"} 1.0";
       assertThat(h.awaitMetrics(counted)).contains(counted);
     }
   }

@@ -42,8 +42,8 @@ class MetricsBoundedLabelsTest {
     assertThat(scrape).contains("levee_attempts_total{outcome=\"rate_limited\",target=\"anthropic/*\"} 50.0")
         .contains("levee_cooldowns_total{target=\"anthropic/*\"} 50.0")
         .contains("levee_circuit_transitions_total{from=\"CLOSED\",target=\"anthropic/*\",to=\"OPEN\"} 50.0")
-        .contains("levee_request_duration_seconds_count{alias=\"other\",feature=\"other\",status_class=\"2xx\",tier=\"T0\"} 50")
-        .contains("levee_request_duration_seconds_count{alias=\"-\",feature=\"-\",status_class=\"4xx\",tier=\"-\"} 1")
+        .contains("levee_request_duration_seconds_count{alias=\"other\",endpoint=\"messages\",feature=\"other\",status_class=\"2xx\",tier=\"T0\"} 50")
+        .contains("levee_request_duration_seconds_count{alias=\"-\",endpoint=\"messages\",feature=\"-\",status_class=\"4xx\",tier=\"-\"} 1")
         .contains("levee_tokens_total{model=\"other\",type=\"input\"} 500.0")
         .doesNotContain("made-up-")
         .doesNotContain("levee_cost_usd_total{"); // an unknown model has no price

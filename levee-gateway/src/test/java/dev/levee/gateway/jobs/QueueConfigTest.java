@@ -102,6 +102,7 @@ class QueueConfigTest {
     assertThatThrownBy(() -> KeySeal.of("c2hvcnQ=")).hasMessageContaining("16, 24 or 32 bytes");
     // regression (newcomer trial): was "levee serve: queue.secret is not base64", exit 1, no line
     assertThatThrownBy(() -> parse("features: {}\nqueue:\n  secret: \"not base64!\"\n", Map.of()))
-        .isInstanceOf(ConfigException.class).hasMessageContaining("line 3").hasMessageContaining("queue.secret is not base64");
+        .isInstanceOf(ConfigException.class).hasMessageContaining("line 4") // the secret's own line (QueueSecretLineRegressionTest)
+        .hasMessageContaining("queue.secret: secret is not base64");
   }
 }
