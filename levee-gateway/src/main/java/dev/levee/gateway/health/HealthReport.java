@@ -28,10 +28,16 @@ import java.util.function.ToDoubleFunction;
 /**
  * {@code GET /health}: computed from what Levee already knows, without calling any upstream.
  *
- * <p>Overall status: {@code unhealthy} when every known target's circuit is OPEN (answered with
- * HTTP 503, so load balancers take the instance out); {@code degraded} when some circuit is not
- * CLOSED or a target with at least 5 calls in the last minute succeeded less than 95% of the
- * time; else {@code healthy}. Per target: its health ({@code unknown} until it is first called),
+ * <p>Overall status, from the configured targets only (every alias's chain and every feature's
+ * reduced target): {@code unhealthy} when every configured target's circuit is OPEN (answered with
+ * HTTP 503, so load balancers take the instance out); {@code degraded} when some configured
+ * circuit is not CLOSED or a configured target with at least 5 calls in the last minute succeeded
+ * less than 95% of the time; else {@code healthy}. A model name a client chose itself is listed
+ * (with {@code "configured": false}, after the configured ones) but never moves the overall
+ * status: one client's invented or broken name says nothing of the deployment (newcomer trial:
+ * three OPEN client-named circuits kept {@code /health} degraded). Only with no configured target
+ * at all (every request passed through) do client-named circuits decide it. {@code client_named}
+ * counts them: {@code targets} listed and {@code not_closed}. Per target: its health ({@code unknown} until it is first called),
  * circuit state, success rate and p95 latency over the last minute, and calls per minute; and what
  * the scoring router scores it with: {@code ema_success} (the ageing success EMA, 1.0 before any
  * outcome) and {@code ema_p95_ms} (p95 of successes over its 5-minute window, or the configured
@@ -87,8 +93,10 @@ public final class HealthReport {
   public Report report() {
     ObjectNode root = Json.MAPPER.createObjectNode();
     ObjectNode targets = Json.MAPPER.createObjectNode();
-    List<CircuitState> states = new ArrayList<>();
+    List<CircuitState> states = new ArrayList<>(); // the configured targets'
+    List<CircuitState> others = new ArrayList<>(); // the client-named targets'
     boolean lowSuccess = false;
+    boolean othersLowSuccess = false;
     Map<Target, CircuitBreaker> circuits = breakers.circuits();
     boolean shared = cluster.get().mode() != ClusterStatus.Mode.OFF;
     Map<Budget, Double> tokens = new IdentityHashMap<>(); // one read per bucket (a round trip when shared)
@@ -101,9 +109,17 @@ public final class HealthReport {
         circuit = new CircuitBreaker.Snapshot(gate.state(), gate.openRemaining(), circuit.recentFailures());
       }
       SliSnapshot window = stats.snapshot(target);
-      states.add(circuit.state());
-      lowSuccess |= window.total() >= MIN_CALLS_FOR_RATE && window.successRate() < DEGRADED_BELOW;
+      boolean low = window.total() >= MIN_CALLS_FOR_RATE && window.successRate() < DEGRADED_BELOW;
+      boolean own = configured.contains(target);
+      if (own) {
+        states.add(circuit.state());
+        lowSuccess |= low;
+      } else {
+        others.add(circuit.state());
+        othersLowSuccess |= low;
+      }
       ObjectNode t = targets.putObject(target.id());
+      t.put("configured", own);
       t.put("health", health(target, circuit.state(), window));
       t.put("circuit", circuit.state().name());
       t.put("open_remaining_ms", circuit.openRemaining().toMillis());
@@ -131,9 +147,12 @@ public final class HealthReport {
       retryBudget.put("denied", bucket.denied());
       retryBudget.put("bucket", budgets.hasOwn(target) ? "own" : OVERFLOW);
     }
-    Verdict verdict = verdict(states, lowSuccess);
+    Verdict verdict = configured.isEmpty() ? verdict(others, othersLowSuccess) : verdict(states, lowSuccess);
     root.put("status", verdict.status());
     root.set("targets", targets);
+    ObjectNode clientNamed = root.putObject("client_named");
+    clientNamed.put("targets", others.size());
+    clientNamed.put("not_closed", others.stream().filter(s -> s != CircuitState.CLOSED).count());
     RetryBudgets.Lowest lowest = budgets.lowest(tokensOf);
     ObjectNode retryBudget = root.putObject("retry_budget");
     retryBudget.put("remaining", round(lowest.remaining()));
