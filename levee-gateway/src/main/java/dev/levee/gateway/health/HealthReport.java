@@ -37,8 +37,8 @@ import java.util.function.ToDoubleFunction;
  * status: one client's invented or broken name says nothing of the deployment (newcomer trial:
  * three OPEN client-named circuits kept {@code /health} degraded). Only with no configured target
  * at all (every request passed through) do client-named circuits decide it. {@code client_named}
- * counts them: {@code targets} listed and {@code not_closed}. Per target: its health ({@code unknown} until it is first called),
- * circuit state, success rate and p95 latency over the last minute, and calls per minute; and what
+ * counts them: {@code targets} listed (at most 50) and {@code not_closed}. Per target: whether it
+ * is {@code configured}, its health ({@code unknown} until it is first called), circuit state, success rate and p95 latency over the last minute, and calls per minute; and what
  * the scoring router scores it with: {@code ema_success} (the ageing success EMA, 1.0 before any
  * outcome) and {@code ema_p95_ms} (p95 of successes over its 5-minute window, or the configured
  * typical latency when unmeasured, then {@code ema_p95_measured} is false); and its {@code
