@@ -41,6 +41,8 @@ class IdleClientNamedBreakersEvictedRegressionTest {
         retry: { max-retries: 2, base-delay: 10ms, max-delay: 50ms }
         breaker: { failures: 3, window: 60s, open-for: 30s }
         stream: { ttft-timeout: 3s, idle-timeout: 2s }
+      features:
+        default: { reduced: { target: emu/claude-small } }
       tiers:
         evaluate-every: 10s
       """;
@@ -78,7 +80,9 @@ class IdleClientNamedBreakersEvictedRegressionTest {
       assertThat(after.path("targets").path("emu/emu-ok").path("circuit").asText()).isEqualTo("CLOSED");
       assertThat(evictions(h.get("/metrics").body(), "breakers")).isGreaterThanOrEqualTo(3);
       assertThat(h.gateway.chain().breakers().circuits().keySet()).extracting(t -> t.id())
-          .as("a configured target's breaker is never evicted").contains("emu/emu-ok");
+          .as("configured targets' breakers are never evicted: chains and reduced targets")
+          .contains("emu/emu-ok", "emu/claude-small");
+      assertThat(after.path("targets").path("emu/claude-small").path("configured").asBoolean()).isTrue();
     }
   }
 
