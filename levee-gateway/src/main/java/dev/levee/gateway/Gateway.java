@@ -104,6 +104,7 @@ public final class Gateway implements AutoCloseable {
     Aliases aliases = new Aliases(config);
     Readiness readiness = new Readiness();
     MetricLabels labels = MetricLabels.of(config, aliases.configuredTargets());
+    Set<Target> configured = labels.targets(); // every alias's chain and every feature's reduced target
     Metrics metrics = new Metrics(labels, PriceTable.defaults(), ticker);
     TierBoard tiers = new TierBoard(config, ticker, clock.sleeper(), clock.wall(), clock.scheduler());
     Breakers breakers = policy.breaker().enabled()
@@ -111,12 +112,11 @@ public final class Gateway implements AutoCloseable {
             logTransition(t);
             metrics.onTransition(t);
             tiers.onTransition(t); // a circuit closed after its trials: the target's SLI window starts afresh
-          }, aliases.configuredTargets())
+          }, configured)
         : Breakers.disabled(ticker);
-    Set<Target> budgeted = new LinkedHashSet<>(aliases.configuredTargets()); // a bucket each: every chain's targets
-    budgeted.addAll(labels.targets()); // and each feature's reduced (T1) target
+    Set<Target> budgeted = new LinkedHashSet<>(configured); // a bucket each
     RetryBudgets budgets = RetryBudgets.local(budgeted, policy.retryBudget().max(), policy.retryBudget().ratio());
-    TargetStats stats = new TargetStats(aliases.configuredTargets(), ticker);
+    TargetStats stats = new TargetStats(configured, ticker);
     Cluster cluster = config.cluster().enabled()
         ? new Cluster(config.cluster(), ticker, config.tiers().evaluateEvery().multipliedBy(3))
         : null;
@@ -168,7 +168,7 @@ public final class Gateway implements AutoCloseable {
     messages.reportTrafficTo(work.traffic()); // queued work steps aside for client requests
     work.startWorkers(messages::runJob); // and runs through the same seven stages
     work.bindMetrics(metrics.registry(), config, clock.wall());
-    HealthReport health = new HealthReport(aliases.configuredTargets(), breakers, stats, budgets, streamStats, tiers,
+    HealthReport health = new HealthReport(configured, breakers, stats, budgets, streamStats, tiers,
         routing.statistics(), metrics.cost(), cluster == null ? Cluster::off : cluster::status);
     AdminHandler admin = new AdminHandler(config.admin().token(), tiers, aliases, routing);
     Server server = VirtualThreadServer.create(config.server().host(), config.server().port(),

@@ -25,11 +25,17 @@ import java.util.Set;
 /**
  * {@code GET /health}: computed from what Levee already knows, without calling any upstream.
  *
- * <p>Overall status: {@code unhealthy} when every known target's circuit is OPEN (answered with
- * HTTP 503, so load balancers take the instance out); {@code degraded} when some circuit is not
- * CLOSED or a target with at least 5 calls in the last minute succeeded less than 95% of the
- * time; else {@code healthy}. Per target: its health ({@link #health}), {@code calls} and {@code failed} in the last minute,
- * circuit state, success rate and p95 latency over the last minute, and calls per minute; and what
+ * <p>Overall status, from the configured targets only (every alias's chain and every feature's
+ * reduced target): {@code unhealthy} when every configured target's circuit is OPEN (answered with
+ * HTTP 503, so load balancers take the instance out); {@code degraded} when some configured
+ * circuit is not CLOSED or a configured target with at least 5 calls in the last minute succeeded
+ * less than 95% of the time; else {@code healthy}. A model name a client chose itself is listed
+ * (with {@code "configured": false}, after the configured ones) but never moves the overall
+ * status: one client's invented or broken name says nothing of the deployment (newcomer trial:
+ * three OPEN client-named circuits kept {@code /health} degraded). Only with no configured target
+ * at all (every request passed through) do client-named circuits decide it. {@code client_named}
+ * counts them: {@code targets} listed (at most 50) and {@code not_closed}. Per target: whether it
+ * is {@code configured}, its health ({@link #health}), {@code calls} and {@code failed} in the last minute, circuit state, success rate and p95 latency over the last minute, and calls per minute; and what
  * the scoring router scores it with: {@code ema_success} (the ageing success EMA, 1.0 before any
  * outcome) and {@code ema_p95_ms} (p95 of successes over its 5-minute window, or the configured
  * typical latency when unmeasured, then {@code ema_p95_measured} is false); and its {@code
@@ -80,8 +86,10 @@ public final class HealthReport {
   public Report report() {
     ObjectNode root = Json.MAPPER.createObjectNode();
     ObjectNode targets = Json.MAPPER.createObjectNode();
-    List<CircuitState> states = new ArrayList<>();
+    List<CircuitState> states = new ArrayList<>(); // the configured targets'
+    List<CircuitState> others = new ArrayList<>(); // the client-named targets'
     boolean lowSuccess = false;
+    boolean othersLowSuccess = false;
     Map<Target, CircuitBreaker> circuits = breakers.circuits();
     ClusterStatus clusterNow = cluster.get();
     boolean shared = clusterNow.mode() != ClusterStatus.Mode.OFF;
@@ -94,9 +102,17 @@ public final class HealthReport {
         circuit = new CircuitBreaker.Snapshot(gate.state(), gate.openRemaining(), circuit.recentFailures());
       }
       SliSnapshot window = stats.snapshot(target);
-      states.add(circuit.state());
-      lowSuccess |= window.total() >= MIN_CALLS_FOR_RATE && window.successRate() < DEGRADED_BELOW;
+      boolean low = window.total() >= MIN_CALLS_FOR_RATE && window.successRate() < DEGRADED_BELOW;
+      boolean own = configured.contains(target);
+      if (own) {
+        states.add(circuit.state());
+        lowSuccess |= low;
+      } else {
+        others.add(circuit.state());
+        othersLowSuccess |= low;
+      }
       ObjectNode t = targets.putObject(target.id());
+      t.put("configured", own);
       t.put("health", health(stats.everCalled(target), circuit.state(), window));
       t.put("calls", window.total()); // in the last minute, client errors not counted: the counts behind the word
       t.put("failed", window.serverErrors() + window.rateLimited());
@@ -122,9 +138,12 @@ public final class HealthReport {
       }
       retryBudgets.putTarget(t, target);
     }
-    Verdict verdict = verdict(states, lowSuccess);
+    Verdict verdict = configured.isEmpty() ? verdict(others, othersLowSuccess) : verdict(states, lowSuccess);
     root.put("status", verdict.status());
     root.set("targets", targets);
+    ObjectNode clientNamed = root.putObject("client_named");
+    clientNamed.put("targets", others.size());
+    clientNamed.put("not_closed", others.stream().filter(s -> s != CircuitState.CLOSED).count());
     retryBudgets.putSummary(root);
     StreamStats.Snapshot s = streams.snapshot();
     ObjectNode stream = root.putObject("streams");

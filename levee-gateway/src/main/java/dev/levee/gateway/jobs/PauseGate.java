@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
@@ -126,15 +127,19 @@ public final class PauseGate {
     Set<String> aliasesOut = new LinkedHashSet<>();
     Map<String, String> reasons = new LinkedHashMap<>();
     for (String alias : aliases) {
-      String why = noneReady(routes.resolve(alias).targets());
+      String why = noneReady(routes.resolve(alias).targets(), breakers::of); // configured: never evicted
       if (why != null) {
         aliasesOut.add(alias);
         reasons.put(aliasKey(alias), "held: no target of alias " + alias + " can answer now (" + why + ")");
       }
     }
-    for (Target target : breakers.circuits().keySet()) { // pass-through models go alone to the default upstream
+    // Pass-through models go alone to the default upstream. Their breakers are read as held (a
+    // quiet read): asking through Breakers.of once a poll was a use, so a client-named breaker never
+    // went idle and was never evicted (newcomer trial: OPEN for 24 minutes after one stream).
+    for (Map.Entry<Target, CircuitBreaker> held : breakers.circuits().entrySet()) {
+      Target target = held.getKey();
       if (target.upstream().equals(routes.defaultUpstream()) && !aliases.contains(target.model())) {
-        String why = noneReady(List.of(target));
+        String why = noneReady(List.of(target), t -> held.getValue());
         if (why != null) {
           aliasesOut.add(target.model());
           reasons.put(aliasKey(target.model()), "held: model " + target.model() + " cannot answer now (" + why + ")");
@@ -185,13 +190,13 @@ public final class PauseGate {
    * Null when some target is neither OPEN inside its open period, nor HALF_OPEN with its trials
    * in flight, nor cooling after a rate limit; else what each target waits for.
    */
-  private String noneReady(List<Target> targets) {
+  private String noneReady(List<Target> targets, Function<Target, CircuitBreaker> breakerOf) {
     if (targets.isEmpty()) {
       return null;
     }
     List<String> why = new ArrayList<>(targets.size());
     for (Target target : targets) {
-      CircuitBreaker breaker = breakers.of(target);
+      CircuitBreaker breaker = breakerOf.apply(target);
       CircuitBreaker.Snapshot s = breaker.snapshot();
       boolean open = s.state() == CircuitState.OPEN && s.openRemaining().isPositive();
       boolean trial = !open && breaker.awaitingTrial();

@@ -219,6 +219,9 @@ final class Responder {
       return new Sent(client.status(), null, exhausted.calls(), false,
           "last_resort_" + found.status() + (found.semantic() ? " semantic " : " ") + failure.reason());
     }
+    if (failure.refused() != null) { // the last target that refused, as for a relayed error (docs/gateway.md)
+      put(head, LeveeHeaders.MODEL, failure.refused().id());
+    }
     put(head, LeveeHeaders.SHOULD_RETRY, "false");
     failure.retryAfter().ifPresent(wait -> put(head, "retry-after", RetryAfter.seconds(wait)));
     Optional<OutageAnswer> queued = OutageAnswer.queue(outage, in, failure.error()); // queue.on-outage

@@ -54,9 +54,12 @@ public final class QueuedWork implements AutoCloseable {
   private final JobsHandler jobsHandler;
 
   private final Executor executor;
+  private final PauseGate gate;
 
   private QueuedWork(Database db, JobStore jobs, JobWorkers workers, BatchesHandler batches,
-      IdempotentExchange idempotency, OutageQueue outage, Executor executor, JobsHandler jobsHandler) {
+      IdempotentExchange idempotency, OutageQueue outage, Executor executor, JobsHandler jobsHandler,
+      PauseGate gate) {
+    this.gate = gate;
     this.executor = executor;
     this.outage = outage;
     this.jobsHandler = jobsHandler;
@@ -113,7 +116,7 @@ public final class QueuedWork implements AutoCloseable {
       OutageQueue outage = new OutageQueue(queueing, jobs, seal, forwardsClientKey, wall,
           queue.batchTtl(), workers::wake, queue.callbacks());
       return new QueuedWork(db, jobs, workers, batches, idempotency, outage, executor,
-          new JobsHandler(jobs, gate::paused, wall));
+          new JobsHandler(jobs, gate::paused, wall), gate);
     } catch (RuntimeException e) {
       db.close();
       throw e;
@@ -189,6 +192,14 @@ public final class QueuedWork implements AutoCloseable {
   /** Outage queueing for interactive requests ({@code features.<name>.on-outage: queue}). */
   public OutageQueue outage() {
     return outage;
+  }
+
+  /**
+   * What the workers hold back now: the answer the dispatcher gets on each poll (by default once a
+   * second) and {@code GET /v1/levee/jobs/{id}} explains a wait with.
+   */
+  public PauseGate.Paused paused() {
+    return gate.paused();
   }
 
   /** {@code GET /v1/levee/jobs/{id}}. */
