@@ -15,6 +15,7 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
@@ -152,10 +153,28 @@ public final class JobStore {
    */
   public List<Job> claim(int max, Instant now, Instant leaseUntil, Set<String> pausedAliases,
       Set<String> pausedFeatures, Set<PauseGate.Scope> pausedScopes) {
+    return claim(null, max, now, leaseUntil, pausedAliases, pausedFeatures, pausedScopes);
+  }
+
+  /**
+   * {@link #claim(int, Instant, Instant, Set, Set, Set)} among the jobs of {@code alias} only: the
+   * trial call of an alias whose targets admit nothing else ({@link PauseGate.Paused#trials}).
+   */
+  public List<Job> claimOf(String alias, int max, Instant now, Instant leaseUntil, Set<String> pausedFeatures,
+      Set<PauseGate.Scope> pausedScopes) {
+    return claim(Objects.requireNonNull(alias, "alias"), max, now, leaseUntil, Set.of(), pausedFeatures,
+        pausedScopes);
+  }
+
+  private List<Job> claim(String onlyAlias, int max, Instant now, Instant leaseUntil, Set<String> pausedAliases,
+      Set<String> pausedFeatures, Set<PauseGate.Scope> pausedScopes) {
     if (max <= 0) {
       return List.of();
     }
     StringBuilder pick = new StringBuilder("SELECT id FROM jobs WHERE state = 'queued' AND run_after <= ? AND expires_at > ?");
+    if (onlyAlias != null) {
+      pick.append(" AND alias = ?");
+    }
     if (!pausedAliases.isEmpty()) {
       pick.append(" AND alias NOT IN (").append("?,".repeat(pausedAliases.size() - 1)).append("?)");
     }
@@ -177,6 +196,9 @@ public final class JobStore {
       s.setLong(i++, now.toEpochMilli());
       s.setLong(i++, now.toEpochMilli());
       s.setLong(i++, now.toEpochMilli());
+      if (onlyAlias != null) {
+        s.setString(i++, onlyAlias);
+      }
       for (String alias : pausedAliases) {
         s.setString(i++, alias);
       }

@@ -5,6 +5,8 @@ import dev.levee.core.time.Scheduler;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -24,7 +26,9 @@ import org.slf4j.LoggerFactory;
  * Drains the job store by priority, then age, at most {@code workers} jobs at once, each on its
  * own virtual thread through a {@link JobExecutor}. One dispatcher thread claims as many jobs as
  * may start ({@link Pacing}: fewer, or none, while interactive requests are around), skipping
- * paused aliases, features and feature-and-alias pairs ({@link PauseGate}).
+ * paused aliases, features and feature-and-alias pairs ({@link PauseGate}). Of an alias whose
+ * targets admit only a trial call ({@link PauseGate.Paused#trials}) it runs one job at a time, and
+ * looks again as soon as that job ends: the trial closed the circuit, or opened it again.
  *
  * <p>The dispatcher sleeps unless there is something to do: it wakes when work is added ({@link
  * #wake}), when a job ends while more work is ready, when pacing lets more jobs start, or every
@@ -61,6 +65,8 @@ public final class JobWorkers implements AutoCloseable {
   private final AtomicLong finished = new AtomicLong();
   /** The claims this pool runs now: the heartbeat renews their leases. */
   private final Set<Job> runningJobs = ConcurrentHashMap.newKeySet();
+  /** The running claims that are the trial call of their alias ({@link PauseGate.Paused#trials}). */
+  private final Set<Job> trialJobs = ConcurrentHashMap.newKeySet();
   /** Runs the heartbeat; its tasks block on the database, so it is this pool's own unless a test passes one. */
   private final Scheduler heartbeat;
   private final ScheduledThreadPoolExecutor ownHeartbeat;
@@ -223,10 +229,7 @@ public final class JobWorkers implements AutoCloseable {
         heldBack = ready && !held && startable < free;
         if (startable > 0 && ready) {
           long addedBefore = added.get();
-          PauseGate.Paused paused = gate.get();
-          Instant now = wall.instant();
-          List<Job> claimed = store.claim(startable, now, now.plus(config.lease()), paused.aliases(), paused.features(),
-              paused.scopes());
+          List<Job> claimed = claim(startable, gate.get());
           ready = claimed.size() == startable || added.get() != addedBefore;
           pacing.started(claimed.size());
           runningJobs.addAll(claimed);
@@ -250,6 +253,37 @@ public final class JobWorkers implements AutoCloseable {
         sleepQuietly(config.poll());
       }
     }
+  }
+
+  /**
+   * Claims up to {@code startable} jobs the gate lets run: first the trial call of each {@link
+   * PauseGate.Paused#trials trial alias} this pool runs no job of (one job), then any other ready
+   * work outside the held and trial aliases.
+   */
+  private List<Job> claim(int startable, PauseGate.Paused paused) {
+    Instant now = wall.instant();
+    Instant leaseUntil = now.plus(config.lease());
+    List<Job> claimed = new ArrayList<>(startable);
+    if (!paused.trials().isEmpty()) {
+      Set<String> running = new HashSet<>();
+      runningJobs.forEach(job -> running.add(job.alias()));
+      for (String alias : paused.trials()) {
+        if (claimed.size() < startable && !running.contains(alias)) {
+          List<Job> trial = store.claimOf(alias, 1, now, leaseUntil, paused.features(), paused.scopes());
+          trialJobs.addAll(trial);
+          claimed.addAll(trial);
+        }
+      }
+    }
+    Set<String> held = paused.trials().isEmpty() ? paused.aliases() : union(paused.aliases(), paused.trials());
+    claimed.addAll(store.claim(startable - claimed.size(), now, leaseUntil, held, paused.features(), paused.scopes()));
+    return claimed;
+  }
+
+  private static Set<String> union(Set<String> a, Set<String> b) {
+    Set<String> out = new HashSet<>(a);
+    out.addAll(b);
+    return out;
   }
 
   private void run(Job job) {
@@ -288,6 +322,9 @@ public final class JobWorkers implements AutoCloseable {
     } finally {
       runningJobs.remove(job);
       slots.release();
+      if (trialJobs.remove(job)) { // the trial decided: the circuit closed (its alias's work may drain) or opened again
+        ready = true;
+      }
       if (ready || heldBack) {
         wake.release();
       }
