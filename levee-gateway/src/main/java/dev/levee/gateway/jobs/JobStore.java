@@ -238,13 +238,25 @@ public final class JobStore {
    * @return how many leases were extended; fewer than {@code claimed.size()} means some claims were lost
    */
   public int renew(Collection<Job> claimed, Instant leaseUntil, Instant now) {
+    return renewHeld(claimed, leaseUntil, now).size();
+  }
+
+  /**
+   * {@link #renew}, naming the claims it extended: a job of {@code claimed} whose id is missing
+   * from the answer is no longer this claim's — it ended, or its lease ran out and it was queued
+   * again or taken over — and its worker should stop (its result would not be recorded anyway).
+   *
+   * @return the ids of the jobs whose lease now runs to {@code leaseUntil}
+   */
+  public Set<String> renewHeld(Collection<Job> claimed, Instant leaseUntil, Instant now) {
     List<Job> jobs = List.copyOf(claimed);
-    int renewed = 0;
+    Set<String> renewed = new java.util.HashSet<>();
     try (Connection c = db.connection()) {
       for (int from = 0; from < jobs.size(); from += RENEW_CHUNK) {
         List<Job> chunk = jobs.subList(from, Math.min(jobs.size(), from + RENEW_CHUNK));
         String sql = "UPDATE jobs SET lease_until = ?, updated_at = ? WHERE state = 'running' AND ("
-            + String.join(" OR ", java.util.Collections.nCopies(chunk.size(), "(id = ? AND attempts = ?)")) + ")";
+            + String.join(" OR ", java.util.Collections.nCopies(chunk.size(), "(id = ? AND attempts = ?)"))
+            + ") RETURNING id";
         try (PreparedStatement s = c.prepareStatement(sql)) {
           int i = 1;
           s.setLong(i++, leaseUntil.toEpochMilli());
@@ -253,7 +265,11 @@ public final class JobStore {
             s.setString(i++, job.id());
             s.setInt(i++, job.attempts());
           }
-          renewed += s.executeUpdate();
+          try (ResultSet rs = s.executeQuery()) {
+            while (rs.next()) {
+              renewed.add(rs.getString(1));
+            }
+          }
         }
       }
       return renewed;

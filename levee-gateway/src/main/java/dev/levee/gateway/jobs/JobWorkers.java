@@ -1,6 +1,7 @@
 package dev.levee.gateway.jobs;
 
 import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.upstream.Cancellation;
 import dev.levee.core.time.Scheduler;
 import java.time.Duration;
 import java.time.Instant;
@@ -38,13 +39,16 @@ import org.slf4j.LoggerFactory;
  * gateway asks the store once per {@code poll}. Pending callbacks are looked up when a job ended
  * or the poll came round; abandoned claims are recovered and due jobs expired every ten polls.
  *
- * <p><b>Leases.</b> A claimed job belongs to this pool for {@link QueueConfig#lease()}. While jobs
- * run, a heartbeat every third of the lease renews all their leases in one statement ({@link
- * JobStore#renew}), so a job that outlives its lease — retries, fallbacks, cooldowns, a slow box —
- * is not recovered and run a second time while it still runs. Only a dead gateway (or one that
- * cannot reach the database for a whole lease) lets its jobs be claimed again: at least once
- * towards the upstream, and its late result is not recorded ({@link JobStore#finish} checks the
- * claim).
+ * <p><b>Leases.</b> A claimed job belongs to this pool for {@link QueueConfig#lease()} (default
+ * 60 s). While jobs run, a heartbeat every third of the lease renews all their leases in one
+ * statement ({@link JobStore#renewHeld}), so a job that outlives its lease — a long stream,
+ * retries, fallbacks, cooldowns — is not recovered and run a second time while it still runs, and a
+ * job stops being renewed the moment it ends. Only a dead gateway (or one that cannot reach the
+ * database for two thirds of a lease) lets its jobs be claimed again, about one lease after its
+ * last renewal. A renewal that finds a claim lost — the job was queued again or taken by another
+ * worker while this one could not renew — fires the job's {@link Cancellation}: its upstream calls
+ * close and its chain stops; whatever it still returns is not recorded ({@link JobStore#finish}
+ * and {@link JobStore#retryLater} check the claim), so each job ends with one result.
  */
 public final class JobWorkers implements AutoCloseable {
 
@@ -63,8 +67,8 @@ public final class JobWorkers implements AutoCloseable {
   private final Semaphore wake = new Semaphore(0);
   private final ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
   private final AtomicLong finished = new AtomicLong();
-  /** The claims this pool runs now: the heartbeat renews their leases. */
-  private final Set<Job> runningJobs = ConcurrentHashMap.newKeySet();
+  /** The claims this pool runs now, each with the switch that stops it: the heartbeat renews their leases. */
+  private final Map<Job, Cancellation> runningJobs = new ConcurrentHashMap<>();
   /** The running claims that are the trial call of their alias ({@link PauseGate.Paused#trials}). */
   private final Set<Job> trialJobs = ConcurrentHashMap.newKeySet();
   /** Runs the heartbeat; its tasks block on the database, so it is this pool's own unless a test passes one. */
@@ -153,18 +157,24 @@ public final class JobWorkers implements AutoCloseable {
   }
 
   /**
-   * Renews the lease of every job this pool runs, in one statement. A failure (the database is
-   * down) is logged and the jobs keep running: if no renewal gets through before the lease runs
-   * out, another worker may run them too — at least once — and only one result is recorded.
+   * Renews the lease of every job this pool runs, in one statement, and stops each job whose claim
+   * it finds lost. A failure (the database is down) is logged and the jobs keep running: if no
+   * renewal gets through before the lease runs out, another worker may run them too — at least
+   * once — and only one result is recorded.
    */
   private void beat() {
     try {
-      List<Job> jobs = List.copyOf(runningJobs);
+      List<Job> jobs = List.copyOf(runningJobs.keySet());
       if (!jobs.isEmpty()) {
         Instant now = wall.instant();
-        int renewed = store.renew(jobs, now.plus(config.lease()), now);
-        if (renewed < jobs.size()) { // also when a job ended between the snapshot and the update
-          LOG.debug("renewed {} of {} job leases; the rest ended or were taken over", renewed, jobs.size());
+        Set<String> renewed = store.renewHeld(jobs, now.plus(config.lease()), now);
+        for (Job job : jobs) {
+          Cancellation stop = renewed.contains(job.id()) ? null : runningJobs.get(job);
+          if (stop != null && !stop.isCancelled()) { // null: it ended between the snapshot and the update
+            LOG.warn("job {} is no longer this gateway's (its lease ran out before a renewal got through; it was "
+                + "queued again or another worker runs it): stopping this run, whose result would not be kept", job.id());
+            stop.cancel();
+          }
         }
       }
     } catch (RuntimeException e) {
@@ -232,7 +242,7 @@ public final class JobWorkers implements AutoCloseable {
           List<Job> claimed = claim(startable, gate.get());
           ready = claimed.size() == startable || added.get() != addedBefore;
           pacing.started(claimed.size());
-          runningJobs.addAll(claimed);
+          claimed.forEach(job -> runningJobs.put(job, new Cancellation()));
           for (Job job : claimed) {
             slots.acquireUninterruptibly();
             threads.execute(() -> run(job));
@@ -266,7 +276,7 @@ public final class JobWorkers implements AutoCloseable {
     List<Job> claimed = new ArrayList<>(startable);
     if (!paused.trials().isEmpty()) {
       Set<String> running = new HashSet<>();
-      runningJobs.forEach(job -> running.add(job.alias()));
+      runningJobs.keySet().forEach(job -> running.add(job.alias()));
       for (String alias : paused.trials()) {
         if (claimed.size() < startable && !running.contains(alias)) {
           List<Job> trial = store.claimOf(alias, 1, now, leaseUntil, paused.features(), paused.scopes());
@@ -287,6 +297,7 @@ public final class JobWorkers implements AutoCloseable {
   }
 
   private void run(Job job) {
+    Cancellation lost = runningJobs.getOrDefault(job, new Cancellation());
     try {
       String key;
       try {
@@ -297,19 +308,26 @@ public final class JobWorkers implements AutoCloseable {
             error.toBytes(null)), false, error.message(), wall.instant());
         return;
       }
-      JobExecutor.Outcome outcome = executor.execute(job.request(), key);
+      JobExecutor.Outcome outcome = executor.execute(job.request(), key, lost);
+      runningJobs.remove(job); // ended: no renewal from here on, and none can find it lost
       Instant now = wall.instant();
-      switch (outcome) {
+      boolean kept = switch (outcome) {
         case JobExecutor.Finished f -> {
-          if (store.finish(job, f.result(), f.succeeded(), null, now)) {
+          boolean recorded = store.finish(job, f.result(), f.succeeded(), null, now);
+          if (recorded) {
             finished.incrementAndGet();
           }
+          yield recorded;
         }
         case JobExecutor.RetryLater later -> {
           Duration wait = later.after() != null && later.after().compareTo(config.retryDelay()) > 0
               ? later.after() : config.retryDelay();
-          store.retryLater(job, later.reason(), now.plus(wait), now);
+          yield store.retryLater(job, later.reason(), now.plus(wait), now);
         }
+      };
+      if (!kept) {
+        LOG.info("job {} ended here after its claim was lost (queued again, taken over or cancelled): "
+            + "its outcome is not recorded", job.id());
       }
     } catch (RuntimeException e) {
       LOG.error("job {} failed inside Levee; it is tried again after {}", job.id(), config.retryDelay(), e);

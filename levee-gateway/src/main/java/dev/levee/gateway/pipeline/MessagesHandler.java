@@ -354,8 +354,10 @@ public final class MessagesHandler {
    * feature at T2/T3 (its work waits, see {@code PauseGate}) is {@link JobExecutor.RetryLater}.
    *
    * @param apiKey the client's key to send, or null when the upstream has its own
+   * @param lost fires when the worker lost its claim on the job: closes the upstream calls and
+   *     stops the chain, as a client going away does
    */
-  public JobExecutor.Outcome runJob(JobRequest job, String apiKey) {
+  public JobExecutor.Outcome runJob(JobRequest job, String apiKey, Cancellation lost) {
     long start = ticker.nanos();
     Map<String, List<String>> headers = new HashMap<>(job.headers());
     if (apiKey != null) {
@@ -377,9 +379,8 @@ public final class MessagesHandler {
           + " is at " + decided.tier(), null);
     }
     Plan plan = planner.plan(in, admitted);                                                    // 3. plan
-    Cancellation none = new Cancellation();
-    ChainResult<Reply> result = execution.execute(in, plan, none);                                       // 4. execute
-    Outcome outcome = relay.relay(result, in.id(), plan, admitted.cache().mayStore(), none,    // 5. relay
+    ChainResult<Reply> result = execution.execute(in, plan, lost);                            // 4. execute
+    Outcome outcome = relay.relay(result, in.id(), plan, admitted.cache().mayStore(), lost,    // 5. relay
         (first, calls) -> { throw new IllegalStateException("a queued request is never a stream"); },
         Relay.Waits.NEVER);
     recorder.recordJob(start, in, admitted, plan, outcome);                                    // 6. record (no SLO)

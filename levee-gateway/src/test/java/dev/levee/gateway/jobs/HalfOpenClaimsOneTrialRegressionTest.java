@@ -93,7 +93,7 @@ class HalfOpenClaimsOneTrialRegressionTest {
     CountDownLatch releaseTrial = new CountDownLatch(1);
     CountDownLatch allDone = new CountDownLatch(JOBS);
     Semaphore asked = new Semaphore(0);
-    workers = new JobWorkers(store, (request, key) -> {
+    workers = new JobWorkers(store, (request, key, lost) -> {
       switch (breakers.gate(TARGET).tryAcquire()) {
         case CircuitBreaker.Rejected r -> {
           refused.add("circuit " + r.state());
