@@ -148,6 +148,7 @@ public final class CircuitBreaker implements Gate {
    * call still in flight: any other call is refused until a trial settles, and the trial decides
    * whether the circuit closes or opens again.
    */
+  @Override
   public boolean awaitingTrial() {
     synchronized (lock) {
       return state == CircuitState.HALF_OPEN && trialsInFlight >= config.halfOpenTrials();

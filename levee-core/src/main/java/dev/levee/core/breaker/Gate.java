@@ -18,4 +18,11 @@ public interface Gate {
 
   /** Time left until a trial may be admitted; zero unless OPEN. */
   Duration openRemaining();
+
+  /**
+   * Whether the circuit is HALF_OPEN with every trial slot taken by a call still in flight: any
+   * other call is refused until a trial settles. Read by whoever must not spend calls that cannot
+   * be admitted (the gateway's queue holds its jobs meanwhile).
+   */
+  boolean awaitingTrial();
 }

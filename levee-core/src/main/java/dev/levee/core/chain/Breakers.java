@@ -123,6 +123,18 @@ public final class Breakers {
     return sorted;
   }
 
+  /**
+   * What the fallback chain would ask of every target whose breaker is held now ({@link #gate}),
+   * ordered by id: the shared gate once {@link #shareThrough} was called, else the local breaker.
+   * Reading it does not count as a use.
+   */
+  public Map<Target, Gate> gates() {
+    BiFunction<Target, CircuitBreaker, Gate> gates = shared;
+    Map<Target, Gate> sorted = new TreeMap<>(Comparator.comparing(Target::id));
+    byTarget.entries().forEach((target, local) -> sorted.put(target, gates == null ? local : gates.apply(target, local)));
+    return sorted;
+  }
+
   /** Every breaker held now, by target id, ordered by id. */
   public Map<String, CircuitBreaker> all() {
     Map<String, CircuitBreaker> sorted = new TreeMap<>();

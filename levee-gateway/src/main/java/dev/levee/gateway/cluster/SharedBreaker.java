@@ -187,6 +187,20 @@ public final class SharedBreaker {
     return view.code() == OPEN ? Duration.ofNanos(Math.max(0, view.nanosLeft(ticker.nanos()))) : Duration.ZERO;
   }
 
+  /**
+   * Whether the one trial of the cluster is in flight, on this replica or another (its lease not
+   * run out), as every replica sees it now; the local breaker's answer when Redis is away. Any other
+   * call is refused meanwhile.
+   */
+  public boolean awaitingTrial() {
+    Optional<View> shared = link.tryShared() ? views.get(viewKey, k -> read()) : Optional.empty();
+    if (shared.isEmpty()) {
+      return local.awaitingTrial();
+    }
+    View view = shared.get();
+    return view.code() == TRIAL_BUSY && view.nanosLeft(ticker.nanos()) > 0;
+  }
+
   /** The replica's own breaker, used while Redis is away. */
   CircuitBreaker local() {
     return local;

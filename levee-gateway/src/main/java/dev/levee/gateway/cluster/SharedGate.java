@@ -38,6 +38,11 @@ final class SharedGate implements Gate {
     return breaker.openRemaining();
   }
 
+  @Override
+  public boolean awaitingTrial() {
+    return breaker.awaitingTrial();
+  }
+
   private static void settle(SharedPermit permit, Permit.Outcome outcome) {
     switch (outcome) {
       case SUCCESS -> permit.success();

@@ -1,5 +1,6 @@
 package dev.levee.gateway.jobs;
 
+import dev.levee.anthropic.upstream.Cancellation;
 import java.time.Duration;
 
 /**
@@ -33,7 +34,9 @@ public interface JobExecutor {
 
   /**
    * Runs {@code request}; {@code apiKey} is the client's key to send, or null when the upstream
-   * has its own.
+   * has its own. {@code lost} fires when this worker's claim on the job is lost (its lease ran out
+   * and another worker may run it): the try should stop — its upstream calls closed, no further
+   * attempt — since its result would not be recorded.
    */
-  Outcome execute(JobRequest request, String apiKey);
+  Outcome execute(JobRequest request, String apiKey, Cancellation lost);
 }

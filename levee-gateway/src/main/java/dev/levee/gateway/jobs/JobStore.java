@@ -15,6 +15,7 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
@@ -152,10 +153,28 @@ public final class JobStore {
    */
   public List<Job> claim(int max, Instant now, Instant leaseUntil, Set<String> pausedAliases,
       Set<String> pausedFeatures, Set<PauseGate.Scope> pausedScopes) {
+    return claim(null, max, now, leaseUntil, pausedAliases, pausedFeatures, pausedScopes);
+  }
+
+  /**
+   * {@link #claim(int, Instant, Instant, Set, Set, Set)} among the jobs of {@code alias} only: the
+   * trial call of an alias whose targets admit nothing else ({@link PauseGate.Paused#trials}).
+   */
+  public List<Job> claimOf(String alias, int max, Instant now, Instant leaseUntil, Set<String> pausedFeatures,
+      Set<PauseGate.Scope> pausedScopes) {
+    return claim(Objects.requireNonNull(alias, "alias"), max, now, leaseUntil, Set.of(), pausedFeatures,
+        pausedScopes);
+  }
+
+  private List<Job> claim(String onlyAlias, int max, Instant now, Instant leaseUntil, Set<String> pausedAliases,
+      Set<String> pausedFeatures, Set<PauseGate.Scope> pausedScopes) {
     if (max <= 0) {
       return List.of();
     }
     StringBuilder pick = new StringBuilder("SELECT id FROM jobs WHERE state = 'queued' AND run_after <= ? AND expires_at > ?");
+    if (onlyAlias != null) {
+      pick.append(" AND alias = ?");
+    }
     if (!pausedAliases.isEmpty()) {
       pick.append(" AND alias NOT IN (").append("?,".repeat(pausedAliases.size() - 1)).append("?)");
     }
@@ -177,6 +196,9 @@ public final class JobStore {
       s.setLong(i++, now.toEpochMilli());
       s.setLong(i++, now.toEpochMilli());
       s.setLong(i++, now.toEpochMilli());
+      if (onlyAlias != null) {
+        s.setString(i++, onlyAlias);
+      }
       for (String alias : pausedAliases) {
         s.setString(i++, alias);
       }
@@ -216,13 +238,25 @@ public final class JobStore {
    * @return how many leases were extended; fewer than {@code claimed.size()} means some claims were lost
    */
   public int renew(Collection<Job> claimed, Instant leaseUntil, Instant now) {
+    return renewHeld(claimed, leaseUntil, now).size();
+  }
+
+  /**
+   * {@link #renew}, naming the claims it extended: a job of {@code claimed} whose id is missing
+   * from the answer is no longer this claim's — it ended, or its lease ran out and it was queued
+   * again or taken over — and its worker should stop (its result would not be recorded anyway).
+   *
+   * @return the ids of the jobs whose lease now runs to {@code leaseUntil}
+   */
+  public Set<String> renewHeld(Collection<Job> claimed, Instant leaseUntil, Instant now) {
     List<Job> jobs = List.copyOf(claimed);
-    int renewed = 0;
+    Set<String> renewed = new java.util.HashSet<>();
     try (Connection c = db.connection()) {
       for (int from = 0; from < jobs.size(); from += RENEW_CHUNK) {
         List<Job> chunk = jobs.subList(from, Math.min(jobs.size(), from + RENEW_CHUNK));
         String sql = "UPDATE jobs SET lease_until = ?, updated_at = ? WHERE state = 'running' AND ("
-            + String.join(" OR ", java.util.Collections.nCopies(chunk.size(), "(id = ? AND attempts = ?)")) + ")";
+            + String.join(" OR ", java.util.Collections.nCopies(chunk.size(), "(id = ? AND attempts = ?)"))
+            + ") RETURNING id";
         try (PreparedStatement s = c.prepareStatement(sql)) {
           int i = 1;
           s.setLong(i++, leaseUntil.toEpochMilli());
@@ -231,7 +265,11 @@ public final class JobStore {
             s.setString(i++, job.id());
             s.setInt(i++, job.attempts());
           }
-          renewed += s.executeUpdate();
+          try (ResultSet rs = s.executeQuery()) {
+            while (rs.next()) {
+              renewed.add(rs.getString(1));
+            }
+          }
         }
       }
       return renewed;

@@ -1,10 +1,13 @@
 package dev.levee.gateway.jobs;
 
 import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.upstream.Cancellation;
 import dev.levee.core.time.Scheduler;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -24,7 +27,9 @@ import org.slf4j.LoggerFactory;
  * Drains the job store by priority, then age, at most {@code workers} jobs at once, each on its
  * own virtual thread through a {@link JobExecutor}. One dispatcher thread claims as many jobs as
  * may start ({@link Pacing}: fewer, or none, while interactive requests are around), skipping
- * paused aliases, features and feature-and-alias pairs ({@link PauseGate}).
+ * paused aliases, features and feature-and-alias pairs ({@link PauseGate}). Of an alias whose
+ * targets admit only a trial call ({@link PauseGate.Paused#trials}) it runs one job at a time, and
+ * looks again as soon as that job ends: the trial closed the circuit, or opened it again.
  *
  * <p>The dispatcher sleeps unless there is something to do: it wakes when work is added ({@link
  * #wake}), when a job ends while more work is ready, when pacing lets more jobs start, or every
@@ -34,13 +39,16 @@ import org.slf4j.LoggerFactory;
  * gateway asks the store once per {@code poll}. Pending callbacks are looked up when a job ended
  * or the poll came round; abandoned claims are recovered and due jobs expired every ten polls.
  *
- * <p><b>Leases.</b> A claimed job belongs to this pool for {@link QueueConfig#lease()}. While jobs
- * run, a heartbeat every third of the lease renews all their leases in one statement ({@link
- * JobStore#renew}), so a job that outlives its lease — retries, fallbacks, cooldowns, a slow box —
- * is not recovered and run a second time while it still runs. Only a dead gateway (or one that
- * cannot reach the database for a whole lease) lets its jobs be claimed again: at least once
- * towards the upstream, and its late result is not recorded ({@link JobStore#finish} checks the
- * claim).
+ * <p><b>Leases.</b> A claimed job belongs to this pool for {@link QueueConfig#lease()} (default
+ * 60 s). While jobs run, a heartbeat every third of the lease renews all their leases in one
+ * statement ({@link JobStore#renewHeld}), so a job that outlives its lease — a long stream,
+ * retries, fallbacks, cooldowns — is not recovered and run a second time while it still runs, and a
+ * job stops being renewed the moment it ends. Only a dead gateway (or one that cannot reach the
+ * database for two thirds of a lease) lets its jobs be claimed again, about one lease after its
+ * last renewal. A renewal that finds a claim lost — the job was queued again or taken by another
+ * worker while this one could not renew — fires the job's {@link Cancellation}: its upstream calls
+ * close and its chain stops; whatever it still returns is not recorded ({@link JobStore#finish}
+ * and {@link JobStore#retryLater} check the claim), so each job ends with one result.
  */
 public final class JobWorkers implements AutoCloseable {
 
@@ -59,8 +67,10 @@ public final class JobWorkers implements AutoCloseable {
   private final Semaphore wake = new Semaphore(0);
   private final ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
   private final AtomicLong finished = new AtomicLong();
-  /** The claims this pool runs now: the heartbeat renews their leases. */
-  private final Set<Job> runningJobs = ConcurrentHashMap.newKeySet();
+  /** The claims this pool runs now, each with the switch that stops it: the heartbeat renews their leases. */
+  private final Map<Job, Cancellation> runningJobs = new ConcurrentHashMap<>();
+  /** The running claims that are the trial call of their alias ({@link PauseGate.Paused#trials}). */
+  private final Set<Job> trialJobs = ConcurrentHashMap.newKeySet();
   /** Runs the heartbeat; its tasks block on the database, so it is this pool's own unless a test passes one. */
   private final Scheduler heartbeat;
   private final ScheduledThreadPoolExecutor ownHeartbeat;
@@ -147,18 +157,24 @@ public final class JobWorkers implements AutoCloseable {
   }
 
   /**
-   * Renews the lease of every job this pool runs, in one statement. A failure (the database is
-   * down) is logged and the jobs keep running: if no renewal gets through before the lease runs
-   * out, another worker may run them too — at least once — and only one result is recorded.
+   * Renews the lease of every job this pool runs, in one statement, and stops each job whose claim
+   * it finds lost. A failure (the database is down) is logged and the jobs keep running: if no
+   * renewal gets through before the lease runs out, another worker may run them too — at least
+   * once — and only one result is recorded.
    */
   private void beat() {
     try {
-      List<Job> jobs = List.copyOf(runningJobs);
+      List<Job> jobs = List.copyOf(runningJobs.keySet());
       if (!jobs.isEmpty()) {
         Instant now = wall.instant();
-        int renewed = store.renew(jobs, now.plus(config.lease()), now);
-        if (renewed < jobs.size()) { // also when a job ended between the snapshot and the update
-          LOG.debug("renewed {} of {} job leases; the rest ended or were taken over", renewed, jobs.size());
+        Set<String> renewed = store.renewHeld(jobs, now.plus(config.lease()), now);
+        for (Job job : jobs) {
+          Cancellation stop = renewed.contains(job.id()) ? null : runningJobs.get(job);
+          if (stop != null && !stop.isCancelled()) { // null: it ended between the snapshot and the update
+            LOG.warn("job {} is no longer this gateway's (its lease ran out before a renewal got through; it was "
+                + "queued again or another worker runs it): stopping this run, whose result would not be kept", job.id());
+            stop.cancel();
+          }
         }
       }
     } catch (RuntimeException e) {
@@ -223,13 +239,10 @@ public final class JobWorkers implements AutoCloseable {
         heldBack = ready && !held && startable < free;
         if (startable > 0 && ready) {
           long addedBefore = added.get();
-          PauseGate.Paused paused = gate.get();
-          Instant now = wall.instant();
-          List<Job> claimed = store.claim(startable, now, now.plus(config.lease()), paused.aliases(), paused.features(),
-              paused.scopes());
+          List<Job> claimed = claim(startable, gate.get());
           ready = claimed.size() == startable || added.get() != addedBefore;
           pacing.started(claimed.size());
-          runningJobs.addAll(claimed);
+          claimed.forEach(job -> runningJobs.put(job, new Cancellation()));
           for (Job job : claimed) {
             slots.acquireUninterruptibly();
             threads.execute(() -> run(job));
@@ -252,7 +265,39 @@ public final class JobWorkers implements AutoCloseable {
     }
   }
 
+  /**
+   * Claims up to {@code startable} jobs the gate lets run: first the trial call of each {@link
+   * PauseGate.Paused#trials trial alias} this pool runs no job of (one job), then any other ready
+   * work outside the held and trial aliases.
+   */
+  private List<Job> claim(int startable, PauseGate.Paused paused) {
+    Instant now = wall.instant();
+    Instant leaseUntil = now.plus(config.lease());
+    List<Job> claimed = new ArrayList<>(startable);
+    if (!paused.trials().isEmpty()) {
+      Set<String> running = new HashSet<>();
+      runningJobs.keySet().forEach(job -> running.add(job.alias()));
+      for (String alias : paused.trials()) {
+        if (claimed.size() < startable && !running.contains(alias)) {
+          List<Job> trial = store.claimOf(alias, 1, now, leaseUntil, paused.features(), paused.scopes());
+          trialJobs.addAll(trial);
+          claimed.addAll(trial);
+        }
+      }
+    }
+    Set<String> held = paused.trials().isEmpty() ? paused.aliases() : union(paused.aliases(), paused.trials());
+    claimed.addAll(store.claim(startable - claimed.size(), now, leaseUntil, held, paused.features(), paused.scopes()));
+    return claimed;
+  }
+
+  private static Set<String> union(Set<String> a, Set<String> b) {
+    Set<String> out = new HashSet<>(a);
+    out.addAll(b);
+    return out;
+  }
+
   private void run(Job job) {
+    Cancellation lost = runningJobs.getOrDefault(job, new Cancellation());
     try {
       String key;
       try {
@@ -263,19 +308,26 @@ public final class JobWorkers implements AutoCloseable {
             error.toBytes(null)), false, error.message(), wall.instant());
         return;
       }
-      JobExecutor.Outcome outcome = executor.execute(job.request(), key);
+      JobExecutor.Outcome outcome = executor.execute(job.request(), key, lost);
+      runningJobs.remove(job); // ended: no renewal from here on, and none can find it lost
       Instant now = wall.instant();
-      switch (outcome) {
+      boolean kept = switch (outcome) {
         case JobExecutor.Finished f -> {
-          if (store.finish(job, f.result(), f.succeeded(), null, now)) {
+          boolean recorded = store.finish(job, f.result(), f.succeeded(), null, now);
+          if (recorded) {
             finished.incrementAndGet();
           }
+          yield recorded;
         }
         case JobExecutor.RetryLater later -> {
           Duration wait = later.after() != null && later.after().compareTo(config.retryDelay()) > 0
               ? later.after() : config.retryDelay();
-          store.retryLater(job, later.reason(), now.plus(wait), now);
+          yield store.retryLater(job, later.reason(), now.plus(wait), now);
         }
+      };
+      if (!kept) {
+        LOG.info("job {} ended here after its claim was lost (queued again, taken over or cancelled): "
+            + "its outcome is not recorded", job.id());
       }
     } catch (RuntimeException e) {
       LOG.error("job {} failed inside Levee; it is tried again after {}", job.id(), config.retryDelay(), e);
@@ -288,6 +340,9 @@ public final class JobWorkers implements AutoCloseable {
     } finally {
       runningJobs.remove(job);
       slots.release();
+      if (trialJobs.remove(job)) { // the trial decided: the circuit closed (its alias's work may drain) or opened again
+        ready = true;
+      }
       if (ready || heldBack) {
         wake.release();
       }

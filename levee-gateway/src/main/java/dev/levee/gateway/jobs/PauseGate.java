@@ -1,7 +1,7 @@
 package dev.levee.gateway.jobs;
 
-import dev.levee.core.breaker.CircuitBreaker;
 import dev.levee.core.breaker.CircuitState;
+import dev.levee.core.breaker.Gate;
 import dev.levee.core.chain.Breakers;
 import dev.levee.core.chain.Target;
 import dev.levee.core.tier.Tier;
@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
@@ -39,6 +38,17 @@ import java.util.function.Predicate;
  *       the pair is back at T0;
  *   <li>a feature forced (the admin API) to T2 or T3, or to T1 when it queues: every alias.
  * </ul>
+ *
+ * <p><b>Trials.</b> An alias none of whose targets is CLOSED but one of which may admit a trial
+ * now (HALF_OPEN with a slot free, or OPEN with its period over) is a {@link Paused#trials trial}
+ * alias: the workers run one of its jobs at a time — the trial call — and leave the rest queued
+ * until the trial closes the circuit. Claimed together, the others would each be refused
+ * ("circuit half-open, trial in flight") and wait {@code queue.retry-delay} for nothing.
+ *
+ * <p><b>Which breakers.</b> The gate reads each target's breaker as the request path does
+ * ({@link Breakers#gate}): under {@code cluster:} the breaker shared by every replica, so a
+ * replica whose own breaker is closed does not drain its jobs into a target another replica's
+ * failures opened for the cluster.
  */
 public final class PauseGate {
 
@@ -51,14 +61,22 @@ public final class PauseGate {
    * @param aliases aliases (and pass-through models) none of whose targets can answer now
    * @param features features held whole (forced below T0)
    * @param scopes feature and alias pairs held by their own tier
+   * @param trials aliases (and pass-through models) whose targets can answer only a trial call now:
+   *     one of their jobs at a time may run, the rest wait (see the class comment)
    * @param reasons why, per alias, feature or pair (see {@link #why})
    */
-  public record Paused(Set<String> aliases, Set<String> features, Set<Scope> scopes, Map<String, String> reasons) {
-    public static final Paused NONE = new Paused(Set.of(), Set.of(), Set.of(), Map.of());
+  public record Paused(Set<String> aliases, Set<String> features, Set<Scope> scopes, Set<String> trials,
+      Map<String, String> reasons) {
+    public static final Paused NONE = new Paused(Set.of(), Set.of(), Set.of(), Set.of(), Map.of());
 
     /** Aliases and features held, without pairs or reasons. */
     public Paused(Set<String> aliases, Set<String> features) {
-      this(aliases, features, Set.of(), Map.of());
+      this(aliases, features, Set.of(), Set.of(), Map.of());
+    }
+
+    /** Without trial aliases. */
+    public Paused(Set<String> aliases, Set<String> features, Set<Scope> scopes, Map<String, String> reasons) {
+      this(aliases, features, scopes, Set.of(), reasons);
     }
 
     /**
@@ -70,6 +88,9 @@ public final class PauseGate {
       List<String> why = new ArrayList<>(2);
       if (aliases.contains(alias)) {
         why.add(reasons.getOrDefault(aliasKey(alias), "held: no target of alias " + alias + " can answer now"));
+      } else if (trials.contains(alias)) {
+        why.add(reasons.getOrDefault(aliasKey(alias), "held: alias " + alias
+            + " admits only a trial call now; one job runs as the trial, the rest wait until the circuit closes"));
       }
       if (features.contains(feature)) {
         why.add(reasons.getOrDefault(featureKey(feature), "held: feature " + feature + " is degraded"));
@@ -125,24 +146,31 @@ public final class PauseGate {
 
   public Paused paused() {
     Set<String> aliasesOut = new LinkedHashSet<>();
+    Set<String> trialsOut = new LinkedHashSet<>();
     Map<String, String> reasons = new LinkedHashMap<>();
     for (String alias : aliases) {
-      String why = noneReady(routes.resolve(alias).targets(), breakers::of); // configured: never evicted
-      if (why != null) {
+      Readiness r = readiness(routes.resolve(alias).targets());
+      if (r.held()) {
         aliasesOut.add(alias);
-        reasons.put(aliasKey(alias), "held: no target of alias " + alias + " can answer now (" + why + ")");
+        reasons.put(aliasKey(alias), "held: no target of alias " + alias + " can answer now (" + r.why() + ")");
+      } else if (r.trialOnly()) {
+        trialsOut.add(alias);
+        reasons.put(aliasKey(alias), "held: alias " + alias + " admits only a trial call now (" + r.why()
+            + "); one job runs as the trial, the rest wait until the circuit closes");
       }
     }
-    // Pass-through models go alone to the default upstream. Their breakers are read as held (a
-    // quiet read): asking through Breakers.of once a poll was a use, so a client-named breaker never
-    // went idle and was never evicted (newcomer trial: OPEN for 24 minutes after one stream).
-    for (Map.Entry<Target, CircuitBreaker> held : breakers.circuits().entrySet()) {
-      Target target = held.getKey();
+    // pass-through models go alone to the default upstream; read without counting a use
+    for (Map.Entry<Target, Gate> entry : breakers.gates().entrySet()) {
+      Target target = entry.getKey();
       if (target.upstream().equals(routes.defaultUpstream()) && !aliases.contains(target.model())) {
-        String why = noneReady(List.of(target), t -> held.getValue());
-        if (why != null) {
+        Readiness r = readiness(Map.of(target, entry.getValue()));
+        if (r.held()) {
           aliasesOut.add(target.model());
-          reasons.put(aliasKey(target.model()), "held: model " + target.model() + " cannot answer now (" + why + ")");
+          reasons.put(aliasKey(target.model()), "held: model " + target.model() + " cannot answer now (" + r.why() + ")");
+        } else if (r.trialOnly()) {
+          trialsOut.add(target.model());
+          reasons.put(aliasKey(target.model()), "held: model " + target.model() + " admits only a trial call now ("
+              + r.why() + "); one job runs as the trial, the rest wait until the circuit closes");
         }
       }
     }
@@ -162,8 +190,9 @@ public final class PauseGate {
             + " is at " + d.tier() + explain(d) + atT1(d.feature(), d.tier()));
       }
     }
-    return aliasesOut.isEmpty() && featuresOut.isEmpty() && scopesOut.isEmpty() ? Paused.NONE
-        : new Paused(Set.copyOf(aliasesOut), Set.copyOf(featuresOut), Set.copyOf(scopesOut), Map.copyOf(reasons));
+    return aliasesOut.isEmpty() && featuresOut.isEmpty() && scopesOut.isEmpty() && trialsOut.isEmpty() ? Paused.NONE
+        : new Paused(Set.copyOf(aliasesOut), Set.copyOf(featuresOut), Set.copyOf(scopesOut), Set.copyOf(trialsOut),
+            Map.copyOf(reasons));
   }
 
   /** Whether work at {@code tier} waits: T2 and T3 always, T1 when the feature queues on an outage. */
@@ -187,28 +216,53 @@ public final class PauseGate {
   }
 
   /**
-   * Null when some target is neither OPEN inside its open period, nor HALF_OPEN with its trials
-   * in flight, nor cooling after a rate limit; else what each target waits for.
+   * What an alias's targets can answer now.
+   *
+   * @param held no target can answer: each is OPEN inside its open period, HALF_OPEN with its
+   *     trials in flight, or cooling after a rate limit
+   * @param trialOnly not held, but no target is CLOSED: the targets that can answer admit only a
+   *     trial call (HALF_OPEN with a slot free, or OPEN with its period over)
+   * @param why what each target waits for (null when neither)
    */
-  private String noneReady(List<Target> targets, Function<Target, CircuitBreaker> breakerOf) {
+  private record Readiness(boolean held, boolean trialOnly, String why) {
+    static final Readiness READY = new Readiness(false, false, null);
+  }
+
+  private Readiness readiness(List<Target> targets) {
+    Map<Target, Gate> gates = new LinkedHashMap<>();
+    for (Target target : targets) {
+      gates.put(target, breakers.gate(target)); // configured targets: pinned, a use changes nothing
+    }
+    return readiness(gates);
+  }
+
+  /** Each target's breaker as the request path reads it (shared under {@code cluster:}). */
+  private Readiness readiness(Map<Target, Gate> targets) {
     if (targets.isEmpty()) {
-      return null;
+      return Readiness.READY;
     }
     List<String> why = new ArrayList<>(targets.size());
-    for (Target target : targets) {
-      CircuitBreaker breaker = breakerOf.apply(target);
-      CircuitBreaker.Snapshot s = breaker.snapshot();
-      boolean open = s.state() == CircuitState.OPEN && s.openRemaining().isPositive();
+    boolean trialReady = false;
+    for (Map.Entry<Target, Gate> entry : targets.entrySet()) {
+      Target target = entry.getKey();
+      Gate breaker = entry.getValue();
+      Duration openRemaining = breaker.openRemaining();
+      boolean open = openRemaining.isPositive();
       boolean trial = !open && breaker.awaitingTrial();
       boolean cooling = tiers.cooldowns().cooling(target);
       if (!open && !trial && !cooling) {
-        return null;
+        if (breaker.state() == CircuitState.CLOSED) {
+          return Readiness.READY;
+        }
+        trialReady = true;
+        why.add(target.id() + ": circuit half-open, a trial call may start");
+        continue;
       }
-      why.add(target.id() + (open ? ": circuit open, " + seconds(s.openRemaining()) + " left"
+      why.add(target.id() + (open ? ": circuit open, " + seconds(openRemaining) + " left"
           : trial ? ": circuit half-open, trial in flight"
           : ": cooling after a rate limit, " + seconds(tiers.cooldowns().remaining(target)) + " left"));
     }
-    return String.join("; ", why);
+    return new Readiness(!trialReady, trialReady, String.join("; ", why));
   }
 
   private static String seconds(Duration d) {

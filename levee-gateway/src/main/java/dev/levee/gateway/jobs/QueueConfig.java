@@ -22,9 +22,13 @@ import java.util.Map;
  * @param poll how often idle workers look for new work when nothing woke them (default 1 s)
  * @param retryDelay how long a job whose every target failed waits before it is tried again
  *     (default 5 s)
- * @param lease how long a claimed job belongs to its worker without renewal; the worker renews it
- *     every third of it while the job runs, so a job still {@code running} after that (its gateway
- *     died) is claimed again (default 15 min: longer than any deadline)
+ * @param lease how long a claimed job stays its worker's without a renewal (default 60 s, at least
+ *     1 s): the worker renews it every third of it while the job runs, however long the job takes
+ *     (a long stream, retries, cooldowns), so this is how soon a job whose gateway died ({@code kill
+ *     -9}, a lost machine) is run again by another replica or the restarted one — about one lease,
+ *     plus up to ten {@code poll}s until a recovery pass runs. A shorter lease reclaims sooner, but a
+ *     gateway that cannot reach the database (or stalls) for two thirds of it loses its live jobs
+ *     to another worker: they run twice towards the upstream, and only one result is kept
  * @param batchTtl how long a Message Batch may take before its unfinished requests expire, and
  *     how long an idempotency key is remembered (default 24 h, the API's own)
  * @param secret base64 of a 16-, 24- or 32-byte AES key that seals client API keys kept for
@@ -41,6 +45,15 @@ import java.util.Map;
 public record QueueConfig(String store, String schema, String folder, Integer workers, Duration poll,
     Duration retryDelay, Duration lease, Duration batchTtl, String secret, List<String> onOutage,
     Map<String, String> callbacks, String callbackSecret, PacingConfig pacing) {
+
+  /**
+   * The default {@link #lease}: 60 s, renewed every 20 s. A dead replica's jobs run again about a
+   * minute later; a live job keeps its claim unless its gateway cannot renew for 40 s or more.
+   */
+  public static final Duration DEFAULT_LEASE = Duration.ofSeconds(60);
+
+  /** The shortest {@link #lease}: 1 s (renewed every 333 ms). */
+  public static final Duration MIN_LEASE = Duration.ofSeconds(1);
 
   public QueueConfig {
     store = store == null ? "" : store.strip();
@@ -63,10 +76,13 @@ public record QueueConfig(String store, String schema, String folder, Integer wo
     if (workers < 1 || workers > 1024) throw new IllegalArgumentException("workers must be 1-1024, was " + workers);
     poll = poll == null ? Duration.ofSeconds(1) : poll;
     retryDelay = retryDelay == null ? Duration.ofSeconds(5) : retryDelay;
-    lease = lease == null ? Duration.ofMinutes(15) : lease;
+    lease = lease == null ? DEFAULT_LEASE : lease;
     batchTtl = batchTtl == null ? Duration.ofHours(24) : batchTtl;
     if (!poll.isPositive() || !lease.isPositive() || !batchTtl.isPositive() || retryDelay.isNegative()) {
       throw new IllegalArgumentException("poll, lease and batch-ttl must be positive, retry-delay not negative");
+    }
+    if (lease.compareTo(MIN_LEASE) < 0) { // renewed every third of it: a shorter lease is a busy loop on the database
+      throw new IllegalArgumentException("lease must be at least 1s, was " + lease);
     }
     secret = secret == null ? "" : secret.strip();
     try {

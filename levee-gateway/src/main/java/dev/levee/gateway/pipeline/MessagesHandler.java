@@ -355,19 +355,24 @@ public final class MessagesHandler {
 
   /**
    * Runs a queued request (a job) as {@link #handle} runs a client's, without a client: ingress
-   * checks and resolves it, admission takes its feature's tier, the planner applies the tier's
-   * edits (T1: the reduced target and {@code max_tokens} cap), execute skips or waits for cooling
-   * targets and runs the chain (breakers, retry budget, one deadline), the recorder settles the
-   * call and writes the access record. One path for interactive and queued work — except that a
-   * job's try feeds no SLO: it is not what a client got ({@code Recorder#recordJob}).
+   * checks and resolves it, admission takes its feature's tier, the planner plans it, execute skips
+   * or waits for cooling targets and runs the chain (breakers, retry budget, one deadline), the
+   * recorder settles the call and writes the access record. One path for interactive and queued
+   * work — except that a job's try feeds no SLO: it is not what a client got ({@code
+   * Recorder#recordJob}) — and that a job is never reduced: at T1 it is planned as at T0 (the
+   * alias's whole chain, its own {@code max_tokens}, thinking as at T0). Queued work is not
+   * latency-bound; it was accepted to wait out trouble, so it gets the answer it asked for or
+   * waits (T2 and T3 hold it), never a smaller model's or a capped one in its place.
    *
    * <p>An answer the chain settled on (a 200, or a client error no retry fixes) is {@link
    * JobExecutor.Finished}; an exhausted chain, a cooldown that does not fit the deadline, or a
    * feature at T2/T3 (its work waits, see {@code PauseGate}) is {@link JobExecutor.RetryLater}.
    *
    * @param apiKey the client's key to send, or null when the upstream has its own
+   * @param lost fires when the worker lost its claim on the job: closes the upstream calls and
+   *     stops the chain, as a client going away does
    */
-  public JobExecutor.Outcome runJob(JobRequest job, String apiKey) {
+  public JobExecutor.Outcome runJob(JobRequest job, String apiKey, Cancellation lost) {
     long start = ticker.nanos();
     Map<String, List<String>> headers = new HashMap<>(job.headers());
     if (apiKey != null) {
@@ -383,15 +388,16 @@ public final class MessagesHandler {
       return JobAnswers.refused(ApiError.invalidRequest("a queued request cannot stream"));
     }
     Admission.Decision decided = admission.decide(in);                                         // 2. admission
-    if (!(decided instanceof Admission.Proceed admitted)
-        || admitted.tier() == Tier.T2) { // T2 serves the cache and T3 nothing: queued work waits
+    if (!(decided instanceof Admission.Proceed proceed)
+        || proceed.tier() == Tier.T2) { // T2 serves the cache and T3 nothing: queued work waits
       return new JobExecutor.RetryLater("held: alias " + in.alias().alias() + " of feature " + in.feature()
           + " is at " + decided.tier(), null);
     }
+    Admission.Proceed admitted = proceed.tier() == Tier.T0 ? proceed
+        : new Admission.Proceed(Tier.T0, proceed.cache(), false); // never reduced: planned, answered and logged as T0
     Plan plan = planner.plan(in, admitted);                                                    // 3. plan
-    Cancellation none = new Cancellation();
-    ChainResult<Reply> result = execution.execute(in, plan, none);                                       // 4. execute
-    Outcome outcome = relay.relay(result, in.id(), plan, admitted.cache().mayStore(), none,    // 5. relay
+    ChainResult<Reply> result = execution.execute(in, plan, lost);                            // 4. execute
+    Outcome outcome = relay.relay(result, in.id(), plan, admitted.cache().mayStore(), lost,    // 5. relay
         (first, calls) -> { throw new IllegalStateException("a queued request is never a stream"); },
         Relay.Waits.NEVER);
     recorder.recordJob(start, in, admitted, plan, outcome);                                    // 6. record (no SLO)

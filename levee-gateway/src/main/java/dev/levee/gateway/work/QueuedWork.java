@@ -1,5 +1,6 @@
 package dev.levee.gateway.work;
 
+import dev.levee.anthropic.upstream.Cancellation;
 import dev.levee.anthropic.upstream.Upstreams;
 import dev.levee.core.chain.FallbackChain;
 import dev.levee.core.time.Sleeper;
@@ -164,8 +165,8 @@ public final class QueuedWork implements AutoCloseable {
     private volatile JobExecutor delegate;
 
     @Override
-    public Outcome execute(JobRequest request, String apiKey) {
-      return delegate.execute(request, apiKey);
+    public Outcome execute(JobRequest request, String apiKey, Cancellation lost) {
+      return delegate.execute(request, apiKey, lost);
     }
   }
 

@@ -45,7 +45,7 @@ class KillNineTest {
     try (Emulator emulator = Emulator.start(EmulatorOptions.defaults());
          HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
       Path config = Files.createTempFile("levee-kill", ".yaml");
-      // PostgreSQL: a dead gateway's claims come back when their lease runs out (2 s here, 15 min by default)
+      // PostgreSQL: a dead gateway's claims come back when their lease runs out (2 s here, 60 s by default)
       String where = dialect == Database.Dialect.SQLITE ? "folder: \"" + store.folder() + "\""
           : "store: \"" + store.store() + "\", schema: " + store.schema() + ", lease: 2s";
       Files.writeString(config, """

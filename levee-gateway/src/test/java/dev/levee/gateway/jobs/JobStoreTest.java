@@ -64,6 +64,26 @@ class JobStoreTest {
 
   @ParameterizedTest
   @EnumSource(Database.Dialect.class)
+  void aTrialClaimTakesTheFirstReadyJobOfItsAliasOnlyAndStillHonoursFeatureHolds(Database.Dialect dialect) {
+    JobStore store = fresh(dialect);
+    NewJob other = job("t", 9, "other");
+    String otherId = store.enqueue(new NewJob("t", "default", "smart", 9, null, other.request(), null), T0, FAR);
+    String low = store.enqueue(job("t", 1, "a"), T0.plusMillis(1), FAR);
+    String high = store.enqueue(job("t", 5, "b"), T0.plusMillis(2), FAR);
+
+    List<Job> trial = store.claimOf("emu-ok", 1, T0.plusSeconds(1), T0.plusSeconds(60), Set.of(), Set.of());
+    List<Job> heldByFeature = store.claimOf("emu-ok", 1, T0.plusSeconds(1), T0.plusSeconds(60), Set.of("default"),
+        Set.of());
+
+    assertThat(trial).extracting(Job::id).containsExactly(high);
+    assertThat(heldByFeature).isEmpty();
+    assertThat(store.job("t", low).orElseThrow().state()).isEqualTo(JobState.QUEUED);
+    assertThat(store.job("t", otherId).orElseThrow().state()).as("another alias's job, though first in line")
+        .isEqualTo(JobState.QUEUED);
+  }
+
+  @ParameterizedTest
+  @EnumSource(Database.Dialect.class)
   void drainsByPriorityThenAge(Database.Dialect dialect) {
     JobStore store = fresh(dialect);
     String oldLow = store.enqueue(job("t", 1, "a"), T0, FAR);

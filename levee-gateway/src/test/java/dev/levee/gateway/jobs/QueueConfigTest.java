@@ -28,6 +28,7 @@ class QueueConfigTest {
     assertThat(queue.folder()).isEqualTo("levee-data");
     assertThat(queue.workers()).isEqualTo(8);
     assertThat(queue.batchTtl()).isEqualTo(Duration.ofHours(24));
+    assertThat(queue.lease()).as("a dead gateway's jobs run again about a minute later").isEqualTo(Duration.ofSeconds(60));
     assertThat(queue.secret()).isEmpty();
     assertThat(queue.pacing()).isEqualTo(new PacingConfig(true, Duration.ofMillis(5), 1, Duration.ofSeconds(1)));
   }
@@ -90,6 +91,8 @@ class QueueConfigTest {
   void aStoreThatIsNotPostgresqlAndUnknownKeysAreRefused() {
     assertThatThrownBy(() -> parse("queue: { store: \"mysql://x\" }\n", Map.of()))
         .isInstanceOf(ConfigException.class).hasMessageContaining("queue.store: store must be").hasMessageContaining("postgresql://");
+    assertThatThrownBy(() -> parse("queue: { lease: 500ms }\n", Map.of()))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("lease must be at least 1s");
     assertThatThrownBy(() -> parse("queue: { workerz: 3 }\n", Map.of()))
         .isInstanceOf(ConfigException.class).hasMessageContaining("unknown key 'workerz'");
     assertThatThrownBy(() -> parse("queue: { callbacks: { r: \"ftp://x\" } }\n", Map.of()))
