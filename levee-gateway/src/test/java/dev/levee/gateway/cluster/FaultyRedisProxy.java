@@ -62,6 +62,8 @@ final class FaultyRedisProxy implements AutoCloseable {
           continue;
         }
         Socket redis = new Socket(InetAddress.getLoopbackAddress(), 6379);
+        client.setTcpNoDelay(true); // as Lettuce and Redis do: no Nagle wait behind a held reply
+        redis.setTcpNoDelay(true);
         sockets.add(client);
         sockets.add(redis);
         Thread.ofVirtual().start(() -> pump(client, redis, false));
