@@ -71,6 +71,7 @@ public final class Cluster implements AutoCloseable {
     flusher.scheduleWithFixedDelay(() -> {
           budgets.values().forEach(SharedRetryBudget::flush);
           breakers.values().forEach(SharedBreaker::writePending);
+          tiers.writePending();
         },
         FLUSH_EVERY.toMillis(), FLUSH_EVERY.toMillis(), TimeUnit.MILLISECONDS);
   }

@@ -110,7 +110,7 @@ public final class SharedTiers {
   /**
    * Forces {@code feature} to {@code tier} on every replica for {@code duration} (admin API). A
    * force set while Redis is away holds on this replica and is written for the others once the
-   * link answers again ({@link #forced}).
+   * link answers again ({@link #writePending}).
    *
    * @return whether the force reached the shared state (false: this replica only, for now)
    */
@@ -123,7 +123,7 @@ public final class SharedTiers {
 
   /**
    * Ends a forced tier on every replica, whichever replica set it. Lifted while Redis is away, the
-   * force ends on this replica at once and in Redis once the link answers again ({@link #forced}).
+   * force ends on this replica at once and in Redis once the link answers again ({@link #writePending}).
    */
   public void unforce(String feature) {
     localForced.remove(feature);
@@ -160,17 +160,21 @@ public final class SharedTiers {
   }
 
   /**
-   * Writes what this replica changed while Redis was away (a force or a lift), so the shared state
-   * read next is the operator's last word. Costs a map lookup when nothing is pending.
+   * Writes what this replica changed while Redis was away (forces and lifts), so the shared state
+   * becomes the operator's last word; {@link Cluster} calls it every 100 ms, off the request path.
+   * Costs nothing when nothing is pending.
    */
-  private void writePending(String feature) {
-    if (unforcePending.contains(feature)) {
-      lift(feature);
-      return;
-    }
-    Forced mine = localForced.get(feature);
-    if (mine != null && !mine.shared()) {
-      write(feature, mine);
+  void writePending() {
+    if (!unforcePending.isEmpty() || localForced.values().stream().anyMatch(f -> !f.shared())) {
+      if (!link.tryShared()) {
+        return;
+      }
+      unforcePending.forEach(this::lift);
+      localForced.forEach((feature, mine) -> {
+        if (!mine.shared()) {
+          write(feature, mine);
+        }
+      });
     }
   }
 
@@ -181,7 +185,6 @@ public final class SharedTiers {
    */
   public Optional<Tier> forced(String feature) {
     if (link.tryShared()) {
-      writePending(feature);
       Forced mine = localForced.get(feature);
       if (mine != null && !mine.shared() && mine.until() - ticker.nanos() > 0) {
         return Optional.of(mine.tier()); // not written yet: this replica's operator had the last word
