@@ -232,7 +232,7 @@ public final class SharedBreaker {
     }
   }
 
-  /** Whether a trial's outcome waits to be written (tests, {@code /health}). */
+  /** Whether a trial's outcome waits to be written (tests). */
   boolean trialOutcomePending() {
     return pendingTrial.get() != null;
   }
