@@ -68,7 +68,11 @@ public final class Cluster implements AutoCloseable {
       thread.setDaemon(true);
       return thread;
     });
-    flusher.scheduleWithFixedDelay(() -> budgets.values().forEach(SharedRetryBudget::flush),
+    flusher.scheduleWithFixedDelay(() -> {
+          budgets.values().forEach(SharedRetryBudget::flush);
+          breakers.values().forEach(SharedBreaker::writePending);
+          tiers.writePending();
+        },
         FLUSH_EVERY.toMillis(), FLUSH_EVERY.toMillis(), TimeUnit.MILLISECONDS);
   }
 

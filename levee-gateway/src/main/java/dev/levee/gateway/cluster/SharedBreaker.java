@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 /**
@@ -26,7 +27,9 @@ import java.util.function.Consumer;
  *       failureRate} of the time, opens the circuit for everyone, for {@code openFor}.
  *   <li>When the open period ends, exactly <b>one</b> trial call is admitted across all replicas
  *       (an atomic script takes the slot). A trial whose replica dies frees the slot after
- *       {@code trialLease}. {@code closeAfter} trial successes in a row close the circuit.
+ *       {@code trialLease}. {@code closeAfter} trial successes in a row close the circuit. A
+ *       trial's outcome that Redis did not confirm (the link flapped) is written again when it
+ *       answers ({@link #writePending}), so the lease does not outlive a finished trial.
  *   <li>Outcomes of calls admitted before a transition are ignored (an epoch, like the local
  *       breaker's generation).
  * </ul>
@@ -83,6 +86,7 @@ public final class SharedBreaker {
   private final String[] keys;
   private final String ttlMillis;
   private final List<Consumer<Transition>> listeners = new CopyOnWriteArrayList<>();
+  private final AtomicReference<String[]> pendingTrial = new AtomicReference<>(); // settle arguments
 
   /**
    * @param target the target's name (upstream + model), the same on every replica
@@ -124,6 +128,9 @@ public final class SharedBreaker {
 
   /** Asks to make one call. Never blocks longer than one Redis command timeout. */
   public Admission tryAcquire() {
+    if (pendingTrial.get() != null) {
+      writePending();
+    }
     CircuitBreaker.Verdict localAdmission = local.tryAcquire();
     Permit localPermit = localAdmission instanceof CircuitBreaker.Admitted(Permit p) ? p : null;
     Optional<View> shared = link.tryShared() ? views.get(viewKey, k -> read()) : Optional.empty();
@@ -150,7 +157,7 @@ public final class SharedBreaker {
       case CLOSED -> new Admitted(new SharedPermit(this, fresh.epoch(), false, localPermit));
       case TRIAL_MINE -> {
         views.put(viewKey, new View(TRIAL_BUSY, trialLease.toMillis(), fresh.epoch(), fresh.readAt()));
-        yield new Admitted(new SharedPermit(this, fresh.epoch(), true, localPermit));
+        yield new Admitted(new SharedPermit(this, fresh.epoch(), true, answer.get().get(3), localPermit));
       }
       case OPEN -> {
         views.put(viewKey, fresh);
@@ -215,21 +222,52 @@ public final class SharedBreaker {
     if (!counts) {
       return;
     }
-    Optional<Long> result = link.eval(SETTLE, ScriptOutputType.INTEGER, keys,
-        Long.toString(permit.epoch()), permit.trial() ? "1" : "0", outcome.code,
+    String[] args = {Long.toString(permit.epoch()), permit.trial() ? "1" : "0", outcome.code,
         Integer.toString(config.failures()), Long.toString(config.window().toMillis()),
         Long.toString(config.openFor().toMillis()), Integer.toString(config.closeAfter()), ttlMillis,
-        link.channel(), viewKey, rateReached ? "1" : "0");
-    if (result.isEmpty() || result.get() == 0) {
-      return;
+        link.channel(), viewKey, rateReached ? "1" : "0", Long.toString(permit.token())};
+    if (!write(args) && permit.trial()) {
+      pendingTrial.set(args); // the link flapped: written by writePending once Redis answers
+    }
+  }
+
+  /**
+   * Writes the outcome of this replica's trial that Redis did not confirm (the link was away or
+   * slow when the trial ended), so the circuit closes or opens for every replica when the link
+   * answers again, not when the trial's lease runs out (newcomer trial: a successful trial lost,
+   * the circuit held HALF_OPEN for a 30 s lease, 9 of 10 requests sent to the fallback). Writing it
+   * twice counts once (the trial's token). Called before each admission and by {@link Cluster}
+   * every 100 ms; costs nothing when no outcome is pending.
+   */
+  void writePending() {
+    String[] args = pendingTrial.get();
+    if (args != null && link.tryShared() && write(args)) {
+      pendingTrial.compareAndSet(args, null);
+    }
+  }
+
+  /** Whether a trial's outcome waits to be written (tests). */
+  boolean trialOutcomePending() {
+    return pendingTrial.get() != null;
+  }
+
+  /** Runs the settle script; false when Redis did not answer. Posts the transition it caused. */
+  private boolean write(String[] args) {
+    Optional<Long> result = link.eval(SETTLE, ScriptOutputType.INTEGER, keys, args);
+    if (result.isEmpty()) {
+      return false;
+    }
+    if (result.get() == 0) {
+      return true;
     }
     views.invalidate(viewKey);
+    boolean trial = args[1].equals("1");
     long now = ticker.nanos();
     Transition transition = switch (result.get().intValue()) {
       case 1 -> new Transition(target, CircuitState.HALF_OPEN, CircuitState.CLOSED,
           config.closeAfter() + " trial calls succeeded (shared)", now);
-      case 2 -> new Transition(target, permit.trial() ? CircuitState.HALF_OPEN : CircuitState.CLOSED, CircuitState.OPEN,
-          permit.trial() ? "trial call failed (shared)"
+      case 2 -> new Transition(target, trial ? CircuitState.HALF_OPEN : CircuitState.CLOSED, CircuitState.OPEN,
+          trial ? "trial call failed (shared)"
               : config.failures() + " failures within " + Spans.of(config.window()) + " across replicas", now);
       default -> null;
     };
@@ -238,6 +276,7 @@ public final class SharedBreaker {
         listener.accept(transition);
       }
     }
+    return true;
   }
 
   /**

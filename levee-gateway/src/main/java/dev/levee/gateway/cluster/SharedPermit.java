@@ -26,6 +26,7 @@ public final class SharedPermit {
   private final SharedBreaker breaker;
   private final long epoch;
   private final boolean trial;
+  private final long token;
   private final Permit local;
   private final AtomicBoolean settled = new AtomicBoolean();
 
@@ -34,9 +35,15 @@ public final class SharedPermit {
    * @param local the replica's own breaker permit, or null when that breaker did not admit
    */
   SharedPermit(SharedBreaker breaker, long epoch, boolean trial, Permit local) {
+    this(breaker, epoch, trial, 0, local);
+  }
+
+  /** @param token the shared trial's token (its lease's end in Redis ms), 0 when not the shared trial */
+  SharedPermit(SharedBreaker breaker, long epoch, boolean trial, long token, Permit local) {
     this.breaker = breaker;
     this.epoch = epoch;
     this.trial = trial;
+    this.token = token;
     this.local = local;
   }
 
@@ -52,6 +59,10 @@ public final class SharedPermit {
 
   long epoch() {
     return epoch;
+  }
+
+  long token() {
+    return token;
   }
 
   /** The call succeeded. */

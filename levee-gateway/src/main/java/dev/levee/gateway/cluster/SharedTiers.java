@@ -8,7 +8,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Tier decisions per feature, shared so that every replica answers in the same tier.
@@ -42,8 +44,11 @@ public final class SharedTiers {
     }
   }
 
-  /** A forced tier kept locally, with its end in ticker nanos. */
-  private record Forced(Tier tier, long until) {}
+  /**
+   * A forced tier kept locally, with its end in ticker nanos; {@code shared} once Redis holds it
+   * (until then it is written again as soon as the link answers).
+   */
+  private record Forced(Tier tier, long until, boolean shared) {}
 
   private final RedisLink link;
   private final SharedView<View> views;
@@ -52,6 +57,7 @@ public final class SharedTiers {
   private final Duration lease;
   private final Map<String, Tier> localDecided = new ConcurrentHashMap<>();
   private final Map<String, Forced> localForced = new ConcurrentHashMap<>();
+  private final Set<String> unforcePending = ConcurrentHashMap.newKeySet(); // lifted while Redis was away
 
   /**
    * @param replica this replica's id, unique in the cluster
@@ -102,39 +108,97 @@ public final class SharedTiers {
   }
 
   /**
-   * Forces {@code feature} to {@code tier} on every replica for {@code duration} (admin API).
+   * Forces {@code feature} to {@code tier} on every replica for {@code duration} (admin API). A
+   * force set while Redis is away holds on this replica and is written for the others once the
+   * link answers again ({@link #writePending}).
    *
-   * @return whether the force reached the shared state (false: this replica only, Redis away)
+   * @return whether the force reached the shared state (false: this replica only, for now)
    */
   public boolean force(String feature, Tier tier, Duration duration) {
-    localForced.put(feature, new Forced(tier, ticker.nanos() + duration.toNanos()));
-    String viewKey = viewKey(feature);
-    boolean shared = link.tryShared() && link.<String>call(c -> c.psetex(link.key("tier-forced:{" + feature + "}"),
-        Math.max(1, duration.toMillis()), tier.name())).isPresent();
-    if (shared) {
-      link.<Long>call(c -> c.publish(link.channel(), viewKey));
-    }
-    views.invalidate(viewKey);
-    return shared;
+    unforcePending.remove(feature);
+    Forced mine = new Forced(tier, ticker.nanos() + duration.toNanos(), false);
+    localForced.put(feature, mine);
+    return write(feature, mine);
   }
 
-  /** Ends a forced tier on every replica. */
+  /**
+   * Ends a forced tier on every replica, whichever replica set it. Lifted while Redis is away, the
+   * force ends on this replica at once and in Redis once the link answers again ({@link #writePending}).
+   */
   public void unforce(String feature) {
     localForced.remove(feature);
+    unforcePending.add(feature);
+    lift(feature);
+  }
+
+  /** Writes a local force to Redis (its remaining time as TTL); marks it shared on success. */
+  private boolean write(String feature, Forced force) {
+    long left = force.until() - ticker.nanos();
+    if (left <= 0) {
+      localForced.remove(feature, force);
+      return false;
+    }
     String viewKey = viewKey(feature);
-    if (link.tryShared()) {
-      link.<Long>call(c -> c.del(link.key("tier-forced:{" + feature + "}")));
+    boolean written = link.tryShared() && link.<String>call(c -> c.psetex(link.key("tier-forced:{" + feature + "}"),
+        Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)), force.tier().name())).isPresent();
+    views.invalidate(viewKey);
+    if (written) {
+      localForced.replace(feature, force, new Forced(force.tier(), force.until(), true));
+      link.<Long>call(c -> c.publish(link.channel(), viewKey));
+    }
+    return written;
+  }
+
+  /** Deletes the shared force; forgets the pending lift once Redis confirmed it. */
+  private void lift(String feature) {
+    String viewKey = viewKey(feature);
+    if (link.tryShared() && link.<Long>call(c -> c.del(link.key("tier-forced:{" + feature + "}"))).isPresent()) {
+      unforcePending.remove(feature);
       link.<Long>call(c -> c.publish(link.channel(), viewKey));
     }
     views.invalidate(viewKey);
   }
 
-  /** The tier {@code feature} is forced to on any replica, if a force lasts. */
+  /**
+   * Writes what this replica changed while Redis was away (forces and lifts), so the shared state
+   * becomes the operator's last word; {@link Cluster} calls it every 100 ms, off the request path.
+   * Costs nothing when nothing is pending.
+   */
+  void writePending() {
+    if (!unforcePending.isEmpty() || localForced.values().stream().anyMatch(f -> !f.shared())) {
+      if (!link.tryShared()) {
+        return;
+      }
+      unforcePending.forEach(this::lift);
+      localForced.forEach((feature, mine) -> {
+        if (!mine.shared()) {
+          write(feature, mine);
+        }
+      });
+    }
+  }
+
+  /**
+   * The tier {@code feature} is forced to on any replica, if a force lasts. While Redis answers,
+   * the shared state decides: a force lifted (or expired) there is over here too, whichever
+   * replica set or lifted it; while Redis is away, this replica's own force decides.
+   */
   public Optional<Tier> forced(String feature) {
     if (link.tryShared()) {
+      Forced mine = localForced.get(feature);
+      if (mine != null && !mine.shared() && mine.until() - ticker.nanos() > 0) {
+        return Optional.of(mine.tier()); // not written yet: this replica's operator had the last word
+      }
+      if (unforcePending.contains(feature)) {
+        return Optional.empty();
+      }
       Optional<View> view = views.get(viewKey(feature), k -> read(feature));
       if (view.isPresent()) {
-        return Optional.ofNullable(view.get().forced());
+        Tier shared = view.get().forced();
+        if (shared == null) {
+          localForced.computeIfPresent(feature, (f, own) -> own.shared() ? null : own); // lifted elsewhere
+        }
+        return Optional.ofNullable(shared);
       }
     }
     Forced forced = localForced.get(feature);

@@ -182,32 +182,44 @@ public final class TierBoard implements CallObserver, AutoCloseable {
 
   /**
    * Forces {@code feature} to {@code tier} for {@code duration} (the admin API), on every replica
-   * when tiers are shared.
+   * when tiers are shared (written there first, so a request in between never reads the shared
+   * state without it while this replica's own force is set).
    */
   public void force(String feature, Tier tier, Duration duration) {
     FeatureTier f = controller(feature);
-    f.force(tier, duration);
     SharedTiers cluster = shared;
     if (cluster != null) {
       cluster.force(f.name(), tier, duration);
     }
+    f.force(tier, duration);
   }
 
-  /** Ends a force early, on every replica when tiers are shared. */
+  /** Ends a force early, on every replica when tiers are shared, whichever replica set it. */
   public void clearForce(String feature) {
     FeatureTier f = controller(feature);
-    f.clearForce();
     SharedTiers cluster = shared;
     if (cluster != null) {
       cluster.unforce(f.name());
     }
+    f.clearForce();
   }
 
-  /** The feature's force: this replica's, else (when shared) one set on any replica; null when none. */
+  /**
+   * The feature's force; null when none. Alone: this replica's. Shared: the cluster's, which wins
+   * over this replica's own copy; a force lifted on another replica (or expired in Redis) ends this
+   * replica's copy too, so every replica returns to its evaluated tier (newcomer trial: the replica
+   * that set a force kept serving it after another replica lifted it).
+   */
   private Tier pinned(FeatureTier f) {
-    Tier pinned = f.forced();
     SharedTiers cluster = shared;
-    return pinned != null || cluster == null ? pinned : cluster.forced(f.name()).orElse(null);
+    if (cluster == null) {
+      return f.forced();
+    }
+    Tier pinned = cluster.forced(f.name()).orElse(null);
+    if (pinned == null && f.forced() != null) {
+      f.clearForce();
+    }
+    return pinned;
   }
 
   /** A scope's tier: its controller's, or, when shared, the one its feature's evaluator published. */

@@ -5,7 +5,10 @@
 -- KEYS[1] the breaker hash, KEYS[2] the failure times (sorted set, Redis ms)
 -- ARGV: 1 epoch, 2 trial (1/0), 3 outcome (S/F/C), 4 failures, 5 window ms, 6 open-for ms,
 --       7 close-after, 8 hash ttl ms, 9 channel, 10 invalidation message, 11 failure rate reached
---       by the settling replica's own calls (1/0): without it the count alone does not open
+--       by the settling replica's own calls (1/0): without it the count alone does not open,
+--       12 the trial's token from breaker-acquire.lua (a trial only): an outcome whose trial no
+--       longer holds the slot (settled already, or its lease ran out and another trial took it)
+--       is ignored, so an outcome written again after a lost answer counts once
 -- returns 0 no transition, 1 closed, 2 opened, 3 trial slot freed
 local epoch = tonumber(redis.call('HGET', KEYS[1], 'epoch') or '0')
 if tonumber(ARGV[1]) ~= epoch then return 0 end
@@ -25,6 +28,7 @@ local function open()
 end
 if ARGV[2] == '1' then
   if state ~= 'H' then return 0 end
+  if tonumber(redis.call('HGET', KEYS[1], 'trial') or '0') ~= tonumber(ARGV[12]) then return 0 end
   redis.call('HSET', KEYS[1], 'trial', 0)
   if ARGV[3] == 'F' then return open() end
   if ARGV[3] == 'S' and redis.call('HINCRBY', KEYS[1], 'succ', 1) >= tonumber(ARGV[7]) then

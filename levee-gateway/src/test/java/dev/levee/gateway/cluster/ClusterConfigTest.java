@@ -21,7 +21,7 @@ class ClusterConfigTest {
   void defaultsAndPrefix() {
     ClusterConfig config = ClusterConfig.of("redis://127.0.0.1:6379", "prod");
     assertThat(config.enabled()).isTrue();
-    assertThat(config.commandTimeout()).isEqualTo(Duration.ofMillis(30));
+    assertThat(config.commandTimeout()).isEqualTo(Duration.ofMillis(100));
     assertThat(config.viewTtl()).isEqualTo(Duration.ofMillis(50));
     assertThat(config.prefix()).isEqualTo("levee:prod:");
     assertThat(new ClusterConfig(URI.create("redis://h:1"), null, null, null).name()).isEqualTo("levee");

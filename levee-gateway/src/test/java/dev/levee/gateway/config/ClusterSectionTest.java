@@ -34,7 +34,7 @@ class ClusterSectionTest {
     assertThat(cluster.redis().getHost()).isEqualTo("10.0.0.7");
     assertThat(cluster.redis().getPort()).isEqualTo(6380);
     assertThat(cluster.prefix()).isEqualTo("levee:prod:");
-    assertThat(cluster.commandTimeout()).isEqualTo(Duration.ofMillis(30));
+    assertThat(cluster.commandTimeout()).isEqualTo(ClusterConfig.DEFAULT_COMMAND_TIMEOUT);
     assertThat(cluster.viewTtl()).isEqualTo(Duration.ofMillis(50));
   }
 
