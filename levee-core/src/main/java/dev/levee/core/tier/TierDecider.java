@@ -49,6 +49,14 @@ import java.util.Objects;
  *       upstream still probes its way back up, and the first bad window steps it down again. (The
  *       burn is the caller's to read: the gateway starts a scope's burn afresh after a whole SLI
  *       window with no call and no client request, so an idle scope is not held by history.)
+ *   <li><b>Fresh evidence for the burn</b>: the burn steps down, and holds a tier from stepping
+ *       up, only while a client failed within the short window ({@link
+ *       SliReading#freshClientFailures()}); a 5 min window that remembers an outage whose clients
+ *       are all answered now (from the cache at T2, say) is history, not a reason to stay down.
+ *   <li><b>Step up held</b>: a healthy reading whose {@link SliReading#stepUpHeld()} says why (an
+ *       open circuit of a target the tier above calls, not yet tested by a trial) stays at its
+ *       tier, as HEALTHY: the controller's healthy run goes on, and the step comes at the first
+ *       evaluation after the hold lifts.
  *   <li>Otherwise <b>hold</b>.
  * </ol>
  *
@@ -90,7 +98,8 @@ public final class TierDecider {
     BurnRates burn = reading.burnRates();
     Tier burnTarget = null;
     String burnWhy = null;
-    if (burn.requests5m() >= t.minRequests() && burn.bothAtLeast(t.burnThreshold())) {
+    if (burn.requests5m() >= t.minRequests() && burn.bothAtLeast(t.burnThreshold())
+        && reading.freshClientFailures()) {
       burnTarget = t.burnTier(priority);
       burnWhy = "burn " + num(reading.burn1h()) + " (1h) and " + num(reading.burn5m()) + " (5m) >= "
           + num(t.burnThreshold()) + ": " + priority.name().toLowerCase(Locale.ROOT) + " feature to " + burnTarget;
@@ -135,12 +144,15 @@ public final class TierDecider {
       return new TierDecision(current, TierDecision.Cause.HOLD, all + ", already at " + current);
     }
 
-    boolean burnHealthy = burn.burn5m() < t.healthyBurn(); // the short window decides (multiwindow reset)
+    // the short window decides (multiwindow reset); a burn no client added to lately is history (fresh evidence)
+    boolean burnHealthy = burn.burn5m() < t.healthyBurn() || !reading.freshClientFailures();
+    String burnOver = burn.burn5m() >= t.healthyBurn() && !reading.freshClientFailures()
+        ? ", burn " + num(burn.burn5m()) + " (5m) but no client failed within the short window: over" : "";
     if (!enough) {
       boolean clean = reading.serverErrorShare() == 0 && reading.rateLimitedShare() == 0;
       String quiet = "quiet: " + reading.requests() + " calls < " + t.minRequests();
       if (clean && burnHealthy) {
-        return healthy(current, quiet + ", none failed");
+        return healthy(current, quiet + ", none failed" + burnOver, reading);
       }
       return new TierDecision(current, TierDecision.Cause.HOLD,
           quiet + (clean ? "" : ", some failed") + (burnHealthy ? "" : ", " + burnText(reading, t)) + ": hold");
@@ -163,7 +175,8 @@ public final class TierDecider {
     }
     if (notHealthy.isEmpty()) {
       return healthy(current, "healthy: p99 " + ms(reading.p99Millis()) + ", 5xx " + pct(reading.serverErrorShare())
-          + ", 429 " + pct(reading.rateLimitedShare()) + ", burn " + num(reading.burn5m()) + " (5m)");
+          + ", 429 " + pct(reading.rateLimitedShare()) + ", burn " + num(reading.burn5m()) + " (5m)"
+          + (burnOver.isEmpty() ? "" : " but no client failed within the short window: over"), reading);
     }
     return new TierDecision(current, TierDecision.Cause.HOLD,
         "not healthy, not degraded: " + String.join(", ", notHealthy) + ": hold");
@@ -177,10 +190,21 @@ public final class TierDecider {
     return stepped.isBelow(floor) ? floor : stepped;
   }
 
-  private static TierDecision healthy(Tier current, String why) {
+  /**
+   * A healthy reading: one step up, unless the reading says what holds it ({@link
+   * SliReading#stepUpHeld()}); then the decision stays at {@code current}, still HEALTHY, so the
+   * controller keeps the healthy run and steps up at the first evaluation after the hold lifts.
+   */
+  private static TierDecision healthy(Tier current, String why, SliReading reading) {
     Tier next = current.up();
-    return new TierDecision(next, TierDecision.Cause.HEALTHY,
-        next == current ? why + ", at " + current : why + ": one step up, " + current + " -> " + next);
+    if (next == current) {
+      return new TierDecision(next, TierDecision.Cause.HEALTHY, why + ", at " + current);
+    }
+    if (!reading.stepUpHeld().isEmpty()) {
+      return new TierDecision(current, TierDecision.Cause.HEALTHY,
+          why + "; step up to " + next + " held: " + reading.stepUpHeld());
+    }
+    return new TierDecision(next, TierDecision.Cause.HEALTHY, why + ": one step up, " + current + " -> " + next);
   }
 
   private static String burnText(SliReading r, TierThresholds t) {
