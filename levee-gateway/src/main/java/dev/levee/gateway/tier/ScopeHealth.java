@@ -38,6 +38,7 @@ final class ScopeHealth {
   private final Function<Target, Gate> circuits;
   private final Ticker ticker;
   private final long probeWithin;
+  private volatile long lastClientFailure = Long.MIN_VALUE; // ticker nanos; MIN_VALUE: none yet
   private volatile long lastUsed; // ticker nanos of the last request admitted or recorded
 
   /**
@@ -116,6 +117,17 @@ final class ScopeHealth {
   void failed(Duration latency) {
     clients.record(SliOutcome.SERVER_ERROR, latency);
     slo.recordFailure();
+    lastClientFailure = ticker.nanos();
+  }
+
+  /**
+   * Whether a client of this scope failed within {@code span} (the short window): the burn steps
+   * down or holds only then. Kept apart from the SLI window, so an evaluation period as long as the
+   * window itself still sees the failures since the evaluation before.
+   */
+  private boolean clientFailedWithin(Duration span) {
+    long last = lastClientFailure;
+    return last != Long.MIN_VALUE && ticker.nanos() - last <= span.toNanos();
   }
 
   /**
@@ -137,7 +149,7 @@ final class ScopeHealth {
       slo.clear();
     }
     return SliReading.scoped(read.calls(), read.worst() == null ? "" : read.worst().id(), seen, slo.burnRates(),
-        read.fresh(), clients.failedWithin(calls.fresh()), stepUpHeld(at));
+        read.fresh(), clientFailedWithin(calls.fresh()), stepUpHeld(at));
   }
 
   /**
