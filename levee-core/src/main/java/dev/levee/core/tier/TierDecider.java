@@ -16,7 +16,8 @@ import java.util.Objects;
  * <ol>
  *   <li><b>Burn</b> (SRE workbook ch. 5, multiwindow burn rate): when the error budget burns at
  *       {@code burnThreshold} (14.4) or faster over <em>both</em> 1 h and 5 min, and the 5 min
- *       window holds at least {@code minRequests} calls, the target is {@code burnTier} (T2);
+ *       window holds at least {@code minRequests} calls, and a client failed within the short
+ *       window ({@link SliReading#freshClientFailures()}), the target is {@code burnTier} (T2);
  *       for an {@link Priority#OPTIONAL} feature {@code optionalBurnTier} (T3).
  *   <li><b>Signals</b>: each of 5xx share at or above {@code serverErrorDown} (2%), 429 share at
  *       or above {@code rateLimitedDown} (5%), p99 at or above {@code p99DownMillis} (800 ms) is
