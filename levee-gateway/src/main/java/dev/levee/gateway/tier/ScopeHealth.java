@@ -142,14 +142,17 @@ final class ScopeHealth {
     Tier at = controller.status().automatic();
     TargetWindows.Reading read = calls.read(targetsAt(at), minVolume);
     SliSnapshot seen = clients.snapshot();
-    if (read.calls().total() == 0 && seen.total() == 0) {
+    boolean clientsFailLately = clientFailedWithin(calls.fresh());
+    if (read.calls().total() == 0 && seen.total() == 0 && !clientsFailLately) {
+      // (a client failure within the short window is fresh even when the window no longer shows it:
+      // an evaluate-every as long as the SLI window makes the short window, two evaluations, longer)
       // idle for a whole SLI window: no client came, nothing was called. The burn holds only history
       // now (an outage's failed clients, their work held since); it starts afresh, so it neither
       // holds an idle scope down nor comes back to step it down once calls resume (the backlog drains)
       slo.clear();
     }
     return SliReading.scoped(read.calls(), read.worst() == null ? "" : read.worst().id(), seen, slo.burnRates(),
-        read.fresh(), clientFailedWithin(calls.fresh()), stepUpHeld(at));
+        read.fresh(), clientsFailLately, stepUpHeld(at));
   }
 
   /**
