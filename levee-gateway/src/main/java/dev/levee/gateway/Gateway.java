@@ -134,6 +134,7 @@ public final class Gateway implements AutoCloseable {
     if (cluster != null && config.cache().shared()) {
       cache.shareThrough(cluster.responseCache(config.cache().maxStaleness()));
     }
+    tiers.watchCircuits(breakers::gate); // a scope steps up only into circuits a trial has tested; its requests probe them
     metrics.watch(breakers, stats, budgets, tiers, streamStats, cache, readiness);
     if (cluster != null) {
       cluster.link().bindTo(metrics.registry());

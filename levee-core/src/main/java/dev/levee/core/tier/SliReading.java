@@ -33,6 +33,12 @@ import java.util.Objects;
  *     short window (the newest 1/12 of the SLI window, at least two evaluations): the signal rules
  *     step down on the shares only then, so failures that are over — a window that still remembers
  *     an outage after its upstream healed — hold a tier at most, never take it lower
+ * @param freshClientFailures whether one of the clients' requests failed within the same short
+ *     window: the burn steps down or holds only then (fresh evidence), so an outage's burn that the
+ *     5 min window still remembers never holds a scope whose clients are all answered now
+ * @param stepUpHeld why a step up must wait though the reading is healthy (a target of the tier
+ *     above has an open circuit whose trial has not tested it yet, e.g. {@code "ea/claude-opus-4-6:
+ *     circuit open, trial in 12 s"}); empty when nothing holds it
  */
 public record SliReading(
     double p99Millis,
@@ -44,11 +50,14 @@ public record SliReading(
     long burnRequests,
     double clientFailureShare,
     String source,
-    boolean freshFailures) {
+    boolean freshFailures,
+    boolean freshClientFailures,
+    String stepUpHeld) {
 
   public SliReading {
     check("clientFailureShare", clientFailureShare, 1);
     Objects.requireNonNull(source, "source");
+    Objects.requireNonNull(stepUpHeld, "stepUpHeld");
     check("p99Millis", p99Millis, Double.MAX_VALUE);
     check("serverErrorShare", serverErrorShare, 1);
     check("rateLimitedShare", rateLimitedShare, 1);
@@ -58,11 +67,21 @@ public record SliReading(
     if (burnRequests < 0) throw new IllegalArgumentException("burnRequests must be non-negative: " + burnRequests);
   }
 
+  /**
+   * A scoped reading whose clients' failures count as fresh and whose step up nothing holds.
+   */
+  public SliReading(double p99Millis, double serverErrorShare, double rateLimitedShare, long requests,
+      double burn1h, double burn5m, long burnRequests, double clientFailureShare, String source,
+      boolean freshFailures) {
+    this(p99Millis, serverErrorShare, rateLimitedShare, requests, burn1h, burn5m, burnRequests, clientFailureShare,
+        source, freshFailures, true, "");
+  }
+
   /** A scoped reading whose failures count as fresh. */
   public SliReading(double p99Millis, double serverErrorShare, double rateLimitedShare, long requests,
       double burn1h, double burn5m, long burnRequests, double clientFailureShare, String source) {
     this(p99Millis, serverErrorShare, rateLimitedShare, requests, burn1h, burn5m, burnRequests, clientFailureShare,
-        source, true);
+        source, true, true, "");
   }
 
   /**
@@ -73,7 +92,7 @@ public record SliReading(
   public SliReading(double p99Millis, double serverErrorShare, double rateLimitedShare, long requests,
       double burn1h, double burn5m, long burnRequests) {
     this(p99Millis, serverErrorShare, rateLimitedShare, requests, burn1h, burn5m, burnRequests,
-        Math.min(1, serverErrorShare + rateLimitedShare), "", true);
+        Math.min(1, serverErrorShare + rateLimitedShare), "", true, true, "");
   }
 
   /** A reading with no traffic at all. */
@@ -100,12 +119,27 @@ public record SliReading(
    */
   public static SliReading scoped(SliSnapshot calls, String source, SliSnapshot clients, BurnRates burn,
       boolean freshFailures) {
+    return scoped(calls, source, clients, burn, freshFailures, true, "");
+  }
+
+  /**
+   * A scoped reading with every fresh-evidence input: see {@link #freshFailures()}, {@link
+   * #freshClientFailures()} and {@link #stepUpHeld()}.
+   */
+  public static SliReading scoped(SliSnapshot calls, String source, SliSnapshot clients, BurnRates burn,
+      boolean freshFailures, boolean freshClientFailures, String stepUpHeld) {
     Objects.requireNonNull(calls, "calls");
     Objects.requireNonNull(clients, "clients");
     Objects.requireNonNull(burn, "burn");
     return new SliReading(Math.max(calls.p99Millis(), clients.p99Millis()), calls.serverErrorRate(),
         calls.rateLimitedRate(), calls.total(), burn.burn1h(), burn.burn5m(), burn.requests5m(),
-        1 - clients.successRate(), source, freshFailures);
+        1 - clients.successRate(), source, freshFailures, freshClientFailures, stepUpHeld);
+  }
+
+  /** This reading with {@code why} holding its step up (empty: nothing holds it). */
+  public SliReading withStepUpHeld(String why) {
+    return new SliReading(p99Millis, serverErrorShare, rateLimitedShare, requests, burn1h, burn5m, burnRequests,
+        clientFailureShare, source, freshFailures, freshClientFailures, why);
   }
 
   /** Reads a sliding-window snapshot and the tracker's burn rates. */

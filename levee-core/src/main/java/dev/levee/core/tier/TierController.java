@@ -25,7 +25,10 @@ import java.util.function.Supplier;
  *   <li><b>Up slowly</b>: one tier at a time, and only once every reading for {@code healthyFor}
  *       (default 30 s, measured from the first healthy reading of an unbroken run) was healthy.
  *       Any reading that is not healthy restarts the run; after a step up a fresh run is
- *       needed for the next. A storm that flickers healthy for 10 s never steps up.
+ *       needed for the next. A storm that flickers healthy for 10 s never steps up. A healthy
+ *       reading whose step up is held ({@link SliReading#stepUpHeld()}: a circuit of the tier
+ *       above is open and untested) keeps the run going; the step comes at the first evaluation
+ *       after the hold lifts, if the run is long enough by then.
  * </ul>
  *
  * <p><b>Forcing.</b> {@link #force(Tier, Duration)} pins the effective tier for a while (drills,
@@ -179,7 +182,7 @@ public final class TierController {
           healthySince = now;
         }
         if (decision.next() == from) {
-          return decision; // healthy at T0
+          return decision; // healthy at T0, or a step up the reading holds (SliReading.stepUpHeld): the run goes on
         }
         long run = now - healthySince;
         if (run < config.healthyFor().toNanos()) {

@@ -16,7 +16,8 @@ import java.util.Objects;
  * <ol>
  *   <li><b>Burn</b> (SRE workbook ch. 5, multiwindow burn rate): when the error budget burns at
  *       {@code burnThreshold} (14.4) or faster over <em>both</em> 1 h and 5 min, and the 5 min
- *       window holds at least {@code minRequests} calls, the target is {@code burnTier} (T2);
+ *       window holds at least {@code minRequests} calls, and a client failed within the short
+ *       window ({@link SliReading#freshClientFailures()}), the target is {@code burnTier} (T2);
  *       for an {@link Priority#OPTIONAL} feature {@code optionalBurnTier} (T3).
  *   <li><b>Signals</b>: each of 5xx share at or above {@code serverErrorDown} (2%), 429 share at
  *       or above {@code rateLimitedDown} (5%), p99 at or above {@code p99DownMillis} (800 ms) is
@@ -49,6 +50,14 @@ import java.util.Objects;
  *       upstream still probes its way back up, and the first bad window steps it down again. (The
  *       burn is the caller's to read: the gateway starts a scope's burn afresh after a whole SLI
  *       window with no call and no client request, so an idle scope is not held by history.)
+ *   <li><b>Fresh evidence for the burn</b>: the burn steps down, and holds a tier from stepping
+ *       up, only while a client failed within the short window ({@link
+ *       SliReading#freshClientFailures()}); a 5 min window that remembers an outage whose clients
+ *       are all answered now (from the cache at T2, say) is history, not a reason to stay down.
+ *   <li><b>Step up held</b>: a healthy reading whose {@link SliReading#stepUpHeld()} says why (an
+ *       open circuit of a target the tier above calls, not yet tested by a trial) stays at its
+ *       tier, as HEALTHY: the controller's healthy run goes on, and the step comes at the first
+ *       evaluation after the hold lifts.
  *   <li>Otherwise <b>hold</b>.
  * </ol>
  *
@@ -90,7 +99,8 @@ public final class TierDecider {
     BurnRates burn = reading.burnRates();
     Tier burnTarget = null;
     String burnWhy = null;
-    if (burn.requests5m() >= t.minRequests() && burn.bothAtLeast(t.burnThreshold())) {
+    if (burn.requests5m() >= t.minRequests() && burn.bothAtLeast(t.burnThreshold())
+        && reading.freshClientFailures()) {
       burnTarget = t.burnTier(priority);
       burnWhy = "burn " + num(reading.burn1h()) + " (1h) and " + num(reading.burn5m()) + " (5m) >= "
           + num(t.burnThreshold()) + ": " + priority.name().toLowerCase(Locale.ROOT) + " feature to " + burnTarget;
@@ -135,12 +145,15 @@ public final class TierDecider {
       return new TierDecision(current, TierDecision.Cause.HOLD, all + ", already at " + current);
     }
 
-    boolean burnHealthy = burn.burn5m() < t.healthyBurn(); // the short window decides (multiwindow reset)
+    // the short window decides (multiwindow reset); a burn no client added to lately is history (fresh evidence)
+    boolean burnHealthy = burn.burn5m() < t.healthyBurn() || !reading.freshClientFailures();
+    String burnOver = burn.burn5m() >= t.healthyBurn() && !reading.freshClientFailures()
+        ? ", burn " + num(burn.burn5m()) + " (5m) but no client failed within the short window: over" : "";
     if (!enough) {
       boolean clean = reading.serverErrorShare() == 0 && reading.rateLimitedShare() == 0;
       String quiet = "quiet: " + reading.requests() + " calls < " + t.minRequests();
       if (clean && burnHealthy) {
-        return healthy(current, quiet + ", none failed");
+        return healthy(current, quiet + ", none failed" + burnOver, reading);
       }
       return new TierDecision(current, TierDecision.Cause.HOLD,
           quiet + (clean ? "" : ", some failed") + (burnHealthy ? "" : ", " + burnText(reading, t)) + ": hold");
@@ -163,7 +176,8 @@ public final class TierDecider {
     }
     if (notHealthy.isEmpty()) {
       return healthy(current, "healthy: p99 " + ms(reading.p99Millis()) + ", 5xx " + pct(reading.serverErrorShare())
-          + ", 429 " + pct(reading.rateLimitedShare()) + ", burn " + num(reading.burn5m()) + " (5m)");
+          + ", 429 " + pct(reading.rateLimitedShare()) + ", burn " + num(reading.burn5m()) + " (5m)"
+          + (burnOver.isEmpty() ? "" : " but no client failed within the short window: over"), reading);
     }
     return new TierDecision(current, TierDecision.Cause.HOLD,
         "not healthy, not degraded: " + String.join(", ", notHealthy) + ": hold");
@@ -177,10 +191,21 @@ public final class TierDecider {
     return stepped.isBelow(floor) ? floor : stepped;
   }
 
-  private static TierDecision healthy(Tier current, String why) {
+  /**
+   * A healthy reading: one step up, unless the reading says what holds it ({@link
+   * SliReading#stepUpHeld()}); then the decision stays at {@code current}, still HEALTHY, so the
+   * controller keeps the healthy run and steps up at the first evaluation after the hold lifts.
+   */
+  private static TierDecision healthy(Tier current, String why, SliReading reading) {
     Tier next = current.up();
-    return new TierDecision(next, TierDecision.Cause.HEALTHY,
-        next == current ? why + ", at " + current : why + ": one step up, " + current + " -> " + next);
+    if (next == current) {
+      return new TierDecision(next, TierDecision.Cause.HEALTHY, why + ", at " + current);
+    }
+    if (!reading.stepUpHeld().isEmpty()) {
+      return new TierDecision(current, TierDecision.Cause.HEALTHY,
+          why + "; step up to " + next + " held: " + reading.stepUpHeld());
+    }
+    return new TierDecision(next, TierDecision.Cause.HEALTHY, why + ": one step up, " + current + " -> " + next);
   }
 
   private static String burnText(SliReading r, TierThresholds t) {

@@ -51,6 +51,25 @@ class TierControllerTest {
   }
 
   @Test
+  void aHeldStepUpKeepsTheHealthyRunAndStepsAtTheFirstEvaluationAfterTheHoldLifts() {
+    TierController controller = controller(Priority.STANDARD);
+    reading.set(SERVER_ERRORS);
+    tick(controller, 1);
+    assertThat(controller.current()).isEqualTo(Tier.T1);
+
+    reading.set(HEALTHY.withStepUpHeld("emu/a: circuit open, its trial in 20 s"));
+    tick(controller, 10); // 50 s healthy, longer than healthy-for (30 s), the step held throughout
+    assertThat(controller.current()).isEqualTo(Tier.T1);
+    assertThat(controller.status().lastDecision().reason()).contains("step up to T0 held: emu/a: circuit open");
+    assertThat(controller.status().healthyRun()).isEqualTo(Duration.ofSeconds(45));
+
+    reading.set(HEALTHY);
+    tick(controller, 1);
+
+    assertThat(controller.current()).isEqualTo(Tier.T0);
+  }
+
+  @Test
   void stepsDownAtTheFirstBadReading() {
     TierController controller = controller(Priority.STANDARD);
     reading.set(SERVER_ERRORS);

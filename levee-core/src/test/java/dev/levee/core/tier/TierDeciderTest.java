@@ -169,6 +169,50 @@ class TierDeciderTest {
         .isFalse();
   }
 
+  /** A reading of {@code calls} calls, none failed, with a burn of {@code burn} over both windows. */
+  private static SliReading burnt(long calls, double burn, boolean clientsFailLately, String stepUpHeld) {
+    return new SliReading(120, 0, 0, calls, burn, burn, 1000, 0, "", true, clientsFailLately, stepUpHeld);
+  }
+
+  @Test
+  void aBurnStepsDownOnlyWhileClientsFailNow() {
+    assertThat(decider.decide(Tier.T0, burnt(1000, 30, true, ""), Priority.STANDARD).next()).isEqualTo(Tier.T2);
+
+    TierDecision over = decider.decide(Tier.T0, burnt(1000, 30, false, ""), Priority.STANDARD);
+
+    assertThat(over.next()).isEqualTo(Tier.T0);
+    assertThat(over.cause()).isEqualTo(Cause.HEALTHY);
+    assertThat(over.reason()).contains("no client failed within the short window: over");
+  }
+
+  @Test
+  void aQuietTierHeldByAnOutagesBurnStepsUpOnceNoClientFailsNow() {
+    // the newcomer trial's reading: the hour's burn under the alert, the 5 min one over it
+    TierDecision held = decider.decide(Tier.T2, new SliReading(0, 0, 0, 0, 9, 30.2, 400, 0, "", true, true, ""),
+        Priority.CRITICAL);
+    assertThat(held.cause()).isEqualTo(Cause.HOLD);
+    assertThat(held.reason()).isEqualTo("quiet: 0 calls < 20, burn 30.2 (5m) >= 14.4: hold");
+
+    TierDecision up = decider.decide(Tier.T2, new SliReading(0, 0, 0, 0, 9, 30.2, 400, 0, "", true, false, ""),
+        Priority.CRITICAL);
+
+    assertThat(up.next()).isEqualTo(Tier.T1);
+    assertThat(up.reason()).isEqualTo("quiet: 0 calls < 20, none failed, burn 30.2 (5m) but no client failed within"
+        + " the short window: over: one step up, T2 -> T1");
+  }
+
+  @Test
+  void aHealthyReadingWhoseStepUpIsHeldStaysHealthyAtItsTierAndSaysWhy() {
+    TierDecision held = decider.decide(Tier.T1, burnt(1000, 0, false, "ea/claude-opus-4-6: circuit open, its trial in 12 s"),
+        Priority.STANDARD);
+
+    assertThat(held.next()).isEqualTo(Tier.T1);
+    assertThat(held.cause()).isEqualTo(Cause.HEALTHY);
+    assertThat(held.reason()).endsWith("; step up to T0 held: ea/claude-opus-4-6: circuit open, its trial in 12 s");
+    assertThat(decider.decide(Tier.T0, burnt(1000, 0, false, "anything"), Priority.STANDARD).next())
+        .as("at T0 there is nothing to hold").isEqualTo(Tier.T0);
+  }
+
   @Test
   void aReadingIsBuiltFromTheSlidingWindowAndTheBurnRates() {
     SliSnapshot snapshot = new SliSnapshot(60, 90, 4, 6, 3, 100, 300, 640);

@@ -4,6 +4,7 @@ import dev.levee.core.tier.Tier;
 import dev.levee.gateway.config.FailMode;
 import dev.levee.gateway.config.Feature;
 import java.util.Optional;
+import java.util.function.BiPredicate;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
@@ -16,6 +17,11 @@ import java.util.function.Predicate;
  *       miss, go upstream — a cold cache warms up, it does not fail.
  *   <li><b>T3</b>: no upstream call: fail-open features get their static text, fail-closed ones
  *       a refusal.
+ *   <li><b>Probe</b>: at T1 and T2, a request the {@code TierBoard} picks as the trial of a circuit
+ *       the tier above calls ({@code TierBoard.probe}: open period over, one request an evaluation)
+ *       goes there instead — at T1 through the alias's full chain (admitted at T0), at T2 upstream
+ *       to the reduced target instead of a cached answer — so a tier that stopped calling a target
+ *       learns when it heals (docs/degradation.md, <i>Stepping up into a tested circuit</i>).
  * </ul>
  *
  * <p>A feature with {@code on-outage: queue} keeps a non-streaming request as a job ({@link
@@ -62,6 +68,7 @@ final class Admission {
   private final Function<InboundRequest, Tier> tiers;
   private final CachedAnswers cache;
   private final Predicate<String> queues;
+  private final BiPredicate<InboundRequest, Tier> probes;
 
   /**
    * @param tiers the current tier of a request's feature through its alias (the {@code TierBoard})
@@ -74,9 +81,19 @@ final class Admission {
    * @param queues whether a feature queues what it cannot answer now ({@code on-outage: queue})
    */
   Admission(Function<InboundRequest, Tier> tiers, CachedAnswers cache, Predicate<String> queues) {
+    this(tiers, cache, queues, (in, tier) -> false);
+  }
+
+  /**
+   * @param probes whether a request admitted at a tier (T1 or T2) is the trial of a circuit the
+   *     tier above calls ({@code TierBoard.probe}); claims the trial when it says yes
+   */
+  Admission(Function<InboundRequest, Tier> tiers, CachedAnswers cache, Predicate<String> queues,
+      BiPredicate<InboundRequest, Tier> probes) {
     this.tiers = tiers;
     this.cache = cache;
     this.queues = queues;
+    this.probes = probes;
   }
 
   /** The decision for a client's request: {@link #decide}, or {@link Queue} when the feature queues it. */
@@ -100,8 +117,12 @@ final class Admission {
     Tier tier = tiers.apply(in);
     CacheSlot slot = CacheSlot.of(in, feature.semantic());
     return switch (tier) {
-      case T0, T1 -> new Proceed(tier, slot, false);
+      case T0 -> new Proceed(tier, slot, false);
+      case T1 -> new Proceed(probes.test(in, tier) ? Tier.T0 : tier, slot, false);
       case T2 -> {
+        if (probes.test(in, tier)) {
+          yield new Proceed(tier, slot, false); // the reduced target's trial, not a cached answer
+        }
         Optional<CachedAnswers.Found> fresh = cache.fresh(slot, feature.semanticThreshold());
         yield fresh.<Decision>map(found -> new FromCache(tier, found)).orElse(new Proceed(tier, slot, true));
       }

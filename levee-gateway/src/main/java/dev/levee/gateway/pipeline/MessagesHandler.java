@@ -98,7 +98,8 @@ public final class MessagesHandler {
     this.ticker = p.upstreams().ticker();
     this.ingress = new Ingress(config, p.aliases(), config.features().keySet());
     this.admission = new Admission(in -> p.tiers().tier(in.feature(), in.alias().alias(), in.alias().targets()), cache,
-        p.outage() == null ? feature -> false : p.outage()::queues);
+        p.outage() == null ? feature -> false : p.outage()::queues,
+        (in, tier) -> p.tiers().probe(in.feature(), in.alias().alias(), tier));
     this.planner = new Planner(config.policy().deadline(), ticker, p.stats() == null ? t -> null : p.stats()::snapshot,
         p.routing());
     this.execution = new Execution(p.chain(), p.streams(), p.upstreams(), p.tiers(), p.routing());

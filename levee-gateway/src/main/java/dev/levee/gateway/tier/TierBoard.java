@@ -3,7 +3,9 @@ package dev.levee.gateway.tier;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.levee.anthropic.Json;
+import dev.levee.core.breaker.CircuitBreaker;
 import dev.levee.core.breaker.CircuitState;
+import dev.levee.core.breaker.Gate;
 import dev.levee.core.breaker.Transition;
 import dev.levee.core.chain.CallObserver;
 import dev.levee.core.chain.ChainResult;
@@ -115,6 +117,8 @@ public final class TierBoard implements CallObserver, AutoCloseable {
   private final Map<String, TierTransition> lastTransition = new ConcurrentHashMap<>();
   private final AtomicLong transitions = new AtomicLong();
   private volatile SharedTiers shared; // null: this process decides alone
+  private volatile java.util.function.Function<Target, Gate> circuits; // null until watchCircuits
+  private final Map<Target, Long> probes = new ConcurrentHashMap<>(); // ticker nanos of a target's last probe
 
   /**
    * @param sleeper waits for a cooling target (virtual time in tests)
@@ -220,6 +224,76 @@ public final class TierBoard implements CallObserver, AutoCloseable {
       f.clearForce();
     }
     return pinned;
+  }
+
+  /**
+   * Reads the targets' circuit breakers from now on (call once, at start-up): a scope below T0 steps
+   * up only when the circuits of the tier above are not open and untested ({@link
+   * ScopeHealth#stepUpHeld}), and its requests probe them ({@link #probe}).
+   */
+  public void watchCircuits(java.util.function.Function<Target, Gate> gates) {
+    this.circuits = java.util.Objects.requireNonNull(gates, "gates");
+  }
+
+  /**
+   * Whether a request of {@code feature} through {@code alias}, admitted at {@code tier} (T1 or T2,
+   * not forced), goes to the targets of the tier above instead, as the trial of their circuit: one
+   * of those targets has a circuit whose trial may be admitted now (OPEN with its open period over,
+   * or HALF_OPEN with a free trial slot), and no other request claimed that trial within the last
+   * {@code tiers.evaluate-every}. At T1 the request then goes through the alias's full chain (T0);
+   * at T2 to the reduced target instead of a cached answer. Without it nothing calls a target the
+   * tier skips — at T2 the cache answers everything — and its circuit stays open, trial-ready, for
+   * as long as the burn remembers the outage (newcomer trial: about 4.5 min after a 70 s outage).
+   * The client is answered either way: by the trial, or, when it fails, by the fallback or the
+   * last-resort cache.
+   */
+  public boolean probe(String feature, String alias, Tier tier) {
+    java.util.function.Function<Target, Gate> gates = circuits;
+    if (gates == null || (tier != Tier.T1 && tier != Tier.T2)) {
+      return false;
+    }
+    FeatureTier f = controller(feature);
+    if (pinned(f) != null) {
+      return false; // an operator's force is kept: no request leaves the forced tier
+    }
+    ScopeHealth scope = existing(f.name(), alias);
+    if (scope == null) {
+      return false;
+    }
+    long now = ticker.nanos();
+    for (Target target : scope.targetsAt(tier.up())) {
+      if (trialPossible(gates.apply(target)) && claim(target, now)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean trialPossible(Gate gate) {
+    if (gate == null) {
+      return false;
+    }
+    return switch (gate.state()) {
+      case OPEN -> gate.openRemaining().isZero();
+      case HALF_OPEN -> !(gate instanceof CircuitBreaker local) || !local.awaitingTrial();
+      case CLOSED -> false;
+    };
+  }
+
+  /** Claims {@code target}'s trial for one request: at most one claim an {@code evaluate-every}. */
+  private boolean claim(Target target, long now) {
+    if (probes.size() > 1_000) {
+      probes.clear(); // stale claims of many client-chosen targets: they only space probes out
+    }
+    boolean[] won = {false};
+    probes.compute(target, (t, last) -> {
+      if (last == null || now - last >= every.toNanos()) {
+        won[0] = true;
+        return now;
+      }
+      return last;
+    });
+    return won[0];
   }
 
   /** A scope's tier: its controller's, or, when shared, the one its feature's evaluator published. */
@@ -595,7 +669,10 @@ public final class TierBoard implements CallObserver, AutoCloseable {
     Feature f = config.feature(feature);
     Target reduced = reducedTarget(f).orElse(targets.getLast()); // as Admission's T1
     ScopeHealth scope = new ScopeHealth(feature, alias, targets, reduced, f.priority(), decider, controllerConfig,
-        config.tiers().window(), config.tiers().slo(), calls, ticker);
+        config.tiers().window(), config.tiers().slo(), calls, target -> {
+          java.util.function.Function<Target, Gate> gates = circuits;
+          return gates == null ? null : gates.apply(target);
+        }, ticker);
     scope.controller().onTransition(t -> transitioned(new TierTransition(t.feature(), t.from(), t.to(),
         "alias " + alias + ": " + t.reason(), t.atNanos()), alias));
     return scope;
