@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 /**
  * A rolling upgrade across the per-target retry budgets (docs/production.md): replicas of the
  * older release keep one bucket, {@code budget:{retry}}; newer ones one per configured target,
- * {@code budget:{retry:<upstream>/<model>}}, and {@code budget:{retry:other}}. Both run against
+ * {@code budget:{retry:<upstream>/<model>}}, and {@code budget:{retry:overflow}}. Both run against
  * one Redis with the same script: neither errors, neither spends the other's tokens, and the old
  * key — written by the old replicas only, each time with a 1 h expiry — is never refreshed by a
  * new replica, so it expires within an hour of the last old replica's last command.
@@ -61,7 +61,7 @@ class RetryBudgetUpgradeTest {
 
     assertThat(old.remaining()).as("the new replica's spending left the old bucket alone").isZero();
     assertThat(pttl("budget:{retry:emu/emu-529}")).isBetween(1L, HOUR_MS);
-    assertThat(pttl("budget:{retry:other}")).isBetween(1L, HOUR_MS);
+    assertThat(pttl("budget:{retry:overflow}")).isBetween(1L, HOUR_MS);
     long before = pttl("budget:{retry}");
     upgraded.of(PRIMARY).remaining();
     upgraded.of(FALLBACK).tryAcquire();
