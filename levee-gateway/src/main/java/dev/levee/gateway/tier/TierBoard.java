@@ -3,7 +3,6 @@ package dev.levee.gateway.tier;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.levee.anthropic.Json;
-import dev.levee.core.breaker.CircuitBreaker;
 import dev.levee.core.breaker.CircuitState;
 import dev.levee.core.breaker.Gate;
 import dev.levee.core.breaker.Transition;
@@ -44,7 +43,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -110,15 +108,11 @@ public final class TierBoard implements CallObserver, AutoCloseable {
   private final RateLimitCooldowns cooldowns;
   private final Map<String, FeatureTier> features = new TreeMap<>();
   private final Map<ScopeKey, ScopeHealth> scopes = new ConcurrentHashMap<>();
-  private final AtomicInteger clientScopes = new AtomicInteger(); // scopes of names no alias names
-  private final Duration clientIdle;
-  private volatile long nextSweep; // ticker nanos before which no idle client scope can be dropped
-  private final java.util.concurrent.atomic.LongAdder scopeEvictions = new java.util.concurrent.atomic.LongAdder();
+  private final ClientScopes clients;
   private final Map<String, TierTransition> lastTransition = new ConcurrentHashMap<>();
   private final AtomicLong transitions = new AtomicLong();
   private volatile SharedTiers shared; // null: this process decides alone
-  private volatile java.util.function.Function<Target, Gate> circuits; // null until watchCircuits
-  private final Map<Target, Long> probes = new ConcurrentHashMap<>(); // ticker nanos of a target's last probe
+  private final TrialProbes trials;
 
   /**
    * @param sleeper waits for a cooling target (virtual time in tests)
@@ -140,14 +134,17 @@ public final class TierBoard implements CallObserver, AutoCloseable {
     config.models().values().forEach(r -> r.chain().forEach(t -> known.add(new Target(t.upstream(), t.model()))));
     config.features().values().forEach(f -> reducedTarget(f).ifPresent(known::add));
     this.calls = new TargetWindows(known, config.tiers().window(), config.tiers().evaluateEvery(), ticker);
-    this.clientIdle = SloTracker.LONG_WINDOW.plus(SloTracker.DEFAULT_BUCKET).plus(config.tiers().window());
-    this.nextSweep = ticker.nanos();
+    Duration clientIdle = SloTracker.LONG_WINDOW.plus(SloTracker.DEFAULT_BUCKET).plus(config.tiers().window());
+    long start = ticker.nanos();
     Map<String, Feature> all = new TreeMap<>(config.features());
     all.putIfAbsent(Feature.DEFAULT_NAME, config.feature(null));
     all.forEach((name, feature) -> features.put(name, new FeatureTier(name, feature.priority(), ticker,
         () -> evaluated(name), this::transitioned)));
     this.scheduler = scheduler;
     this.every = config.tiers().evaluateEvery();
+    this.trials = new TrialProbes(ticker, every);
+    this.clients = new ClientScopes(scopes, this::configured, this::newScope, this::scopeTier,
+        s -> lastTransition.remove(key(s.feature(), s.alias())), every, clientIdle, start);
     next = scheduler.schedule(every, this::tick);
   }
 
@@ -232,7 +229,7 @@ public final class TierBoard implements CallObserver, AutoCloseable {
    * ScopeHealth#stepUpHeld}), and its requests probe them ({@link #probe}).
    */
   public void watchCircuits(java.util.function.Function<Target, Gate> gates) {
-    this.circuits = java.util.Objects.requireNonNull(gates, "gates");
+    trials.watch(gates);
   }
 
   /**
@@ -248,7 +245,7 @@ public final class TierBoard implements CallObserver, AutoCloseable {
    * last-resort cache.
    */
   public boolean probe(String feature, String alias, Tier tier) {
-    java.util.function.Function<Target, Gate> gates = circuits;
+    java.util.function.Function<Target, Gate> gates = trials.circuits();
     if (gates == null || (tier != Tier.T1 && tier != Tier.T2)) {
       return false;
     }
@@ -260,40 +257,7 @@ public final class TierBoard implements CallObserver, AutoCloseable {
     if (scope == null) {
       return false;
     }
-    long now = ticker.nanos();
-    for (Target target : scope.targetsAt(tier.up())) {
-      if (trialPossible(gates.apply(target)) && claim(target, now)) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private static boolean trialPossible(Gate gate) {
-    if (gate == null) {
-      return false;
-    }
-    return switch (gate.state()) {
-      case OPEN -> gate.openRemaining().isZero();
-      case HALF_OPEN -> !(gate instanceof CircuitBreaker local) || !local.awaitingTrial();
-      case CLOSED -> false;
-    };
-  }
-
-  /** Claims {@code target}'s trial for one request: at most one claim an {@code evaluate-every}. */
-  private boolean claim(Target target, long now) {
-    if (probes.size() > 1_000) {
-      probes.clear(); // stale claims of many client-chosen targets: they only space probes out
-    }
-    boolean[] won = {false};
-    probes.compute(target, (t, last) -> {
-      if (last == null || now - last >= every.toNanos()) {
-        won[0] = true;
-        return now;
-      }
-      return last;
-    });
-    return won[0];
+    return trials.probe(gates, scope.targetsAt(tier.up()));
   }
 
   /** A scope's tier: its controller's, or, when shared, the one its feature's evaluator published. */
@@ -558,7 +522,7 @@ public final class TierBoard implements CallObserver, AutoCloseable {
   /**
    * The scope of a request of this pair, made on first use and marked used: its own for a
    * configured alias; for a name no alias names its own while fewer than {@value
-   * #MAX_CLIENT_SCOPES} exist (after dropping idle ones, {@link #dropIdleClientScopes}), else the
+   * #MAX_CLIENT_SCOPES} exist (after dropping idle ones, {@link ClientScopes}), else the
    * feature's {@value #OTHER_MODELS} scope, which reads the upstream's shared call window.
    */
   private ScopeHealth scope(String feature, String alias, List<Target> targets) {
@@ -567,29 +531,10 @@ public final class TierBoard implements CallObserver, AutoCloseable {
     ScopeHealth scope = scopes.get(key);
     if (scope == null) {
       scope = configured(alias) ? scopes.computeIfAbsent(key, k -> newScope(feature, alias, targets))
-          : clientScope(feature, alias, targets, now);
+          : clients.clientScope(feature, alias, targets, now);
     }
     scope.used(now);
     return scope;
-  }
-
-  private ScopeHealth clientScope(String feature, String alias, List<Target> targets, long now) {
-    ScopeKey key = new ScopeKey(feature, alias);
-    if (clientScopes.get() >= MAX_CLIENT_SCOPES) {
-      dropIdleClientScopes(now);
-    }
-    ScopeHealth own = scopes.computeIfAbsent(key, k -> {
-      if (clientScopes.incrementAndGet() > MAX_CLIENT_SCOPES) {
-        clientScopes.decrementAndGet();
-        return null; // no mapping: the shared scope below
-      }
-      return newScope(feature, alias, targets);
-    });
-    if (own != null) {
-      return own;
-    }
-    List<Target> shared = targets.stream().map(t -> new Target(t.upstream(), OTHER_MODELS)).distinct().toList();
-    return scopes.computeIfAbsent(new ScopeKey(feature, OTHER_MODELS), k -> newScope(feature, OTHER_MODELS, shared));
   }
 
   private boolean configured(String alias) {
@@ -603,12 +548,12 @@ public final class TierBoard implements CallObserver, AutoCloseable {
    * scope reads the same. 62 min with the defaults.
    */
   public Duration clientScopeIdle() {
-    return clientIdle;
+    return clients.clientScopeIdle();
   }
 
   /** Scopes of client-chosen names dropped so far for being idle at T0 (for {@code levee_state_evictions}). */
   public long scopeEvictions() {
-    return scopeEvictions.sum();
+    return clients.scopeEvictions();
   }
 
   /** Windows of client-named targets dropped so far for being idle (for {@code levee_state_evictions}). */
@@ -621,58 +566,11 @@ public final class TierBoard implements CallObserver, AutoCloseable {
     return calls.targets().size();
   }
 
-  /**
-   * Drops every scope of a client-chosen name (not the shared {@value #OTHER_MODELS} one) that is
-   * at T0 and unused for {@link #clientScopeIdle()}: called when a new name finds the bound
-   * reached. A scope below T0 is kept whatever its age (it steps up on its own, one tier a {@code
-   * tiers.healthy-for}, once its windows empty). Sweeps at most once an {@code evaluate-every},
-   * or sooner when a scope at T0 comes of age, so a burst of new names past the bound costs no
-   * repeated scans. A request admitted in the instant its hour-idle scope is dropped records into
-   * the shared scope (one sample).
-   */
-  private void dropIdleClientScopes(long now) {
-    if (now - nextSweep < 0) {
-      return;
-    }
-    long next = now + every.toNanos();
-    for (ScopeHealth s : scopes.values()) {
-      if (configured(s.alias()) || s.alias().equals(OTHER_MODELS) || !atT0(s)) {
-        continue;
-      }
-      long due = s.lastUsed() + clientIdle.toNanos();
-      if (now - due < 0) {
-        next = due - next < 0 ? due : next;
-        continue;
-      }
-      boolean[] dropped = {false};
-      scopes.computeIfPresent(new ScopeKey(s.feature(), s.alias()), (k, v) -> {
-        if (v == s && now - (v.lastUsed() + clientIdle.toNanos()) >= 0 && atT0(v)) {
-          dropped[0] = true;
-          return null;
-        }
-        return v;
-      });
-      if (dropped[0]) {
-        clientScopes.decrementAndGet();
-        lastTransition.remove(key(s.feature(), s.alias()));
-        scopeEvictions.increment();
-      }
-    }
-    nextSweep = next;
-  }
-
-  private boolean atT0(ScopeHealth scope) {
-    return scope.controller().current() == Tier.T0 && scopeTier(scope) == Tier.T0;
-  }
-
   private ScopeHealth newScope(String feature, String alias, List<Target> targets) {
     Feature f = config.feature(feature);
     Target reduced = reducedTarget(f).orElse(targets.getLast()); // as Admission's T1
     ScopeHealth scope = new ScopeHealth(feature, alias, targets, reduced, f.priority(), decider, controllerConfig,
-        config.tiers().window(), config.tiers().slo(), calls, target -> {
-          java.util.function.Function<Target, Gate> gates = circuits;
-          return gates == null ? null : gates.apply(target);
-        }, ticker);
+        config.tiers().window(), config.tiers().slo(), calls, trials::gate, ticker);
     scope.controller().onTransition(t -> transitioned(new TierTransition(t.feature(), t.from(), t.to(),
         "alias " + alias + ": " + t.reason(), t.atNanos()), alias));
     return scope;
@@ -689,7 +587,7 @@ public final class TierBoard implements CallObserver, AutoCloseable {
   }
 
   /** A scope's key in the table: a pair, not a joined string, so a lookup builds no string. */
-  private record ScopeKey(String feature, String alias) {}
+  record ScopeKey(String feature, String alias) {}
 
   private static String key(String feature, String alias) {
     return feature + "\u0000" + alias;
