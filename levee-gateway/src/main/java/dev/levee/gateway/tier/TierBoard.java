@@ -2,7 +2,6 @@ package dev.levee.gateway.tier;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.levee.anthropic.Json;
 import dev.levee.core.breaker.CircuitState;
 import dev.levee.core.breaker.Gate;
 import dev.levee.core.breaker.Transition;
@@ -37,7 +36,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -113,6 +111,7 @@ public final class TierBoard implements CallObserver, AutoCloseable {
   private final AtomicLong transitions = new AtomicLong();
   private volatile SharedTiers shared; // null: this process decides alone
   private final TrialProbes trials;
+  private final TierReport report;
 
   /**
    * @param sleeper waits for a cooling target (virtual time in tests)
@@ -145,6 +144,8 @@ public final class TierBoard implements CallObserver, AutoCloseable {
     this.trials = new TrialProbes(ticker, every);
     this.clients = new ClientScopes(scopes, this::configured, this::newScope, this::scopeTier,
         s -> lastTransition.remove(key(s.feature(), s.alias())), every, clientIdle, start);
+    this.report = new TierReport(features, scopes, lastTransition, ticker, calls, cooldowns, this::configured,
+        this::tier, this::evaluated, this::otherModelsTier);
     next = scheduler.schedule(every, this::tick);
   }
 
@@ -589,7 +590,7 @@ public final class TierBoard implements CallObserver, AutoCloseable {
   /** A scope's key in the table: a pair, not a joined string, so a lookup builds no string. */
   record ScopeKey(String feature, String alias) {}
 
-  private static String key(String feature, String alias) {
+  static String key(String feature, String alias) {
     return feature + "\u0000" + alias;
   }
 
@@ -647,61 +648,7 @@ public final class TierBoard implements CallObserver, AutoCloseable {
    * include.
    */
   public ArrayNode status() {
-    ArrayNode all = Json.MAPPER.createArrayNode();
-    features.forEach((name, feature) -> {
-      ObjectNode f = all.addObject();
-      f.put("feature", name);
-      f.put("priority", feature.priority().name().toLowerCase(Locale.ROOT));
-      f.put("tier", tier(name).name());
-      f.put("automatic", evaluated(name).name());
-      f.put("forced_remaining_ms", feature.forcedRemaining().toMillis());
-      transition(f, lastTransition.get(name));
-      ArrayNode aliases = f.putArray("aliases");
-      int others = 0;
-      int othersDown = 0;
-      for (ScopeHealth s : scopes.values().stream().filter(s -> s.feature().equals(name))
-          .sorted(java.util.Comparator.comparing(ScopeHealth::alias)).toList()) {
-        boolean client = !configured(s.alias());
-        boolean down = s.controller().current() != Tier.T0;
-        others += client ? 1 : 0;
-        othersDown += client && down ? 1 : 0;
-        if (!client || s.alias().equals(OTHER_MODELS) || down && othersDown <= MAX_LISTED) {
-          scopeStatus(aliases.addObject(), s);
-        }
-      }
-      ObjectNode other = f.putObject("other_models");
-      other.put("tier", otherModelsTier(name).name());
-      other.put("scopes", others);
-      other.put("below_t0", othersDown);
-    });
-    return all;
-  }
-
-  private void scopeStatus(ObjectNode a, ScopeHealth scope) {
-    TierController.Status s = scope.controller().status();
-    a.put("alias", scope.alias());
-    ArrayNode targets = a.putArray("targets");
-    scope.targets().forEach(t -> targets.add(t.id()));
-    a.put("tier", s.current().name());
-    a.put("healthy_for_ms", s.healthyRun().toMillis());
-    if (s.lastDecision() != null) {
-      a.put("last_reason", s.lastDecision().reason());
-    }
-    TierTransition t = lastTransition.get(key(scope.feature(), scope.alias()));
-    if (t != null && s.current() != Tier.T0) {
-      a.put("cause", t.reason());
-    }
-    transition(a, t);
-  }
-
-  private void transition(ObjectNode node, TierTransition t) {
-    if (t != null) {
-      ObjectNode last = node.putObject("last_transition");
-      last.put("from", t.from().name());
-      last.put("to", t.to().name());
-      last.put("reason", t.reason());
-      last.put("ago_ms", (ticker.nanos() - t.atNanos()) / 1_000_000);
-    }
+    return report.status();
   }
 
   /** {@code target}'s API calls over the SLI window: the numbers the step-down signals read. */
@@ -715,30 +662,7 @@ public final class TierBoard implements CallObserver, AutoCloseable {
    * (models clients named) at most {@value #MAX_LISTED} that cool or failed, by id.
    */
   public ObjectNode targetStatus() {
-    ObjectNode out = Json.MAPPER.createObjectNode();
-    Map<Target, Duration> cooling = cooldowns.snapshot();
-    Set<Target> all = new java.util.TreeSet<>(java.util.Comparator.comparing(Target::id));
-    all.addAll(calls.targets());
-    all.addAll(cooling.keySet());
-    int others = 0;
-    for (Target target : all) {
-      SliSnapshot s = calls.snapshot(target);
-      if (!calls.known(target)
-          && (!cooling.containsKey(target) && s.serverErrors() + s.rateLimited() == 0 || ++others > MAX_LISTED)) {
-        continue;
-      }
-      ObjectNode t = out.putObject(target.id());
-      t.put("calls", s.total());
-      t.put("server_error_share", round(s.serverErrorRate()));
-      t.put("rate_limited_share", round(s.rateLimitedRate()));
-      t.put("p99_ms", s.p99Millis());
-      t.put("cooling_ms", cooling.getOrDefault(target, Duration.ZERO).toMillis());
-    }
-    return out;
-  }
-
-  private static double round(double value) {
-    return Math.round(value * 1000) / 1000.0;
+    return report.targetStatus();
   }
 
   @Override
