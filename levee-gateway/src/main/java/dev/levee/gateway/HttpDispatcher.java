@@ -106,7 +106,8 @@ final class HttpDispatcher extends Handler.Abstract {
             metrics.scrape().getBytes(StandardCharsets.UTF_8));
       }
       default -> {
-        if (BatchesHandler.serves(path) || path.startsWith(JobsHandler.PREFIX) || path.startsWith("/admin/")) {
+        boolean models = (path.equals("/v1/models") || path.startsWith("/v1/models/")) && method.equals("GET");
+        if (BatchesHandler.serves(path) || path.startsWith(JobsHandler.PREFIX) || path.startsWith("/admin/") || models) {
           response.getHeaders().put(LeveeHeaders.REQUEST_ID, ids.next()); // findable in the logs, errors included
         }
         if (BatchesHandler.serves(path)) {
@@ -121,8 +122,8 @@ final class HttpDispatcher extends Handler.Abstract {
           admin.handle(path, request, response, callback);
           return true;
         }
-        if ((path.equals("/v1/models") || path.startsWith("/v1/models/")) && method.equals("GET")) {
-          passThrough.handle(request, response, callback);
+        if (models) {
+          passThrough.handle(request, response, recorded(request, response, callback));
           return true;
         }
         return error(request, response, callback, ApiError.notFound("Levee does not serve " + method + " " + path));
