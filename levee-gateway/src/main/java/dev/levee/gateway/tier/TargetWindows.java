@@ -101,7 +101,11 @@ final class TargetWindows {
    */
   SliSnapshot snapshot(Target target) {
     SlidingWindow w = readable(target);
-    return w != null ? w.snapshot() : new SliSnapshot(window.toNanos() / 1e9, 0, 0, 0, 0, 0, 0, 0);
+    return w != null ? w.snapshot() : empty();
+  }
+
+  private SliSnapshot empty() {
+    return new SliSnapshot(window.toNanos() / 1e9, 0, 0, 0, 0, 0, 0, 0);
   }
 
   /** The window {@link #snapshot} reads, or null for an other target with none (none is made). */
@@ -140,8 +144,8 @@ final class TargetWindows {
     boolean freshInAll = false;
     boolean freshInEnough = false;
     for (Target target : targets) {
-      SliSnapshot s = snapshot(target);
       SlidingWindow w = readable(target);
+      SliSnapshot s = w != null ? w.snapshot() : empty();
       boolean failedLately = w != null && w.failedWithin(fresh);
       all.add(s);
       allTargets.add(target);

@@ -1,6 +1,5 @@
 package dev.levee.gateway.tier;
 
-import dev.levee.core.breaker.CircuitBreaker;
 import dev.levee.core.breaker.Gate;
 import dev.levee.core.chain.Target;
 import dev.levee.core.time.Ticker;
@@ -65,7 +64,7 @@ final class TrialProbes {
     }
     return switch (gate.state()) {
       case OPEN -> gate.openRemaining().isZero();
-      case HALF_OPEN -> !(gate instanceof CircuitBreaker local) || !local.awaitingTrial();
+      case HALF_OPEN -> !gate.awaitingTrial(); // a shared breaker answers for the cluster
       case CLOSED -> false;
     };
   }
