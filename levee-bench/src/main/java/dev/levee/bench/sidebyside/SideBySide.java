@@ -33,13 +33,13 @@ import java.util.concurrent.TimeUnit;
  * <p>Run: {@code levee-bench/side-by-side} (builds the jar when missing), or {@code java -cp
  * levee-bench/target/levee-bench.jar dev.levee.bench.sidebyside.SideBySide [--rounds 3]
  * [--seconds 3] [--connections 64] [--deltas 30] [--warmup 4] [--levee-jvm "-XX:+FlightRecorder ..."]
- * [--floor jetty|threads]}. {@code --floor} measures a {@link FloorProxy} in Levee's place (its
- * column still says Levee): what the server and the I/O model cost with no pipeline at all.
+ * [--floor jetty|threads]}. {@code --floor} adds a {@link FloorProxy} as a fourth path in the same
+ * rounds: {@code jetty} is Levee's own server with a bare forwarding handler, what the server and
+ * its I/O model cost with no pipeline at all, so the ratio Levee / floor is what Levee's own code
+ * adds and floor / nginx what the server library costs (docs/benchmarks.md, session 11).
  * A benchmark, not a test: nothing here runs in {@code mvn verify}.
  */
 public final class SideBySide {
-
-  private static final String[] PATHS = {"direct", "nginx", "Levee"};
 
   private SideBySide() {}
 
@@ -58,13 +58,19 @@ public final class SideBySide {
 
     try (FixedUpstream upstream = FixedUpstream.start(deltas);
          NullHop hop = nginx == null ? null : NullHop.start(nginx, upstream.baseUrl());
-         Child levee = Child.start(upstream.baseUrl(), opt.get("levee-jvm"), opt.get("floor"))) {
+         Child levee = Child.start(upstream.baseUrl(), opt.get("levee-jvm"), null);
+         Child floor = opt.containsKey("floor") ? Child.start(upstream.baseUrl(), opt.get("levee-jvm"), opt.get("floor"))
+             : null) {
       Map<String, URI> bases = new LinkedHashMap<>();
       Map<String, Long> pids = new LinkedHashMap<>();
       bases.put("direct", upstream.baseUrl());
       if (hop != null) {
         bases.put("nginx", hop.baseUrl());
         pids.put("nginx", hop.pid());
+      }
+      if (floor != null) {
+        bases.put("floor", floor.baseUrl);
+        pids.put("floor", floor.process.pid());
       }
       bases.put("Levee", levee.baseUrl);
       pids.put("Levee", levee.process.pid());
@@ -138,18 +144,30 @@ public final class SideBySide {
         p -> m.get(p + " complete"));
     row(m, proxies, "non-200 answers or socket errors", "%.0f", p -> m.get(p + " failures"));
     if (proxies.contains("nginx")) {
-      System.out.printf(Locale.ROOT, "%n| ratio Levee / nginx, inside each round | min | median | max | goal |%n");
-      System.out.println("| --- | ---: | ---: | ---: | --- |");
-      ratio("p50 latency, JSON, c=1", m.get("Levee json p50"), m.get("nginx json p50"), "added ≤ 100 µs (table above)");
-      ratio("p99 latency, JSON, c=1", m.get("Levee json p99"), m.get("nginx json p99"), "added ≤ 2× nginx's added");
-      ratio("requests/s, JSON, c=" + c, m.get("Levee json rps"), m.get("nginx json rps"), "≥ 0.5×");
-      ratio("CPU per JSON request", m.get("Levee json cpu"), m.get("nginx json cpu"), "≤ 3×");
-      ratio("streams/s, c=" + c, m.get("Levee stream rps"), m.get("nginx stream rps"), "");
-      ratio("CPU per stream", m.get("Levee stream cpu"), m.get("nginx stream cpu"), "");
-      ratio("time to first delta, c=1, p50", m.get("Levee ttfd p50"), m.get("nginx ttfd p50"), "added ≤ 100 µs (table above)");
+      ratios(m, "Levee", "nginx", c, true);
+    }
+    if (proxies.contains("floor")) {
+      ratios(m, "Levee", "floor", c, false);
+      if (proxies.contains("nginx")) {
+        ratios(m, "floor", "nginx", c, false);
+      }
     }
     System.out.printf(Locale.ROOT, "%nLevee RSS at the end: %.0f MiB; load average now %s%n", ProcCpu.rssMiB(leveePid),
         loadAverage());
+  }
+
+  /** One table of ratios {@code a / b} taken inside each round; the goals beside Levee / nginx. */
+  private static void ratios(Map<String, List<Double>> m, String a, String b, int c, boolean goals) {
+    System.out.printf(Locale.ROOT, "%n| ratio %s / %s, inside each round | min | median | max |%s%n", a, b,
+        goals ? " goal |" : "");
+    System.out.println("| --- | ---: | ---: | ---: |" + (goals ? " --- |" : ""));
+    ratio("p50 latency, JSON, c=1", m, a, b, "json p50", goals ? "added ≤ 100 µs (table above)" : null);
+    ratio("p99 latency, JSON, c=1", m, a, b, "json p99", goals ? "added ≤ 2× nginx's added" : null);
+    ratio("requests/s, JSON, c=" + c, m, a, b, "json rps", goals ? "≥ 0.5×" : null);
+    ratio("CPU per JSON request", m, a, b, "json cpu", goals ? "≤ 3×" : null);
+    ratio("streams/s, c=" + c, m, a, b, "stream rps", goals ? "" : null);
+    ratio("CPU per stream", m, a, b, "stream cpu", goals ? "" : null);
+    ratio("time to first delta, c=1, p50", m, a, b, "ttfd p50", goals ? "added ≤ 100 µs (table above)" : null);
   }
 
   private static void row(Map<String, List<Double>> m, List<String> proxies, String label, String fmt,
@@ -162,13 +180,17 @@ public final class SideBySide {
     System.out.println(s);
   }
 
-  private static void ratio(String label, List<Double> levee, List<Double> nginx, String goal) {
-    List<Double> r = new ArrayList<>();
-    for (int i = 0; i < levee.size(); i++) {
-      r.add(levee.get(i) / nginx.get(i));
+  private static void ratio(String label, Map<String, List<Double>> m, String a, String b, String measure,
+      String goal) {
+    List<Double> x = m.get(a + " " + measure);
+    List<Double> y = m.get(b + " " + measure);
+    double[] s = new double[x.size()];
+    for (int i = 0; i < s.length; i++) {
+      s[i] = x.get(i) / y.get(i);
     }
-    double[] s = r.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-    System.out.printf(Locale.ROOT, "| %s | %.2f× | %.2f× | %.2f× | %s |%n", label, s[0], median(s), s[s.length - 1], goal);
+    Arrays.sort(s);
+    System.out.printf(Locale.ROOT, "| %s | %.2f× | %.2f× | %.2f× |%s%n", label, s[0], median(s), s[s.length - 1],
+        goal == null ? "" : " " + goal + " |");
   }
 
   private static String triple(List<Double> v, String fmt) {
