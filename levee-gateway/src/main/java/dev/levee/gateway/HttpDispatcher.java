@@ -119,7 +119,7 @@ final class HttpDispatcher extends Handler.Abstract {
           return true;
         }
         if (path.startsWith("/admin/")) {
-          admin.handle(path, request, response, callback);
+          admin.handle(path, request, response, recorded(request, response, callback));
           return true;
         }
         if (models) {

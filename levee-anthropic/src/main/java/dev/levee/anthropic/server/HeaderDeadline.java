@@ -5,7 +5,9 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -30,6 +32,13 @@ import org.slf4j.LoggerFactory;
  * request late (a torn read once answered 408 to a request being answered: the fresh-clone CI run
  * of session 6, a {@code WritePendingException} beside it). A cut comes at most one sweep late.
  *
+ * <p>A connection that has sent nothing at all since it was accepted is answered the same 408 and
+ * closed once it is older than the timeout: before, the deadline started only at a
+ * request's first byte, so a silent socket held one of {@link ServerLimits#maxConnections()}
+ * until Jetty's idle timeout (minutes), and a few thousand of them locked out {@code /health}.
+ * A kept-alive connection between requests is left to the idle timeout. As for late headers, a
+ * silent connection is closed only when two sweeps in a row saw it silent.
+ *
  * <p>Each 408 is named and heard as the guard's own refusals are ({@link RequestGuard.Lanes}): a
  * {@code request_id} in its body, the lanes' id headers, and one call of their {@link
  * RequestGuard.Refusals} — with no path, as the request never reached the server's handlers.
@@ -45,6 +54,7 @@ final class HeaderDeadline extends AbstractLifeCycle {
   private final ApiError error;
   private ScheduledExecutorService sweeper;
   private Map<EndPoint, Long> suspects = Map.of(); // late at the last sweep, by begin time; the sweeper's own
+  private Set<EndPoint> silent = Set.of(); // silent since accepted at the last sweep; the sweeper's own
 
   /** @param lanes how each 408 is named and who hears of it */
   HeaderDeadline(Connector connector, Duration timeout, RequestGuard.Lanes lanes) {
@@ -69,16 +79,23 @@ final class HeaderDeadline extends AbstractLifeCycle {
 
   void sweep() {
     long now = System.nanoTime();
+    long wallNow = System.currentTimeMillis();
     int cut = 0;
     Map<EndPoint, Long> lateNow = new HashMap<>();
+    Set<EndPoint> silentNow = new HashSet<>();
     try {
       for (EndPoint endPoint : connector.getConnectedEndPoints()) {
         if (endPoint.getConnection() instanceof HttpConnection http) {
-          long begin = lateSince(http.getParser(), now);
+          long silentFor = silentSinceAccepted(endPoint, http, wallNow);
+          if (silentFor > 0 && !silent.contains(endPoint)) {
+            silentNow.add(endPoint); // cut at the next sweep if it is still silent
+            continue;
+          }
+          long begin = silentFor > 0 ? now - silentFor : lateSince(http.getParser(), now);
           if (begin == 0) {
             continue;
           }
-          if (suspects.getOrDefault(endPoint, 0L) != begin) {
+          if (silentFor == 0 && suspects.getOrDefault(endPoint, 0L) != begin) {
             lateNow.put(endPoint, begin); // cut at the next sweep if it is still the same request's headers
             continue;
           }
@@ -93,9 +110,19 @@ final class HeaderDeadline extends AbstractLifeCycle {
       LOG.debug("header deadline sweep failed", e); // the next sweep tries again
     }
     suspects = lateNow;
+    silent = silentNow;
     if (cut > 0) {
-      LOG.info("{} connections sent their request headers too slowly: answered 408 and closed", cut);
+      LOG.info("{} connections sent their request headers too slowly or not at all: answered 408 and closed", cut);
     }
+  }
+
+  /**
+   * How long, in nanoseconds, {@code endPoint} has been open without receiving a byte, when that is
+   * longer than the timeout; 0 otherwise (a byte arrived, or a request was served on it).
+   */
+  private long silentSinceAccepted(EndPoint endPoint, HttpConnection http, long wallNow) {
+    long age = (wallNow - endPoint.getCreatedTimeStamp()) * 1_000_000;
+    return http.getBytesIn() == 0 && http.getMessagesIn() == 0 && age > timeoutNanos ? age : 0;
   }
 
   /** The raw 408, with the lanes' id {@code headers} and {@code id} in its body. */

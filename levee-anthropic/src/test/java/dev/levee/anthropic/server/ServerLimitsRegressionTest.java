@@ -1,6 +1,7 @@
 package dev.levee.anthropic.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.net.Socket;
 import java.net.URI;
@@ -66,6 +67,46 @@ class ServerLimitsRegressionTest {
         }
       }
     }
+  }
+
+  /**
+   * Newcomer trial, session 11: a connection that sent no byte held its slot until the idle
+   * timeout (300 s in the gateway); with {@code max-connections: 20}, 25 silent sockets locked out
+   * {@code /health} and {@code /v1/messages} alike. Now it is closed once older than the header
+   * timeout (408, as a request whose headers are too slow), and a kept-alive connection between
+   * requests is not.
+   */
+  @Test
+  void aConnectionThatSendsNothingIsClosedAfterTheHeaderTimeoutAndAKeptAliveOneIsNot() throws Exception {
+    // 1 s: the kept-alive socket's request must be read by the server before the sweeps call it silent
+    try (TestServer server = new TestServer(ServerLimits.DEFAULT.withTimeouts(Duration.ofSeconds(1), 1_000));
+         Socket silent = server.socket();
+         Socket keptAlive = server.socket()) {
+      keptAlive.getOutputStream().write("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".getBytes(
+          java.nio.charset.StandardCharsets.US_ASCII));
+      assertThat(headOf(keptAlive)).startsWith("HTTP/1.1 200");
+
+      assertThat(new String(silent.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII))
+          .as("the silent connection is answered 408 and closed").startsWith("HTTP/1.1 408").contains("timeout_error");
+      keptAlive.setSoTimeout(500);
+      assertThatThrownBy(() -> keptAlive.getInputStream().read()).as("the kept-alive connection stays open")
+          .isInstanceOf(java.net.SocketTimeoutException.class);
+    }
+  }
+
+  /** The status line and headers of one answer on {@code socket}; its body (by content-length) is read and dropped. */
+  private static String headOf(Socket socket) throws java.io.IOException {
+    StringBuilder head = new StringBuilder();
+    while (!head.toString().endsWith("\r\n\r\n")) {
+      int b = socket.getInputStream().read();
+      if (b < 0) {
+        return head.toString();
+      }
+      head.append((char) b);
+    }
+    java.util.regex.Matcher length = java.util.regex.Pattern.compile("(?i)content-length: *(\\d+)").matcher(head);
+    socket.getInputStream().readNBytes(length.find() ? Integer.parseInt(length.group(1)) : 0);
+    return head.toString();
   }
 
   @Test

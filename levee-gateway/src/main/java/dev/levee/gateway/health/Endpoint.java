@@ -14,6 +14,12 @@ public enum Endpoint {
   BATCHES("batches"),
   /** {@code /v1/levee/jobs/{id}}. */
   JOBS("jobs"),
+  /**
+   * A queued request's try, run by the gateway itself: an outage-queue job or a Message Batches
+   * request. No client waits on it, so it is kept apart from {@link #MESSAGES}, whose counts feed
+   * the SLO alerts ({@code docs/alerts.yaml}); never {@link #of} a path.
+   */
+  QUEUED("queued"),
   /** Any other path, or none known ({@code -}: a request refused before its path was read). */
   OTHER("other");
 

@@ -153,6 +153,13 @@ final class Ingress {
   }
 
   private ApiError tooLarge() {
-    return ApiError.requestTooLarge("request body exceeds the gateway's limit of " + maxBody + " bytes");
+    return ApiError.requestTooLarge("request body exceeds the gateway's limit of " + sizeText(maxBody));
+  }
+
+  /** {@code 32 MiB (33554432 bytes)}; a size that is not a whole number of KiB in bytes only. */
+  static String sizeText(long bytes) {
+    String unit = bytes >= 1 << 20 && bytes % (1 << 20) == 0 ? bytes / (1 << 20) + " MiB"
+        : bytes >= 1 << 10 && bytes % (1 << 10) == 0 ? bytes / (1 << 10) + " KiB" : null;
+    return unit == null ? bytes + " bytes" : unit + " (" + bytes + " bytes)";
   }
 }

@@ -403,7 +403,7 @@ public final class MessagesHandler {
         Relay.Waits.NEVER);
     recorder.recordJob(start, in, admitted, plan, outcome);                                    // 6. record (no SLO)
     JobAnswers.Answer answer = JobAnswers.of(outcome, admitted.tier());                        // 7. the job's answer
-    recorder.log(start, in, admitted.tier(), answer.sent(), result.steps(), plan.explainRoute());
+    recorder.logQueued(start, in, admitted.tier(), answer.sent(), result.steps(), plan.explainRoute());
     return answer.outcome();
   }
 }

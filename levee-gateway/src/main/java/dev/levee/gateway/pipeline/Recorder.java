@@ -196,12 +196,27 @@ final class Recorder {
    * (null when not routed), and counts it in the metrics.
    */
   void log(long startNanos, InboundRequest in, Tier tier, Sent sent, List<AttemptRecord> steps, String route) {
+    log(startNanos, in, tier, sent, steps, route, Endpoint.of(in.path()));
+  }
+
+  /**
+   * Writes the access record of a queued request's try (an outage-queue job or a batch request),
+   * counted under {@link Endpoint#QUEUED}: its path is {@code /v1/messages}, but no client waits on
+   * it, and its counts must not reach the client-facing SLO (newcomer trial, session 11: a backlog
+   * retrying in an outage added 5xx to the burn-rate alerts' counts, a draining batch diluted them).
+   */
+  void logQueued(long startNanos, InboundRequest in, Tier tier, Sent sent, List<AttemptRecord> steps, String route) {
+    log(startNanos, in, tier, sent, steps, route, Endpoint.QUEUED);
+  }
+
+  private void log(long startNanos, InboundRequest in, Tier tier, Sent sent, List<AttemptRecord> steps, String route,
+      Endpoint endpoint) {
     String cause = tier == null || tier == Tier.T0 ? null : tiers.cause(in.feature(), in.alias().alias());
     AccessRecord r = new AccessRecord(in.id(), in.path(), in.alias().alias(), in.stream(), tier, sent.status(),
         sent.target(), sent.calls(), sent.fallback(), millisSince(startNanos), sent.outcome(), cause, steps, route);
     log.write(r);
     metrics.request(new ServedRequest(r.alias(), in.feature(), tier, r.status(), r.outcomeWord(), r.fallback(),
-        r.calls(), Duration.ofNanos(ticker.nanos() - startNanos), Endpoint.of(in.path())));
+        r.calls(), Duration.ofNanos(ticker.nanos() - startNanos), endpoint));
     String hedge = r.hedge();
     if (hedge != null) {
       metrics.hedge(hedge);

@@ -95,6 +95,9 @@ class GatewayEdgesTest {
 
       assertThat(response.statusCode()).isEqualTo(413);
       assertThat(Json.tryParse(response.body()).path("error").path("type").asText()).isEqualTo("request_too_large");
+      assertThat(Json.tryParse(response.body()).path("error").path("message").asText())
+          .as("the limit in the unit it was configured in (newcomer trial, session 11: it said 33554432 bytes)")
+          .isEqualTo("request body exceeds the gateway's limit of 1 KiB (1024 bytes)");
       assertThat(h.emulator.log()).isEmpty();
     }
   }
