@@ -6,13 +6,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.levee.core.chain.Target;
 import dev.levee.core.tier.Tier;
 import dev.levee.core.time.ManualClock;
-import dev.levee.gateway.config.ConfigLoader;
-import dev.levee.gateway.config.GatewayConfig;
+import dev.levee.gateway.tier.TestBoards;
 import dev.levee.gateway.tier.TierBoard;
 import java.time.Duration;
-import java.time.InstantSource;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -35,13 +32,12 @@ class LiftedForceRegressionTest {
   }
 
   private TierBoard board() throws Exception {
-    GatewayConfig config = new ConfigLoader(Map.<String, String>of()::get).parse("""
+    TierBoard board = TestBoards.board("""
         upstreams:
           anthropic: { url: "https://api.anthropic.com" }
         models:
           smart: { chain: [anthropic/claude-a] }
-        """, "test.yaml");
-    TierBoard board = new TierBoard(config, clock, clock, InstantSource.system(), (delay, task) -> () -> { });
+        """, clock);
     board.shareThrough(redis.replica(clock).tiers());
     return board;
   }

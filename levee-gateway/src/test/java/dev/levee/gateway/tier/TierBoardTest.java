@@ -1,5 +1,6 @@
 package dev.levee.gateway.tier;
 
+import static dev.levee.gateway.tier.TestBoards.OVERLOADED;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.levee.core.breaker.CircuitState;
@@ -9,12 +10,8 @@ import dev.levee.core.retry.Failure;
 import dev.levee.core.retry.FailureKind;
 import dev.levee.core.tier.Tier;
 import dev.levee.core.time.ManualClock;
-import dev.levee.gateway.config.ConfigLoader;
-import dev.levee.gateway.config.GatewayConfig;
 import java.time.Duration;
-import java.time.InstantSource;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** Issue 10 on the board alone, in virtual time: health has a scope, the minimum volume is configurable. */
@@ -25,7 +22,6 @@ class TierBoardTest {
   private static final Target SMALL = Target.parse("anthropic/claude-small");
   private static final List<Target> SMART = List.of(SICK, SMALL);
   private static final List<Target> STEADY = List.of(WELL, SMALL);
-  private static final Failure OVERLOADED = Failure.of(FailureKind.OVERLOADED, 529, "overloaded_error", "busy");
 
   private final ManualClock clock = new ManualClock();
 
@@ -37,8 +33,7 @@ class TierBoardTest {
           smart: { chain: [anthropic/claude-sick, anthropic/claude-small] }
           steady: { chain: [anthropic/claude-well, anthropic/claude-small] }
         """ + tiers;
-    GatewayConfig config = new ConfigLoader(Map.<String, String>of()::get).parse(yaml, "test.yaml");
-    return new TierBoard(config, clock, clock, InstantSource.system(), (delay, task) -> () -> { }); // the test evaluates itself
+    return TestBoards.board(yaml, clock);
   }
 
   /** {@code n} client requests of each alias: smart's primary fails every time and its fallback answers. */

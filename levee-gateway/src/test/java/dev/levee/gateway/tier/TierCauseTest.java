@@ -7,12 +7,8 @@ import dev.levee.core.retry.Failure;
 import dev.levee.core.retry.FailureKind;
 import dev.levee.core.tier.Tier;
 import dev.levee.core.time.ManualClock;
-import dev.levee.gateway.config.ConfigLoader;
-import dev.levee.gateway.config.GatewayConfig;
 import java.time.Duration;
-import java.time.InstantSource;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -37,8 +33,7 @@ class TierCauseTest {
           smart: { chain: [anthropic/claude-sick, anthropic/claude-small] }
           steady: { chain: [anthropic/claude-well, anthropic/claude-small] }
         """;
-    GatewayConfig config = new ConfigLoader(Map.<String, String>of()::get).parse(yaml, "test.yaml");
-    return new TierBoard(config, clock, clock, InstantSource.system(), (delay, task) -> () -> { });
+    return TestBoards.board(yaml, clock);
   }
 
   @Test
