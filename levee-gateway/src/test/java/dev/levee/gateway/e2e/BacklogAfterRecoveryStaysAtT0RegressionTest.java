@@ -18,7 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -40,14 +40,8 @@ class BacklogAfterRecoveryStaysAtT0RegressionTest {
   private static final Target REDUCED = new Target("emu", "claude-b");
 
   private final ManualClock clock = new ManualClock();
+  @AutoClose
   private Harness harness;
-
-  @AfterEach
-  void stop() throws Exception {
-    if (harness != null) {
-      harness.close();
-    }
-  }
 
   private void start() throws Exception {
     harness = VirtualTime.start(clock, 9, VirtualTime.overloaded("claude-sick", Duration.ZERO, Duration.ofSeconds(60)),

@@ -10,7 +10,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -37,15 +37,9 @@ class NoFlapWhileAPrimaryIsDownRegressionTest {
   private static final Duration OUTAGE = Duration.ofSeconds(100);
 
   private final ManualClock clock = new ManualClock();
+  @AutoClose
   private Harness harness;
   private int asked;
-
-  @AfterEach
-  void stop() throws Exception {
-    if (harness != null) {
-      harness.close();
-    }
-  }
 
   private void start() throws Exception {
     harness = VirtualTime.start(clock, 3, VirtualTime.overloaded("claude-sick", PRELUDE, PRELUDE.plus(OUTAGE)), """

@@ -9,7 +9,7 @@ import dev.levee.core.tier.Tier;
 import dev.levee.core.time.ManualClock;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -37,15 +37,9 @@ class RecoveryAfterAnOutageAnsweredFromCacheRegressionTest {
   private static final Duration OUTAGE = Duration.ofSeconds(70);
 
   private final ManualClock clock = new ManualClock();
+  @AutoClose
   private Harness harness;
   private int asked;
-
-  @AfterEach
-  void stop() throws Exception {
-    if (harness != null) {
-      harness.close();
-    }
-  }
 
   private void start() throws Exception {
     harness = VirtualTime.start(clock, 5, VirtualTime.overloaded("claude-fast", PRELUDE, PRELUDE.plus(OUTAGE)), """

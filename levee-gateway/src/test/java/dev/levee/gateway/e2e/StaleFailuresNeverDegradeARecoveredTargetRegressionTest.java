@@ -16,7 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -47,14 +47,8 @@ class StaleFailuresNeverDegradeARecoveredTargetRegressionTest {
   private static final Target SICK = new Target("emu", "claude-sick");
 
   private final ManualClock clock = new ManualClock();
+  @AutoClose
   private Harness harness;
-
-  @AfterEach
-  void stop() throws Exception {
-    if (harness != null) {
-      harness.close();
-    }
-  }
 
   /** A gateway whose {@code claude-sick} answers 529 for the first {@code outage} of virtual time. */
   private void start(Duration outage, String breaker) throws Exception {
