@@ -41,6 +41,12 @@ final class RedisFixture implements AutoCloseable {
     return replica(config, ticker, true);
   }
 
+  /** A replica whose link goes through {@code proxy} (the test cuts and restores it), connected (waits up to 5 s). */
+  Cluster replicaThrough(FaultyRedisProxy proxy, Ticker ticker) throws InterruptedException {
+    return replica(ClusterConfig.of(proxy.uri(), config.name()).withTimeouts(Duration.ofMillis(500), Duration.ofMillis(50)),
+        ticker, true);
+  }
+
   Cluster replica(ClusterConfig config, Ticker ticker, boolean awaitShared) throws InterruptedException {
     Cluster cluster = new Cluster(config, ticker, Duration.ofSeconds(3));
     replicas.add(cluster);
