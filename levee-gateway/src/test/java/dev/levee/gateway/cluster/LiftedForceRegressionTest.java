@@ -10,7 +10,7 @@ import dev.levee.gateway.tier.TestBoards;
 import dev.levee.gateway.tier.TierBoard;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,13 +23,9 @@ class LiftedForceRegressionTest {
 
   private static final List<Target> SMART = List.of(Target.parse("anthropic/claude-a"));
 
+  @AutoClose
   private final RedisFixture redis = new RedisFixture();
   private final ManualClock clock = new ManualClock();
-
-  @AfterEach
-  void cleanUp() {
-    redis.close();
-  }
 
   private TierBoard board() throws Exception {
     TierBoard board = TestBoards.board("""
