@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.levee.core.chain.Target;
 import dev.levee.core.tier.Tier;
 import dev.levee.core.time.ManualClock;
-import dev.levee.gateway.tier.TestBoards;
 import dev.levee.gateway.tier.TierBoard;
 import java.time.Duration;
 import java.util.List;
@@ -28,14 +27,12 @@ class LiftedForceRegressionTest {
   private final ManualClock clock = new ManualClock();
 
   private TierBoard board() throws Exception {
-    TierBoard board = TestBoards.board("""
+    return redis.board("""
         upstreams:
           anthropic: { url: "https://api.anthropic.com" }
         models:
           smart: { chain: [anthropic/claude-a] }
         """, clock);
-    board.shareThrough(redis.replica(clock).tiers());
-    return board;
   }
 
   private static JsonNode feature(TierBoard board, String name) {

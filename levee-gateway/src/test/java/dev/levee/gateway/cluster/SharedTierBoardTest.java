@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.levee.core.chain.Target;
 import dev.levee.core.tier.Tier;
 import dev.levee.core.time.ManualClock;
-import dev.levee.gateway.tier.TestBoards;
 import dev.levee.gateway.tier.TierBoard;
 import java.time.Duration;
 import java.util.List;
@@ -28,14 +27,12 @@ class SharedTierBoardTest {
   private final ManualClock clock = new ManualClock();
 
   private TierBoard board() throws Exception {
-    TierBoard board = TestBoards.board("""
+    return redis.board("""
         upstreams:
           anthropic: { url: "https://api.anthropic.com" }
         models:
           smart: { chain: [anthropic/claude-sick, anthropic/claude-small] }
         """, clock);
-    board.shareThrough(redis.replica(clock).tiers());
-    return board;
   }
 
   private void sickTraffic(TierBoard board, int n) {
