@@ -19,13 +19,7 @@ class ClientScopeEvictionTest {
   private final ManualClock clock = new ManualClock();
 
   private TierBoard board() throws Exception {
-    String yaml = """
-        upstreams:
-          emu: { url: "http://127.0.0.1:1" }
-        models:
-          ok2: { chain: [emu/claude-3-haiku] }
-        """;
-    return TestBoards.board(yaml, clock);
+    return TestBoards.board(TestBoards.OK2_CONFIG, clock);
   }
 
   private void call(TierBoard board, String model, int times, boolean fail) {

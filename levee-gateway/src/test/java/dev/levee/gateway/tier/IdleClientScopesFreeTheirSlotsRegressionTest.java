@@ -25,13 +25,7 @@ class IdleClientScopesFreeTheirSlotsRegressionTest {
   private final ManualClock clock = new ManualClock();
 
   private TierBoard board() throws Exception {
-    String yaml = """
-        upstreams:
-          emu: { url: "http://127.0.0.1:1" }
-        models:
-          ok2: { chain: [emu/claude-3-haiku] }
-        """;
-    return TestBoards.board(yaml, clock);
+    return TestBoards.board(TestBoards.OK2_CONFIG, clock);
   }
 
   /** {@code times} requests of one client to {@code model}, each answered or failed with a 529. */

@@ -21,6 +21,17 @@ public final class TestBoards {
   /** A 529 {@code overloaded_error}, as the upstream answers one. */
   public static final Failure OVERLOADED = Failure.of(FailureKind.OVERLOADED, 529, "overloaded_error", "busy");
 
+  /**
+   * A config with one alias, {@code ok2} = [emu/claude-3-haiku], on an upstream {@code emu}
+   * nothing listens at: every other name a client sends is one of its own (a client scope).
+   */
+  static final String OK2_CONFIG = """
+      upstreams:
+        emu: { url: "http://127.0.0.1:1" }
+      models:
+        ok2: { chain: [emu/claude-3-haiku] }
+      """;
+
   private TestBoards() {}
 
   /** A board for the gateway config {@code yaml} ({@code upstreams:}, {@code models:} …; no variables) on {@code clock}. */
