@@ -56,8 +56,7 @@ final class Deserializers {
     }
   }
 
-  static <T> T parse(JsonParser p, DeserializationContext ctxt, Class<T> type, Function<String, T> parser)
-      throws IOException {
+  static <T> T parse(JsonParser p, DeserializationContext ctxt, Function<String, T> parser) throws IOException {
     String text = scalar(p, ctxt);
     try {
       return parser.apply(text.trim());
@@ -67,24 +66,38 @@ final class Deserializers {
     }
   }
 
-  static final class Int extends JsonDeserializer<Integer> {
+  /**
+   * A scalar read by {@code parser} from its trimmed text, variables substituted; the parser's
+   * {@link IllegalArgumentException} is the value's error.
+   */
+  static class Parsed<T> extends JsonDeserializer<T> {
+    private final Function<String, T> parser;
+
+    Parsed(Function<String, T> parser) {
+      this.parser = parser;
+    }
+
     @Override
-    public Integer deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
-      return parse(p, ctxt, Integer.class, Integer::valueOf);
+    public T deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
+      return parse(p, ctxt, parser);
     }
   }
 
-  static final class Dbl extends JsonDeserializer<Double> {
-    @Override
-    public Double deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
-      return parse(p, ctxt, Double.class, Double::valueOf);
+  static final class Int extends Parsed<Integer> {
+    Int() {
+      super(Integer::valueOf);
     }
   }
 
-  static final class Bool extends JsonDeserializer<Boolean> {
-    @Override
-    public Boolean deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
-      return parse(p, ctxt, Boolean.class, s -> switch (s) {
+  static final class Dbl extends Parsed<Double> {
+    Dbl() {
+      super(Double::valueOf);
+    }
+  }
+
+  static final class Bool extends Parsed<Boolean> {
+    Bool() {
+      super(s -> switch (s) {
         case "true", "on", "yes" -> true;
         case "false", "off", "no" -> false;
         default -> throw new IllegalArgumentException("expected true or false, got '" + s + "'");
@@ -124,24 +137,21 @@ final class Deserializers {
     }
   }
 
-  static final class Dur extends JsonDeserializer<Duration> {
-    @Override
-    public Duration deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
-      return parse(p, ctxt, Duration.class, Units::duration);
+  static final class Dur extends Parsed<Duration> {
+    Dur() {
+      super(Units::duration);
     }
   }
 
-  static final class Size extends JsonDeserializer<Long> {
-    @Override
-    public Long deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
-      return parse(p, ctxt, Long.class, Units::bytes);
+  static final class Size extends Parsed<Long> {
+    Size() {
+      super(Units::bytes);
     }
   }
 
-  static final class Uri extends JsonDeserializer<URI> {
-    @Override
-    public URI deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
-      return parse(p, ctxt, URI.class, s -> {
+  static final class Uri extends Parsed<URI> {
+    Uri() {
+      super(s -> {
         String trimmed = s.endsWith("/") ? s.substring(0, s.length() - 1) : s;
         try {
           return new URI(trimmed);
@@ -153,10 +163,9 @@ final class Deserializers {
   }
 
   /** An absolute http(s) URL kept as text, or empty; the value is never echoed (it may hold a secret). */
-  static final class HttpUrl extends JsonDeserializer<String> {
-    @Override
-    public String deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
-      return parse(p, ctxt, String.class, s -> {
+  static final class HttpUrl extends Parsed<String> {
+    HttpUrl() {
+      super(s -> {
         if (!s.isEmpty() && !valid(s)) {
           throw new IllegalArgumentException("not an absolute http(s) URL");
         }
@@ -180,7 +189,7 @@ final class Deserializers {
     public TargetRef deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
       int line = p.currentTokenLocation().getLineNr();
       if (p.currentToken().isScalarValue()) {
-        dev.levee.core.chain.Target target = parse(p, ctxt, dev.levee.core.chain.Target.class, dev.levee.core.chain.Target::parse);
+        dev.levee.core.chain.Target target = parse(p, ctxt, dev.levee.core.chain.Target::parse);
         return new TargetRef(target.upstream(), target.model(), null, line);
       }
       JsonNode node = ctxt.readTree(p);
@@ -243,16 +252,20 @@ final class Deserializers {
           : CircuitBreakerConfig.DEFAULT;
       try {
         return new BreakerSetting(true, new CircuitBreakerConfig(
-            node.has("failures") ? Integer.parseInt(env.apply(node.get("failures").asText()).trim()) : base.failures(),
-            node.has("window") ? Units.duration(env.apply(node.get("window").asText())) : base.window(),
-            node.has("open-for") ? Units.duration(env.apply(node.get("open-for").asText())) : base.openFor(),
-            node.has("half-open-trials") ? Integer.parseInt(env.apply(node.get("half-open-trials").asText()).trim()) : base.halfOpenTrials(),
-            node.has("close-after") ? Integer.parseInt(env.apply(node.get("close-after").asText()).trim()) : base.closeAfter(),
-            node.has("failure-rate") ? Double.parseDouble(env.apply(node.get("failure-rate").asText()).trim())
-                : base.failureRate()));
+            setting(node, "failures", env, s -> Integer.parseInt(s.trim()), base.failures()),
+            setting(node, "window", env, Units::duration, base.window()),
+            setting(node, "open-for", env, Units::duration, base.openFor()),
+            setting(node, "half-open-trials", env, s -> Integer.parseInt(s.trim()), base.halfOpenTrials()),
+            setting(node, "close-after", env, s -> Integer.parseInt(s.trim()), base.closeAfter()),
+            setting(node, "failure-rate", env, s -> Double.parseDouble(s.trim()), base.failureRate())));
       } catch (IllegalArgumentException e) {
         throw JsonMappingException.from(p, e.getMessage());
       }
+    }
+
+    /** {@code key}'s value, variables substituted, read by {@code parser}; {@code fallback} where the mapping has no {@code key}. */
+    private static <T> T setting(JsonNode node, String key, EnvSubstitution env, Function<String, T> parser, T fallback) {
+      return node.has(key) ? parser.apply(env.apply(node.get(key).asText())) : fallback;
     }
   }
 }

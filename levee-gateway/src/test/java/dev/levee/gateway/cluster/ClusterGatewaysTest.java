@@ -19,8 +19,8 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Issue 14, phase 2: three gateways in one JVM (each its own port and its own {@link Cluster}, the
@@ -31,17 +31,10 @@ class ClusterGatewaysTest {
 
   private static final String PRIMARY = "emu-529";
 
-  private final RedisFixture redis = new RedisFixture();
+  @RegisterExtension
+  final ReplicasOnRedis redis = new ReplicasOnRedis();
   private Replicas cluster;
   private List<Gateway> replicas;
-
-  @AfterEach
-  void stop() throws Exception {
-    if (cluster != null) {
-      cluster.close();
-    }
-    redis.close();
-  }
 
   @Test
   void theBreakerOpensOnFailuresSummedOverReplicasAndLetsOneTrialThroughInTotal() throws Exception {
@@ -166,7 +159,7 @@ class ClusterGatewaysTest {
   // ---- harness ----
 
   private void start(String yaml) throws Exception {
-    cluster = new Replicas(3, yaml, RedisFixture.REDIS, redis.config.name());
+    cluster = redis.start(3, yaml);
     replicas = cluster.gateways;
   }
 

@@ -6,14 +6,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.levee.core.chain.Target;
 import dev.levee.core.tier.Tier;
 import dev.levee.core.time.ManualClock;
-import dev.levee.gateway.config.ConfigLoader;
-import dev.levee.gateway.config.GatewayConfig;
 import dev.levee.gateway.tier.TierBoard;
 import java.time.Duration;
-import java.time.InstantSource;
 import java.util.List;
-import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,24 +22,17 @@ class LiftedForceRegressionTest {
 
   private static final List<Target> SMART = List.of(Target.parse("anthropic/claude-a"));
 
+  @AutoClose
   private final RedisFixture redis = new RedisFixture();
   private final ManualClock clock = new ManualClock();
 
-  @AfterEach
-  void cleanUp() {
-    redis.close();
-  }
-
   private TierBoard board() throws Exception {
-    GatewayConfig config = new ConfigLoader(Map.<String, String>of()::get).parse("""
+    return redis.board("""
         upstreams:
           anthropic: { url: "https://api.anthropic.com" }
         models:
           smart: { chain: [anthropic/claude-a] }
-        """, "test.yaml");
-    TierBoard board = new TierBoard(config, clock, clock, InstantSource.system(), (delay, task) -> () -> { });
-    board.shareThrough(redis.replica(clock).tiers());
-    return board;
+        """, clock);
   }
 
   private static JsonNode feature(TierBoard board, String name) {

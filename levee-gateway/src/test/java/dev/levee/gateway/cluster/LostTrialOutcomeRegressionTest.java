@@ -37,10 +37,7 @@ class LostTrialOutcomeRegressionTest {
 
   @Test
   void aTrialThatSucceedsWhileTheLinkIsAwayClosesTheCircuitForEveryReplicaWhenItReturns() throws Exception {
-    ClusterConfig throughProxy = ClusterConfig.of(proxy.uri(), redis.config.name())
-        .withTimeouts(Duration.ofMillis(500), Duration.ofMillis(50));
-    SharedBreaker a = redis.replica(throughProxy, SystemClock.ticker(), true)
-        .breaker("emu/primary", ONE_FAILURE_OPENS, TRIAL_LEASE);
+    SharedBreaker a = redis.replicaThrough(proxy, SystemClock.ticker()).breaker("emu/primary", ONE_FAILURE_OPENS, TRIAL_LEASE);
     SharedBreaker b = redis.replica(SystemClock.ticker()).breaker("emu/primary", ONE_FAILURE_OPENS, TRIAL_LEASE);
 
     ((SharedBreaker.Admitted) a.tryAcquire()).permit().failure(); // opens the shared circuit for 1 ms

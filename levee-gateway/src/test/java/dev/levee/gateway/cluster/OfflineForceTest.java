@@ -26,9 +26,7 @@ class OfflineForceTest {
 
   @Test
   void aForceAndALiftMadeWhileAwayAreWrittenWhenTheLinkReturns() throws Exception {
-    ClusterConfig throughProxy = ClusterConfig.of(proxy.uri(), redis.config.name())
-        .withTimeouts(Duration.ofMillis(500), Duration.ofMillis(50));
-    Cluster a = redis.replica(throughProxy, SystemClock.ticker(), true);
+    Cluster a = redis.replicaThrough(proxy, SystemClock.ticker());
     SharedTiers b = redis.replica(SystemClock.ticker()).tiers();
 
     proxy.cut();

@@ -9,7 +9,7 @@ import dev.levee.core.time.ManualClock;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,13 +19,9 @@ import org.junit.jupiter.api.Test;
  */
 class PropagationTest {
 
+  @AutoClose
   private final RedisFixture redis = new RedisFixture();
   private final ManualClock frozen = new ManualClock();
-
-  @AfterEach
-  void cleanUp() {
-    redis.close();
-  }
 
   @Test
   void aBreakerOpenedOnOneReplicaIsSeenByTheOthersThroughTheInvalidation() throws Exception {

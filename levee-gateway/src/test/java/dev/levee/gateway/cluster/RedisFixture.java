@@ -1,6 +1,9 @@
 package dev.levee.gateway.cluster;
 
+import dev.levee.core.time.ManualClock;
 import dev.levee.core.time.Ticker;
+import dev.levee.gateway.tier.TestBoards;
+import dev.levee.gateway.tier.TierBoard;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
@@ -39,6 +42,22 @@ final class RedisFixture implements AutoCloseable {
   /** A replica connected to Redis (waits up to 5 s for the connection). */
   Cluster replica(Ticker ticker) throws InterruptedException {
     return replica(config, ticker, true);
+  }
+
+  /** A replica whose link goes through {@code proxy} (the test cuts and restores it), connected (waits up to 5 s). */
+  Cluster replicaThrough(FaultyRedisProxy proxy, Ticker ticker) throws InterruptedException {
+    return replica(ClusterConfig.of(proxy.uri(), config.name()).withTimeouts(Duration.ofMillis(500), Duration.ofMillis(50)),
+        ticker, true);
+  }
+
+  /**
+   * A new replica's tier board for the gateway config {@code yaml}, on {@code clock}, sharing its
+   * decisions through the replica's link ({@link TestBoards#board}: it evaluates when the test says).
+   */
+  TierBoard board(String yaml, ManualClock clock) throws Exception {
+    TierBoard board = TestBoards.board(yaml, clock);
+    board.shareThrough(replica(clock).tiers());
+    return board;
   }
 
   Cluster replica(ClusterConfig config, Ticker ticker, boolean awaitShared) throws InterruptedException {

@@ -13,19 +13,15 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /** Three replicas (three independent clusters in one JVM) share one breaker per target on the real Redis. */
 class SharedBreakerTest {
 
   private static final Duration TRIAL_LEASE = Duration.ofSeconds(10);
+  @AutoClose
   private final RedisFixture redis = new RedisFixture();
-
-  @AfterEach
-  void cleanUp() {
-    redis.close();
-  }
 
   private List<SharedBreaker> threeReplicas(CircuitBreakerConfig config) throws InterruptedException {
     List<SharedBreaker> breakers = new ArrayList<>();

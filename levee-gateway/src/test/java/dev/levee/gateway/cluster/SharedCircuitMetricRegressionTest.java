@@ -8,8 +8,8 @@ import dev.levee.gateway.Gateway;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Regression: with {@code cluster:} sharing the breakers, {@code levee_circuit_state} showed each
@@ -21,26 +21,19 @@ class SharedCircuitMetricRegressionTest {
 
   private static final Target PRIMARY = new Target("emu", "emu-529");
 
-  private final RedisFixture redis = new RedisFixture();
+  @RegisterExtension
+  final ReplicasOnRedis redis = new ReplicasOnRedis();
   private Replicas cluster;
-
-  @AfterEach
-  void stop() throws Exception {
-    if (cluster != null) {
-      cluster.close();
-    }
-    redis.close();
-  }
 
   @Test
   void aReplicaWhoseLocalBreakerIsClosedReportsTheClustersOpenCircuit() throws Exception {
-    cluster = new Replicas(2, """
+    cluster = redis.start(2, """
         models:
           smart: { chain: [emu/emu-529, emu/claude-fallback] }
         policy:
           retry: { max-retries: 0 }
           breaker: { failures: 2, window: 60s, open-for: 60s }
-        """, RedisFixture.REDIS, redis.config.name());
+        """);
     Gateway opener = cluster.get(0);
     Gateway other = cluster.get(1);
 

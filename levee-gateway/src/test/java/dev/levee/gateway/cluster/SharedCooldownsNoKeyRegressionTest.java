@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.levee.core.time.Ticker;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -15,12 +15,8 @@ import org.junit.jupiter.api.Test;
  */
 class SharedCooldownsNoKeyRegressionTest {
 
+  @AutoClose
   private final RedisFixture redis = new RedisFixture();
-
-  @AfterEach
-  void cleanUp() {
-    redis.close();
-  }
 
   @Test
   void aTargetThatNeverCooledHasNoCooldownEvenWhenTheReadIsSlow() throws Exception {

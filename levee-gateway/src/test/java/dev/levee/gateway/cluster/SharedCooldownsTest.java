@@ -5,18 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.levee.anthropic.time.SystemClock;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /** Rate-limit cooldowns shared by three replicas, with the max rule. */
 class SharedCooldownsTest {
 
+  @AutoClose
   private final RedisFixture redis = new RedisFixture();
-
-  @AfterEach
-  void cleanUp() {
-    redis.close();
-  }
 
   @Test
   void aCooldownStartedOnOneReplicaHoldsOnAllAndAShorterWaitNeverShortensIt() throws Exception {

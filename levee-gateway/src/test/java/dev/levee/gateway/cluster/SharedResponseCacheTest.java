@@ -10,7 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /** The answer cache shared by two replicas, partitioned by tenant. */
@@ -20,12 +20,8 @@ class SharedResponseCacheTest {
       + "\"content\":[{\"type\":\"text\",\"text\":\"Levées hold — ok\"}],\"stop_reason\":\"end_turn\","
       + "\"stop_sequence\":null,\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}").getBytes(StandardCharsets.UTF_8);
 
+  @AutoClose
   private final RedisFixture redis = new RedisFixture();
-
-  @AfterEach
-  void cleanUp() {
-    redis.close();
-  }
 
   private static CacheKey key(String apiKey) {
     return CacheKey.of(dev.levee.anthropic.Json.tryParse("{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"max_tokens\":5}"),

@@ -6,8 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.levee.anthropic.Json;
 import dev.levee.gateway.Gateway;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Regression (session 8 newcomer trial): with {@code cluster:} sharing the retry budget, {@code
@@ -20,27 +20,20 @@ import org.junit.jupiter.api.Test;
  */
 class SharedRetryBudgetReportRegressionTest {
 
-  private final RedisFixture redis = new RedisFixture();
+  @RegisterExtension
+  final ReplicasOnRedis redis = new ReplicasOnRedis();
   private Replicas cluster;
-
-  @AfterEach
-  void stop() throws Exception {
-    if (cluster != null) {
-      cluster.close();
-    }
-    redis.close();
-  }
 
   @Test
   void everyReplicaReportsTheSharedBucket() throws Exception {
-    cluster = new Replicas(2, """
+    cluster = redis.start(2, """
         models:
           sick: { chain: [emu/emu-529] }
         policy:
           retry: { max-retries: 3, base-delay: 1ms, max-delay: 2ms }
           breaker: { failures: 1000, window: 60s }
           retry-budget: { max: 5, ratio: 0 }
-        """, RedisFixture.REDIS, redis.config.name());
+        """);
     Gateway spender = cluster.get(0);
     Gateway idle = cluster.get(1);
 

@@ -9,18 +9,14 @@ import dev.levee.core.time.ManualClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /** Retry budgets shared by replicas on the real Redis. */
 class SharedRetryBudgetTest {
 
+  @AutoClose
   private final RedisFixture redis = new RedisFixture();
-
-  @AfterEach
-  void cleanUp() {
-    redis.close();
-  }
 
   @Test
   void threeReplicasTogetherNeverGetMoreThanMaxRetryTokens() throws Exception {

@@ -13,7 +13,7 @@ import dev.levee.core.route.StatisticsConfig;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /** Router statistics merged across two replicas through the real Redis (issue 14). */
@@ -22,12 +22,8 @@ class SharedRouterStatisticsTest {
   private static final Target OPUS = new Target("emu", "claude-opus-4-6");
   private static final Target HAIKU = new Target("emu", "claude-haiku-4-5");
 
+  @AutoClose
   private final RedisFixture redis = new RedisFixture();
-
-  @AfterEach
-  void cleanUp() {
-    redis.close();
-  }
 
   private RouterStatistics sharedReplica() throws InterruptedException {
     RouterStatistics statistics = new RouterStatistics(StatisticsConfig.DEFAULT, SystemClock.ticker());

@@ -1,20 +1,15 @@
 package dev.levee.gateway.cluster;
 
+import static dev.levee.gateway.tier.TestBoards.OVERLOADED;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.levee.core.chain.Target;
-import dev.levee.core.retry.Failure;
-import dev.levee.core.retry.FailureKind;
 import dev.levee.core.tier.Tier;
 import dev.levee.core.time.ManualClock;
-import dev.levee.gateway.config.ConfigLoader;
-import dev.levee.gateway.config.GatewayConfig;
 import dev.levee.gateway.tier.TierBoard;
 import java.time.Duration;
-import java.time.InstantSource;
 import java.util.List;
-import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,26 +21,18 @@ class SharedTierBoardTest {
   private static final Target SICK = Target.parse("anthropic/claude-sick");
   private static final Target SMALL = Target.parse("anthropic/claude-small");
   private static final List<Target> SMART = List.of(SICK, SMALL);
-  private static final Failure OVERLOADED = Failure.of(FailureKind.OVERLOADED, 529, "overloaded_error", "busy");
 
+  @AutoClose
   private final RedisFixture redis = new RedisFixture();
   private final ManualClock clock = new ManualClock();
 
-  @AfterEach
-  void cleanUp() {
-    redis.close();
-  }
-
   private TierBoard board() throws Exception {
-    GatewayConfig config = new ConfigLoader(Map.<String, String>of()::get).parse("""
+    return redis.board("""
         upstreams:
           anthropic: { url: "https://api.anthropic.com" }
         models:
           smart: { chain: [anthropic/claude-sick, anthropic/claude-small] }
-        """, "test.yaml");
-    TierBoard board = new TierBoard(config, clock, clock, InstantSource.system(), (delay, task) -> () -> { });
-    board.shareThrough(redis.replica(clock).tiers());
-    return board;
+        """, clock);
   }
 
   private void sickTraffic(TierBoard board, int n) {

@@ -8,7 +8,7 @@ import dev.levee.core.time.ManualClock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,13 +17,9 @@ import org.junit.jupiter.api.Test;
  */
 class SharedTiersTest {
 
+  @AutoClose
   private final RedisFixture redis = new RedisFixture();
   private final ManualClock frozen = new ManualClock();
-
-  @AfterEach
-  void cleanUp() {
-    redis.close();
-  }
 
   private List<SharedTiers> threeReplicas() throws InterruptedException {
     return List.of(redis.replica(frozen).tiers(), redis.replica(frozen).tiers(), redis.replica(frozen).tiers());

@@ -8,20 +8,16 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /** The local copy of shared values: refreshed ahead in the background, never resurrected after an invalidation. */
 class SharedViewTest {
 
+  @AutoClose
   private final RedisFixture redis = new RedisFixture();
   private final AtomicLong nanos = new AtomicLong();
   private final Ticker ticker = nanos::get;
-
-  @AfterEach
-  void cleanUp() {
-    redis.close();
-  }
 
   @Test
   void anAgeingCopyIsServedWhileOneBackgroundReadReplacesIt() throws Exception {

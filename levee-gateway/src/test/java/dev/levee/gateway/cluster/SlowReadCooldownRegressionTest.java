@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.levee.core.time.Ticker;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -15,12 +15,8 @@ import org.junit.jupiter.api.Test;
  */
 class SlowReadCooldownRegressionTest {
 
+  @AutoClose
   private final RedisFixture redis = new RedisFixture();
-
-  @AfterEach
-  void cleanUp() {
-    redis.close();
-  }
 
   @Test
   void aTargetNeverLimitedHasNoCooldownHoweverSlowTheRead() throws Exception {

@@ -10,8 +10,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.time.InstantSource;
-import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
@@ -40,7 +38,7 @@ class AllTargetsFailedNamesTheModelRegressionTest {
   @Test
   void everyAllFailedAnswerNamesTheLastTargetThatRefused() throws Exception {
     ManualClock clock = new ManualClock();
-    GatewayClock virtual = new GatewayClock(clock, clock, InstantSource.system(), new SplittableRandom(7), clock);
+    GatewayClock virtual = VirtualTime.gateway(clock, 7);
     EmulatorOptions options = EmulatorOptions.builder().timeToFirstToken(Duration.ZERO).deltaDelay(Duration.ZERO).build();
     try (Harness h = Harness.start(options, CONFIG, "", virtual);
         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {

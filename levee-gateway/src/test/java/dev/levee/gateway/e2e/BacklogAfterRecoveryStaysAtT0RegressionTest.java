@@ -10,21 +10,15 @@ import dev.levee.core.breaker.Permit;
 import dev.levee.core.chain.Target;
 import dev.levee.core.tier.Tier;
 import dev.levee.core.time.ManualClock;
-import dev.levee.emulator.EmulatorOptions;
-import dev.levee.emulator.Scenario;
-import dev.levee.gateway.GatewayClock;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.time.Duration;
-import java.time.InstantSource;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.SplittableRandom;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -46,23 +40,12 @@ class BacklogAfterRecoveryStaysAtT0RegressionTest {
   private static final Target REDUCED = new Target("emu", "claude-b");
 
   private final ManualClock clock = new ManualClock();
+  @AutoClose
   private Harness harness;
 
-  @AfterEach
-  void stop() throws Exception {
-    if (harness != null) {
-      harness.close();
-    }
-  }
-
   private void start() throws Exception {
-    EmulatorOptions options = EmulatorOptions.builder().ticker(clock).sleeper(clock)
-        .timeToFirstToken(Duration.ZERO).deltaDelay(Duration.ZERO)
-        .scenario(Scenario.builder().phase(Scenario.Phase.builder().model("claude-sick").to(Duration.ofSeconds(60))
-            .status(529).build()).build())
-        .build();
-    GatewayClock virtual = new GatewayClock(clock, clock, InstantSource.system(), new SplittableRandom(9), clock);
-    harness = Harness.start(options, """
+    harness = VirtualTime.start(clock, 9, VirtualTime.overloaded("claude-sick", Duration.ZERO, Duration.ofSeconds(60)),
+        """
         policy:
           retry: { max-retries: 0 }
           breaker: { failures: 3, window: 30s, open-for: 10s, close-after: 2 }
@@ -79,17 +62,15 @@ class BacklogAfterRecoveryStaysAtT0RegressionTest {
           poll: 20ms
           retry-delay: 20ms
           pacing: { enabled: false }
-        """.formatted(Files.createTempDirectory("levee-backlog")), "", virtual);
+        """.formatted(Files.createTempDirectory("levee-backlog")));
   }
 
   private static String body(String model, String prompt) {
-    return "{\"model\":\"" + model + "\",\"max_tokens\":32,\"messages\":[{\"role\":\"user\",\"content\":\"" + prompt
-        + "\"}]}";
+    return ClientRequests.message(model, 32, prompt);
   }
 
   private static Map<String, String> headers(String feature) {
-    return new HashMap<>(Map.of("x-api-key", "sk-a", "anthropic-version", "2023-06-01",
-        "content-type", "application/json", "x-levee-feature", feature));
+    return ClientRequests.forFeature(feature);
   }
 
   private JsonNode job(String id) throws Exception {

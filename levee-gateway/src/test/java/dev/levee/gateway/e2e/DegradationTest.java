@@ -21,10 +21,8 @@ import dev.levee.gateway.GatewayClock;
 import java.net.InetSocketAddress;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.time.InstantSource;
 import java.util.List;
 import java.util.Map;
-import java.util.SplittableRandom;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
@@ -195,12 +193,11 @@ class DegradationTest {
   @Test
   void whenEveryTargetFailsAnExpiredAnswerIsServedMarkedStale() throws Exception {
     ManualClock clock = new ManualClock();
-    EmulatorOptions outage = EmulatorOptions.builder().ticker(clock).sleeper(clock)
-        .timeToFirstToken(Duration.ZERO).deltaDelay(Duration.ZERO)
+    EmulatorOptions outage = VirtualTime.emulator(clock)
         .scenario(Scenario.builder().phase(Scenario.Phase.builder().from(Duration.ofMinutes(30)).status(529).build())
             .build())
         .build();
-    GatewayClock virtual = new GatewayClock(clock, clock, InstantSource.system(), new SplittableRandom(1), clock);
+    GatewayClock virtual = VirtualTime.gateway(clock, 1);
     try (Harness h = Harness.start(outage, CONFIG, "", virtual)) {
       Message original = h.sdk.messages().create(params("remember me"));
       clock.advance(Duration.ofMinutes(45)); // past the 10 min hot TTL, and the upstream is now down

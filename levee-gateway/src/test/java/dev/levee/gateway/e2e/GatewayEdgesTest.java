@@ -18,9 +18,7 @@ import dev.levee.emulator.Scenario;
 import dev.levee.gateway.GatewayClock;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.time.InstantSource;
 import java.util.Map;
-import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /** Ingress refusals, health, the breaker's full cycle and client disconnects. */
@@ -182,8 +180,7 @@ class GatewayEdgesTest {
   @Test
   void theBreakerOpensAfterItsFailuresRejectsWithoutCallingAndClosesThroughTrials() throws Exception {
     ManualClock clock = new ManualClock(); // breaker and emulator incident both on virtual time: nothing waits
-    EmulatorOptions options = EmulatorOptions.builder().ticker(clock).sleeper(clock)
-        .timeToFirstToken(Duration.ZERO).deltaDelay(Duration.ZERO)
+    EmulatorOptions options = VirtualTime.emulator(clock)
         .scenario(Scenario.builder().phase(Scenario.Phase.builder().model("flaky").to(Duration.ofSeconds(60))
             .status(503).build()).build())
         .build();
@@ -195,7 +192,7 @@ class GatewayEdgesTest {
           retry: { max-retries: 0 }
           breaker: { failures: 3, window: 30s, open-for: 400ms, close-after: 2 }
         """;
-    GatewayClock virtual = new GatewayClock(clock, clock, InstantSource.system(), new SplittableRandom(2), clock);
+    GatewayClock virtual = VirtualTime.gateway(clock, 2);
     try (Harness h = Harness.start(options, config, "", virtual)) {
       CircuitBreaker breaker = h.gateway.chain().breakers().of(new Target("emu", "flaky"));
       for (int i = 0; i < 3; i++) {

@@ -17,10 +17,8 @@ import dev.levee.emulator.LogEntry;
 import dev.levee.gateway.GatewayClock;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.time.InstantSource;
 import java.util.List;
 import java.util.Map;
-import java.util.SplittableRandom;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -113,9 +111,8 @@ class GatewayEndToEndTest {
   @Test
   void aRateLimitWithRetryAfterIsWaitedOutOnTheSameTarget() throws Exception {
     ManualClock clock = new ManualClock(); // the wait is policy, not wire: it passes on virtual time
-    EmulatorOptions options = EmulatorOptions.builder().ticker(clock).sleeper(clock)
-        .timeToFirstToken(Duration.ZERO).deltaDelay(Duration.ZERO).build();
-    GatewayClock virtual = new GatewayClock(clock, clock, InstantSource.system(), new SplittableRandom(7), clock);
+    EmulatorOptions options = VirtualTime.emulator(clock).build();
+    GatewayClock virtual = VirtualTime.gateway(clock, 7);
     try (Harness onVirtualTime = Harness.start(options, CONFIG, "", virtual)) {
       Message message = onVirtualTime.sdk.messages().create(Harness.params("limited", "wait two seconds"));
 

@@ -3,10 +3,6 @@ package dev.levee.gateway.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.levee.anthropic.Json;
-import java.io.OutputStream;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,18 +16,13 @@ class H2cPriorKnowledgeRegressionTest {
 
   @Test
   void anHttp2PrefaceGetsAnAnthropicShaped426SayingHttp11Only() throws Exception {
-    try (Harness h = Harness.start(Harness.BASE_POLICY);
-         Socket socket = new Socket("127.0.0.1", h.gateway.baseUrl().getPort())) {
-      socket.setSoTimeout(20_000);
-      OutputStream out = socket.getOutputStream();
-      out.write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII)); // the client preface
-      out.write(new byte[] {0, 0, 0, 4, 0, 0, 0, 0, 0}); // an empty SETTINGS frame
-      out.flush();
-
-      String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8); // until it closes
+    try (Harness h = Harness.start(Harness.BASE_POLICY)) {
+      String answer = RawHttp.exchange(h,
+          RawHttp.ascii("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"), // the client preface
+          new byte[] {0, 0, 0, 4, 0, 0, 0, 0, 0}); // an empty SETTINGS frame; the answer: until it closes
 
       assertThat(answer).startsWith("HTTP/1.1 426");
-      JsonNode body = Json.tryParse(answer.substring(answer.indexOf("\r\n\r\n") + 4));
+      JsonNode body = RawHttp.body(answer);
       assertThat(body).as(answer).isNotNull();
       assertThat(body.path("type").asText()).isEqualTo("error");
       assertThat(body.path("error").path("type").asText()).isEqualTo("invalid_request_error");

@@ -11,8 +11,6 @@ import dev.levee.emulator.EmulatorOptions;
 import dev.levee.emulator.LogEntry;
 import dev.levee.gateway.GatewayClock;
 import java.time.Duration;
-import java.time.InstantSource;
-import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -38,7 +36,7 @@ class HalfOpenTrialStreamCutRegressionTest {
           breaker: { failures: 1, open-for: 10s, close-after: 1 }
         """;
     ManualClock clock = new ManualClock();
-    GatewayClock virtual = new GatewayClock(clock, clock, InstantSource.system(), new SplittableRandom(3), clock);
+    GatewayClock virtual = VirtualTime.gateway(clock, 3);
     try (Harness h = Harness.start(EmulatorOptions.defaults(), config, "", virtual)) {
       CircuitBreaker breaker = h.gateway.chain().breakers().of(CUT);
       ((CircuitBreaker.Admitted) breaker.tryAcquire()).permit().failure(); // an earlier failure opened it

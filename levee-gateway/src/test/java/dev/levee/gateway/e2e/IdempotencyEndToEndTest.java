@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /** {@code idempotency-key} on {@code POST /v1/messages}, through the gateway in front of the emulator. */
@@ -16,14 +16,8 @@ class IdempotencyEndToEndTest {
 
   private static final String SLOW = "emu-slow-ttft-400"; // a JSON answer after 400 ms: time for a second request
 
+  @AutoClose
   private Harness harness;
-
-  @AfterEach
-  void stop() throws Exception {
-    if (harness != null) {
-      harness.close();
-    }
-  }
 
   private static String body(String prompt) {
     return "{\"model\":\"" + SLOW + "\",\"max_tokens\":32,\"messages\":[{\"role\":\"user\",\"content\":\"" + prompt + "\"}]}";

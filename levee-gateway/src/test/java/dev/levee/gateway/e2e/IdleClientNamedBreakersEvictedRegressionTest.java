@@ -9,9 +9,7 @@ import dev.levee.core.time.ManualClock;
 import dev.levee.emulator.EmulatorOptions;
 import dev.levee.gateway.GatewayClock;
 import java.time.Duration;
-import java.time.InstantSource;
 import java.util.List;
-import java.util.SplittableRandom;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -52,7 +50,7 @@ class IdleClientNamedBreakersEvictedRegressionTest {
   @Test
   void idleClientNamedBreakersAreEvictedAndNeverDegradeTheGateway() throws Exception {
     ManualClock clock = new ManualClock();
-    GatewayClock virtual = new GatewayClock(clock, clock, InstantSource.system(), new SplittableRandom(5), clock);
+    GatewayClock virtual = VirtualTime.gateway(clock, 5);
     EmulatorOptions options = EmulatorOptions.builder().timeToFirstToken(Duration.ZERO).deltaDelay(Duration.ZERO).build();
     try (Harness h = Harness.start(options, CONFIG, "", virtual)) {
       assertThat(Harness.text(h.streamed(Harness.params("smart", "hello")))).isNotEmpty();

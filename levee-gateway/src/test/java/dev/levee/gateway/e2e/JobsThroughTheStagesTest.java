@@ -11,7 +11,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,14 +24,8 @@ class JobsThroughTheStagesTest {
   private static final Map<String, String> KEY = Map.of("x-api-key", "sk-a", "anthropic-version", "2023-06-01",
       "content-type", "application/json");
 
+  @AutoClose
   private Harness harness;
-
-  @AfterEach
-  void stop() throws Exception {
-    if (harness != null) {
-      harness.close();
-    }
-  }
 
   private void start() throws Exception {
     harness = Harness.start(EmulatorOptions.defaults(), """
@@ -58,14 +52,7 @@ class JobsThroughTheStagesTest {
   }
 
   private JsonNode result(String batch) throws Exception {
-    long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    HttpResponse<String> results;
-    do {
-      Thread.sleep(50); // polling a real server, as a client would
-      results = harness.getWith("/v1/messages/batches/" + batch + "/results", "sk-a");
-    } while (results.statusCode() != 200 && System.nanoTime() < until);
-    assertThat(results.statusCode()).as(results.body()).isEqualTo(200);
-    return Json.tryParse(results.body().strip());
+    return Json.tryParse(BatchResults.await(harness, batch).strip());
   }
 
   @Test

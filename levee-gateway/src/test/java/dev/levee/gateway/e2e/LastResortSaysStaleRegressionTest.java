@@ -10,8 +10,6 @@ import dev.levee.emulator.EmulatorOptions;
 import dev.levee.emulator.Scenario;
 import dev.levee.gateway.GatewayClock;
 import java.time.Duration;
-import java.time.InstantSource;
-import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,12 +24,11 @@ class LastResortSaysStaleRegressionTest {
   @Test
   void aFreshAnswerServedAsTheLastResortIsMarkedAndCountedStale() throws Exception {
     ManualClock clock = new ManualClock();
-    EmulatorOptions outage = EmulatorOptions.builder().ticker(clock).sleeper(clock)
-        .timeToFirstToken(Duration.ZERO).deltaDelay(Duration.ZERO)
+    EmulatorOptions outage = VirtualTime.emulator(clock)
         .scenario(Scenario.builder().phase(Scenario.Phase.builder().from(Duration.ofMinutes(1)).status(529).build())
             .build())
         .build();
-    GatewayClock virtual = new GatewayClock(clock, clock, InstantSource.system(), new SplittableRandom(1), clock);
+    GatewayClock virtual = VirtualTime.gateway(clock, 1);
     MessageCreateParams params = Harness.params("chat", "remember me");
     try (Harness h = Harness.start(outage, CONFIG, "", virtual)) {
       Message original = h.sdk.messages().create(params);

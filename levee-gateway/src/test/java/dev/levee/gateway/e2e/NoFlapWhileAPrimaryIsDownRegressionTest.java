@@ -6,18 +6,11 @@ import dev.levee.core.breaker.CircuitState;
 import dev.levee.core.chain.Target;
 import dev.levee.core.tier.Tier;
 import dev.levee.core.time.ManualClock;
-import dev.levee.emulator.EmulatorOptions;
-import dev.levee.emulator.Scenario;
-import dev.levee.gateway.GatewayClock;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.time.InstantSource;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.SplittableRandom;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -44,24 +37,12 @@ class NoFlapWhileAPrimaryIsDownRegressionTest {
   private static final Duration OUTAGE = Duration.ofSeconds(100);
 
   private final ManualClock clock = new ManualClock();
+  @AutoClose
   private Harness harness;
   private int asked;
 
-  @AfterEach
-  void stop() throws Exception {
-    if (harness != null) {
-      harness.close();
-    }
-  }
-
   private void start() throws Exception {
-    EmulatorOptions options = EmulatorOptions.builder().ticker(clock).sleeper(clock)
-        .timeToFirstToken(Duration.ZERO).deltaDelay(Duration.ZERO)
-        .scenario(Scenario.builder().phase(Scenario.Phase.builder().model("claude-sick").from(PRELUDE)
-            .to(PRELUDE.plus(OUTAGE)).status(529).build()).build())
-        .build();
-    GatewayClock virtual = new GatewayClock(clock, clock, InstantSource.system(), new SplittableRandom(3), clock);
-    harness = Harness.start(options, """
+    harness = VirtualTime.start(clock, 3, VirtualTime.overloaded("claude-sick", PRELUDE, PRELUDE.plus(OUTAGE)), """
         policy:
           retry: { max-retries: 2, base-delay: 200ms, max-delay: 2s }
           breaker: default
@@ -73,16 +54,14 @@ class NoFlapWhileAPrimaryIsDownRegressionTest {
         tiers:
           evaluate-every: 2s
           healthy-for: 20s
-        """, "", virtual);
+        """);
   }
 
   /** A second of traffic: two requests, each answered 200 (by the primary or the fallback). */
   private void second() throws Exception {
     for (int i = 0; i < 2; i++) {
-      String body = "{\"model\":\"smart\",\"max_tokens\":30,\"messages\":[{\"role\":\"user\",\"content\":\"q "
-          + (asked++ % 50) + "\"}]}";
-      HttpResponse<String> r = harness.post("/v1/messages", body, new HashMap<>(Map.of("x-api-key", "sk-a",
-          "anthropic-version", "2023-06-01", "content-type", "application/json", "x-levee-feature", "chat")));
+      HttpResponse<String> r = harness.post("/v1/messages", ClientRequests.message("smart", 30, "q " + (asked++ % 50)),
+          ClientRequests.forFeature("chat"));
       assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
     }
     clock.advance(Duration.ofSeconds(1));

@@ -14,8 +14,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.time.InstantSource;
-import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -48,7 +46,7 @@ class OneTenantsIdleJunkNamesDegradeNoLaterNameRegressionTest {
     EmulatorOptions options = EmulatorOptions.builder().timeToFirstToken(Duration.ZERO).deltaDelay(Duration.ZERO)
         .scenario(Scenario.builder().phase(Scenario.Phase.builder().model("claude-z*").status(529).build()).build())
         .build();
-    GatewayClock virtual = new GatewayClock(clock, clock, InstantSource.system(), new SplittableRandom(3), clock);
+    GatewayClock virtual = VirtualTime.gateway(clock, 3);
     try (Harness h = Harness.start(options, CONFIG, "", virtual);
         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
       for (int i = 0; i < 100; i++) {

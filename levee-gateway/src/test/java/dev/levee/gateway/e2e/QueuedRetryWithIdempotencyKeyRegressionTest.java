@@ -9,7 +9,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,14 +23,8 @@ class QueuedRetryWithIdempotencyKeyRegressionTest {
 
   private static final String MODEL = "emu-500-once"; // a conversation's first call fails, the next answers
 
+  @AutoClose
   private Harness harness;
-
-  @AfterEach
-  void stop() throws Exception {
-    if (harness != null) {
-      harness.close();
-    }
-  }
 
   @Test
   void aRetryWithTheKeyGetsTheSameJobAndTheUpstreamGeneratesOnce() throws Exception {

@@ -14,7 +14,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -31,14 +31,8 @@ class QueuedWorkNotReducedAtT1RegressionTest {
   private static final Map<String, String> NIGHTLY = Map.of("x-api-key", "sk-a", "anthropic-version", "2023-06-01",
       "content-type", "application/json", "x-levee-feature", "nightly");
 
+  @AutoClose
   private Harness harness;
-
-  @AfterEach
-  void stop() throws Exception {
-    if (harness != null) {
-      harness.close();
-    }
-  }
 
   private void start() throws Exception {
     harness = Harness.start(EmulatorOptions.defaults(), """
@@ -73,14 +67,7 @@ class QueuedWorkNotReducedAtT1RegressionTest {
   }
 
   private List<JsonNode> results(String batch) throws Exception {
-    long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    HttpResponse<String> results;
-    do {
-      Thread.sleep(50); // polling a real server, as a client would
-      results = harness.getWith("/v1/messages/batches/" + batch + "/results", "sk-a");
-    } while (results.statusCode() != 200 && System.nanoTime() < until);
-    assertThat(results.statusCode()).as(results.body()).isEqualTo(200);
-    return results.body().strip().lines().map(Json::tryParse).toList();
+    return BatchResults.await(harness, batch).strip().lines().map(Json::tryParse).toList();
   }
 
   @Test

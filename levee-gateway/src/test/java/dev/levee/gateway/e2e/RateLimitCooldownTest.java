@@ -13,12 +13,10 @@ import dev.levee.emulator.LogEntry;
 import dev.levee.gateway.GatewayClock;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.SplittableRandom;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -175,11 +173,10 @@ class RateLimitCooldownTest {
   }
 
   private static EmulatorOptions virtualEmulator(ManualClock clock) {
-    return EmulatorOptions.builder().ticker(clock).sleeper(clock).timeToFirstToken(Duration.ZERO)
-        .deltaDelay(Duration.ZERO).build();
+    return VirtualTime.emulator(clock).build();
   }
 
   private static GatewayClock virtual(ManualClock clock) {
-    return new GatewayClock(clock, clock, InstantSource.system(), new SplittableRandom(3), clock);
+    return VirtualTime.gateway(clock, 3);
   }
 }

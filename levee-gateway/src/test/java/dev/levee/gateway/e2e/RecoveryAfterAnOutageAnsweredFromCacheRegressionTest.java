@@ -7,16 +7,9 @@ import dev.levee.core.breaker.CircuitState;
 import dev.levee.core.chain.Target;
 import dev.levee.core.tier.Tier;
 import dev.levee.core.time.ManualClock;
-import dev.levee.emulator.EmulatorOptions;
-import dev.levee.emulator.Scenario;
-import dev.levee.gateway.GatewayClock;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.time.InstantSource;
-import java.util.HashMap;
-import java.util.Map;
-import java.util.SplittableRandom;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -44,24 +37,12 @@ class RecoveryAfterAnOutageAnsweredFromCacheRegressionTest {
   private static final Duration OUTAGE = Duration.ofSeconds(70);
 
   private final ManualClock clock = new ManualClock();
+  @AutoClose
   private Harness harness;
   private int asked;
 
-  @AfterEach
-  void stop() throws Exception {
-    if (harness != null) {
-      harness.close();
-    }
-  }
-
   private void start() throws Exception {
-    EmulatorOptions options = EmulatorOptions.builder().ticker(clock).sleeper(clock)
-        .timeToFirstToken(Duration.ZERO).deltaDelay(Duration.ZERO)
-        .scenario(Scenario.builder().phase(Scenario.Phase.builder().model("claude-fast").from(PRELUDE)
-            .to(PRELUDE.plus(OUTAGE)).status(529).build()).build())
-        .build();
-    GatewayClock virtual = new GatewayClock(clock, clock, InstantSource.system(), new SplittableRandom(5), clock);
-    harness = Harness.start(options, """
+    harness = VirtualTime.start(clock, 5, VirtualTime.overloaded("claude-fast", PRELUDE, PRELUDE.plus(OUTAGE)), """
         policy:
           retry: { max-retries: 0 }
           breaker: { failures: 3, window: 30s, open-for: 10s, close-after: 2 }
@@ -72,15 +53,13 @@ class RecoveryAfterAnOutageAnsweredFromCacheRegressionTest {
         tiers:
           evaluate-every: 2s
           healthy-for: 20s
-        """, "", virtual);
+        """);
   }
 
   /** One client request with one of ten repeated prompts; every one is answered (upstream or cache). */
   private HttpResponse<String> ask() throws Exception {
-    String body = "{\"model\":\"fast\",\"max_tokens\":30,\"messages\":[{\"role\":\"user\",\"content\":\"q "
-        + (asked++ % 10) + "\"}]}";
-    HttpResponse<String> r = harness.post("/v1/messages", body, new HashMap<>(Map.of("x-api-key", "sk-a",
-        "anthropic-version", "2023-06-01", "content-type", "application/json", "x-levee-feature", "chat")));
+    HttpResponse<String> r = harness.post("/v1/messages", ClientRequests.message("fast", 30, "q " + (asked++ % 10)),
+        ClientRequests.forFeature("chat"));
     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
     return r;
   }

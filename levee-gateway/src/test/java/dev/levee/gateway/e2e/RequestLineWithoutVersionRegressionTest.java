@@ -3,10 +3,6 @@ package dev.levee.gateway.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.levee.anthropic.Json;
-import java.io.OutputStream;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,17 +14,11 @@ class RequestLineWithoutVersionRegressionTest {
 
   @Test
   void aRequestLineWithoutAVersionIsTheClientsError() throws Exception {
-    try (Harness h = Harness.start(Harness.BASE_POLICY);
-         Socket socket = new Socket("127.0.0.1", h.gateway.baseUrl().getPort())) {
-      socket.setSoTimeout(20_000);
-      OutputStream out = socket.getOutputStream();
-      out.write("HELLO WORLD\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-      out.flush();
-
-      String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8); // until it closes
+    try (Harness h = Harness.start(Harness.BASE_POLICY)) {
+      String answer = RawHttp.exchange(h, RawHttp.ascii("HELLO WORLD\r\n\r\n")); // until it closes
 
       assertThat(answer).startsWith("HTTP/1.1 400");
-      JsonNode body = Json.tryParse(answer.substring(answer.indexOf("\r\n\r\n") + 4));
+      JsonNode body = RawHttp.body(answer);
       assertThat(body).as(answer).isNotNull();
       assertThat(body.path("error").path("type").asText()).isEqualTo("invalid_request_error");
       assertThat(body.path("request_id").asText()).startsWith("lv_");

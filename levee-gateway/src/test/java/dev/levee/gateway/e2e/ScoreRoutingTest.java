@@ -14,12 +14,10 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -285,12 +283,11 @@ class ScoreRoutingTest {
   }
 
   private Harness start(Scenario scenario, String yaml) throws Exception {
-    EmulatorOptions.Builder options = EmulatorOptions.builder().ticker(clock).sleeper(clock)
-        .timeToFirstToken(Duration.ZERO).deltaDelay(Duration.ZERO);
+    EmulatorOptions.Builder options = VirtualTime.emulator(clock);
     if (scenario != null) {
       options.scenario(scenario);
     }
-    GatewayClock virtual = new GatewayClock(clock, clock, InstantSource.system(), new SplittableRandom(7), clock);
+    GatewayClock virtual = VirtualTime.gateway(clock, 7);
     return Harness.start(options.build(), yaml, "", virtual);
   }
 }

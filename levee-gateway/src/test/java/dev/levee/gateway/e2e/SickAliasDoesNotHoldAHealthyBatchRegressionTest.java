@@ -10,7 +10,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,14 +25,8 @@ class SickAliasDoesNotHoldAHealthyBatchRegressionTest {
   private static final Map<String, String> CLIENT = Map.of("x-api-key", "sk-ant-test",
       "anthropic-version", "2023-06-01", "content-type", "application/json");
 
+  @AutoClose
   private Harness harness;
-
-  @AfterEach
-  void stop() throws Exception {
-    if (harness != null) {
-      harness.close();
-    }
-  }
 
   @Test
   void aBatchForAHealthyAliasEndsWhileASickAliasHoldsTheFeatureAtT2() throws Exception {

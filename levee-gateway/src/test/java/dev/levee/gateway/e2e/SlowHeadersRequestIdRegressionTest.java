@@ -3,11 +3,7 @@ package dev.levee.gateway.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.levee.anthropic.Json;
 import dev.levee.emulator.EmulatorOptions;
-import java.io.OutputStream;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -23,17 +19,11 @@ class SlowHeadersRequestIdRegressionTest {
 
   @Test
   void headersSentTooSlowlyGetA408WithARequestIdAndAreCounted() throws Exception {
-    try (Harness h = Harness.start(EmulatorOptions.defaults(), Harness.BASE_POLICY, "header-timeout: 300ms");
-         Socket socket = new Socket("127.0.0.1", h.gateway.baseUrl().getPort())) {
-      socket.setSoTimeout(20_000);
-      OutputStream out = socket.getOutputStream();
-      out.write("POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: k\r\n".getBytes(StandardCharsets.US_ASCII));
-      out.flush();
-
-      String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8); // until it closes
+    try (Harness h = Harness.start(EmulatorOptions.defaults(), Harness.BASE_POLICY, "header-timeout: 300ms")) {
+      String answer = RawHttp.exchange(h, RawHttp.ascii("POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: k\r\n"));
 
       assertThat(answer).startsWith("HTTP/1.1 408");
-      JsonNode body = Json.tryParse(answer.substring(answer.indexOf("\r\n\r\n") + 4));
+      JsonNode body = RawHttp.body(answer);
       assertThat(body).as(answer).isNotNull();
       assertThat(body.path("error").path("type").asText()).isEqualTo("timeout_error");
       String id = body.path("request_id").asText();

@@ -9,20 +9,14 @@ import dev.levee.core.breaker.CircuitState;
 import dev.levee.core.chain.Target;
 import dev.levee.core.tier.Tier;
 import dev.levee.core.time.ManualClock;
-import dev.levee.emulator.EmulatorOptions;
-import dev.levee.emulator.Scenario;
-import dev.levee.gateway.GatewayClock;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.time.Duration;
-import java.time.InstantSource;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.SplittableRandom;
 import java.util.function.BooleanSupplier;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -53,24 +47,12 @@ class StaleFailuresNeverDegradeARecoveredTargetRegressionTest {
   private static final Target SICK = new Target("emu", "claude-sick");
 
   private final ManualClock clock = new ManualClock();
+  @AutoClose
   private Harness harness;
-
-  @AfterEach
-  void stop() throws Exception {
-    if (harness != null) {
-      harness.close();
-    }
-  }
 
   /** A gateway whose {@code claude-sick} answers 529 for the first {@code outage} of virtual time. */
   private void start(Duration outage, String breaker) throws Exception {
-    EmulatorOptions options = EmulatorOptions.builder().ticker(clock).sleeper(clock)
-        .timeToFirstToken(Duration.ZERO).deltaDelay(Duration.ZERO)
-        .scenario(Scenario.builder().phase(Scenario.Phase.builder().model("claude-sick").to(outage)
-            .status(529).build()).build())
-        .build();
-    GatewayClock virtual = new GatewayClock(clock, clock, InstantSource.system(), new SplittableRandom(11), clock);
-    harness = Harness.start(options, """
+    harness = VirtualTime.start(clock, 11, VirtualTime.overloaded("claude-sick", Duration.ZERO, outage), """
         policy:
           retry: { max-retries: 0 }
           breaker: %s
@@ -85,16 +67,15 @@ class StaleFailuresNeverDegradeARecoveredTargetRegressionTest {
           poll: 20ms
           retry-delay: 20ms
           pacing: { enabled: false }
-        """.formatted(breaker, Files.createTempDirectory("levee-stale")), "", virtual);
+        """.formatted(breaker, Files.createTempDirectory("levee-stale")));
   }
 
   private static String body(String prompt) {
-    return "{\"model\":\"sick2\",\"max_tokens\":32,\"messages\":[{\"role\":\"user\",\"content\":\"" + prompt + "\"}]}";
+    return ClientRequests.message("sick2", 32, prompt);
   }
 
   private static Map<String, String> headers() {
-    return new HashMap<>(Map.of("x-api-key", "sk-a", "anthropic-version", "2023-06-01",
-        "content-type", "application/json", "x-levee-feature", "reports"));
+    return ClientRequests.forFeature("reports");
   }
 
   /** Three clients during the outage: each answered 503 with the job that holds its request. */

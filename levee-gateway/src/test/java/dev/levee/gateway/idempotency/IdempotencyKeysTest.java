@@ -5,15 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.levee.gateway.jobs.Database;
 import dev.levee.gateway.jobs.JobResult;
 import dev.levee.gateway.jobs.QueueConfig;
-import dev.levee.gateway.jobs.TestStores;
+import dev.levee.gateway.jobs.TestDatabases;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -25,25 +24,15 @@ class IdempotencyKeysTest {
 
   private Instant now = Instant.parse("2026-01-01T00:00:00Z");
   private final InstantSource wall = () -> now;
-  private final List<QueueConfig> configs = new ArrayList<>();
-  private final List<Database> open = new ArrayList<>();
-
-  @AfterEach
-  void cleanUp() {
-    open.forEach(Database::close);
-    configs.forEach(TestStores::drop);
-  }
+  @RegisterExtension
+  final TestDatabases databases = new TestDatabases();
 
   private IdempotencyKeys keys(QueueConfig config) {
-    Database db = Database.open(config);
-    open.add(db);
-    return new IdempotencyKeys(db, wall, d -> now = now.plus(d), TTL, LEASE);
+    return new IdempotencyKeys(databases.open(config), wall, d -> now = now.plus(d), TTL, LEASE);
   }
 
   private QueueConfig config(Database.Dialect dialect) {
-    QueueConfig config = TestStores.of(dialect);
-    configs.add(config);
-    return config;
+    return databases.config(dialect);
   }
 
   private static JobResult answer(int status, String body) {

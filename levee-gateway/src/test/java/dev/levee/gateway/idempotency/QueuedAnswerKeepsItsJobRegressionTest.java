@@ -8,17 +8,15 @@ import dev.levee.gateway.jobs.JobRequest;
 import dev.levee.gateway.jobs.JobResult;
 import dev.levee.gateway.jobs.JobStore;
 import dev.levee.gateway.jobs.NewJob;
-import dev.levee.gateway.jobs.QueueConfig;
-import dev.levee.gateway.jobs.TestStores;
+import dev.levee.gateway.jobs.TestDatabases;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -34,22 +32,8 @@ class QueuedAnswerKeepsItsJobRegressionTest {
 
   private Instant now = Instant.parse("2026-01-01T00:00:00Z");
   private final InstantSource wall = () -> now;
-  private final List<QueueConfig> configs = new ArrayList<>();
-  private final List<Database> open = new ArrayList<>();
-
-  @AfterEach
-  void cleanUp() {
-    open.forEach(Database::close);
-    configs.forEach(TestStores::drop);
-  }
-
-  private Database db(Database.Dialect dialect) {
-    QueueConfig config = TestStores.of(dialect);
-    configs.add(config);
-    Database db = Database.open(config);
-    open.add(db);
-    return db;
-  }
+  @RegisterExtension
+  final TestDatabases databases = new TestDatabases();
 
   private static JobResult queuedAnswer(String job) {
     return new JobResult(503, Map.of("content-type", List.of("application/json"), "retry-after", List.of("35"),
@@ -70,7 +54,7 @@ class QueuedAnswerKeepsItsJobRegressionTest {
   @ParameterizedTest
   @EnumSource(Database.Dialect.class)
   void aRetryOfAQueuedRequestRefersToItsJobInsteadOfQueueingAnother(Database.Dialect dialect) throws Exception {
-    Database db = db(dialect);
+    Database db = databases.fresh(dialect);
     JobStore jobs = new JobStore(db);
     IdempotencyKeys keys = new IdempotencyKeys(db, wall, d -> now = now.plus(d), Duration.ofHours(24),
         Duration.ofSeconds(60)).withJobs(jobs);
@@ -103,7 +87,7 @@ class QueuedAnswerKeepsItsJobRegressionTest {
   @ParameterizedTest
   @EnumSource(Database.Dialect.class)
   void aKeyWhoseJobExpiredUnansweredIsFreeAgain(Database.Dialect dialect) throws Exception {
-    Database db = db(dialect);
+    Database db = databases.fresh(dialect);
     JobStore jobs = new JobStore(db);
     IdempotencyKeys keys = new IdempotencyKeys(db, wall, d -> now = now.plus(d), Duration.ofHours(48),
         Duration.ofSeconds(60)).withJobs(jobs);
@@ -119,7 +103,7 @@ class QueuedAnswerKeepsItsJobRegressionTest {
   @ParameterizedTest
   @EnumSource(Database.Dialect.class)
   void anUnqueued503StillFreesTheKey(Database.Dialect dialect) throws Exception {
-    Database db = db(dialect);
+    Database db = databases.fresh(dialect);
     IdempotencyKeys keys = new IdempotencyKeys(db, wall, d -> now = now.plus(d), Duration.ofHours(24),
         Duration.ofSeconds(60)).withJobs(new JobStore(db));
     keys.finish((IdempotencyKeys.Owner) keys.begin("key:a", "k4", "fp", now),

@@ -10,7 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -24,21 +24,11 @@ class DrainOrderRegressionTest {
   private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
   private static final Instant FAR = T0.plus(Duration.ofHours(24));
 
-  private final List<QueueConfig> configs = new ArrayList<>();
-  private final List<Database> open = new ArrayList<>();
-
-  @AfterEach
-  void cleanUp() {
-    open.forEach(Database::close);
-    configs.forEach(TestStores::drop);
-  }
+  @RegisterExtension
+  final TestDatabases databases = new TestDatabases();
 
   private JobStore fresh(Database.Dialect dialect) {
-    QueueConfig config = TestStores.of(dialect);
-    configs.add(config);
-    Database db = Database.open(config);
-    open.add(db);
-    return new JobStore(db);
+    return new JobStore(databases.fresh(dialect));
   }
 
   private static NewJob job(String feature, int priority, String customId) {

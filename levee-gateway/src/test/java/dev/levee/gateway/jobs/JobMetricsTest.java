@@ -7,12 +7,11 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -20,16 +19,10 @@ import org.junit.jupiter.params.provider.EnumSource;
 class JobMetricsTest {
 
   private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
-  private final List<QueueConfig> configs = new ArrayList<>();
-  private final List<Database> open = new ArrayList<>();
+  @RegisterExtension
+  final TestDatabases databases = new TestDatabases();
   private final AtomicReference<Instant> now = new AtomicReference<>(T0);
   private final InstantSource wall = now::get;
-
-  @AfterEach
-  void cleanUp() {
-    open.forEach(Database::close);
-    configs.forEach(TestStores::drop);
-  }
 
   private static NewJob job(String feature) {
     return new NewJob("t", feature, "emu-ok", 5, null, new JobRequest("/v1/messages", null, Map.of(),
@@ -39,11 +32,8 @@ class JobMetricsTest {
   @ParameterizedTest
   @EnumSource(Database.Dialect.class)
   void countsEachFeaturesJobsByStateAndTheOldestQueuedAge(Database.Dialect dialect) {
-    QueueConfig config = TestStores.of(dialect);
-    configs.add(config);
-    Database db = Database.open(config);
-    open.add(db);
-    JobStore store = new JobStore(db);
+    QueueConfig config = databases.config(dialect);
+    JobStore store = new JobStore(databases.open(config));
     Instant far = T0.plus(Duration.ofDays(1));
     store.enqueue(job("reports"), T0, far);
     store.enqueue(job("reports"), T0.plusSeconds(10), far);

@@ -16,7 +16,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -30,25 +30,15 @@ class JobStoreTest {
   private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
   private static final Instant FAR = T0.plus(Duration.ofHours(24));
 
-  private final List<QueueConfig> configs = new ArrayList<>();
-  private final List<Database> open = new ArrayList<>();
-
-  @AfterEach
-  void cleanUp() {
-    open.forEach(Database::close);
-    configs.forEach(TestStores::drop);
-  }
+  @RegisterExtension
+  final TestDatabases databases = new TestDatabases();
 
   private JobStore store(QueueConfig config) {
-    Database db = Database.open(config);
-    open.add(db);
-    return new JobStore(db);
+    return new JobStore(databases.open(config));
   }
 
   private JobStore fresh(Database.Dialect dialect) {
-    QueueConfig config = TestStores.of(dialect);
-    configs.add(config);
-    return store(config);
+    return store(databases.config(dialect));
   }
 
   private static NewJob job(String tenant, int priority, String text) {
@@ -143,8 +133,7 @@ class JobStoreTest {
   @ParameterizedTest
   @EnumSource(Database.Dialect.class)
   void jobsRunningAtACrashRunAgainAndRecordOneResult(Database.Dialect dialect) {
-    QueueConfig config = TestStores.of(dialect);
-    configs.add(config);
+    QueueConfig config = databases.config(dialect);
     JobStore before = store(config);
     for (int i = 0; i < 5; i++) {
       before.enqueue(job("t", 5, "n" + i), T0.plusMillis(i), FAR);
@@ -153,8 +142,7 @@ class JobStoreTest {
     List<Job> running = before.claim(3, T0.plusSeconds(1), lease, Set.of(), Set.of());
     assertThat(running).hasSize(3);
     before.finish(running.get(0), ok("done-before"), true, null, T0.plusSeconds(1));
-    open.remove(before.database());
-    before.database().close(); // the crash: two jobs left running, two queued
+    databases.crash(before.database()); // the crash: two jobs left running, two queued
 
     JobStore after = store(config);
     boolean embedded = dialect == Database.Dialect.SQLITE;

@@ -1,20 +1,15 @@
 package dev.levee.gateway.tier;
 
+import static dev.levee.gateway.tier.TestBoards.OVERLOADED;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.levee.core.chain.Target;
-import dev.levee.core.retry.Failure;
-import dev.levee.core.retry.FailureKind;
 import dev.levee.core.tier.Tier;
 import dev.levee.core.time.ManualClock;
-import dev.levee.gateway.config.ConfigLoader;
-import dev.levee.gateway.config.GatewayConfig;
 import java.time.Duration;
-import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -28,7 +23,6 @@ class ClientNamesNeverTakeAConfiguredAliasScopeRegressionTest {
 
   private static final List<Target> SICK2 = List.of(Target.parse("emu/claude-3-opus"));
   private static final List<Target> OK2 = List.of(Target.parse("emu/claude-3-haiku"));
-  private static final Failure OVERLOADED = Failure.of(FailureKind.OVERLOADED, 529, "overloaded_error", "busy");
 
   private final ManualClock clock = new ManualClock();
 
@@ -42,8 +36,7 @@ class ClientNamesNeverTakeAConfiguredAliasScopeRegressionTest {
         features:
           search: { priority: standard }
         """;
-    GatewayConfig config = new ConfigLoader(Map.<String, String>of()::get).parse(yaml, "test.yaml");
-    return new TierBoard(config, clock, clock, InstantSource.system(), (delay, task) -> () -> { });
+    return TestBoards.board(yaml, clock);
   }
 
   /** One tenant's requests to invented names {@code claude-z0} … {@code claude-z<n-1>}, {@code times} each, all failed with a 529. */

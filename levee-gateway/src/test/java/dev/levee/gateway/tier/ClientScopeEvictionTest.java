@@ -4,50 +4,27 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.levee.core.chain.Target;
-import dev.levee.core.retry.Failure;
-import dev.levee.core.retry.FailureKind;
 import dev.levee.core.sli.SliOutcome;
 import dev.levee.core.tier.Tier;
 import dev.levee.core.time.ManualClock;
-import dev.levee.gateway.config.ConfigLoader;
-import dev.levee.gateway.config.GatewayConfig;
 import java.time.Duration;
-import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** When a scope of a client-chosen name, or a client-named target's call window, is dropped — and when never. */
 class ClientScopeEvictionTest {
 
-  private static final Failure OVERLOADED = Failure.of(FailureKind.OVERLOADED, 529, "overloaded_error", "busy");
-
   private final ManualClock clock = new ManualClock();
 
   private TierBoard board() throws Exception {
-    String yaml = """
-        upstreams:
-          emu: { url: "http://127.0.0.1:1" }
-        models:
-          ok2: { chain: [emu/claude-3-haiku] }
-        """;
-    GatewayConfig config = new ConfigLoader(Map.<String, String>of()::get).parse(yaml, "test.yaml");
-    return new TierBoard(config, clock, clock, InstantSource.system(), (delay, task) -> () -> { });
+    return TestBoards.board(TestBoards.OK2_CONFIG, clock);
   }
 
   private void call(TierBoard board, String model, int times, boolean fail) {
-    Target target = new Target("emu", model);
     for (int i = 0; i < times; i++) {
-      board.tier("default", model, List.of(target));
-      if (fail) {
-        board.onFailure(target, OVERLOADED, Duration.ofMillis(5));
-        board.failed("default", model, Duration.ofMillis(5));
-      } else {
-        board.onSuccess(target, Duration.ofMillis(5));
-        board.answered("default", model, null);
-      }
+      TestBoards.request(board, model, fail);
     }
   }
 

@@ -1,18 +1,12 @@
 package dev.levee.gateway.tier;
 
+import static dev.levee.gateway.tier.SmartAndSteady.SMART;
+import static dev.levee.gateway.tier.SmartAndSteady.STEADY;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.levee.core.chain.Target;
-import dev.levee.core.retry.Failure;
-import dev.levee.core.retry.FailureKind;
 import dev.levee.core.tier.Tier;
 import dev.levee.core.time.ManualClock;
-import dev.levee.gateway.config.ConfigLoader;
-import dev.levee.gateway.config.GatewayConfig;
 import java.time.Duration;
-import java.time.InstantSource;
-import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,39 +15,16 @@ import org.junit.jupiter.api.Test;
  */
 class TierCauseTest {
 
-  private static final Target SICK = Target.parse("anthropic/claude-sick");
-  private static final Target WELL = Target.parse("anthropic/claude-well");
-  private static final Target SMALL = Target.parse("anthropic/claude-small");
-  private static final List<Target> SMART = List.of(SICK, SMALL);
-  private static final List<Target> STEADY = List.of(WELL, SMALL);
-
   private final ManualClock clock = new ManualClock();
 
   private TierBoard board() throws Exception {
-    String yaml = """
-        upstreams:
-          anthropic: { url: "https://api.anthropic.com" }
-        models:
-          smart: { chain: [anthropic/claude-sick, anthropic/claude-small] }
-          steady: { chain: [anthropic/claude-well, anthropic/claude-small] }
-        """;
-    GatewayConfig config = new ConfigLoader(Map.<String, String>of()::get).parse(yaml, "test.yaml");
-    return new TierBoard(config, clock, clock, InstantSource.system(), (delay, task) -> () -> { });
+    return TestBoards.board(SmartAndSteady.YAML, clock);
   }
 
   @Test
   void aScopeBelowT0NamesTheTargetAndSignalThatMovedIt() throws Exception {
     try (TierBoard board = board()) {
-      for (int i = 0; i < 30; i++) {
-        board.tier("default", "smart", SMART);
-        board.tier("default", "steady", STEADY);
-        board.onFailure(SICK, Failure.of(FailureKind.OVERLOADED, 529, "overloaded_error", "busy"), Duration.ofMillis(30));
-        board.onSuccess(SMALL, Duration.ofMillis(40));
-        board.answered("default", "smart", Duration.ofMillis(70));
-        board.onSuccess(WELL, Duration.ofMillis(40));
-        board.answered("default", "steady", Duration.ofMillis(40));
-        clock.advance(Duration.ofMillis(100));
-      }
+      SmartAndSteady.traffic(board, clock, 30);
       board.evaluateAll();
 
       assertThat(board.tier("default", "smart", SMART)).isEqualTo(Tier.T1);
