@@ -102,7 +102,7 @@ public final class Drill {
 
   private static Report.Table table(World levee, Load a, World baseline, Load b) {
     return new Report.Table("Summary", List.of("", "requests", "answered", "by fallback", "failed", "loss",
-        "upstream calls", "amplification"), List.of(tableRow("with Levee", levee, a), tableRow("without Levee", baseline, b)));
+        "upstream calls", "amplification", "latency p50", "latency p99"), List.of(tableRow("with Levee", levee, a), tableRow("without Levee", baseline, b)));
   }
 
   private static List<String> tableRow(String name, World world, Load load) {
@@ -111,7 +111,8 @@ public final class Drill {
     return List.of(name, String.valueOf(sent), String.valueOf(load.total(load.primary) + load.total(load.fallback)),
         String.valueOf(load.total(load.fallback)), String.valueOf(load.total(load.failed)),
         String.format(java.util.Locale.ROOT, "%.1f%%", 100 * ratio(load.total(load.failed), sent)), String.valueOf(calls),
-        String.format(java.util.Locale.ROOT, "%.2f", ratio(calls, sent)));
+        String.format(java.util.Locale.ROOT, "%.2f", ratio(calls, sent)),
+        seconds(load.latencySeconds(50)), seconds(load.latencySeconds(99)));
   }
 
   private void header(int seconds) {
@@ -119,7 +120,8 @@ public final class Drill {
         + " official Java SDK clients (their retries off), every third request streamed.");
     out.println(scenario == null ? Incident.describe(duration) : "incident: the scenario file given");
     out.println("with Levee: smart = [claude-opus-4-6 -> claude-haiku-4-5], 2 retries with full jitter, breaker (open 4 s),");
-    out.println("            retry budget 50/0.25, tiers (T1 answers from the reduced model, claude-haiku-4-5)");
+    out.println("            retry budget (50 tokens, +0.25 per request), tiers (T1 answers from the reduced model,");
+    out.println("            claude-haiku-4-5)");
     out.println("without:    smart = [claude-opus-4-6], no retries, no fallback, no breaker");
     out.println();
     out.println("Per second: requests sent; answers by the primary and by the fallback (T1's reduced model is the");
@@ -150,14 +152,23 @@ public final class Drill {
     double ampA = ratio(callsA, sentA);
     double ampB = ratio(callsB, sentB);
     out.println();
-    out.println("                 requests  answered  by fallback  failed    loss  upstream calls  amplification");
-    out.printf("with Levee       %8d  %8d  %11d  %6d  %5.1f%%  %14d  %13.2f%n", sentA,
-        a.total(a.primary) + a.total(a.fallback), a.total(a.fallback), a.total(a.failed), 100 * lossA, callsA, ampA);
-    out.printf("without Levee    %8d  %8d  %11d  %6d  %5.1f%%  %14d  %13.2f%n", sentB,
-        b.total(b.primary) + b.total(b.fallback), b.total(b.fallback), b.total(b.failed), 100 * lossB, callsB, ampB);
+    out.println("                 requests  answered  by fallback  failed    loss  upstream calls  amplification"
+        + "  latency p50     p99");
+    out.printf("with Levee       %8d  %8d  %11d  %6d  %5.1f%%  %14d  %13.2f  %11s  %6s%n", sentA,
+        a.total(a.primary) + a.total(a.fallback), a.total(a.fallback), a.total(a.failed), 100 * lossA, callsA, ampA,
+        seconds(a.latencySeconds(50)), seconds(a.latencySeconds(99)));
+    out.printf("without Levee    %8d  %8d  %11d  %6d  %5.1f%%  %14d  %13.2f  %11s  %6s%n", sentB,
+        b.total(b.primary) + b.total(b.fallback), b.total(b.fallback), b.total(b.failed), 100 * lossB, callsB, ampB,
+        seconds(b.latencySeconds(50)), seconds(b.latencySeconds(99)));
     out.println();
-    out.println("loss = failed / requests; amplification = upstream calls / client requests.");
+    out.println("loss = failed / requests; amplification = upstream calls / client requests; latency = the client's");
+    out.println("time from sending a request to the end of its answer, over the answered ones (retries and fallbacks");
+    out.println("cost time: that is the price of the answers the other side lost).");
     return new Result(lossA, ampA, lossB, ampB);
+  }
+
+  private static String seconds(double value) {
+    return String.format(java.util.Locale.ROOT, "%.2f s", value);
   }
 
   private static int callsIn(World world, int second) {

@@ -15,6 +15,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import org.HdrHistogram.ConcurrentHistogram;
 
 /**
  * Open-loop load on one world: requests arrive at a fixed rate whatever happens to earlier ones,
@@ -35,6 +36,8 @@ final class Load implements AutoCloseable {
   final AtomicIntegerArray primary;
   final AtomicIntegerArray fallback;
   final AtomicIntegerArray failed;
+  /** How long each answered request took the client, from its send to its answer's end, in µs. */
+  final ConcurrentHistogram answeredMicros = new ConcurrentHistogram(3);
   private volatile long startNanos;
 
   Load(World world, int clientCount, int seconds) {
@@ -83,8 +86,10 @@ final class Load implements AutoCloseable {
     AnthropicClient client = clients.get(n % clients.size());
     MessageCreateParams params = MessageCreateParams.builder().model(World.ALIAS).maxTokens(256)
         .addUserMessage("Demo question number " + n + ": what keeps a river in its bed?").build();
+    long begin = System.nanoTime();
     try {
       Message message = n % 3 == 0 ? streamed(client, params) : client.messages().create(params);
+      answeredMicros.recordValue((System.nanoTime() - begin) / 1_000);
       boolean byPrimary = message.model().asString().equals(World.PRIMARY);
       (byPrimary ? primary : fallback).incrementAndGet(second());
     } catch (RuntimeException e) {
@@ -103,6 +108,11 @@ final class Load implements AutoCloseable {
   private int second() {
     int s = (int) ((System.nanoTime() - startNanos) / 1_000_000_000L);
     return Math.min(Math.max(s, 0), sent.length() - 1);
+  }
+
+  /** The answered requests' latency at {@code percentile} (0–100), in seconds; 0 when none was answered. */
+  double latencySeconds(double percentile) {
+    return answeredMicros.getTotalCount() == 0 ? 0 : answeredMicros.getValueAtPercentile(percentile) / 1e6;
   }
 
   int total(AtomicIntegerArray counts) {

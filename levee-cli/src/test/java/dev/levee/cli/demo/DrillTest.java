@@ -32,5 +32,8 @@ class DrillTest {
         .contains("<td>with Levee</td>", "<td>without Levee</td>");
     assertThat(report.split("<svg", -1)).as("five charts with Levee, two without").hasSize(8);
     assertThat(timeline).contains("   5s |").contains("with Levee").contains("without Levee").contains("OPEN");
+    // newcomer trial, session 11: the summary showed no latency, so what retries and fallbacks cost was not seen
+    assertThat(timeline).contains("latency p50     p99").containsPattern("with Levee .* \\d+\\.\\d\\d s +\\d+\\.\\d\\d s");
+    assertThat(report).contains("latency p50", "latency p99");
   }
 }
