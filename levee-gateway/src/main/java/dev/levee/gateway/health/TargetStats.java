@@ -30,6 +30,9 @@ public final class TargetStats implements CallObserver {
   /** How long an unconfigured target's window survives without calls. */
   static final Duration IDLE = Duration.ofMinutes(10);
 
+  /** The span of every target's window (the {@link SlidingWindow} default). */
+  static final Duration WINDOW = Duration.ofMinutes(1);
+
   private final BoundedTable<Target, SlidingWindow> windows; // targets not configured
   private final Map<Target, Configured> configured;
 
@@ -109,9 +112,6 @@ public final class TargetStats implements CallObserver {
     Configured c = configured.get(target);
     return c != null && c.recovered && ticker.nanos() - c.recoveredAt < WINDOW.toNanos();
   }
-
-  /** The span of every target's window. */
-  static final Duration WINDOW = Duration.ofMinutes(1);
 
   @Override
   public void onSuccess(Target target, Duration latency) {
