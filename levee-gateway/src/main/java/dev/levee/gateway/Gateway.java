@@ -107,16 +107,17 @@ public final class Gateway implements AutoCloseable {
     Set<Target> configured = labels.targets(); // every alias's chain and every feature's reduced target
     Metrics metrics = new Metrics(labels, PriceTable.defaults(), ticker);
     TierBoard tiers = new TierBoard(config, ticker, clock.sleeper(), clock.wall(), clock.scheduler());
+    TargetStats stats = new TargetStats(configured, ticker);
     Breakers breakers = policy.breaker().enabled()
         ? new Breakers(policy.breaker().config(), ticker, t -> {
             logTransition(t);
             metrics.onTransition(t);
             tiers.onTransition(t); // a circuit closed after its trials: the target's SLI window starts afresh
+            stats.onTransition(t); // and so does its /health window
           }, configured)
         : Breakers.disabled(ticker);
     Set<Target> budgeted = new LinkedHashSet<>(configured); // a bucket each
     RetryBudgets budgets = RetryBudgets.local(budgeted, policy.retryBudget().max(), policy.retryBudget().ratio());
-    TargetStats stats = new TargetStats(configured, ticker);
     Cluster cluster = config.cluster().enabled()
         ? new Cluster(config.cluster(), ticker, config.tiers().evaluateEvery().multipliedBy(3))
         : null;

@@ -102,8 +102,9 @@ public final class TierDecider {
     if (burn.requests5m() >= t.minRequests() && burn.bothAtLeast(t.burnThreshold())
         && reading.freshClientFailures()) {
       burnTarget = t.burnTier(priority);
-      burnWhy = "burn " + num(reading.burn1h()) + " (1h) and " + num(reading.burn5m()) + " (5m) >= "
-          + num(t.burnThreshold()) + ": " + priority.name().toLowerCase(Locale.ROOT) + " feature to " + burnTarget;
+      burnWhy = "error-budget burn " + times(reading.burn1h()) + " over 1 h and " + times(reading.burn5m())
+          + " over 5 min, at or above " + times(t.burnThreshold()) + ": " + priority.name().toLowerCase(Locale.ROOT)
+          + " feature to " + burnTarget;
     }
 
     boolean enough = reading.requests() >= t.minRequests();
@@ -120,7 +121,8 @@ public final class TierDecider {
       if (reading.freshFailures()) {
         elevated.addAll(shares);
       } else if (!shares.isEmpty()) {
-        stale = String.join(", ", shares) + ", no call failed within the short window: failures over, no step down";
+        stale = String.join(", ", shares) + ", but no call failed within the short window: those failures are over,"
+            + " no step down";
       }
       if (reading.p99Millis() >= t.p99DownMillis()) {
         elevated.add("p99 " + ms(reading.p99Millis()) + " >= " + ms(t.p99DownMillis()));
@@ -147,11 +149,12 @@ public final class TierDecider {
 
     // the short window decides (multiwindow reset); a burn no client added to lately is history (fresh evidence)
     boolean burnHealthy = burn.burn5m() < t.healthyBurn() || !reading.freshClientFailures();
+    // a burn is named only when it says something: above zero, and "over" when no client failed lately
     String burnOver = burn.burn5m() >= t.healthyBurn() && !reading.freshClientFailures()
-        ? ", burn " + num(burn.burn5m()) + " (5m) but no client failed within the short window: over" : "";
+        ? ", " + burnText(burn.burn5m()) + ", but no client failed within the short window: that outage is over" : "";
     if (!enough) {
       boolean clean = reading.serverErrorShare() == 0 && reading.rateLimitedShare() == 0;
-      String quiet = "quiet: " + reading.requests() + " calls < " + t.minRequests();
+      String quiet = "quiet: " + calls(reading.requests()) + ", fewer than the " + t.minRequests() + " needed to judge";
       if (clean && burnHealthy) {
         return healthy(current, quiet + ", none failed" + burnOver, reading);
       }
@@ -175,9 +178,9 @@ public final class TierDecider {
       notHealthy.add(stale);
     }
     if (notHealthy.isEmpty()) {
+      String burnNow = !burnOver.isEmpty() ? burnOver : burn.burn5m() > 0 ? ", " + burnText(burn.burn5m()) : "";
       return healthy(current, "healthy: p99 " + ms(reading.p99Millis()) + ", 5xx " + pct(reading.serverErrorShare())
-          + ", 429 " + pct(reading.rateLimitedShare()) + ", burn " + num(reading.burn5m()) + " (5m)"
-          + (burnOver.isEmpty() ? "" : " but no client failed within the short window: over"), reading);
+          + ", 429 " + pct(reading.rateLimitedShare()) + burnNow, reading);
     }
     return new TierDecision(current, TierDecision.Cause.HOLD,
         "not healthy, not degraded: " + String.join(", ", notHealthy) + ": hold");
@@ -199,7 +202,7 @@ public final class TierDecider {
   private static TierDecision healthy(Tier current, String why, SliReading reading) {
     Tier next = current.up();
     if (next == current) {
-      return new TierDecision(next, TierDecision.Cause.HEALTHY, why + ", at " + current);
+      return new TierDecision(next, TierDecision.Cause.HEALTHY, why + ", already at " + current);
     }
     if (!reading.stepUpHeld().isEmpty()) {
       return new TierDecision(current, TierDecision.Cause.HEALTHY,
@@ -209,7 +212,16 @@ public final class TierDecider {
   }
 
   private static String burnText(SliReading r, TierThresholds t) {
-    return "burn " + num(r.burn5m()) + " (5m) >= " + num(t.healthyBurn());
+    return burnText(r.burn5m()) + ", at or above " + times(t.healthyBurn());
+  }
+
+  /** The short burn window in words: {@code "error-budget burn 30.2x over 5 min"}. */
+  private static String burnText(double burn5m) {
+    return "error-budget burn " + times(burn5m) + " over 5 min";
+  }
+
+  private static String calls(long n) {
+    return n + (n == 1 ? " call" : " calls");
   }
 
   private static String steps(int n) {
@@ -224,7 +236,8 @@ public final class TierDecider {
     return String.format(Locale.ROOT, "%.0f ms", millis);
   }
 
-  private static String num(double value) {
-    return String.format(Locale.ROOT, "%.1f", value);
+  /** A burn rate: how many times faster than the SLO allows the error budget is spent ({@code 30.2x}). */
+  private static String times(double value) {
+    return String.format(Locale.ROOT, "%.1fx", value);
   }
 }

@@ -81,7 +81,7 @@ class TierDeciderTest {
     SliReading reading = new SliReading(120, 0, 0, 1000, 20.04, 16, 1000);
 
     assertThat(decider.decide(Tier.T0, reading, Priority.OPTIONAL).reason())
-        .isEqualTo("burn 20.0 (1h) and 16.0 (5m) >= 14.4: optional feature to T3, T0 -> T3");
+        .isEqualTo("error-budget burn 20.0x over 1 h and 16.0x over 5 min, at or above 14.4x: optional feature to T3, T0 -> T3");
   }
 
   @Test
@@ -151,7 +151,7 @@ class TierDeciderTest {
     TierDecision stale = decider.decide(Tier.T1, remembered, Priority.STANDARD);
 
     assertThat(stale).extracting(TierDecision::next, TierDecision::cause).containsExactly(Tier.T1, Cause.HOLD);
-    assertThat(stale.reason()).contains("no call failed within the short window: failures over, no step down");
+    assertThat(stale.reason()).contains("but no call failed within the short window: those failures are over, no step down");
     assertThat(decider.decide(Tier.T0, remembered, Priority.STANDARD).next()).as("not from T0 either").isEqualTo(Tier.T0);
     assertThat(decider.decide(Tier.T1, current, Priority.STANDARD))
         .extracting(TierDecision::next, TierDecision::cause).containsExactly(Tier.T2, Cause.SIGNALS);
@@ -182,7 +182,7 @@ class TierDeciderTest {
 
     assertThat(over.next()).isEqualTo(Tier.T0);
     assertThat(over.cause()).isEqualTo(Cause.HEALTHY);
-    assertThat(over.reason()).contains("no client failed within the short window: over");
+    assertThat(over.reason()).contains("no client failed within the short window: that outage is over");
   }
 
   @Test
@@ -191,14 +191,15 @@ class TierDeciderTest {
     TierDecision held = decider.decide(Tier.T2, new SliReading(0, 0, 0, 0, 9, 30.2, 400, 0, "", true, true, ""),
         Priority.CRITICAL);
     assertThat(held.cause()).isEqualTo(Cause.HOLD);
-    assertThat(held.reason()).isEqualTo("quiet: 0 calls < 20, burn 30.2 (5m) >= 14.4: hold");
+    assertThat(held.reason()).isEqualTo("quiet: 0 calls, fewer than the 20 needed to judge, error-budget burn 30.2x over 5 min,"
+        + " at or above 14.4x: hold");
 
     TierDecision up = decider.decide(Tier.T2, new SliReading(0, 0, 0, 0, 9, 30.2, 400, 0, "", true, false, ""),
         Priority.CRITICAL);
 
     assertThat(up.next()).isEqualTo(Tier.T1);
-    assertThat(up.reason()).isEqualTo("quiet: 0 calls < 20, none failed, burn 30.2 (5m) but no client failed within"
-        + " the short window: over: one step up, T2 -> T1");
+    assertThat(up.reason()).isEqualTo("quiet: 0 calls, fewer than the 20 needed to judge, none failed, error-budget burn"
+        + " 30.2x over 5 min, but no client failed within the short window: that outage is over: one step up, T2 -> T1");
   }
 
   @Test

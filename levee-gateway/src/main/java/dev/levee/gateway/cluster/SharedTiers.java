@@ -37,8 +37,11 @@ public final class SharedTiers {
   private static final LuaScript LEASE = LuaScript.load("lease");
   private static final LuaScript PUBLISH = LuaScript.load("tier-publish");
 
-  /** A feature's tiers as the cluster sees them. */
-  record View(Tier decided, Tier forced) {
+  /**
+   * A feature's tiers as the cluster sees them; {@code forcedUntil} is the force's end in ticker
+   * nanos, read from its key's time to live (unused without a force; "now" when Redis did not say).
+   */
+  record View(Tier decided, Tier forced, long forcedUntil) {
     Tier effective() {
       return forced != null ? forced : decided;
     }
@@ -205,6 +208,29 @@ public final class SharedTiers {
     return forced != null && forced.until() - ticker.nanos() > 0 ? Optional.of(forced.tier()) : Optional.empty();
   }
 
+  /**
+   * Time left on the force {@link #forced} reports; zero when there is none. Shared, the force's
+   * key carries its end as its time to live, so every replica shows the time left of a force set on
+   * another (newcomer trial: another replica showed {@code forced_remaining_ms: 0} while the force
+   * was in effect); this replica's own force not yet written, or set while Redis is away, counts
+   * from its own end.
+   */
+  public Duration forcedRemaining(String feature) {
+    if (forced(feature).isEmpty()) {
+      return Duration.ZERO;
+    }
+    long now = ticker.nanos();
+    Forced mine = localForced.get(feature);
+    long until;
+    if (mine != null && (!mine.shared() || !link.tryShared())) {
+      until = mine.until();
+    } else {
+      until = views.get(viewKey(feature), k -> read(feature)).filter(v -> v.forced() != null)
+          .map(View::forcedUntil).orElse(mine == null ? now : mine.until());
+    }
+    return Duration.ofNanos(Math.max(0, until - now));
+  }
+
   /** The tier {@code feature} is served in now: a forced tier, else the decided one (T0 if none). */
   public Tier current(String feature) {
     if (link.tryShared()) {
@@ -225,7 +251,13 @@ public final class SharedTiers {
     String forced = link.key("tier-forced:{" + feature + "}");
     Optional<View> view = link.<List<KeyValue<String, String>>>call(c -> c.mget(decided, forced)).map(values -> new View(
         values.get(0).hasValue() ? Tier.valueOf(values.get(0).getValue()) : Tier.T0,
-        values.get(1).hasValue() ? Tier.valueOf(values.get(1).getValue()) : null));
+        values.get(1).hasValue() ? Tier.valueOf(values.get(1).getValue()) : null, 0));
+    if (view.isPresent() && view.get().forced() != null) { // its end, for forced_remaining_ms on every replica
+      View v = view.get();
+      long now = ticker.nanos();
+      view = Optional.of(new View(v.decided(), v.forced(), link.<Long>call(c -> c.pttl(forced))
+          .filter(ms -> ms > 0).map(ms -> now + TimeUnit.MILLISECONDS.toNanos(ms)).orElse(now)));
+    }
     // keep the local fallback at the cluster's tier, so losing Redis does not change the answer
     view.ifPresent(v -> localDecided.put(feature, v.decided()));
     return view;

@@ -106,8 +106,9 @@ final class Deserializers {
   }
 
   /**
-   * One of an enum's constants, written in lower case ({@code critical}, {@code fail-mode:
-   * closed}); anything else is refused with the allowed values.
+   * One of an enum's constants, in any case ({@code critical}, {@code fail-mode: closed}, {@code
+   * thinking: T0} or {@code t0}: a tier is written {@code T1} in {@code /admin/tiers} and the
+   * headers, and both are accepted everywhere); anything else is refused with the allowed values.
    */
   static final class Choice<E extends Enum<E>> extends JsonDeserializer<E> {
     private final Class<E> type;
@@ -120,7 +121,7 @@ final class Deserializers {
     public E deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
       String text = scalar(p, ctxt).trim();
       for (E constant : type.getEnumConstants()) {
-        if (name(constant).equals(text)) {
+        if (name(constant).equalsIgnoreCase(text)) {
           return constant;
         }
       }

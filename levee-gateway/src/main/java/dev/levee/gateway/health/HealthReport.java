@@ -113,7 +113,7 @@ public final class HealthReport {
       }
       ObjectNode t = targets.putObject(target.id());
       t.put("configured", own);
-      t.put("health", health(stats.everCalled(target), circuit.state(), window));
+      t.put("health", health(stats.everCalled(target), stats.recoveredLately(target), circuit, window));
       t.put("calls", window.total()); // in the last minute, client errors not counted: the counts behind the word
       t.put("failed", window.serverErrors() + window.rateLimited());
       t.put("circuit", circuit.state().name());
@@ -171,18 +171,37 @@ public final class HealthReport {
   }
 
   /**
-   * One target's word: {@code unknown} when it was never called (no call, no verdict),
-   * {@code unhealthy} when its circuit is OPEN, {@code degraded} when HALF_OPEN or below the
-   * success rate over at least {@value #MIN_CALLS_FOR_RATE} calls in the last minute, {@code
-   * insufficient_data} when it is below that rate over fewer calls (3 of 3 failed is no proof of
-   * health, nor yet enough for a verdict; the target's {@code calls} and {@code failed} say how
-   * many), else {@code healthy}.
+   * One target's word, from the evidence of the last minute and its circuit breaker. The words
+   * move one way as an outage heals ({@code unhealthy}, {@code awaiting_trial}, {@code degraded}
+   * while the trial runs, {@code healthy}) and back only on new failures:
+   *
+   * <ul>
+   *   <li>{@code unknown}: never called, circuit CLOSED (no call, no verdict).
+   *   <li>{@code unhealthy}: circuit OPEN, and its open period still running or a call of the last
+   *       minute behind it (fresh evidence).
+   *   <li>{@code awaiting_trial}: circuit OPEN, its open period over and no call in the last minute:
+   *       nothing fresh says it is down, the next call to it is the trial (newcomer trial: a target
+   *       nothing called while another served its alias stayed {@code unhealthy} with 0 calls).
+   *   <li>{@code degraded}: circuit HALF_OPEN (its trial under way), or below 95% success over at
+   *       least {@value #MIN_CALLS_FOR_RATE} calls.
+   *   <li>{@code healthy}: at least 95% success (or no call this minute); or, within a minute of a
+   *       trial that closed its circuit, fewer than {@value #MIN_CALLS_FOR_RATE} calls: the
+   *       breaker's word (its window starts afresh at the close, {@link TargetStats#recovered}).
+   *       Newcomer trial: a healed target read {@code insufficient_data}, then {@code degraded}, on
+   *       the outage's failures kept beside the trial's success.
+   *   <li>{@code insufficient_data}: below 95% over fewer calls, with no trial to vouch for it (3 of
+   *       3 failed is no proof of health, nor yet enough for a verdict; {@code calls} and {@code
+   *       failed} say how many).
+   * </ul>
    *
    * @param everCalled whether the target was ever called
+   * @param recoveredLately whether a trial closed its circuit within the last minute
    */
-  static String health(boolean everCalled, CircuitState state, SliSnapshot window) {
+  static String health(boolean everCalled, boolean recoveredLately, CircuitBreaker.Snapshot circuit,
+      SliSnapshot window) {
+    CircuitState state = circuit.state();
     if (state == CircuitState.OPEN) {
-      return "unhealthy";
+      return circuit.openRemaining().isZero() && window.total() == 0 ? "awaiting_trial" : "unhealthy";
     }
     if (!everCalled && state == CircuitState.CLOSED) {
       return "unknown";
@@ -193,7 +212,10 @@ public final class HealthReport {
     if (window.successRate() >= DEGRADED_BELOW) {
       return "healthy";
     }
-    return window.total() >= MIN_CALLS_FOR_RATE ? "degraded" : "insufficient_data";
+    if (window.total() >= MIN_CALLS_FOR_RATE) {
+      return "degraded";
+    }
+    return recoveredLately ? "healthy" : "insufficient_data";
   }
 
   private static Verdict verdict(List<CircuitState> states, boolean lowSuccess) {

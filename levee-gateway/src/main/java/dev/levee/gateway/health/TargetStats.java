@@ -1,6 +1,8 @@
 package dev.levee.gateway.health;
 
 import dev.levee.core.bound.BoundedTable;
+import dev.levee.core.breaker.CircuitState;
+import dev.levee.core.breaker.Transition;
 import dev.levee.core.chain.CallObserver;
 import dev.levee.core.chain.Target;
 import dev.levee.core.retry.Failure;
@@ -28,20 +30,31 @@ public final class TargetStats implements CallObserver {
   /** How long an unconfigured target's window survives without calls. */
   static final Duration IDLE = Duration.ofMinutes(10);
 
+  /** The span of every target's window (the {@link SlidingWindow} default). */
+  static final Duration WINDOW = Duration.ofMinutes(1);
+
   private final BoundedTable<Target, SlidingWindow> windows; // targets not configured
   private final Map<Target, Configured> configured;
 
-  /** A configured target's window, made at start, and whether a call has ever said something of it. */
+  /**
+   * A configured target's window, made at start, whether a call has ever said something of it, and
+   * when a trial last closed its circuit ({@link #recovered}).
+   */
   private static final class Configured {
     final SlidingWindow window;
     volatile boolean called;
+    volatile boolean recovered;
+    volatile long recoveredAt;
 
     Configured(SlidingWindow window) {
       this.window = window;
     }
   }
 
+  private final Ticker ticker;
+
   public TargetStats(Set<Target> configured, Ticker ticker) {
+    this.ticker = ticker;
     Map<Target, Configured> own = new HashMap<>();
     configured.forEach(target -> own.put(target, new Configured(new SlidingWindow(ticker))));
     this.configured = Map.copyOf(own);
@@ -56,6 +69,48 @@ public final class TargetStats implements CallObserver {
   public boolean everCalled(Target target) {
     Configured c = configured.get(target);
     return c != null ? c.called : windows.peek(target) != null;
+  }
+
+  /**
+   * A trial closed {@code target}'s circuit (HALF_OPEN to CLOSED): its window forgets the calls
+   * before, as the breaker forgets its failures and as the tiers' windows do, so {@code /health}
+   * judges the recovered target by fresh calls only (newcomer trial: the outage's failures, kept
+   * beside the trial's success, read {@code insufficient_data} and then {@code degraded} after the
+   * circuit had closed).
+   */
+  public void recovered(Target target) {
+    Configured c = configured.get(target);
+    SlidingWindow window = c != null ? c.window : windows.peek(target);
+    if (window != null) {
+      window.clear();
+    }
+    if (c != null) {
+      c.recoveredAt = ticker.nanos();
+      c.recovered = true;
+    }
+  }
+
+  /**
+   * A circuit breaker changed state (a listener of every breaker): when a target's circuit closes
+   * after its half-open trials, the target {@link #recovered}.
+   */
+  public void onTransition(Transition t) {
+    if (t.from() == CircuitState.HALF_OPEN && t.to() == CircuitState.CLOSED) {
+      try {
+        recovered(Target.parse(t.breaker()));
+      } catch (IllegalArgumentException e) {
+        // not a target's breaker
+      }
+    }
+  }
+
+  /**
+   * Whether a trial closed the configured {@code target}'s circuit within the last {@link
+   * #WINDOW}: every call in its window came after that success.
+   */
+  public boolean recoveredLately(Target target) {
+    Configured c = configured.get(target);
+    return c != null && c.recovered && ticker.nanos() - c.recoveredAt < WINDOW.toNanos();
   }
 
   @Override

@@ -26,6 +26,7 @@ public final class FeatureTier {
   private final Object lock = new Object();
   private Tier forced; // null when not forced
   private long forcedUntil;
+  private String forceReason; // the force's own, replaced by every force
 
   FeatureTier(String name, Priority priority, Ticker ticker, Supplier<Tier> evaluated,
       Consumer<TierTransition> transitions) {
@@ -71,6 +72,17 @@ public final class FeatureTier {
     return pinned != null ? pinned : evaluated.get();
   }
 
+  /**
+   * Why the feature is forced ({@code "forced to T2 for 600 s"}), the last force's words: forcing
+   * the tier already forced replaces them and the force's end (newcomer trial: the first force's
+   * reason stayed); null when not forced.
+   */
+  public String forceReason() {
+    synchronized (lock) {
+      return forced == null ? null : forceReason;
+    }
+  }
+
   /** Time left on a force; zero when none. */
   public Duration forcedRemaining() {
     synchronized (lock) {
@@ -88,13 +100,14 @@ public final class FeatureTier {
     Objects.requireNonNull(tier, "tier");
     if (!duration.isPositive()) throw new IllegalArgumentException("force duration must be positive, was " + duration);
     Tier before = current();
+    String reason = "forced to " + tier + " for " + duration.toSeconds() + " s";
     synchronized (lock) {
       forced = tier;
       forcedUntil = ticker.nanos() + duration.toNanos();
+      forceReason = reason;
     }
     if (before != tier) {
-      transitions.accept(new TierTransition(name, before, tier, "forced to " + tier + " for " + duration.toSeconds() + " s",
-          ticker.nanos()));
+      transitions.accept(new TierTransition(name, before, tier, reason, ticker.nanos()));
     }
   }
 

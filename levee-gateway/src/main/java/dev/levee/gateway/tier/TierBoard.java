@@ -145,7 +145,7 @@ public final class TierBoard implements CallObserver, AutoCloseable {
     this.clients = new ClientScopes(scopes, this::configured, this::newScope, this::scopeTier,
         s -> lastTransition.remove(key(s.feature(), s.alias())), every, clientIdle, start);
     this.report = new TierReport(features, scopes, lastTransition, ticker, calls, cooldowns, this::configured,
-        this::tier, this::evaluated, this::otherModelsTier);
+        this::tier, this::evaluated, this::otherModelsTier, this::forcedRemaining, this::forceReason);
     next = scheduler.schedule(every, this::tick);
   }
 
@@ -194,6 +194,32 @@ public final class TierBoard implements CallObserver, AutoCloseable {
       cluster.force(f.name(), tier, duration);
     }
     f.force(tier, duration);
+  }
+
+  /**
+   * Why {@code f} is forced to {@code pinned}: this replica's last force's words ({@link
+   * FeatureTier#forceReason}), or, for a force set through another replica, that it was.
+   */
+  private static String forceReason(FeatureTier f, Tier pinned) {
+    String mine = f.forceReason();
+    return mine != null && f.forced() == pinned ? mine : "forced to " + pinned + " through another replica";
+  }
+
+  /**
+   * Time left on {@code feature}'s force, zero when none: the cluster's when tiers are shared
+   * (whichever replica set it), else this replica's.
+   */
+  Duration forcedRemaining(String feature) {
+    FeatureTier f = controller(feature);
+    SharedTiers cluster = shared;
+    return cluster == null ? f.forcedRemaining() : cluster.forcedRemaining(f.name());
+  }
+
+  /** Why {@code feature} is forced, or null when it is not. */
+  String forceReason(String feature) {
+    FeatureTier f = controller(feature);
+    Tier pinned = pinned(f);
+    return pinned == null ? null : forceReason(f, pinned);
   }
 
   /** Ends a force early, on every replica when tiers are shared, whichever replica set it. */
@@ -301,9 +327,9 @@ public final class TierBoard implements CallObserver, AutoCloseable {
    */
   public String cause(String feature, String alias) {
     FeatureTier f = controller(feature);
-    if (f.forced() != null) {
-      TierTransition forced = lastTransition.get(f.name());
-      return forced == null ? "forced" : forced.reason();
+    Tier pinned = pinned(f);
+    if (pinned != null) {
+      return forceReason(f, pinned);
     }
     ScopeHealth scope = existing(f.name(), alias);
     if (scope == null || scope.controller().current() == Tier.T0) {
@@ -338,8 +364,7 @@ public final class TierBoard implements CallObserver, AutoCloseable {
       if (pinned != null) {
         pinnedFeatures.add(name);
         if (pinned != Tier.T0) {
-          TierTransition t = lastTransition.get(name);
-          out.add(new Degraded(name, null, pinned, t == null ? "forced" : t.reason(), null));
+          out.add(new Degraded(name, null, pinned, forceReason(f, pinned), null));
         }
       }
     });
@@ -639,8 +664,9 @@ public final class TierBoard implements CallObserver, AutoCloseable {
 
   /**
    * Every feature's tier, for {@code GET /admin/tiers} and {@code /health}: per feature its tier
-   * (forced, else the worst of its configured aliases: {@link #tier(String)}), and in {@code
-   * aliases}, per alias it was used with, the tier, the reason of the last decision and the cause
+   * (forced, else the worst of its configured aliases: {@link #tier(String)}), {@code
+   * forced_remaining_ms} (the cluster's force when shared, 0 when none) and, while forced, {@code
+   * forced_reason} (the last force's words), and in {@code aliases}, per alias it was used with, the tier, the reason of the last decision and the cause
    * (the target or signal) of the last transition. Model names no alias names are bounded there:
    * the shared {@value #OTHER_MODELS} scope when made, and at most {@value #MAX_LISTED} names below
    * T0; {@code other_models} counts them all ({@code scopes}, {@code below_t0}) and gives their

@@ -19,8 +19,8 @@ import java.util.function.Predicate;
 
 /**
  * The JSON reports of {@link TierBoard#status()} ({@code GET /admin/tiers}, {@code /health}) and
- * {@link TierBoard#targetStatus()} ({@code /health}), read from the board's live maps. Moved out of
- * {@link TierBoard} unchanged. Reads only; as thread-safe as the maps it reads.
+ * {@link TierBoard#targetStatus()} ({@code /health}), read from the board's live maps, moved out of
+ * {@link TierBoard}. Reads only; as thread-safe as the maps it reads.
  */
 final class TierReport {
 
@@ -34,11 +34,14 @@ final class TierReport {
   private final Function<String, Tier> tier;
   private final Function<String, Tier> evaluated;
   private final Function<String, Tier> otherModelsTier;
+  private final Function<String, Duration> forcedRemaining;
+  private final Function<String, String> forceReason;
 
   TierReport(Map<String, FeatureTier> features, Map<TierBoard.ScopeKey, ScopeHealth> scopes,
       Map<String, TierTransition> lastTransition, Ticker ticker, TargetWindows calls, RateLimitCooldowns cooldowns,
       Predicate<String> configured, Function<String, Tier> tier, Function<String, Tier> evaluated,
-      Function<String, Tier> otherModelsTier) {
+      Function<String, Tier> otherModelsTier, Function<String, Duration> forcedRemaining,
+      Function<String, String> forceReason) {
     this.features = features;
     this.scopes = scopes;
     this.lastTransition = lastTransition;
@@ -49,6 +52,8 @@ final class TierReport {
     this.tier = tier;
     this.evaluated = evaluated;
     this.otherModelsTier = otherModelsTier;
+    this.forcedRemaining = forcedRemaining;
+    this.forceReason = forceReason;
   }
 
   /** The body of {@link TierBoard#status()} (its Javadoc gives the fields). */
@@ -60,7 +65,11 @@ final class TierReport {
       f.put("priority", feature.priority().name().toLowerCase(Locale.ROOT));
       f.put("tier", tier.apply(name).name());
       f.put("automatic", evaluated.apply(name).name());
-      f.put("forced_remaining_ms", feature.forcedRemaining().toMillis());
+      f.put("forced_remaining_ms", forcedRemaining.apply(name).toMillis());
+      String forced = forceReason.apply(name);
+      if (forced != null) {
+        f.put("forced_reason", forced); // the last force's words: a new force replaces them
+      }
       transition(f, lastTransition.get(name));
       ArrayNode aliases = f.putArray("aliases");
       int others = 0;

@@ -75,7 +75,7 @@ class TierBoardTest {
 
       assertThat(board.tier("default", "smart", SMART)).isEqualTo(Tier.T0);
       assertThat(board.status().get(0).path("aliases").get(0).path("last_reason").asText())
-          .contains("no call failed within the short window: failures over, no step down");
+          .contains("but no call failed within the short window: those failures are over, no step down");
 
       board.onFailure(SICK, OVERLOADED, Duration.ofMillis(30)); // one fresh failure: the outage goes on
       board.evaluateAll();
@@ -90,7 +90,7 @@ class TierBoardTest {
       board.evaluateAll();
 
       assertThat(board.tier("default", "smart", SMART)).isEqualTo(Tier.T0);
-      assertThat(board.status().get(0).path("aliases").get(0).path("last_reason").asText()).startsWith("quiet: 30 calls < 50");
+      assertThat(board.status().get(0).path("aliases").get(0).path("last_reason").asText()).startsWith("quiet: 30 calls, fewer than the 50 needed to judge");
     }
   }
 
