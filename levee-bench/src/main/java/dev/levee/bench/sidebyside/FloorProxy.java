@@ -71,7 +71,7 @@ public final class FloorProxy {
     URI up = URI.create(args[1]);
     FloorProxy proxy = new FloorProxy(new InetSocketAddress(up.getHost(), up.getPort()));
     AutoCloseable server = switch (args[0]) {
-      case "jetty" -> proxy.jetty();
+      case "jetty" -> proxy.jetty()::stop;
       case "threads" -> proxy.threads();
       default -> throw new IllegalArgumentException("mode: jetty or threads, not " + args[0]);
     };
@@ -82,7 +82,15 @@ public final class FloorProxy {
     }
   }
 
-  private AutoCloseable jetty() throws Exception {
+  /**
+   * The {@code jetty} floor in this JVM, started (for a JMH benchmark beside Levee in the same
+   * process): {@link VirtualThreadServer#port} tells its port; stop it when done.
+   */
+  static Server jettyIn(URI upstream) throws Exception {
+    return new FloorProxy(new InetSocketAddress(upstream.getHost(), upstream.getPort())).jetty();
+  }
+
+  private Server jetty() throws Exception {
     Server server = VirtualThreadServer.create("127.0.0.1", 0, Duration.ofSeconds(30), "floor",
         new Handler.Abstract(Invocable.InvocationType.BLOCKING) {
           @Override
@@ -130,7 +138,7 @@ public final class FloorProxy {
         }, STREAMS, RequestGuard.Lanes.NONE);
     server.start();
     announce(VirtualThreadServer.port(server));
-    return server::stop;
+    return server;
   }
 
   private AutoCloseable threads() throws IOException {

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
 
 /**
  * The exact-match answer cache, in memory (Caffeine), bounded by bytes.
@@ -222,6 +223,33 @@ public final class ResponseCache {
   }
 
   /**
+   * As {@link #put(CacheKey, byte[], String, Duration)}, for an answer still to be assembled (a
+   * stream's): {@code messageJson} is asked for it only when it would be stored, not when an entry
+   * stored with the same TTL less than {@link #REWRITE_AFTER} ago stays (issue 11: assembling a
+   * 30-delta stream's message is a tree parse and a serialisation). Its bytes are not copied: the
+   * supplier hands over a fresh array.
+   *
+   * @param messageJson the message's JSON, or null when there is none to store (nothing stored, not counted as refused)
+   * @return as {@link #put(CacheKey, byte[], String, Duration)}; false when the supplier gave null
+   */
+  public boolean put(CacheKey key, Supplier<byte[]> messageJson, String model, Duration ttl) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(model, "model");
+    if (kept(key, ttl, ticker.nanos())) {
+      return true;
+    }
+    byte[] message = messageJson.get();
+    if (message == null) {
+      return false;
+    }
+    if (!isFinishedMessage(message)) {
+      refused.increment();
+      return false;
+    }
+    return store(key, message, false, model, ttl);
+  }
+
+  /**
    * As {@link #put}, for a message the caller already knows to be finished — the pass that read
    * it said so ({@code dev.levee.anthropic.upstream.AnswerShape#check}) — so it is not read
    * again, and not copied: the caller must not modify {@code messageJson} afterwards.
@@ -238,8 +266,7 @@ public final class ResponseCache {
 
   private boolean store(CacheKey key, byte[] messageJson, boolean copy, String model, Duration ttl) {
     long now = ticker.nanos();
-    CachedAnswer held = cache.getIfPresent(key);
-    if (held != null && held.ttl().equals(ttl) && now - held.storedAtNanos() < REWRITE_AFTER.toNanos()) {
+    if (kept(key, ttl, now)) {
       return true;
     }
     CachedAnswer answer = new CachedAnswer(copy ? messageJson.clone() : messageJson, model, now, ttl);
@@ -254,6 +281,12 @@ public final class ResponseCache {
       Thread.ofVirtual().name("levee-cache-share").start(() -> other.put(key, answer.messageJson(), model, ttl));
     }
     return true;
+  }
+
+  /** Whether the entry under {@code key} stays as it is: stored with {@code ttl} less than {@link #REWRITE_AFTER} ago. */
+  private boolean kept(CacheKey key, Duration ttl, long now) {
+    CachedAnswer held = cache.getIfPresent(key);
+    return held != null && held.ttl().equals(ttl) && now - held.storedAtNanos() < REWRITE_AFTER.toNanos();
   }
 
   /** Drops every entry of {@code tenant} (see {@link CacheKey#tenantOf}). */

@@ -1,12 +1,14 @@
 package dev.levee.gateway.pipeline;
 
 import dev.levee.anthropic.upstream.Reply;
+import dev.levee.gateway.cache.CacheKey;
 import dev.levee.gateway.cache.CachedAnswer;
 import dev.levee.gateway.cache.ResponseCache;
 import dev.levee.gateway.cache.SemanticCache;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 /**
  * The answer cache as the request path uses it: a fresh answer for admission (exact first, then
@@ -64,8 +66,19 @@ final class CachedAnswers {
         .map(answer -> new Found(answer.messageJson(), "stale", true));
   }
 
-  /** Writes a finished answer (a stream's assembled message) back, when the slot allows. */
+  /** Writes a finished answer back, when the slot allows. */
   void store(CacheSlot slot, byte[] message, String model, Duration ttl) {
+    if (slot.mayStore() && slot.key() != null && cache.put(slot.key(), message, model, ttl)) {
+      remember(slot);
+    }
+  }
+
+  /**
+   * Writes a stream's answer back, when the slot allows: {@code message} assembles it, and is
+   * asked only when the cache will store it ({@link ResponseCache#put(CacheKey, Supplier, String,
+   * Duration)}).
+   */
+  void store(CacheSlot slot, Supplier<byte[]> message, String model, Duration ttl) {
     if (slot.mayStore() && slot.key() != null && cache.put(slot.key(), message, model, ttl)) {
       remember(slot);
     }
@@ -90,7 +103,7 @@ final class CachedAnswers {
   }
 
   /** The key of the closest question whose entry is {@code usable}; checking candidates is not counted. */
-  private Optional<dev.levee.gateway.cache.CacheKey> closest(CacheSlot slot, double threshold,
+  private Optional<CacheKey> closest(CacheSlot slot, double threshold,
       Predicate<ResponseCache.Lookup> usable) {
     if (slot.semantic() == null || semantic == null) {
       return Optional.empty();

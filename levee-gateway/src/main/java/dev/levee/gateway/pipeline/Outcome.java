@@ -8,6 +8,7 @@ import dev.levee.core.chain.ChainResult;
 import dev.levee.core.chain.Target;
 import dev.levee.core.retry.Failure;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * What going upstream came to, as the relay hands it on: nothing here has been settled, cached
@@ -28,14 +29,14 @@ sealed interface Outcome {
    * @param ended how it ended
    * @param last the target that answered last (another one when a recovery moved on)
    * @param recoveries continuations spliced in
-   * @param message the whole answer, assembled for the cache; null when it did not complete or
-   *     may not be cached
+   * @param message the whole answer for the cache, assembled when asked (once at most: the cache
+   *     asks only when it will store it); null when it did not complete or may not be cached
    * @param usage the tokens the stream's events reported (for metrics and cost)
    * @param failure why it {@link ResilientStream.Outcome#FAILED failed} (what its {@code event:
    *     error} said); null otherwise
    */
   record Streamed(ChainResult.Answered<Reply> first, ResilientStream.Outcome ended, Target last, int recoveries,
-      int calls, byte[] message, TokenUsage usage, Failure failure) implements Outcome {}
+      int calls, Supplier<byte[]> message, TokenUsage usage, Failure failure) implements Outcome {}
 
   /** The client's own error, to reach it at once with the upstream's status and body (reply may be null). */
   record Rejected(Target target, Failure failure, Reply reply, int calls) implements Outcome {}

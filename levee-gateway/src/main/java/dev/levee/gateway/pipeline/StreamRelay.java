@@ -11,6 +11,7 @@ import dev.levee.core.retry.Failure;
 import dev.levee.core.retry.FailureKind;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.util.function.Supplier;
 
 /**
  * One stream past its commit point, relayed to its client event by event ({@link Relay}): until
@@ -66,7 +67,7 @@ final class StreamRelay {
     }
     try (stream) {
       int calls = first.calls() + stream.recoveryCalls(); // every upstream call, failed recovery calls included
-      byte[] message = assembled != null && ended == ResilientStream.Outcome.COMPLETE ? assembled.message() : null;
+      Supplier<byte[]> message = assembled != null && ended == ResilientStream.Outcome.COMPLETE ? assembled::message : null;
       return new Outcome.Streamed(first, ended, stream.target(), stream.recoveries(), calls, message, usage.usage(),
           failure);
     }

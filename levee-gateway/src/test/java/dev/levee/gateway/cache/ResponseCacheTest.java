@@ -8,6 +8,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 class ResponseCacheTest {
@@ -95,6 +97,44 @@ class ResponseCacheTest {
     cache.put(key, message("later"), "claude-y", cold);
     assertThat(cache.lookup(key)).isInstanceOfSatisfying(ResponseCache.Fresh.class,
         fresh -> assertThat(fresh.answer().messageText()).contains("later"));
+  }
+
+  @Test
+  void aStreamsAnswerIsAssembledOnlyWhenItWillBeStored() {
+    CacheKey key = key("q", "k1");
+    AtomicInteger assembled = new AtomicInteger();
+    Supplier<byte[]> first = () -> {
+      assembled.incrementAndGet();
+      return message("first");
+    };
+    assertThat(cache.put(key, first, "claude-x", hot)).isTrue();
+    assertThat(assembled).hasValue(1);
+
+    clock.advance(ResponseCache.REWRITE_AFTER.minusMillis(1));
+    assertThat(cache.put(key, () -> {
+      assembled.incrementAndGet();
+      return message("second");
+    }, "claude-x", hot)).isTrue(); // the entry stays: nothing to assemble
+    assertThat(assembled).hasValue(1);
+    assertThat(cache.lookup(key)).isInstanceOfSatisfying(ResponseCache.Fresh.class,
+        fresh -> assertThat(fresh.answer().messageText()).contains("first"));
+
+    clock.advance(ResponseCache.REWRITE_AFTER);
+    assertThat(cache.put(key, () -> message("later"), "claude-x", hot)).isTrue();
+    assertThat(cache.lookup(key)).isInstanceOfSatisfying(ResponseCache.Fresh.class,
+        fresh -> assertThat(fresh.answer().messageText()).contains("later"));
+    assertThat(cache.stats().puts()).isEqualTo(2);
+  }
+
+  @Test
+  void aStreamsAnswerIsCheckedAsAJsonAnswerIs() {
+    CacheKey key = key("q", "k1");
+    String noStop = new String(message("x"), StandardCharsets.UTF_8).replace("\"end_turn\"", "null");
+
+    assertThat(cache.put(key, () -> null, "m", hot)).isFalse(); // none assembled: not stored, not refused
+    assertThat(cache.put(key, () -> noStop.getBytes(StandardCharsets.UTF_8), "m", hot)).isFalse();
+    assertThat(cache.lookup(key)).isInstanceOf(ResponseCache.Miss.class);
+    assertThat(cache.stats().refused()).isEqualTo(1);
   }
 
   @Test
