@@ -17,7 +17,13 @@ public final class LeveeHeaders {
    * #REQUEST_ID}) on what Levee answers itself — its errors, cached, static and queued answers.
    */
   public static final String ANSWER_REQUEST_ID = "request-id";
-  /** Why the request failed, one line per target, when it did. */
+  /**
+   * How each target the request met ended, when the answer is not a plain pass-through: every
+   * target failed (the error, or a cached answer standing in: then also {@link #CACHE} {@code
+   * stale}), or the answer came after retries, a fallback or a hedge ({@code "emu/a: 529
+   * overloaded_error (3 calls); emu/b: answered"}); and on {@code GET /v1/models}, why the
+   * upstream's models are missing from the list. Absent on a first call's answer.
+   */
   public static final String REASON = "x-levee-reason";
   /** The feature's degradation tier when the request was admitted: T0 full, T1 reduced, T2 cached, T3 static. */
   public static final String TIER = "x-levee-tier";
