@@ -37,7 +37,13 @@ public final class LeveeHeaders {
    * score} that went upstream at T0.
    */
   public static final String ROUTE = "x-levee-route";
-  /** Tells clients whether retrying could help; Levee owns retries, so a final failure says false. */
+  /**
+   * Tells the official SDKs whether their own retry loop should send the request again; Levee owns
+   * retries (DESIGN.md promise 2), so a final failure says {@code false}. The SDKs read it before
+   * anything else and never wait a {@code retry-after} when it is {@code false}, so the {@code
+   * retry-after} a final failure may carry too (when a circuit admits a trial, when a stated wait
+   * ends) is for whoever decides later whether to ask again: the two agree.
+   */
   public static final String SHOULD_RETRY = "x-should-retry";
   /** The job a request queued on an outage became ({@code GET /v1/levee/jobs/{id}}). */
   public static final String JOB = "x-levee-job";
