@@ -25,9 +25,11 @@ import java.util.Set;
  * go to the upstream as sent. An upstream model named like an alias is left out (requests for
  * that name go to the alias).
  *
- * <p>When the upstream cannot list (unreachable, 5xx, 408, 429, 529) the page still holds the
- * aliases, with {@code has_more: false} and {@code x-levee-reason} saying why the upstream's
- * models are missing; its other errors (401, 403, 400 …: the client's) are relayed as they are.
+ * <p>When the upstream cannot list (unreachable, 5xx, 408, 429, 529), a page that holds aliases
+ * still answers with them, with {@code has_more: false} and {@code x-levee-reason} saying why the
+ * upstream's models are missing; a page without any (no alias configured, or past them) gets the
+ * upstream's error, or 502 {@code api_error} when it cannot be reached. Its other errors (401, 403,
+ * 400 …: the client's) are relayed as they are.
  * Thread-safe.
  */
 final class ModelList {
@@ -97,7 +99,7 @@ final class ModelList {
     }
     int rest = limit - mine.size();
     Listed listed = list(query(others, "limit", Integer.toString(Math.max(1, rest))), clientHeaders); // 1: is there more?
-    if (listed.failure() != null && listed.missing() == null) {
+    if (listed.failure() != null && (listed.missing() == null || mine.isEmpty())) { // nothing of Levee's to list
       return listed.failure();
     }
     if (listed.missing() != null) {
