@@ -47,15 +47,44 @@ final class InfoEndpoints {
     }
   }
 
-  /** The list shape: {@code data}, {@code has_more}, {@code first_id}, {@code last_id}. */
+  /**
+   * The list shape: {@code data}, {@code has_more}, {@code first_id}, {@code last_id}; one page as
+   * the API pages it: {@code limit} (default 20, 1 to 1000), then the models right after {@code
+   * after_id} or right before {@code before_id} (newest first). An id it does not list gives an
+   * empty page; a bad {@code limit} a 400 {@code invalid_request_error}.
+   */
   static void models(Exchange exchange) {
-    ObjectNode page = Json.MAPPER.createObjectNode();
-    ArrayNode data = page.putArray("data");
-    MODELS.forEach(model -> data.add(model.toJson()));
-    page.put("has_more", false);
-    page.put("first_id", MODELS.getFirst().id());
-    page.put("last_id", MODELS.getLast().id());
-    exchange.sendJson(200, Json.bytes(page));
+    var query = org.eclipse.jetty.server.Request.extractQueryParameters(exchange.request);
+    int limit;
+    try {
+      limit = query.getValue("limit") == null ? 20 : Integer.parseInt(query.getValue("limit"));
+    } catch (NumberFormatException e) {
+      limit = 0;
+    }
+    if (limit < 1 || limit > 1000) {
+      exchange.fail(ApiError.invalidRequest("limit: must be an integer from 1 to 1000"));
+      return;
+    }
+    List<String> ids = MODELS.stream().map(Model::id).toList();
+    String before = query.getValue("before_id");
+    String after = query.getValue("after_id");
+    int from;
+    int to;
+    if (before != null) {
+      to = Math.max(0, ids.indexOf(before));
+      from = Math.max(0, to - limit);
+    } else {
+      from = after == null ? 0 : ids.indexOf(after) < 0 ? MODELS.size() : ids.indexOf(after) + 1;
+      to = Math.min(MODELS.size(), from + limit);
+    }
+    List<Model> page = MODELS.subList(from, to);
+    ObjectNode body = Json.MAPPER.createObjectNode();
+    ArrayNode data = body.putArray("data");
+    page.forEach(model -> data.add(model.toJson()));
+    body.put("has_more", before != null ? from > 0 : to < MODELS.size());
+    body.put("first_id", page.isEmpty() ? null : page.getFirst().id());
+    body.put("last_id", page.isEmpty() ? null : page.getLast().id());
+    exchange.sendJson(200, Json.bytes(body));
   }
 
   /** One model object, or 404 {@code not_found_error}. */

@@ -58,6 +58,18 @@ public final class Aliases {
     return java.util.Optional.ofNullable(aliases.get(alias));
   }
 
+  /** The configured aliases' names, in configuration order. */
+  public List<String> names() {
+    return List.copyOf(aliases.keySet());
+  }
+
+  /** The first target of every configured alias's chain. */
+  public Set<Target> firstTargets() {
+    Set<Target> firsts = new LinkedHashSet<>();
+    aliases.values().forEach(chain -> firsts.add(chain.targets().getFirst()));
+    return firsts;
+  }
+
   /** The upstream that takes models no alias names. */
   public String defaultUpstream() {
     return defaultUpstream;

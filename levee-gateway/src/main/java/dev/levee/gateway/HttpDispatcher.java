@@ -106,7 +106,8 @@ final class HttpDispatcher extends Handler.Abstract {
             metrics.scrape().getBytes(StandardCharsets.UTF_8));
       }
       default -> {
-        boolean models = (path.equals("/v1/models") || path.startsWith("/v1/models/")) && method.equals("GET");
+        boolean models = (path.equals("/v1/models") || path.startsWith("/v1/models/"))
+            && (method.equals("GET") || method.equals("HEAD")); // HEAD: GET's status and headers, no body
         if (BatchesHandler.serves(path) || path.startsWith(JobsHandler.PREFIX) || path.startsWith("/admin/") || models) {
           response.getHeaders().put(LeveeHeaders.REQUEST_ID, ids.next()); // findable in the logs, errors included
         }

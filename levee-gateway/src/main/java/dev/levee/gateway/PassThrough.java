@@ -1,66 +1,84 @@
 package dev.levee.gateway;
 
+import dev.levee.anthropic.Json;
 import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.error.TransportError;
 import dev.levee.anthropic.server.ServerIo;
-import dev.levee.anthropic.upstream.Cancellation;
 import dev.levee.anthropic.upstream.Endpoint;
 import dev.levee.anthropic.upstream.Headers;
-import dev.levee.anthropic.upstream.UpstreamClient;
-import dev.levee.anthropic.upstream.UpstreamRequest;
-import dev.levee.anthropic.upstream.UpstreamResponse;
+import dev.levee.gateway.pipeline.LeveeHeaders;
 import java.io.IOException;
-import java.net.URI;
 import java.nio.ByteBuffer;
-import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
 
 /**
- * {@code GET /v1/models} and {@code GET /v1/models/{id}}: a configured alias's own model object
- * ({@link AliasModels}); anything else relayed to the first upstream as it is (an id it does not
- * know gets its 404 {@code not_found_error}), one call, so that clients listing models through the gateway keep working. Nothing here
- * is retried or cached: it is metadata, not an answer.
+ * {@code GET} and {@code HEAD} of {@code /v1/models} and {@code /v1/models/{id}}: the list of the
+ * aliases and the upstream's models ({@link ModelList}); a configured alias's own model object
+ * ({@link AliasModels}); any other id relayed to the first upstream as it is (an id it does not
+ * know gets its 404 {@code not_found_error}), one call. {@code HEAD} answers as {@code GET} does,
+ * status and headers, without the body (the upstream is asked with a {@code GET}). Nothing here is
+ * retried or cached: it is metadata, not an answer.
  */
 final class PassThrough {
-
-  private static final Duration TIMEOUT = Duration.ofSeconds(10);
-  private static final int MAX_BODY = 8 << 20;
 
   private static final String MODEL_PREFIX = "/v1/models/";
 
   private final Endpoint upstream;
-  private final UpstreamClient client;
+  private final UpstreamGet get;
   private final AliasModels aliases;
+  private final ModelList list;
 
-  PassThrough(Endpoint upstream, UpstreamClient client, AliasModels aliases) {
+  PassThrough(Endpoint upstream, UpstreamGet get, AliasModels aliases, ModelList list) {
     this.upstream = upstream;
-    this.client = client;
+    this.get = get;
     this.aliases = aliases;
+    this.list = list;
   }
 
   void handle(Request request, Response response, Callback callback) {
     String path = Request.getPathInContext(request);
-    if (path.startsWith(MODEL_PREFIX)) { // a configured alias is Levee's to describe; the upstream would answer 404
-      var alias = aliases.model(path.substring(MODEL_PREFIX.length()));
-      if (alias.isPresent()) {
-        ServerIo.json(response, callback, 200, dev.levee.anthropic.Json.bytes(alias.get()));
+    String query = request.getHttpURI().getQuery();
+    Map<String, List<String>> headers = ServerIo.headers(request);
+    try {
+      if (path.equals("/v1/models")) {
+        ModelList.Page page = list.page(query, headers);
+        if (page.reason() != null) {
+          response.getHeaders().put(LeveeHeaders.REASON, page.reason());
+        }
+        send(response, callback, page.status(), page.upstreamHeaders(), page.body());
         return;
       }
-    }
-    String query = request.getHttpURI().getQuery();
-    URI uri = URI.create(upstream.baseUrl() + request.getHttpURI().getPath() + (query == null ? "" : "?" + query));
-    UpstreamRequest call = new UpstreamRequest(uri, "GET", Headers.toUpstream(ServerIo.headers(request), upstream.apiKey()), null);
-    try (UpstreamResponse answer = client.send(call, TIMEOUT, new Cancellation())) {
-      byte[] body = answer.readBody(MAX_BODY);
-      response.setStatus(answer.status());
-      Headers.toClient(answer.headers()).forEach((name, values) -> values.forEach(v -> response.getHeaders().add(name, v)));
-      response.write(true, ByteBuffer.wrap(body), callback);
+      if (path.startsWith(MODEL_PREFIX)) { // a configured alias is Levee's to describe; the upstream would answer 404
+        var alias = aliases.model(path.substring(MODEL_PREFIX.length()), headers, true);
+        if (alias.isPresent()) {
+          ServerIo.json(response, callback, 200, Json.bytes(alias.get()));
+          return;
+        }
+      }
+      UpstreamGet.Answer answer = get.get(upstream, request.getHttpURI().getPath() + (query == null ? "" : "?" + query),
+          headers);
+      send(response, callback, answer.status(), answer.headers(), answer.body());
     } catch (IOException e) {
-      ServerIo.error(response, callback, new ApiError(502, "api_error", "the upstream could not be reached: " + dev.levee.anthropic.error.TransportError.describe(e)));
+      ServerIo.error(response, callback, new ApiError(502, "api_error", "the upstream could not be reached: "
+          + TransportError.describe(e)));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       callback.failed(e);
     }
+  }
+
+  /** The status, the upstream's headers as a relay returns them ({@link Headers#toClient}), and the body (none for HEAD: Jetty leaves it out). */
+  private static void send(Response response, Callback callback, int status, Map<String, List<String>> upstreamHeaders,
+      byte[] body) {
+    response.setStatus(status);
+    Headers.toClient(upstreamHeaders).forEach((name, values) -> values.forEach(v -> response.getHeaders().add(name, v)));
+    if (!response.getHeaders().contains("content-type")) {
+      response.getHeaders().put("content-type", "application/json");
+    }
+    response.write(true, ByteBuffer.wrap(body), callback);
   }
 }

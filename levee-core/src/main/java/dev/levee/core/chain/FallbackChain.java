@@ -288,21 +288,21 @@ public final class FallbackChain {
     }
   }
 
-  /** The hedge of the first call, when the delay has passed: null when it may not start. */
-  private HedgeRace.Launch launchHedge(Target target, int call, Deadline deadline, AttemptControl control) {
+  /** The hedge of the first call, when the delay has passed, or why it may not start. */
+  private HedgeRace.Start launchHedge(Target target, int call, Deadline deadline, AttemptControl control) {
     if (!deadline.fits(Duration.ZERO, policy.minAttemptTime())) {
-      return null;
+      return new HedgeRace.Refused(target, Step.DEADLINE);
     }
     Permit permit;
     switch (breakers.of(target).tryAcquire()) {
       case CircuitBreaker.Rejected rejected -> {
-        return null;
+        return new HedgeRace.Refused(target, Step.SKIPPED_OPEN);
       }
       case CircuitBreaker.Admitted admitted -> permit = admitted.permit();
     }
     if (!budgets.of(target).tryAcquire()) {
       permit.cancelled();
-      return null;
+      return new HedgeRace.Refused(target, Step.BUDGET_DENIED);
     }
     return new HedgeRace.Launch(new AttemptContext(target, call, 0, true,
         deadline.attemptTimeout(policy.attemptTimeout()), deadline, control), permit);
@@ -351,7 +351,8 @@ public final class FallbackChain {
   /**
    * Records the hedge of a race the first call won or nobody won: aborted while it ran (its own
    * thread settles its permit, with no verdict), or failed before the race was decided (settled
-   * here, like any failed call). Once per race.
+   * here, like any failed call); or, when the retry budget refused to start it, a {@link
+   * Step#BUDGET_DENIED} step marked as a hedge (a retry the budget refuses is a step too). Once per race.
    */
   private <T> void settleHedge(Run<T> run, HedgeRace<T> race) {
     if (race == null || run.hedgeSettled) {
@@ -360,6 +361,10 @@ public final class FallbackChain {
     run.hedgeSettled = true;
     HedgeRace.Hedge<T> hedge = race.hedge();
     if (hedge == null) {
+      HedgeRace.Refused refused = race.refused();
+      if (refused != null && refused.why() == Step.BUDGET_DENIED) { // as a retry the budget refused: a step, no call
+        run.step(refused.target(), Step.BUDGET_DENIED, null, Duration.ZERO, Duration.ZERO, true);
+      }
       return;
     }
     run.calls++;

@@ -24,8 +24,17 @@ import java.util.function.Function;
  */
 final class HedgeRace<T> {
 
+  /** What the launcher says when the delay has passed: start the hedge, or not. */
+  sealed interface Start permits Launch, Refused {}
+
   /** A hedge cleared to start (breaker admitted, budget token spent, deadline holds). */
-  record Launch(AttemptContext context, Permit permit) {}
+  record Launch(AttemptContext context, Permit permit) implements Start {}
+
+  /**
+   * A hedge that may not start, and why ({@link AttemptRecord.Step#BUDGET_DENIED}, {@link
+   * AttemptRecord.Step#SKIPPED_OPEN} or {@link AttemptRecord.Step#DEADLINE}).
+   */
+  record Refused(Target target, AttemptRecord.Step why) implements Start {}
 
   /** What the hedge did, as the request thread reads it once the race is decided. */
   record Hedge<T>(Target target, Permit permit, AttemptResult<T> result, Duration took, boolean abandoned) {}
@@ -35,7 +44,7 @@ final class HedgeRace<T> {
   private final Attempt<T> attempt;
   private final Ticker ticker;
   private final Executor executor;
-  private final Function<AttemptControl, Launch> launcher;
+  private final Function<AttemptControl, Start> launcher;
   private final AttemptControl primary = new AttemptControl(this::primaryBegan);
   private Scheduler.Scheduled timer;
 
@@ -44,6 +53,7 @@ final class HedgeRace<T> {
   private boolean primaryBegan;
   private boolean primaryDone;
   private Launch hedge;
+  private Refused refused;
   private AttemptControl hedgeControl;
   private long hedgeStart;
   private AttemptResult<T> hedgeResult;
@@ -52,9 +62,9 @@ final class HedgeRace<T> {
 
   /**
    * @param launcher asked when the delay has passed: a launch for the hedge with the given
-   *     control, or null when it may not start (breaker, budget, deadline)
+   *     control, or why it may not start (breaker, budget, deadline)
    */
-  HedgeRace(Attempt<T> attempt, Ticker ticker, Executor executor, Function<AttemptControl, Launch> launcher) {
+  HedgeRace(Attempt<T> attempt, Ticker ticker, Executor executor, Function<AttemptControl, Start> launcher) {
     this.attempt = attempt;
     this.ticker = ticker;
     this.executor = executor;
@@ -98,6 +108,11 @@ final class HedgeRace<T> {
   /** Whether the hedge answered first (the primary was then aborted, or had failed). */
   synchronized boolean hedgeWon() {
     return winner == Winner.HEDGE;
+  }
+
+  /** Why the hedge was not started when its delay had passed, or null (it started, or its time never came). */
+  synchronized Refused refused() {
+    return refused;
   }
 
   /** Whether a hedge was started. */
@@ -188,9 +203,12 @@ final class HedgeRace<T> {
         return;
       }
       AttemptControl control = new AttemptControl(() -> { }); // the hedge's first byte changes nothing
-      launch = launcher.apply(control);
-      if (launch == null) {
-        return;
+      switch (launcher.apply(control)) {
+        case Refused no -> {
+          refused = no;
+          return;
+        }
+        case Launch yes -> launch = yes;
       }
       hedge = launch;
       hedgeControl = control;

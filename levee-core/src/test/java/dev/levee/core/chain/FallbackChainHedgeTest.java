@@ -124,6 +124,34 @@ class FallbackChainHedgeTest extends ChainFixture {
     assertThat(admitsACall(B)).as("the hedge's permit was given back").isTrue();
   }
 
+  /**
+   * Regression (models-api): a hedge the retry budget refused left no step, so nothing downstream
+   * (access log, {@code levee_hedges_total}, traces) could tell it from a request whose first call
+   * answered before the delay; a refused retry is a {@code BUDGET_DENIED} step. The refused hedge
+   * is one too, marked as the hedge, after the first call's answer, with no call made.
+   */
+  @Test
+  void aHedgeTheBudgetRefusesIsABudgetDeniedHedgeStep() {
+    budget = new RetryBudget(1, 0);
+    assertThat(budget.tryAcquire()).isTrue(); // drained
+    upstream.on(A, silentThenOk(Duration.ofSeconds(3), "a"));
+
+    ChainResult.Answered<String> answered = answered(hedged(A, B));
+
+    assertThat(steps(answered)).containsExactly(ANSWERED, AttemptRecord.Step.BUDGET_DENIED);
+    assertThat(answered.steps().get(1).target()).isEqualTo(B);
+    assertThat(answered.steps()).extracting(AttemptRecord::hedge).containsExactly(false, true);
+    assertThat(answered.calls()).isEqualTo(1);
+  }
+
+  @Test
+  void aHedgeStoppedByAnOpenCircuitOrTheDeadlineLeavesNoStep() {
+    open(B);
+    upstream.on(A, silentThenOk(Duration.ofSeconds(1), "a"));
+
+    assertThat(steps(answered(hedged(A, B)))).containsExactly(ANSWERED);
+  }
+
   @Test
   void aHedgeNeverStartsPastTheDeadline() {
     // 600 ms deadline, min-attempt-time 100 ms: at 550 ms too little is left to start a call

@@ -335,8 +335,9 @@ public final class Metrics implements CallObserver, AutoCloseable {
   // ---- hedging and routing, from the Recorder ----
 
   /**
-   * A request's hedge ended: {@code won} (it answered first), {@code lost} (aborted) or {@code
-   * failed}; counted as {@code levee_hedges_total{outcome}}.
+   * A request's hedge ended: {@code won} (it answered first), {@code lost} (aborted), {@code
+   * failed}, or {@code budget_denied} (its target's retry budget refused to start it); counted as
+   * {@code levee_hedges_total{outcome}}.
    */
   public void hedge(String outcome) {
     hedgeCounter(outcome).increment();
@@ -344,7 +345,7 @@ public final class Metrics implements CallObserver, AutoCloseable {
 
   private Counter hedgeCounter(String outcome) {
     return hedges.computeIfAbsent(outcome, o -> Counter.builder("levee_hedges").tag("outcome", o)
-        .description("Hedged requests by how their hedge ended: won, lost (aborted), failed").register(registry));
+        .description("Hedged requests by how their hedge ended: won, lost (aborted), failed, budget_denied (not started)").register(registry));
   }
 
   /** The scoring router put {@code target} first for a request to {@code alias} (a configured, routed alias). */

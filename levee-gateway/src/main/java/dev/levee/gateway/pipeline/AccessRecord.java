@@ -42,8 +42,10 @@ record AccessRecord(String id, String path, String alias, boolean stream, Tier t
   }
 
   /**
-   * How the request's hedge ended, or null when none ran: {@code won} (the hedge answered first),
-   * {@code lost} (aborted: the first call answered first, or the request ended), {@code failed}.
+   * How the request's hedge ended, or null when none was due: {@code won} (the hedge answered
+   * first), {@code lost} (aborted: the first call answered first, or the request ended), {@code
+   * failed}, {@code budget_denied} (its delay passed but its target's retry budget refused it, as
+   * it refuses a retry: no call was made).
    */
   String hedge() {
     for (AttemptRecord s : steps) { // once per request: a loop, not a stream
@@ -51,6 +53,7 @@ record AccessRecord(String id, String path, String alias, boolean stream, Tier t
         return switch (s.step()) {
           case ANSWERED -> "won";
           case FAILED -> "failed";
+          case BUDGET_DENIED -> "budget_denied";
           default -> "lost";
         };
       }

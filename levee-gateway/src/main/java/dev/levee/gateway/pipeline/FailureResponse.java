@@ -12,7 +12,8 @@ import java.util.Optional;
 /**
  * The single error a client gets when every target is exhausted: Anthropic-shaped, with the
  * last upstream status — or 503 when every circuit is open — a message listing how each target
- * ended, and the earliest useful {@code retry-after}.
+ * ended, and the earliest useful {@code retry-after} (sent with {@code x-should-retry: false}: an
+ * SDK does not resend it, see {@link LeveeHeaders#SHOULD_RETRY}).
  *
  * @param refused the target {@code x-levee-model} names: the last one whose call failed, or,
  *     when none was called (circuits open, cooling, budget, deadline), the chain's last target;

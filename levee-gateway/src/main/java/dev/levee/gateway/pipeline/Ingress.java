@@ -22,13 +22,16 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.UnaryOperator;
+import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Request;
 
 /**
  * Stage 1, ingress: reads and checks a client request before anything is sent upstream, then
  * says what it is — the alias its {@code model} resolves to, the feature and the tenant it
- * belongs to. A body over the size limit gets 413 {@code request_too_large}; a body that is not
+ * belongs to. A client request whose {@code content-type} is not JSON gets 400 {@code
+ * invalid_request_error} ({@link JsonContentType}); a body over the size limit gets 413 {@code
+ * request_too_large}; a body that is not
  * a JSON object with a string {@code model} gets 400 {@code invalid_request_error}; so does a
  * {@code model} that is no alias and not a plausible model id, or an {@code x-levee-tenant} that
  * is not a plain name ({@link ClientNames}: they become keys and headers), and a request to an
@@ -72,6 +75,7 @@ final class Ingress {
    * @throws Refused when the body is too large, unreadable or not a valid Messages request
    */
   InboundRequest read(Request request, String id) throws Refused {
+    refuseIf(JsonContentType.check(request.getHeaders().get(HttpHeader.CONTENT_TYPE)));
     return inbound(id, request.getHttpURI().getPath(), request.getHttpURI().getQuery(), ServerIo.headers(request),
         readBody(request), TenantKey.hasher(request));
   }

@@ -17,7 +17,13 @@ public final class LeveeHeaders {
    * #REQUEST_ID}) on what Levee answers itself — its errors, cached, static and queued answers.
    */
   public static final String ANSWER_REQUEST_ID = "request-id";
-  /** Why the request failed, one line per target, when it did. */
+  /**
+   * How each target the request met ended, when the answer is not a plain pass-through: every
+   * target failed (the error, or a cached answer standing in: then also {@link #CACHE} {@code
+   * stale}), or the answer came after retries, a fallback or a hedge ({@code "emu/a: 529
+   * overloaded_error (3 calls); emu/b: answered"}); and on {@code GET /v1/models}, why the
+   * upstream's models are missing from the list. Absent on a first call's answer.
+   */
   public static final String REASON = "x-levee-reason";
   /** The feature's degradation tier when the request was admitted: T0 full, T1 reduced, T2 cached, T3 static. */
   public static final String TIER = "x-levee-tier";
@@ -31,7 +37,13 @@ public final class LeveeHeaders {
    * score} that went upstream at T0.
    */
   public static final String ROUTE = "x-levee-route";
-  /** Tells clients whether retrying could help; Levee owns retries, so a final failure says false. */
+  /**
+   * Tells the official SDKs whether their own retry loop should send the request again; Levee owns
+   * retries (DESIGN.md promise 2), so a final failure says {@code false}. The SDKs read it before
+   * anything else and never wait a {@code retry-after} when it is {@code false}, so the {@code
+   * retry-after} a final failure may carry too (when a circuit admits a trial, when a stated wait
+   * ends) is for whoever decides later whether to ask again: the two agree.
+   */
   public static final String SHOULD_RETRY = "x-should-retry";
   /** The job a request queued on an outage became ({@code GET /v1/levee/jobs/{id}}). */
   public static final String JOB = "x-levee-job";

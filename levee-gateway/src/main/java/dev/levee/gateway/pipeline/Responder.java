@@ -145,6 +145,7 @@ final class Responder {
     Map<String, List<String>> head = relayed(first.response(), upstreamHead(in, admitted, calls, plan));
     put(head, LeveeHeaders.MODEL, first.target().id());
     put(head, LeveeHeaders.FALLBACK, Boolean.toString(first.fallback()));
+    put(head, LeveeHeaders.REASON, AnsweredReason.of(first.steps()));
     return client.startStream(head);
   }
 
@@ -161,6 +162,7 @@ final class Responder {
         Map<String, List<String>> head = relayed(reply, upstreamHead(in, admitted, calls, plan));
         put(head, LeveeHeaders.MODEL, json.answered().target().id());
         put(head, LeveeHeaders.FALLBACK, Boolean.toString(json.answered().fallback()));
+        put(head, LeveeHeaders.REASON, AnsweredReason.of(json.answered().steps()));
         client.send(reply.status(), head, reply.contentType(), reply.body());
         yield new Sent(client.status(), json.answered().target(), calls, json.answered().fallback(),
             "ok" + upstreamId(reply));

@@ -140,12 +140,18 @@ final class Harness implements AutoCloseable {
     return emulator.awaitLog(condition, Duration.ofSeconds(10));
   }
 
-  /** A raw HTTP exchange with the gateway. */
+  /**
+   * A raw HTTP exchange with the gateway; {@code content-type: application/json} unless {@code
+   * headers} name one (as every Anthropic client sends it; the gateway refuses a body of another type).
+   */
   HttpResponse<String> post(String path, String body, Map<String, String> headers) throws Exception {
     HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(gateway.baseUrl() + path))
         .timeout(Duration.ofSeconds(20))
         .POST(HttpRequest.BodyPublishers.ofString(body));
     headers.forEach(request::header);
+    if (headers.keySet().stream().noneMatch("content-type"::equalsIgnoreCase)) {
+      request.header("content-type", "application/json");
+    }
     try (HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
       return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }

@@ -43,6 +43,19 @@ class AccessRecordTest {
     assertThat(record(step(SLOW, Step.ANSWERED, false), step(OK, Step.FAILED, true)).hedge()).isEqualTo("failed");
   }
 
+  /**
+   * Regression (models-api): a hedge whose target's retry budget refused it left no trace on the
+   * access line or in {@code levee_hedges_total}, though a retry the budget refuses is a step of
+   * its own; it is now {@code hedge=budget_denied}, with no call in {@code attempts}.
+   */
+  @Test
+  void aHedgeTheRetryBudgetRefusedIsBudgetDenied() {
+    AccessRecord r = record(step(SLOW, Step.ANSWERED, false), step(OK, Step.BUDGET_DENIED, true));
+
+    assertThat(r.hedge()).isEqualTo("budget_denied");
+    assertThat(r.attempts()).isEqualTo("[emu/emu-slow-ttft-3000 answered]");
+  }
+
   @Test
   void aRequestWithoutAHedgeHasNone() {
     assertThat(record(step(SLOW, Step.ANSWERED, false)).hedge()).isNull();

@@ -1,0 +1,104 @@
+package dev.levee.gateway;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.levee.anthropic.Json;
+import dev.levee.anthropic.upstream.Endpoint;
+import dev.levee.core.chain.Target;
+import java.io.IOException;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+/**
+ * The {@code created_at} of an alias's model object: the release date of the first model of its
+ * chain, as that model's upstream states it ({@code GET /v1/models/{model}}, or a list page that
+ * holds it), else {@value #UNKNOWN} — the epoch, which is what Anthropic's Models API says a model
+ * whose release date is unknown gets. What the upstream said (a date, or 404: it does not know the
+ * model) is kept for the life of the process (a release date does not change), for the configured
+ * first targets only, so the table never grows past the aliases; a look-up that failed otherwise
+ * (unreachable, slower than {@value #LOOKUP_SECONDS} s, 401, 5xx) is not kept, and is tried again on
+ * the next request. The same value after every restart, as long as the upstream answers. Thread-safe.
+ */
+final class ReleaseDates {
+
+  /** The date of a model whose release date is not known (Anthropic: "may be set to an epoch value"). */
+  static final String UNKNOWN = "1970-01-01T00:00:00Z";
+
+  /** How long a look-up may take, s: a model object should not wait long on a date. */
+  static final int LOOKUP_SECONDS = 2;
+
+  private final Set<Target> firsts;
+  private final Function<Target, Endpoint> endpoints;
+  private final UpstreamGet upstream;
+  private final Map<Target, String> known = new ConcurrentHashMap<>();
+
+  /**
+   * @param firsts the first target of every alias's chain: the only targets looked up
+   * @param endpoints the endpoint of each target's upstream
+   */
+  ReleaseDates(Set<Target> firsts, Function<Target, Endpoint> endpoints, UpstreamGet upstream) {
+    this.firsts = Set.copyOf(firsts);
+    this.endpoints = endpoints;
+    this.upstream = upstream;
+  }
+
+  /**
+   * {@code target}'s release date as RFC 3339, asking its upstream when it is not known yet and
+   * {@code lookUp} allows (with the client's headers); {@value #UNKNOWN} when the upstream does not
+   * say.
+   */
+  String of(Target target, Map<String, List<String>> clientHeaders, boolean lookUp) {
+    String date = known.get(target);
+    if (date != null || !lookUp || !firsts.contains(target)) {
+      return date != null ? date : UNKNOWN;
+    }
+    Endpoint endpoint = endpoints.apply(target);
+    if (endpoint == null) {
+      return UNKNOWN;
+    }
+    try {
+      UpstreamGet.Answer answer = upstream.get(endpoint,
+          "/v1/models/" + URLEncoder.encode(target.model(), StandardCharsets.UTF_8).replace("+", "%20"), clientHeaders,
+          Duration.ofSeconds(LOOKUP_SECONDS));
+      if (answer.status() == 200) {
+        learn(target, Json.tryParse(answer.body()));
+      }
+      if (answer.status() == 200 || answer.status() == 404) { // the upstream's word: asked once
+        known.putIfAbsent(target, UNKNOWN);
+      }
+    } catch (IOException e) {
+      return UNKNOWN; // the list answers without it; the next request asks again
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return UNKNOWN;
+    }
+    return known.getOrDefault(target, UNKNOWN);
+  }
+
+  /** Keeps the dates of the listed models that are first targets on {@code upstreamName} (a list page's {@code data}). */
+  void learnAll(String upstreamName, JsonNode data) {
+    for (JsonNode model : data) {
+      learn(new Target(upstreamName, model.path("id").asText()), model);
+    }
+  }
+
+  private void learn(Target target, JsonNode model) {
+    String created = model == null ? null : model.path("created_at").asText(null);
+    if (created == null || !firsts.contains(target) || !target.model().equals(model.path("id").asText())) {
+      return;
+    }
+    try {
+      OffsetDateTime.parse(created); // only a well-formed RFC 3339 time is passed on
+      known.put(target, created);
+    } catch (DateTimeParseException e) {
+      // not a date: the alias keeps the epoch
+    }
+  }
+}

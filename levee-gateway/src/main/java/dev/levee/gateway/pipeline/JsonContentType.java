@@ -1,0 +1,44 @@
+package dev.levee.gateway.pipeline;
+
+import dev.levee.anthropic.error.ApiError;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * The {@code content-type} a Messages API request must have: {@code application/json}, in any
+ * case, with any parameters ({@code application/json; charset=utf-8}). The Anthropic API takes
+ * JSON bodies only and the official SDKs always send {@code application/json}; a request sent as
+ * {@code text/plain}, as curl's {@code -d} default {@code application/x-www-form-urlencoded}, or
+ * with no {@code content-type} is refused at the door with 400 {@code invalid_request_error}
+ * saying what to send, and never forwarded. Only requests from clients are checked: a queued job
+ * run again was checked when it arrived.
+ */
+final class JsonContentType {
+
+  /** The most of a wrong {@code content-type} the error message repeats, in characters. */
+  private static final int SHOWN = 100;
+
+  private JsonContentType() {}
+
+  /** The refusal for {@code contentType} (the header's value, null when absent), or empty when it is JSON. */
+  static Optional<ApiError> check(String contentType) {
+    if (contentType != null) {
+      int semicolon = contentType.indexOf(';');
+      String mediaType = (semicolon < 0 ? contentType : contentType.substring(0, semicolon)).strip()
+          .toLowerCase(Locale.ROOT);
+      if (mediaType.equals("application/json")) {
+        return Optional.empty();
+      }
+    }
+    String sent = contentType == null ? "no content-type header"
+        : "content-type: " + shown(contentType);
+    return Optional.of(ApiError.invalidRequest(
+        "The request body must be JSON sent with content-type: application/json (the request had " + sent + ")."));
+  }
+
+  /** The value as sent, at most {@value #SHOWN} characters, control characters as spaces. */
+  private static String shown(String value) {
+    String cut = value.length() > SHOWN ? value.substring(0, SHOWN) + "..." : value;
+    return cut.replaceAll("\\p{Cntrl}", " ");
+  }
+}
