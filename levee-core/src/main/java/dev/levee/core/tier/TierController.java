@@ -29,6 +29,14 @@ import java.util.function.Supplier;
  *       reading whose step up is held ({@link SliReading#stepUpHeld()}: a circuit of the tier
  *       above is open and untested) keeps the run going; the step comes at the first evaluation
  *       after the hold lifts, if the run is long enough by then.
+ *   <li><b>Flaps lengthen the wait</b>: a step down within {@code flapWindow} (default 2 min) of a
+ *       step up is a flap — the tier above was not healthy after all (a failing primary with no
+ *       circuit breaker to say so: the reduced target reads healthy, the scope steps up, fails,
+ *       steps down). Each flap adds one {@code healthyFor} to the run the next step up needs, up to
+ *       {@code maxHealthyFor} (default 5 min): 30 s, 60 s, 90 s ... 300 s. A step up that holds for
+ *       {@code flapWindow} forgets the flaps, so a later, unrelated recovery waits {@code
+ *       healthyFor} again. The rule is Envoy outlier detection's ejection time ({@code
+ *       base_ejection_time} times the number of ejections, capped by {@code max_ejection_time}).
  * </ul>
  *
  * <p><b>Forcing.</b> {@link #force(Tier, Duration)} pins the effective tier for a while (drills,
@@ -55,10 +63,14 @@ public final class TierController {
    * @param forcedRemaining time left on a force; zero when none
    * @param healthyRun how long readings have been healthy without a break; zero when the last was not
    * @param lastDecision the decider's last answer, or null before the first evaluation
+   * @param flaps step downs that came within {@code flapWindow} of a step up, since the last step up
+   *     that held (see the class comment)
+   * @param holdDown how long a healthy run must last for the next step up: {@code healthyFor}
+   *     lengthened by the flaps
    */
   public record Status(
       String feature, Priority priority, Tier current, Tier automatic, Duration forcedRemaining,
-      Duration healthyRun, TierDecision lastDecision) {}
+      Duration healthyRun, TierDecision lastDecision, int flaps, Duration holdDown) {}
 
   private final String feature;
   private final Priority priority;
@@ -76,6 +88,9 @@ public final class TierController {
   private long healthySince;
   private boolean steppedDown;
   private long lastDownAt;
+  private boolean steppedUp; // the last step was up (since lastUpAt)
+  private long lastUpAt;
+  private int flaps;
   private TierDecision lastDecision;
 
   /**
@@ -137,7 +152,8 @@ public final class TierController {
    * Applies one reading.
    *
    * @return what happened to the evaluated tier: the decider's decision, or a hold explaining
-   *     that a step up waits for {@code healthyFor} or a step down for {@code settleAfterDown}
+   *     that a step up waits for {@code healthyFor} (lengthened by flaps) or a step down for {@code
+   *     settleAfterDown}
    */
   public TierDecision evaluate(SliReading reading) {
     Objects.requireNonNull(reading, "reading");
@@ -148,6 +164,7 @@ public final class TierController {
       expireForce(now, out);
       Tier before = effective();
       Tier from = automatic;
+      forgetFlapsOnceAStepUpHeld(now);
       TierDecision decision = decider.decide(from, reading, priority);
       applied = apply(decision, from, now);
       lastDecision = applied;
@@ -185,12 +202,15 @@ public final class TierController {
           return decision; // healthy at T0, or a step up the reading holds (SliReading.stepUpHeld): the run goes on
         }
         long run = now - healthySince;
-        if (run < config.healthyFor().toNanos()) {
+        Duration needed = config.holdDown(flaps);
+        if (run < needed.toNanos()) {
           return new TierDecision(from, TierDecision.Cause.HOLD, decision.reason() + "; held: healthy for "
-              + Duration.ofNanos(run).toSeconds() + " s of " + config.healthyFor().toSeconds() + " s");
+              + Duration.ofNanos(run).toSeconds() + " s of " + needed.toSeconds() + " s" + flapText());
         }
         automatic = decision.next();
         healthySince = now; // the next step needs a fresh run at the new tier
+        steppedUp = true;
+        lastUpAt = now;
         return new TierDecision(decision.next(), decision.cause(), decision.reason() + " (healthy for "
             + Duration.ofNanos(run).toSeconds() + " s)");
       }
@@ -203,10 +223,26 @@ public final class TierController {
   }
 
   private void stepDown(Tier to, long now) {
+    if (steppedUp && now - lastUpAt < config.flapWindow().toNanos()) {
+      flaps++; // the step up was premature: the next one waits longer
+    }
+    steppedUp = false;
     automatic = to;
     steppedDown = true;
     lastDownAt = now;
     healthyRun = false;
+  }
+
+  /** A step up that has held for {@code flapWindow} was right: the flaps before it are over. */
+  private void forgetFlapsOnceAStepUpHeld(long now) {
+    if (flaps > 0 && steppedUp && now - lastUpAt >= config.flapWindow().toNanos()) {
+      flaps = 0;
+    }
+  }
+
+  private String flapText() {
+    return flaps == 0 ? "" : " (" + flaps + (flaps == 1 ? " flap" : " flaps") + ": a step down within "
+        + config.flapWindow().toSeconds() + " s of a step up adds " + config.healthyFor().toSeconds() + " s each)";
   }
 
   /**
@@ -249,9 +285,11 @@ public final class TierController {
     synchronized (lock) {
       long now = ticker.nanos();
       expireForce(now, out);
+      forgetFlapsOnceAStepUpHeld(now);
       status = new Status(feature, priority, effective(), automatic,
           forced == null ? Duration.ZERO : Duration.ofNanos(forcedUntil - now),
-          healthyRun ? Duration.ofNanos(now - healthySince) : Duration.ZERO, lastDecision);
+          healthyRun ? Duration.ofNanos(now - healthySince) : Duration.ZERO, lastDecision, flaps,
+          config.holdDown(flaps));
     }
     publish(out);
     return status;
