@@ -36,8 +36,11 @@ final class TargetWindows {
    *     null when none failed and none is slow
    * @param fresh whether one of those targets had a call fail (5xx or 429) within the short window
    *     ({@link #fresh()}): failures that are over hold a tier, they never step it down
+   * @param freshP99Millis the highest p99 of those targets' calls within the short window, ms (0
+   *     when none gave a latency sample there): a p99 steps down and holds only while this is high
+   *     too ({@link dev.levee.core.tier.SliReading#freshP99Millis()})
    */
-  record Reading(SliSnapshot calls, Target worst, boolean fresh) {}
+  record Reading(SliSnapshot calls, Target worst, boolean fresh, long freshP99Millis) {}
 
   private final Duration window;
   private final Duration fresh;
@@ -143,23 +146,29 @@ final class TargetWindows {
     List<Target> allTargets = new ArrayList<>();
     boolean freshInAll = false;
     boolean freshInEnough = false;
+    long slowInAll = 0;
+    long slowInEnough = 0;
     for (Target target : targets) {
       SlidingWindow w = readable(target);
       SliSnapshot s = w != null ? w.snapshot() : empty();
       boolean failedLately = w != null && w.failedWithin(fresh);
+      long p99Lately = w != null && s.p99Millis() > 0 ? w.snapshot(fresh).p99Millis() : 0;
       all.add(s);
       allTargets.add(target);
       freshInAll |= failedLately;
+      slowInAll = Math.max(slowInAll, p99Lately);
       if (s.total() >= minVolume) {
         enough.add(s);
         enoughTargets.add(target);
         freshInEnough |= failedLately;
+        slowInEnough = Math.max(slowInEnough, p99Lately);
       }
     }
-    return enough.isEmpty() ? merged(all, allTargets, freshInAll) : worstOf(enough, enoughTargets, freshInEnough);
+    return enough.isEmpty() ? merged(all, allTargets, freshInAll, slowInAll)
+        : worstOf(enough, enoughTargets, freshInEnough, slowInEnough);
   }
 
-  private Reading worstOf(List<SliSnapshot> snapshots, List<Target> targets, boolean fresh) {
+  private Reading worstOf(List<SliSnapshot> snapshots, List<Target> targets, boolean fresh, long freshP99) {
     double serverShare = 0, rateLimitedShare = 0, worstFailure = 0;
     long p99 = 0, total = 0, p50 = 0, p95 = 0;
     Target worst = null, slowest = null;
@@ -185,10 +194,10 @@ final class TargetWindows {
     long rateLimited = Math.min(total - serverErrors, Math.round(rateLimitedShare * total));
     SliSnapshot calls = new SliSnapshot(window.toNanos() / 1e9, total - serverErrors - rateLimited, serverErrors,
         rateLimited, 0, p50, p95, p99);
-    return new Reading(calls, worst != null ? worst : slowest, fresh);
+    return new Reading(calls, worst != null ? worst : slowest, fresh, freshP99);
   }
 
-  private Reading merged(List<SliSnapshot> snapshots, List<Target> targets, boolean fresh) {
+  private Reading merged(List<SliSnapshot> snapshots, List<Target> targets, boolean fresh, long freshP99) {
     long successes = 0, serverErrors = 0, rateLimited = 0, clientErrors = 0, p50 = 0, p95 = 0, p99 = 0;
     Target worst = null;
     long worstFailures = 0;
@@ -208,7 +217,7 @@ final class TargetWindows {
       }
     }
     return new Reading(new SliSnapshot(window.toNanos() / 1e9, successes, serverErrors, rateLimited, clientErrors, p50,
-        p95, p99), worst, fresh);
+        p95, p99), worst, fresh, freshP99);
   }
 
   private SlidingWindow window(Target target) {
