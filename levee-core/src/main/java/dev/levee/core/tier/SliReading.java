@@ -45,6 +45,11 @@ import java.util.Objects;
  *     while this one is also at the step-down bound, and holds a tier only while this one is also
  *     at the healthy bound, so a window that still remembers slow calls after latency recovered is
  *     history (fresh evidence). The shorter constructors set it to {@code p99Millis}.
+ * @param aboveHealthy whether a target of the tier above answered a call within the short window
+ *     and none of them failed there (a trial probe that passed; at T2, a cache miss the reduced
+ *     target answered): evidence that the tier above is healthy again, so a step up after flaps
+ *     waits {@code healthyFor} only, not the hold-down the flaps grew ({@link TierController});
+ *     false when unknown, and in the shorter constructors
  */
 public record SliReading(
     double p99Millis,
@@ -59,7 +64,8 @@ public record SliReading(
     boolean freshFailures,
     boolean freshClientFailures,
     String stepUpHeld,
-    double freshP99Millis) {
+    double freshP99Millis,
+    boolean aboveHealthy) {
 
   public SliReading {
     check("clientFailureShare", clientFailureShare, 1);
@@ -80,7 +86,7 @@ public record SliReading(
       double burn1h, double burn5m, long burnRequests, double clientFailureShare, String source,
       boolean freshFailures, boolean freshClientFailures, String stepUpHeld) {
     this(p99Millis, serverErrorShare, rateLimitedShare, requests, burn1h, burn5m, burnRequests, clientFailureShare,
-        source, freshFailures, freshClientFailures, stepUpHeld, p99Millis);
+        source, freshFailures, freshClientFailures, stepUpHeld, p99Millis, false);
   }
 
   /**
@@ -90,14 +96,14 @@ public record SliReading(
       double burn1h, double burn5m, long burnRequests, double clientFailureShare, String source,
       boolean freshFailures) {
     this(p99Millis, serverErrorShare, rateLimitedShare, requests, burn1h, burn5m, burnRequests, clientFailureShare,
-        source, freshFailures, true, "", p99Millis);
+        source, freshFailures, true, "", p99Millis, false);
   }
 
   /** A scoped reading whose failures count as fresh. */
   public SliReading(double p99Millis, double serverErrorShare, double rateLimitedShare, long requests,
       double burn1h, double burn5m, long burnRequests, double clientFailureShare, String source) {
     this(p99Millis, serverErrorShare, rateLimitedShare, requests, burn1h, burn5m, burnRequests, clientFailureShare,
-        source, true, true, "", p99Millis);
+        source, true, true, "", p99Millis, false);
   }
 
   /**
@@ -108,7 +114,7 @@ public record SliReading(
   public SliReading(double p99Millis, double serverErrorShare, double rateLimitedShare, long requests,
       double burn1h, double burn5m, long burnRequests) {
     this(p99Millis, serverErrorShare, rateLimitedShare, requests, burn1h, burn5m, burnRequests,
-        Math.min(1, serverErrorShare + rateLimitedShare), "", true, true, "", p99Millis);
+        Math.min(1, serverErrorShare + rateLimitedShare), "", true, true, "", p99Millis, false);
   }
 
   /** A reading with no traffic at all. */
@@ -154,19 +160,25 @@ public record SliReading(
     Objects.requireNonNull(burn, "burn");
     return new SliReading(Math.max(calls.p99Millis(), clients.p99Millis()), calls.serverErrorRate(),
         calls.rateLimitedRate(), calls.total(), burn.burn1h(), burn.burn5m(), burn.requests5m(),
-        1 - clients.successRate(), source, freshFailures, freshClientFailures, stepUpHeld, freshP99Millis);
+        1 - clients.successRate(), source, freshFailures, freshClientFailures, stepUpHeld, freshP99Millis, false);
   }
 
   /** This reading with {@code why} holding its step up (empty: nothing holds it). */
   public SliReading withStepUpHeld(String why) {
     return new SliReading(p99Millis, serverErrorShare, rateLimitedShare, requests, burn1h, burn5m, burnRequests,
-        clientFailureShare, source, freshFailures, freshClientFailures, why, freshP99Millis);
+        clientFailureShare, source, freshFailures, freshClientFailures, why, freshP99Millis, aboveHealthy);
   }
 
   /** This reading with the short window's p99 (see {@link #freshP99Millis()}). */
   public SliReading withFreshP99(double millis) {
     return new SliReading(p99Millis, serverErrorShare, rateLimitedShare, requests, burn1h, burn5m, burnRequests,
-        clientFailureShare, source, freshFailures, freshClientFailures, stepUpHeld, millis);
+        clientFailureShare, source, freshFailures, freshClientFailures, stepUpHeld, millis, aboveHealthy);
+  }
+
+  /** This reading saying whether the tier above is known healthy now (see {@link #aboveHealthy()}). */
+  public SliReading withAboveHealthy(boolean value) {
+    return new SliReading(p99Millis, serverErrorShare, rateLimitedShare, requests, burn1h, burn5m, burnRequests,
+        clientFailureShare, source, freshFailures, freshClientFailures, stepUpHeld, freshP99Millis, value);
   }
 
   /** Reads a sliding-window snapshot and the tracker's burn rates. */

@@ -241,7 +241,7 @@ class TierControllerTest {
     tick(controller, 7); // 30 s healthy: no longer enough
     assertThat(controller.current()).isEqualTo(Tier.T1);
     assertThat(controller.status().lastDecision().reason())
-        .contains("held: healthy for 30 s of 60 s (1 flap: a step down within 120 s of a step up adds 30 s each)");
+        .contains("held: healthy for 30 s of 60 s (T0 flapped 1 time: a step down within 120 s of a step up adds 30 s each)");
     tick(controller, 6); // 60 s healthy
     assertThat(controller.current()).isEqualTo(Tier.T0);
   }
@@ -267,5 +267,38 @@ class TierControllerTest {
     reading.set(HEALTHY);
     tick(controller, 7);
     assertThat(controller.current()).as("an unrelated outage later waits healthy-for again").isEqualTo(Tier.T0);
+  }
+
+  @Test
+  void afterAFlapEvidenceThatTheTierAboveAnswersNowNeedsOnlyHealthyFor() {
+    TierController controller = controller(Priority.STANDARD);
+    reading.set(SERVER_ERRORS);
+    tick(controller, 1);
+    reading.set(HEALTHY);
+    tick(controller, 7); // T0
+    reading.set(SERVER_ERRORS);
+    tick(controller, 1); // a flap of T0
+    assertThat(controller.status().flaps()).isEqualTo(1);
+
+    reading.set(HEALTHY.withAboveHealthy(true)); // a trial probe of the primary passed
+    tick(controller, 7);
+
+    assertThat(controller.current()).isEqualTo(Tier.T0);
+  }
+
+  @Test
+  void aFlapLengthensOnlyTheStepUpIntoTheTierThatFlapped() {
+    TierController controller = controller(Priority.STANDARD);
+    reading.set(BURNING);
+    tick(controller, 1); // T2
+    reading.set(HEALTHY);
+    tick(controller, 7); // T1
+    reading.set(BURNING);
+    tick(controller, 1); // back to T2: T1 flapped
+    reading.set(HEALTHY);
+    tick(controller, 13); // T1 after 60 s
+    assertThat(controller.current()).isEqualTo(Tier.T1);
+    tick(controller, 6); // T0 after 30 s: T0 never flapped
+    assertThat(controller.current()).isEqualTo(Tier.T0);
   }
 }

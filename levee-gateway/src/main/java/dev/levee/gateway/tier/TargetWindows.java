@@ -138,6 +138,26 @@ final class TargetWindows {
     return new ArrayList<>(windows.keySet());
   }
 
+  /**
+   * Whether one of {@code targets} answered a call within the short window and none of them failed
+   * there: evidence that they are healthy now (a trial probe that passed, a cache miss the reduced
+   * target answered). The answers are read from the slices overlapping the short window.
+   */
+  boolean answeredLately(Iterable<Target> targets) {
+    boolean answered = false;
+    for (Target target : targets) {
+      SlidingWindow w = readable(target);
+      if (w == null) {
+        continue;
+      }
+      if (w.failedWithin(fresh)) {
+        return false;
+      }
+      answered |= w.snapshot(fresh).successes() > 0;
+    }
+    return answered;
+  }
+
   /** The signals of {@code targets}; see {@link Reading}. */
   Reading read(Iterable<Target> targets, long minVolume) {
     List<SliSnapshot> enough = new ArrayList<>();
