@@ -69,6 +69,8 @@ public final class SharedBreaker {
   private static final LuaScript VIEW = LuaScript.load("breaker-view");
   private static final LuaScript ACQUIRE = LuaScript.load("breaker-acquire");
   private static final LuaScript SETTLE = LuaScript.load("breaker-settle");
+  /** Prefix of the message a close publishes besides the invalidation: {@code closed:<epoch>:<target>}. */
+  static final String CLOSE_MESSAGE = "closed:";
 
   /** A replica's copy of the shared state, read at {@code readAt} (ticker nanos). */
   record View(int code, long millis, long epoch, long readAt) {
@@ -88,9 +90,6 @@ public final class SharedBreaker {
   private final String viewKey;
   private final String[] keys;
   private final String ttlMillis;
-  /** Prefix of the message a close publishes besides the invalidation: {@code closed:<epoch>:<target>}. */
-  static final String CLOSE_MESSAGE = "closed:";
-
   private final List<Consumer<Transition>> listeners = new CopyOnWriteArrayList<>();
   private final List<Consumer<Transition>> closes = new CopyOnWriteArrayList<>();
   private final AtomicLong closedEpoch = new AtomicLong(Long.MIN_VALUE); // the newest close heard
