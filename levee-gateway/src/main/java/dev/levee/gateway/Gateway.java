@@ -124,6 +124,7 @@ public final class Gateway implements AutoCloseable {
     if (cluster != null) { // replicas share breakers, cooldowns, the retry budgets and tiers (docs/production.md)
       if (policy.breaker().enabled()) {
         breakers.shareThrough(cluster.gates(policy.attemptTimeout()));
+        cluster.onBreakerClosed(tiers::onTransition); // whichever replica's trial closed it: the window starts afresh here too
       }
       budgets = cluster.budgets(budgeted, policy.retryBudget().max(), policy.retryBudget().ratio());
       tiers.cooldowns().shareThrough(cluster.cooldownSharing());

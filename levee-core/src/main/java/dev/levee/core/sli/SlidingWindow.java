@@ -118,9 +118,26 @@ public final class SlidingWindow {
 
   /** What the window holds now. */
   public SliSnapshot snapshot() {
+    long current = Math.floorDiv(ticker.nanos(), sliceNanos);
+    return snapshot(current - slices.length + 1, current);
+  }
+
+  /**
+   * What the newest {@code span} of the window holds: the slices that overlap the last {@code
+   * span} (so up to one slice more; at most the whole window). Its p99 is the short window's of a
+   * multiwindow rule: whether calls are slow now, not whether the window remembers slow calls.
+   *
+   * @param span zero or positive; zero reads the current slice
+   */
+  public SliSnapshot snapshot(Duration span) {
+    if (span.isNegative()) throw new IllegalArgumentException("span must not be negative, was " + span);
     long now = ticker.nanos();
     long current = Math.floorDiv(now, sliceNanos);
-    long oldest = current - slices.length + 1;
+    long oldest = Math.max(current - slices.length + 1, Math.floorDiv(now - span.toNanos(), sliceNanos));
+    return snapshot(oldest, current);
+  }
+
+  private SliSnapshot snapshot(long oldest, long current) {
     IntCountsHistogram merged = newHistogram();
     long successes = 0, serverErrors = 0, rateLimited = 0, clientErrors = 0;
     synchronized (this) {
@@ -134,7 +151,7 @@ public final class SlidingWindow {
         }
       }
     }
-    double seconds = slices.length * sliceNanos / 1e9;
+    double seconds = (current - oldest + 1) * sliceNanos / 1e9;
     boolean any = merged.getTotalCount() > 0;
     return new SliSnapshot(seconds, successes, serverErrors, rateLimited, clientErrors,
         any ? merged.getValueAtPercentile(50) : 0,

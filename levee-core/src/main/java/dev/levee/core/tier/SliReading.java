@@ -39,6 +39,17 @@ import java.util.Objects;
  * @param stepUpHeld why a step up must wait though the reading is healthy (a target of the tier
  *     above has an open circuit whose trial has not tested it yet, e.g. {@code "ea/claude-opus-4-6:
  *     circuit open, trial in 12 s"}); empty when nothing holds it
+ * @param freshP99Millis the p99 of the same latency samples within the short window only (the
+ *     newest 1/12 of the SLI window, at least two evaluations), ms; 0 when there were none. Latency
+ *     is judged on both windows (SRE workbook ch. 5, multiwindow): {@code p99Millis} steps down only
+ *     while this one is also at the step-down bound, and holds a tier only while this one is also
+ *     at the healthy bound, so a window that still remembers slow calls after latency recovered is
+ *     history (fresh evidence). The shorter constructors set it to {@code p99Millis}.
+ * @param aboveHealthy whether a target of the tier above answered a call within the short window
+ *     and none of them failed there (a trial probe that passed; at T2, a cache miss the reduced
+ *     target answered): evidence that the tier above is healthy again, so a step up after flaps
+ *     waits {@code healthyFor} only, not the hold-down the flaps grew ({@link TierController});
+ *     false when unknown, and in the shorter constructors
  */
 public record SliReading(
     double p99Millis,
@@ -52,19 +63,30 @@ public record SliReading(
     String source,
     boolean freshFailures,
     boolean freshClientFailures,
-    String stepUpHeld) {
+    String stepUpHeld,
+    double freshP99Millis,
+    boolean aboveHealthy) {
 
   public SliReading {
     check("clientFailureShare", clientFailureShare, 1);
     Objects.requireNonNull(source, "source");
     Objects.requireNonNull(stepUpHeld, "stepUpHeld");
     check("p99Millis", p99Millis, Double.MAX_VALUE);
+    check("freshP99Millis", freshP99Millis, Double.MAX_VALUE);
     check("serverErrorShare", serverErrorShare, 1);
     check("rateLimitedShare", rateLimitedShare, 1);
     check("burn1h", burn1h, Double.MAX_VALUE);
     check("burn5m", burn5m, Double.MAX_VALUE);
     if (requests < 0) throw new IllegalArgumentException("requests must be non-negative: " + requests);
     if (burnRequests < 0) throw new IllegalArgumentException("burnRequests must be non-negative: " + burnRequests);
+  }
+
+  /** A reading whose short window's p99 is its SLI window's (latency counts as fresh). */
+  public SliReading(double p99Millis, double serverErrorShare, double rateLimitedShare, long requests,
+      double burn1h, double burn5m, long burnRequests, double clientFailureShare, String source,
+      boolean freshFailures, boolean freshClientFailures, String stepUpHeld) {
+    this(p99Millis, serverErrorShare, rateLimitedShare, requests, burn1h, burn5m, burnRequests, clientFailureShare,
+        source, freshFailures, freshClientFailures, stepUpHeld, p99Millis, false);
   }
 
   /**
@@ -74,14 +96,14 @@ public record SliReading(
       double burn1h, double burn5m, long burnRequests, double clientFailureShare, String source,
       boolean freshFailures) {
     this(p99Millis, serverErrorShare, rateLimitedShare, requests, burn1h, burn5m, burnRequests, clientFailureShare,
-        source, freshFailures, true, "");
+        source, freshFailures, true, "", p99Millis, false);
   }
 
   /** A scoped reading whose failures count as fresh. */
   public SliReading(double p99Millis, double serverErrorShare, double rateLimitedShare, long requests,
       double burn1h, double burn5m, long burnRequests, double clientFailureShare, String source) {
     this(p99Millis, serverErrorShare, rateLimitedShare, requests, burn1h, burn5m, burnRequests, clientFailureShare,
-        source, true, true, "");
+        source, true, true, "", p99Millis, false);
   }
 
   /**
@@ -92,7 +114,7 @@ public record SliReading(
   public SliReading(double p99Millis, double serverErrorShare, double rateLimitedShare, long requests,
       double burn1h, double burn5m, long burnRequests) {
     this(p99Millis, serverErrorShare, rateLimitedShare, requests, burn1h, burn5m, burnRequests,
-        Math.min(1, serverErrorShare + rateLimitedShare), "", true, true, "");
+        Math.min(1, serverErrorShare + rateLimitedShare), "", true, true, "", p99Millis, false);
   }
 
   /** A reading with no traffic at all. */
@@ -119,27 +141,44 @@ public record SliReading(
    */
   public static SliReading scoped(SliSnapshot calls, String source, SliSnapshot clients, BurnRates burn,
       boolean freshFailures) {
-    return scoped(calls, source, clients, burn, freshFailures, true, "");
+    Objects.requireNonNull(calls, "calls");
+    Objects.requireNonNull(clients, "clients");
+    double p99 = Math.max(calls.p99Millis(), clients.p99Millis());
+    return scoped(calls, source, clients, burn, freshFailures, true, "", p99);
   }
 
   /**
    * A scoped reading with every fresh-evidence input: see {@link #freshFailures()}, {@link
-   * #freshClientFailures()} and {@link #stepUpHeld()}.
+   * #freshClientFailures()}, {@link #stepUpHeld()} and {@link #freshP99Millis()}.
+   *
+   * @param freshP99Millis the higher of the calls' and the clients' p99 within the short window, ms
    */
   public static SliReading scoped(SliSnapshot calls, String source, SliSnapshot clients, BurnRates burn,
-      boolean freshFailures, boolean freshClientFailures, String stepUpHeld) {
+      boolean freshFailures, boolean freshClientFailures, String stepUpHeld, double freshP99Millis) {
     Objects.requireNonNull(calls, "calls");
     Objects.requireNonNull(clients, "clients");
     Objects.requireNonNull(burn, "burn");
     return new SliReading(Math.max(calls.p99Millis(), clients.p99Millis()), calls.serverErrorRate(),
         calls.rateLimitedRate(), calls.total(), burn.burn1h(), burn.burn5m(), burn.requests5m(),
-        1 - clients.successRate(), source, freshFailures, freshClientFailures, stepUpHeld);
+        1 - clients.successRate(), source, freshFailures, freshClientFailures, stepUpHeld, freshP99Millis, false);
   }
 
   /** This reading with {@code why} holding its step up (empty: nothing holds it). */
   public SliReading withStepUpHeld(String why) {
     return new SliReading(p99Millis, serverErrorShare, rateLimitedShare, requests, burn1h, burn5m, burnRequests,
-        clientFailureShare, source, freshFailures, freshClientFailures, why);
+        clientFailureShare, source, freshFailures, freshClientFailures, why, freshP99Millis, aboveHealthy);
+  }
+
+  /** This reading with the short window's p99 (see {@link #freshP99Millis()}). */
+  public SliReading withFreshP99(double millis) {
+    return new SliReading(p99Millis, serverErrorShare, rateLimitedShare, requests, burn1h, burn5m, burnRequests,
+        clientFailureShare, source, freshFailures, freshClientFailures, stepUpHeld, millis, aboveHealthy);
+  }
+
+  /** This reading saying whether the tier above is known healthy now (see {@link #aboveHealthy()}). */
+  public SliReading withAboveHealthy(boolean value) {
+    return new SliReading(p99Millis, serverErrorShare, rateLimitedShare, requests, burn1h, burn5m, burnRequests,
+        clientFailureShare, source, freshFailures, freshClientFailures, stepUpHeld, freshP99Millis, value);
   }
 
   /** Reads a sliding-window snapshot and the tracker's burn rates. */

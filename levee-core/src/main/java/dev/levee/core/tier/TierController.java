@@ -29,6 +29,18 @@ import java.util.function.Supplier;
  *       reading whose step up is held ({@link SliReading#stepUpHeld()}: a circuit of the tier
  *       above is open and untested) keeps the run going; the step comes at the first evaluation
  *       after the hold lifts, if the run is long enough by then.
+ *   <li><b>Flaps lengthen the wait</b>: a step down that leaves a tier within {@code flapWindow}
+ *       (default 2 min) of the step up into it is a flap of that tier — it was not healthy after
+ *       all (a failing primary with no circuit breaker to say so: the reduced target reads healthy,
+ *       the scope steps up to T0, fails, steps down). Each flap of a tier adds one {@code
+ *       healthyFor} to the run the next step up into it needs, up to {@code maxHealthyFor}
+ *       (default 5 min): 30 s, 60 s, 90 s ... 300 s; unless the reading brings evidence that the
+ *       tier above is healthy again ({@link SliReading#aboveHealthy()}: one of its targets answered
+ *       within the short window and none failed), which needs no more than {@code healthyFor}. A
+ *       step up into a tier that holds for {@code flapWindow} forgets its flaps, so a later,
+ *       unrelated recovery waits {@code healthyFor} again. The rule is Envoy outlier detection's
+ *       ejection time ({@code base_ejection_time} times the number of ejections, capped by {@code
+ *       max_ejection_time}).
  * </ul>
  *
  * <p><b>Forcing.</b> {@link #force(Tier, Duration)} pins the effective tier for a while (drills,
@@ -55,10 +67,14 @@ public final class TierController {
    * @param forcedRemaining time left on a force; zero when none
    * @param healthyRun how long readings have been healthy without a break; zero when the last was not
    * @param lastDecision the decider's last answer, or null before the first evaluation
+   * @param flaps flaps of the tier the next step up goes to (step downs out of it within {@code
+   *     flapWindow} of the step up into it, since a step up into it last held; see the class comment)
+   * @param holdDown how long a healthy run must last for the next step up without evidence that the
+   *     tier above is healthy: {@code healthyFor} lengthened by those flaps
    */
   public record Status(
       String feature, Priority priority, Tier current, Tier automatic, Duration forcedRemaining,
-      Duration healthyRun, TierDecision lastDecision) {}
+      Duration healthyRun, TierDecision lastDecision, int flaps, Duration holdDown) {}
 
   private final String feature;
   private final Priority priority;
@@ -76,6 +92,9 @@ public final class TierController {
   private long healthySince;
   private boolean steppedDown;
   private long lastDownAt;
+  private final int[] flaps = new int[Tier.values().length]; // per tier: premature step ups into it
+  private final long[] upAt = new long[Tier.values().length]; // per tier: ticker nanos of the step up into it
+  private final boolean[] upHeld = new boolean[Tier.values().length]; // per tier: at or above it since upAt
   private TierDecision lastDecision;
 
   /**
@@ -137,7 +156,8 @@ public final class TierController {
    * Applies one reading.
    *
    * @return what happened to the evaluated tier: the decider's decision, or a hold explaining
-   *     that a step up waits for {@code healthyFor} or a step down for {@code settleAfterDown}
+   *     that a step up waits for {@code healthyFor} (lengthened by flaps) or a step down for {@code
+   *     settleAfterDown}
    */
   public TierDecision evaluate(SliReading reading) {
     Objects.requireNonNull(reading, "reading");
@@ -148,8 +168,9 @@ public final class TierController {
       expireForce(now, out);
       Tier before = effective();
       Tier from = automatic;
+      forgetFlapsOnceAStepUpHeld(now);
       TierDecision decision = decider.decide(from, reading, priority);
-      applied = apply(decision, from, now);
+      applied = apply(decision, from, now, reading.aboveHealthy());
       lastDecision = applied;
       Tier after = effective();
       if (after != before) {
@@ -160,10 +181,10 @@ public final class TierController {
     return applied;
   }
 
-  private TierDecision apply(TierDecision decision, Tier from, long now) {
+  private TierDecision apply(TierDecision decision, Tier from, long now, boolean aboveHealthy) {
     switch (decision.cause()) {
       case BURN -> {
-        stepDown(decision.next(), now);
+        stepDown(decision.next(), from, now);
         return decision;
       }
       case SIGNALS -> {
@@ -173,7 +194,7 @@ public final class TierController {
           return new TierDecision(from, TierDecision.Cause.HOLD, decision.reason() + "; held: stepped down "
               + Duration.ofNanos(sinceDown).toSeconds() + " s ago, settling for " + config.settleAfterDown().toSeconds() + " s");
         }
-        stepDown(decision.next(), now);
+        stepDown(decision.next(), from, now);
         return decision;
       }
       case HEALTHY -> {
@@ -185,12 +206,16 @@ public final class TierController {
           return decision; // healthy at T0, or a step up the reading holds (SliReading.stepUpHeld): the run goes on
         }
         long run = now - healthySince;
-        if (run < config.healthyFor().toNanos()) {
+        Tier into = decision.next();
+        Duration needed = aboveHealthy ? config.healthyFor() : config.holdDown(flaps[into.ordinal()]);
+        if (run < needed.toNanos()) {
           return new TierDecision(from, TierDecision.Cause.HOLD, decision.reason() + "; held: healthy for "
-              + Duration.ofNanos(run).toSeconds() + " s of " + config.healthyFor().toSeconds() + " s");
+              + Duration.ofNanos(run).toSeconds() + " s of " + needed.toSeconds() + " s" + flapText(into, aboveHealthy));
         }
-        automatic = decision.next();
+        automatic = into;
         healthySince = now; // the next step needs a fresh run at the new tier
+        upAt[into.ordinal()] = now;
+        upHeld[into.ordinal()] = true;
         return new TierDecision(decision.next(), decision.cause(), decision.reason() + " (healthy for "
             + Duration.ofNanos(run).toSeconds() + " s)");
       }
@@ -202,11 +227,37 @@ public final class TierController {
     throw new AssertionError(decision.cause());
   }
 
-  private void stepDown(Tier to, long now) {
+  private void stepDown(Tier to, Tier from, long now) {
+    for (Tier left = from; to.isBelow(left); left = left.down(1)) { // every tier this step leaves
+      int i = left.ordinal();
+      if (upHeld[i] && now - upAt[i] < config.flapWindow().toNanos()) {
+        flaps[i]++; // the step up into it was premature: the next one waits longer
+      }
+      upHeld[i] = false;
+    }
     automatic = to;
     steppedDown = true;
     lastDownAt = now;
     healthyRun = false;
+  }
+
+  /** A step up into a tier that has held for {@code flapWindow} was right: that tier's flaps are over. */
+  private void forgetFlapsOnceAStepUpHeld(long now) {
+    for (int i = 0; i < flaps.length; i++) {
+      if (flaps[i] > 0 && upHeld[i] && now - upAt[i] >= config.flapWindow().toNanos()) {
+        flaps[i] = 0;
+      }
+    }
+  }
+
+  private String flapText(Tier into, boolean aboveHealthy) {
+    int n = flaps[into.ordinal()];
+    if (n == 0) {
+      return "";
+    }
+    return aboveHealthy ? " (" + into + " flapped, but its targets answer now)"
+        : " (" + into + " flapped " + n + (n == 1 ? " time" : " times") + ": a step down within "
+            + config.flapWindow().toSeconds() + " s of a step up adds " + config.healthyFor().toSeconds() + " s each)";
   }
 
   /**
@@ -249,9 +300,11 @@ public final class TierController {
     synchronized (lock) {
       long now = ticker.nanos();
       expireForce(now, out);
+      forgetFlapsOnceAStepUpHeld(now);
       status = new Status(feature, priority, effective(), automatic,
           forced == null ? Duration.ZERO : Duration.ofNanos(forcedUntil - now),
-          healthyRun ? Duration.ofNanos(now - healthySince) : Duration.ZERO, lastDecision);
+          healthyRun ? Duration.ofNanos(now - healthySince) : Duration.ZERO, lastDecision,
+          flaps[automatic.up().ordinal()], config.holdDown(flaps[automatic.up().ordinal()]));
     }
     publish(out);
     return status;

@@ -35,10 +35,16 @@ import java.util.Objects;
  *       failures behind them are {@linkplain SliReading#freshFailures() fresh} (a call failed
  *       within the short window, 10 s by default): a window that still remembers an outage whose
  *       upstream has healed holds the tier (it is not healthy), never takes it lower.
+ *   <li><b>Latency on both windows</b> (SRE workbook ch. 5, multiwindow): p99 steps down only while
+ *       the p99 within the short window ({@link SliReading#freshP99Millis()}) is also at or above
+ *       {@code p99DownMillis}, and holds a tier from stepping up only while that one is also at or
+ *       above {@code healthyP99Millis}: a window that still remembers slow calls after latency
+ *       recovered (no call within the short window, or only fast ones) neither steps down nor holds.
  *   <li><b>Combining</b>: the lower (more degraded) of the burn target and the signal target
  *       wins. A target that is not below the current tier is a hold: the decider never steps
  *       up while anything is elevated.
- *   <li><b>Healthy</b>: p99 below {@code healthyP99Millis} (500 ms), 5xx below 0.5%, 429 below
+ *   <li><b>Healthy</b>: p99 below {@code healthyP99Millis} (500 ms) in the SLI window or in the
+ *       short window, 5xx below 0.5%, 429 below
  *       1%, and the <em>short</em> (5 min) burn window below {@code healthyBurn} (default 14.4,
  *       the alert threshold). This is how a multiwindow alert resets (SRE workbook ch. 5): the
  *       1 h window says an incident was big, only the short one says whether it is still going
@@ -124,7 +130,8 @@ public final class TierDecider {
         stale = String.join(", ", shares) + ", but no call failed within the short window: those failures are over,"
             + " no step down";
       }
-      if (reading.p99Millis() >= t.p99DownMillis()) {
+      // p99 on both windows (multiwindow): the SLI window's steps down only while the short one's is as high
+      if (reading.p99Millis() >= t.p99DownMillis() && reading.freshP99Millis() >= t.p99DownMillis()) {
         elevated.add("p99 " + ms(reading.p99Millis()) + " >= " + ms(t.p99DownMillis()));
       }
     }
@@ -162,9 +169,15 @@ public final class TierDecider {
           quiet + (clean ? "" : ", some failed") + (burnHealthy ? "" : ", " + burnText(reading, t)) + ": hold");
     }
     List<String> notHealthy = new ArrayList<>(4);
-    if (!(reading.p99Millis() < t.healthyP99Millis())) {
-      notHealthy.add("p99 " + ms(reading.p99Millis()) + " >= " + ms(t.healthyP99Millis()));
+    // latency on both windows: the short one says whether the slowness is still going on
+    boolean slowWindow = !(reading.p99Millis() < t.healthyP99Millis());
+    boolean slowNow = !(reading.freshP99Millis() < t.healthyP99Millis());
+    if (slowWindow && slowNow) {
+      notHealthy.add("p99 " + ms(reading.p99Millis()) + (reading.freshP99Millis() == reading.p99Millis() ? ""
+          : " (" + ms(reading.freshP99Millis()) + " within the short window)") + " >= " + ms(t.healthyP99Millis()));
     }
+    String latencyOver = slowWindow && !slowNow ? " but " + ms(reading.freshP99Millis()) + " within the short window: over"
+        : "";
     if (!(reading.serverErrorShare() < t.healthyServerErrorShare())) {
       notHealthy.add("5xx " + pct(reading.serverErrorShare()) + " >= " + pct(t.healthyServerErrorShare()));
     }
@@ -179,8 +192,8 @@ public final class TierDecider {
     }
     if (notHealthy.isEmpty()) {
       String burnNow = !burnOver.isEmpty() ? burnOver : burn.burn5m() > 0 ? ", " + burnText(burn.burn5m()) : "";
-      return healthy(current, "healthy: p99 " + ms(reading.p99Millis()) + ", 5xx " + pct(reading.serverErrorShare())
-          + ", 429 " + pct(reading.rateLimitedShare()) + burnNow, reading);
+      return healthy(current, "healthy: p99 " + ms(reading.p99Millis()) + latencyOver + ", 5xx "
+          + pct(reading.serverErrorShare()) + ", 429 " + pct(reading.rateLimitedShare()) + burnNow, reading);
     }
     return new TierDecision(current, TierDecision.Cause.HOLD,
         "not healthy, not degraded: " + String.join(", ", notHealthy) + ": hold");

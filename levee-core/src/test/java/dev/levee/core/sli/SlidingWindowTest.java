@@ -274,4 +274,20 @@ class SlidingWindowTest {
     assertThat(snapshot.successes()).isEqualTo(threads / 2 * each);
     assertThat(snapshot.serverErrors()).isEqualTo(threads / 2 * each);
   }
+
+  @Test
+  void theNewestSpanReadsOnlyTheSlicesThatOverlapIt() {
+    window.record(SliOutcome.SUCCESS, Duration.ofMillis(1_500)); // slow, 20 s ago by the end
+    clock.advance(Duration.ofSeconds(12));
+    window.record(SliOutcome.SUCCESS, Duration.ofMillis(60));
+    clock.advance(Duration.ofSeconds(8)); // now 20 s after the slow one: the last 10 s overlap three slices
+
+    SliSnapshot recent = window.snapshot(Duration.ofSeconds(10));
+
+    assertThat(recent.successes()).isEqualTo(1);
+    assertThat(recent.p99Millis()).isEqualTo(60);
+    assertThat(recent.windowSeconds()).isEqualTo(15.0);
+    assertThat(window.snapshot().p99Millis()).as("the whole window still remembers").isGreaterThanOrEqualTo(1_490);
+    assertThat(window.snapshot(Duration.ofMinutes(5)).windowSeconds()).as("at most the window").isEqualTo(60.0);
+  }
 }

@@ -222,4 +222,83 @@ class TierControllerTest {
     TierController controller = controller(Priority.STANDARD);
     assertThatThrownBy(() -> controller.force(Tier.T2, Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);
   }
+
+  @Test
+  void aStepDownSoonAfterAStepUpMakesTheNextStepUpWaitOneMoreHealthyFor() {
+    TierController controller = controller(Priority.STANDARD);
+    reading.set(SERVER_ERRORS);
+    tick(controller, 1); // T1
+    reading.set(HEALTHY);
+    tick(controller, 7); // healthy from the first of these: T0 after 30 s
+    assertThat(controller.current()).isEqualTo(Tier.T0);
+
+    reading.set(SERVER_ERRORS); // the tier above was not healthy after all: a flap
+    tick(controller, 1);
+    assertThat(controller.status().flaps()).isEqualTo(1);
+    assertThat(controller.status().holdDown()).isEqualTo(Duration.ofSeconds(60));
+
+    reading.set(HEALTHY);
+    tick(controller, 7); // 30 s healthy: no longer enough
+    assertThat(controller.current()).isEqualTo(Tier.T1);
+    assertThat(controller.status().lastDecision().reason())
+        .contains("held: healthy for 30 s of 60 s (T0 flapped 1 time: a step down within 120 s of a step up adds 30 s each)");
+    tick(controller, 6); // 60 s healthy
+    assertThat(controller.current()).isEqualTo(Tier.T0);
+  }
+
+  @Test
+  void theHoldDownGrowsWithEachFlapUpToItsCapAndAStepUpThatHoldsForgetsTheFlaps() {
+    TierController controller = controller(Priority.STANDARD);
+    for (int flap = 0; flap < 12; flap++) {
+      reading.set(SERVER_ERRORS);
+      tick(controller, 1);
+      reading.set(HEALTHY);
+      while (controller.current() != Tier.T0) {
+        tick(controller, 1);
+      }
+    }
+    assertThat(controller.status().holdDown()).as("capped at 5 min (Envoy's max_ejection_time)")
+        .isEqualTo(Duration.ofMinutes(5));
+
+    tick(controller, 24); // the step up holds for the flap window (2 min)
+    assertThat(controller.status().flaps()).isZero();
+    reading.set(SERVER_ERRORS);
+    tick(controller, 1);
+    reading.set(HEALTHY);
+    tick(controller, 7);
+    assertThat(controller.current()).as("an unrelated outage later waits healthy-for again").isEqualTo(Tier.T0);
+  }
+
+  @Test
+  void afterAFlapEvidenceThatTheTierAboveAnswersNowNeedsOnlyHealthyFor() {
+    TierController controller = controller(Priority.STANDARD);
+    reading.set(SERVER_ERRORS);
+    tick(controller, 1);
+    reading.set(HEALTHY);
+    tick(controller, 7); // T0
+    reading.set(SERVER_ERRORS);
+    tick(controller, 1); // a flap of T0
+    assertThat(controller.status().flaps()).isEqualTo(1);
+
+    reading.set(HEALTHY.withAboveHealthy(true)); // a trial probe of the primary passed
+    tick(controller, 7);
+
+    assertThat(controller.current()).isEqualTo(Tier.T0);
+  }
+
+  @Test
+  void aFlapLengthensOnlyTheStepUpIntoTheTierThatFlapped() {
+    TierController controller = controller(Priority.STANDARD);
+    reading.set(BURNING);
+    tick(controller, 1); // T2
+    reading.set(HEALTHY);
+    tick(controller, 7); // T1
+    reading.set(BURNING);
+    tick(controller, 1); // back to T2: T1 flapped
+    reading.set(HEALTHY);
+    tick(controller, 13); // T1 after 60 s
+    assertThat(controller.current()).isEqualTo(Tier.T1);
+    tick(controller, 6); // T0 after 30 s: T0 never flapped
+    assertThat(controller.current()).isEqualTo(Tier.T0);
+  }
 }

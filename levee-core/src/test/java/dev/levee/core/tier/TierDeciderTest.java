@@ -235,4 +235,27 @@ class TierDeciderTest {
     assertThatThrownBy(() -> new TierThresholds(14.4, Tier.T2, Tier.T3, 2, 0.05, 800, Tier.T2, 500, 0.005, 0.01, 2, 20))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("serverErrorDown");
   }
+
+  @Test
+  void aSlowSliWindowWhoseShortWindowIsFastNeitherStepsDownNorHolds() {
+    SliReading slowThenFast = new SliReading(1500, 0, 0, 1000, 0, 0, 1000).withFreshP99(60);
+
+    TierDecision atT0 = decider.decide(Tier.T0, slowThenFast, Priority.STANDARD);
+    assertThat(atT0.cause()).isEqualTo(Cause.HEALTHY);
+    assertThat(atT0.reason()).startsWith("healthy: p99 1500 ms but 60 ms within the short window: over, 5xx 0.0%");
+
+    TierDecision atT1 = decider.decide(Tier.T1, slowThenFast, Priority.STANDARD);
+    assertThat(atT1.next()).as("latency recovered: one step up").isEqualTo(Tier.T0);
+  }
+
+  @Test
+  void aSlowSliWindowStepsDownOnlyWhileTheShortWindowIsSlowToo() {
+    SliReading slow = new SliReading(1500, 0, 0, 1000, 0, 0, 1000);
+    assertThat(decider.decide(Tier.T0, slow.withFreshP99(900), Priority.STANDARD).next()).isEqualTo(Tier.T1);
+
+    TierDecision middling = decider.decide(Tier.T1, slow.withFreshP99(600), Priority.STANDARD);
+    assertThat(middling.cause()).as("short window between healthy and down: hold").isEqualTo(Cause.HOLD);
+    assertThat(middling.reason()).contains("p99 1500 ms (600 ms within the short window) >= 500 ms");
+    assertThat(decider.decide(Tier.T0, slow.withFreshP99(600), Priority.STANDARD).next()).isEqualTo(Tier.T0);
+  }
 }

@@ -3,6 +3,7 @@ package dev.levee.gateway.cluster;
 import dev.levee.core.breaker.CircuitBreaker;
 import dev.levee.core.breaker.CircuitBreakerConfig;
 import dev.levee.core.breaker.Gate;
+import dev.levee.core.breaker.Transition;
 import dev.levee.core.chain.Breakers;
 import dev.levee.core.chain.RetryBudgets;
 import dev.levee.core.chain.Target;
@@ -12,13 +13,16 @@ import dev.levee.core.time.Ticker;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
+import java.util.function.Consumer;
 
 /**
  * The soft state this replica shares with the others of its cluster through Redis: breakers and
@@ -45,6 +49,7 @@ public final class Cluster implements AutoCloseable {
   private final SharedTiers tiers;
   private final Map<String, SharedBreaker> breakers = new ConcurrentHashMap<>();
   private final Map<String, SharedRetryBudget> budgets = new ConcurrentHashMap<>();
+  private final List<Consumer<Transition>> breakerCloses = new CopyOnWriteArrayList<>();
   private final ScheduledExecutorService flusher;
 
   /**
@@ -63,6 +68,7 @@ public final class Cluster implements AutoCloseable {
     this.breakerViews = new SharedView<>(link, ticker);
     this.cooldowns = new SharedCooldowns(link, new SharedView<>(link, ticker), ticker);
     this.tiers = new SharedTiers(link, new SharedView<>(link, ticker), ticker, replica, tierLease);
+    link.onInvalidation(this::closedElsewhere);
     this.flusher = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread thread = new Thread(r, "levee-cluster-flush-" + config.name());
       thread.setDaemon(true);
@@ -82,7 +88,7 @@ public final class Cluster implements AutoCloseable {
    * @param trialLease how long the half-open trial may hold its slot (the attempt timeout)
    */
   public SharedBreaker breaker(String target, CircuitBreakerConfig config, Duration trialLease) {
-    return breakers.computeIfAbsent(target, t -> new SharedBreaker(t, config, link, breakerViews, ticker, trialLease));
+    return breakers.computeIfAbsent(target, t -> heard(new SharedBreaker(t, config, link, breakerViews, ticker, trialLease)));
   }
 
   /**
@@ -90,7 +96,45 @@ public final class Cluster implements AutoCloseable {
    * keeps deciding while Redis is away, and shows on {@code /health}).
    */
   public SharedBreaker breaker(String target, CircuitBreaker local, Duration trialLease) {
-    return breakers.computeIfAbsent(target, t -> new SharedBreaker(t, local, link, breakerViews, ticker, trialLease));
+    return breakers.computeIfAbsent(target, t -> heard(new SharedBreaker(t, local, link, breakerViews, ticker, trialLease)));
+  }
+
+  /**
+   * Hears every close of a shared breaker (HALF_OPEN to CLOSED) on this replica, whichever replica's
+   * trial closed it, once per close ({@link SharedBreaker#onClose}): the gateway's tier board starts
+   * the target's SLI window afresh, as a local breaker's close does. Before, no replica's board
+   * heard a shared close (its listener hears the replica's own local breaker, whose state follows
+   * only this replica's calls), so the outage's failures stayed in every other replica's window and
+   * a backlog drained there could step a healthy target's aliases down. Register at start-up,
+   * before requests.
+   */
+  public void onBreakerClosed(Consumer<Transition> listener) {
+    breakerCloses.add(java.util.Objects.requireNonNull(listener, "listener"));
+  }
+
+  private SharedBreaker heard(SharedBreaker breaker) {
+    breaker.onClose(close -> breakerCloses.forEach(l -> l.accept(close)));
+    return breaker;
+  }
+
+  /** A close published by any replica ({@code closed:<epoch>:<target>}); other messages are not ours. */
+  private void closedElsewhere(String message) {
+    if (!message.startsWith(SharedBreaker.CLOSE_MESSAGE)) {
+      return;
+    }
+    int colon = message.indexOf(':', SharedBreaker.CLOSE_MESSAGE.length());
+    if (colon < 0) {
+      return;
+    }
+    SharedBreaker breaker = breakers.get(message.substring(colon + 1));
+    if (breaker == null) {
+      return; // this replica never used the target: it has no failures of it to forget
+    }
+    try {
+      breaker.closed(Long.parseLong(message, SharedBreaker.CLOSE_MESSAGE.length(), colon, 10), "trial calls succeeded (shared)");
+    } catch (NumberFormatException e) {
+      // not a close message of this release
+    }
   }
 
   /**

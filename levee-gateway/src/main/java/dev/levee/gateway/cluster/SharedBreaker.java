@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
@@ -40,7 +41,9 @@ import java.util.function.Consumer;
  *
  * <p>When Redis is away, the replica decides with its own {@link CircuitBreaker}, which is fed
  * every outcome even while shared, so it is warm when needed. Transitions are posted (to
- * {@link #onTransition} listeners) by the one replica whose call caused them. Thread-safe.
+ * {@link #onTransition} listeners) by the one replica whose call caused them; a close is also
+ * heard on every replica ({@link #onClose}), so each one's tier board forgets the target's failures
+ * before the close, as the replica that closed it does. Thread-safe.
  */
 public final class SharedBreaker {
 
@@ -66,6 +69,8 @@ public final class SharedBreaker {
   private static final LuaScript VIEW = LuaScript.load("breaker-view");
   private static final LuaScript ACQUIRE = LuaScript.load("breaker-acquire");
   private static final LuaScript SETTLE = LuaScript.load("breaker-settle");
+  /** Prefix of the message a close publishes besides the invalidation: {@code closed:<epoch>:<target>}. */
+  static final String CLOSE_MESSAGE = "closed:";
 
   /** A replica's copy of the shared state, read at {@code readAt} (ticker nanos). */
   record View(int code, long millis, long epoch, long readAt) {
@@ -86,6 +91,8 @@ public final class SharedBreaker {
   private final String[] keys;
   private final String ttlMillis;
   private final List<Consumer<Transition>> listeners = new CopyOnWriteArrayList<>();
+  private final List<Consumer<Transition>> closes = new CopyOnWriteArrayList<>();
+  private final AtomicLong closedEpoch = new AtomicLong(Long.MIN_VALUE); // the newest close heard
   private final AtomicReference<String[]> pendingTrial = new AtomicReference<>(); // settle arguments
 
   /**
@@ -124,6 +131,35 @@ public final class SharedBreaker {
   /** Hears transitions this replica caused (each transition is heard on one replica only). */
   public void onTransition(Consumer<Transition> listener) {
     listeners.add(Objects.requireNonNull(listener));
+  }
+
+  /**
+   * Hears every close of the shared circuit (HALF_OPEN to CLOSED after its trials succeeded) on
+   * this replica, whichever replica's trial closed it: once per close, from this replica's own
+   * settle or from the message the close publishes (a close published while Redis was away from
+   * this replica is not heard). The listener runs on the thread that learns of it (a request's,
+   * or the Redis client's), so it must be quick and never block.
+   */
+  public void onClose(Consumer<Transition> listener) {
+    closes.add(Objects.requireNonNull(listener));
+  }
+
+  /**
+   * The circuit closed into {@code epoch} (its epoch after the close): tells the {@link #onClose}
+   * listeners unless a close of that epoch or a newer one was told already.
+   */
+  void closed(long epoch, String reason) {
+    long seen;
+    do {
+      seen = closedEpoch.get();
+      if (epoch <= seen) {
+        return;
+      }
+    } while (!closedEpoch.compareAndSet(seen, epoch));
+    Transition close = new Transition(target, CircuitState.HALF_OPEN, CircuitState.CLOSED, reason, ticker.nanos());
+    for (Consumer<Transition> listener : closes) {
+      listener.accept(close);
+    }
   }
 
   /** Asks to make one call. Never blocks longer than one Redis command timeout. */
@@ -225,7 +261,8 @@ public final class SharedBreaker {
     String[] args = {Long.toString(permit.epoch()), permit.trial() ? "1" : "0", outcome.code,
         Integer.toString(config.failures()), Long.toString(config.window().toMillis()),
         Long.toString(config.openFor().toMillis()), Integer.toString(config.closeAfter()), ttlMillis,
-        link.channel(), viewKey, rateReached ? "1" : "0", Long.toString(permit.token())};
+        link.channel(), viewKey, rateReached ? "1" : "0", Long.toString(permit.token()),
+        CLOSE_MESSAGE + (permit.epoch() + 1) + ":" + target};
     if (!write(args) && permit.trial()) {
       pendingTrial.set(args); // the link flapped: written by writePending once Redis answers
     }
@@ -275,6 +312,9 @@ public final class SharedBreaker {
       for (Consumer<Transition> listener : listeners) {
         listener.accept(transition);
       }
+    }
+    if (result.get() == 1) {
+      closed(Long.parseLong(args[0]) + 1, transition.reason());
     }
     return true;
   }

@@ -134,7 +134,10 @@ final class ScopeHealth {
    * The reading this scope's controller decides from: the signals of the targets the scope's
    * requests go to at its tier — at T0 the chain before the reduced target (so a slow or failing
    * fallback that is never reached does not degrade an alias whose primary answers), at T1 and
-   * below the reduced target — and what the clients saw. A scope idle for a whole SLI window (no
+   * below the reduced target — and what the clients saw; the p99 of both over the short window
+   * too, so a window that remembers slow calls after latency recovered neither steps down nor
+   * holds; and whether the targets of the tier above answer now (a step up after flaps needs that
+   * or a longer healthy run: {@link TierController}). A scope idle for a whole SLI window (no
    * call to those targets, no client request) starts its burn afresh: see {@code docs/degradation.md},
    * <i>Fresh evidence</i>.
    */
@@ -151,8 +154,11 @@ final class ScopeHealth {
       // holds an idle scope down nor comes back to step it down once calls resume (the backlog drains)
       slo.clear();
     }
+    long clientsP99Lately = seen.p99Millis() > 0 ? clients.snapshot(calls.fresh()).p99Millis() : 0;
+    boolean aboveHealthy = at != Tier.T0 && calls.answeredLately(targetsAt(at.up())); // evidence against flaps
     return SliReading.scoped(read.calls(), read.worst() == null ? "" : read.worst().id(), seen, slo.burnRates(),
-        read.fresh(), clientsFailLately, stepUpHeld(at));
+        read.fresh(), clientsFailLately, stepUpHeld(at), Math.max(read.freshP99Millis(), clientsP99Lately))
+        .withAboveHealthy(aboveHealthy);
   }
 
   /**

@@ -36,8 +36,11 @@ final class TargetWindows {
    *     null when none failed and none is slow
    * @param fresh whether one of those targets had a call fail (5xx or 429) within the short window
    *     ({@link #fresh()}): failures that are over hold a tier, they never step it down
+   * @param freshP99Millis the highest p99 of those targets' calls within the short window, ms (0
+   *     when none gave a latency sample there): a p99 steps down and holds only while this is high
+   *     too ({@link dev.levee.core.tier.SliReading#freshP99Millis()})
    */
-  record Reading(SliSnapshot calls, Target worst, boolean fresh) {}
+  record Reading(SliSnapshot calls, Target worst, boolean fresh, long freshP99Millis) {}
 
   private final Duration window;
   private final Duration fresh;
@@ -135,6 +138,26 @@ final class TargetWindows {
     return new ArrayList<>(windows.keySet());
   }
 
+  /**
+   * Whether one of {@code targets} answered a call within the short window and none of them failed
+   * there: evidence that they are healthy now (a trial probe that passed, a cache miss the reduced
+   * target answered). The answers are read from the slices overlapping the short window.
+   */
+  boolean answeredLately(Iterable<Target> targets) {
+    boolean answered = false;
+    for (Target target : targets) {
+      SlidingWindow w = readable(target);
+      if (w == null) {
+        continue;
+      }
+      if (w.failedWithin(fresh)) {
+        return false;
+      }
+      answered |= w.snapshot(fresh).successes() > 0;
+    }
+    return answered;
+  }
+
   /** The signals of {@code targets}; see {@link Reading}. */
   Reading read(Iterable<Target> targets, long minVolume) {
     List<SliSnapshot> enough = new ArrayList<>();
@@ -143,23 +166,29 @@ final class TargetWindows {
     List<Target> allTargets = new ArrayList<>();
     boolean freshInAll = false;
     boolean freshInEnough = false;
+    long slowInAll = 0;
+    long slowInEnough = 0;
     for (Target target : targets) {
       SlidingWindow w = readable(target);
       SliSnapshot s = w != null ? w.snapshot() : empty();
       boolean failedLately = w != null && w.failedWithin(fresh);
+      long p99Lately = w != null && s.p99Millis() > 0 ? w.snapshot(fresh).p99Millis() : 0;
       all.add(s);
       allTargets.add(target);
       freshInAll |= failedLately;
+      slowInAll = Math.max(slowInAll, p99Lately);
       if (s.total() >= minVolume) {
         enough.add(s);
         enoughTargets.add(target);
         freshInEnough |= failedLately;
+        slowInEnough = Math.max(slowInEnough, p99Lately);
       }
     }
-    return enough.isEmpty() ? merged(all, allTargets, freshInAll) : worstOf(enough, enoughTargets, freshInEnough);
+    return enough.isEmpty() ? merged(all, allTargets, freshInAll, slowInAll)
+        : worstOf(enough, enoughTargets, freshInEnough, slowInEnough);
   }
 
-  private Reading worstOf(List<SliSnapshot> snapshots, List<Target> targets, boolean fresh) {
+  private Reading worstOf(List<SliSnapshot> snapshots, List<Target> targets, boolean fresh, long freshP99) {
     double serverShare = 0, rateLimitedShare = 0, worstFailure = 0;
     long p99 = 0, total = 0, p50 = 0, p95 = 0;
     Target worst = null, slowest = null;
@@ -185,10 +214,10 @@ final class TargetWindows {
     long rateLimited = Math.min(total - serverErrors, Math.round(rateLimitedShare * total));
     SliSnapshot calls = new SliSnapshot(window.toNanos() / 1e9, total - serverErrors - rateLimited, serverErrors,
         rateLimited, 0, p50, p95, p99);
-    return new Reading(calls, worst != null ? worst : slowest, fresh);
+    return new Reading(calls, worst != null ? worst : slowest, fresh, freshP99);
   }
 
-  private Reading merged(List<SliSnapshot> snapshots, List<Target> targets, boolean fresh) {
+  private Reading merged(List<SliSnapshot> snapshots, List<Target> targets, boolean fresh, long freshP99) {
     long successes = 0, serverErrors = 0, rateLimited = 0, clientErrors = 0, p50 = 0, p95 = 0, p99 = 0;
     Target worst = null;
     long worstFailures = 0;
@@ -208,7 +237,7 @@ final class TargetWindows {
       }
     }
     return new Reading(new SliSnapshot(window.toNanos() / 1e9, successes, serverErrors, rateLimited, clientErrors, p50,
-        p95, p99), worst, fresh);
+        p95, p99), worst, fresh, freshP99);
   }
 
   private SlidingWindow window(Target target) {

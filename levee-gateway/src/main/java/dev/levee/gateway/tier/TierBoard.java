@@ -125,7 +125,8 @@ public final class TierBoard implements CallObserver, AutoCloseable {
     this.wall = wall;
     this.webhook = config.tiers().webhook().isEmpty() ? null : new Webhook(config.tiers().webhook());
     this.controllerConfig = new TierControllerConfig(config.tiers().evaluateEvery(),
-        config.tiers().healthyFor(), TierControllerConfig.DEFAULT.settleAfterDown());
+        config.tiers().healthyFor(), TierControllerConfig.DEFAULT.settleAfterDown(),
+        config.tiers().window().multipliedBy(2), TierControllerConfig.DEFAULT.maxHealthyFor());
     this.decider = new TierDecider(TierThresholds.DEFAULT.withMinRequests(config.tiers().minVolume())
         .withP99(config.tiers().p99Down().toMillis(), config.tiers().healthyP99().toMillis()));
     this.cooldowns = new RateLimitCooldowns(ticker);

@@ -99,6 +99,10 @@ final class TierReport {
     scope.targets().forEach(t -> targets.add(t.id()));
     a.put("tier", s.current().name());
     a.put("healthy_for_ms", s.healthyRun().toMillis());
+    if (s.flaps() > 0) { // a step up that did not hold: the next waits longer (TierController, flaps)
+      a.put("flaps", s.flaps());
+      a.put("hold_down_ms", s.holdDown().toMillis());
+    }
     if (s.lastDecision() != null) {
       a.put("last_reason", s.lastDecision().reason());
     }

@@ -19,6 +19,9 @@ final class TrialProbes {
   private final Ticker ticker;
   private final Duration every;
   private volatile Function<Target, Gate> circuits; // null until watchCircuits
+  /** Claims kept before expired ones are dropped (client-chosen targets). */
+  static final int MAX_CLAIMS = 1_000;
+
   private final Map<Target, Long> probes = new ConcurrentHashMap<>(); // ticker nanos of a target's last probe
 
   /** @param every at most one claim of a target's trial per this ({@code tiers.evaluate-every}) */
@@ -49,9 +52,8 @@ final class TrialProbes {
    * tiers.evaluate-every}; claims it when so (see {@link TierBoard#probe}).
    */
   boolean probe(Function<Target, Gate> gates, List<Target> targets) {
-    long now = ticker.nanos();
     for (Target target : targets) {
-      if (trialPossible(gates.apply(target)) && claim(target, now)) {
+      if (trialPossible(gates.apply(target)) && claim(target)) {
         return true;
       }
     }
@@ -69,14 +71,25 @@ final class TrialProbes {
     };
   }
 
-  /** Claims {@code target}'s trial for one request: at most one claim an {@code evaluate-every}. */
-  private boolean claim(Target target, long now) {
-    if (probes.size() > 1_000) {
-      probes.clear(); // stale claims of many client-chosen targets: they only space probes out
+  /**
+   * Claims {@code target}'s trial for one request: at most one claim an {@code evaluate-every},
+   * however many requests ask at once. The clock is read inside the map's atomic update, so a
+   * request that read the time, was held up (a shared breaker's state read from Redis) and claims
+   * late cannot claim with an old time beside a newer claim: before, two requests at once could both
+   * win, one with a time an {@code evaluate-every} old. Past {@value #MAX_CLAIMS} targets the
+   * claims that no longer space anything are dropped, each only while it is still the one read
+   * (before, the whole table was cleared, a live claim with it, letting a second request claim).
+   */
+  private boolean claim(Target target) {
+    long spacing = every.toNanos();
+    if (probes.size() > MAX_CLAIMS) {
+      long now = ticker.nanos();
+      probes.values().removeIf(last -> now - last >= spacing); // atomic per entry: a fresh claim is never dropped
     }
     boolean[] won = {false};
     probes.compute(target, (t, last) -> {
-      if (last == null || now - last >= every.toNanos()) {
+      long now = ticker.nanos();
+      if (last == null || now - last >= spacing) {
         won[0] = true;
         return now;
       }

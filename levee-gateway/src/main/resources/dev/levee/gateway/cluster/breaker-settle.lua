@@ -8,7 +8,10 @@
 --       by the settling replica's own calls (1/0): without it the count alone does not open,
 --       12 the trial's token from breaker-acquire.lua (a trial only): an outcome whose trial no
 --       longer holds the slot (settled already, or its lease ran out and another trial took it)
---       is ignored, so an outcome written again after a lost answer counts once
+--       is ignored, so an outcome written again after a lost answer counts once,
+--       13 the message published besides the invalidation when this outcome closes the circuit
+--       (names the target and the epoch it closes into: every replica's tier board starts the
+--       target's SLI window afresh, whichever replica's trial closed it)
 -- returns 0 no transition, 1 closed, 2 opened, 3 trial slot freed
 local epoch = tonumber(redis.call('HGET', KEYS[1], 'epoch') or '0')
 if tonumber(ARGV[1]) ~= epoch then return 0 end
@@ -34,6 +37,7 @@ if ARGV[2] == '1' then
   if ARGV[3] == 'S' and redis.call('HINCRBY', KEYS[1], 'succ', 1) >= tonumber(ARGV[7]) then
     redis.call('HSET', KEYS[1], 'state', 'C', 'epoch', epoch + 1, 'succ', 0)
     redis.call('DEL', KEYS[2])
+    if ARGV[13] then redis.call('PUBLISH', ARGV[9], ARGV[13]) end
     return publish(1)
   end
   return publish(3)
