@@ -24,15 +24,15 @@ public final class SharedCooldowns {
 
   private static final LuaScript EXTEND = LuaScript.load("cooldown");
 
+  /** At most one sweep of ended cooldowns per this (ticker time). */
+  static final Duration SWEEP_EVERY = Duration.ofMinutes(1);
+
   /** The shared time left, read at {@code readAt} (ticker nanos). */
   record View(long millis, long readAt) {}
 
   private final RedisLink link;
   private final SharedView<View> views;
   private final Ticker ticker;
-  /** At most one sweep of ended cooldowns per this (ticker time). */
-  static final Duration SWEEP_EVERY = Duration.ofMinutes(1);
-
   private final Map<String, Long> localUntil = new ConcurrentHashMap<>();
   private volatile long nextSweep; // ticker nanos
 
