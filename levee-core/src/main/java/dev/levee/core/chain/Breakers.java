@@ -25,7 +25,8 @@ import java.util.function.Consumer;
  * least used evicted first, and one unused for {@link #idleFor} (at least {@link #MIN_IDLE}, and
  * never less than the breaker's window plus its open period, so an eviction forgets nothing a
  * breaker still remembered) is dropped. An evicted target gets a fresh breaker on its next use;
- * targets never share one.
+ * targets never share one. A gate made for a breaker by {@link #shareThrough} is kept with it and
+ * dropped with it, so sharing adds no table of its own.
  */
 public final class Breakers {
 
@@ -35,7 +36,7 @@ public final class Breakers {
   /** The shortest time an unused, unconfigured target keeps its breaker: 10 minutes. */
   public static final Duration MIN_IDLE = Duration.ofMinutes(10);
 
-  private final BoundedTable<Target, CircuitBreaker> byTarget;
+  private final BoundedTable<Target, Entry> byTarget;
   private final Duration idleFor;
   private volatile BiFunction<Target, CircuitBreaker, Gate> shared; // null: each target's own breaker decides
 
@@ -62,7 +63,7 @@ public final class Breakers {
     this.byTarget = new BoundedTable<>(MAX_TARGETS, idleFor, ticker, configured, t -> {
       CircuitBreaker breaker = new CircuitBreaker(t.id(), config, ticker);
       breaker.onTransition(listener);
-      return breaker;
+      return new Entry(t, breaker);
     });
   }
 
@@ -75,29 +76,28 @@ public final class Breakers {
     Objects.requireNonNull(ticker, "ticker");
     this.idleFor = MIN_IDLE;
     this.byTarget = new BoundedTable<>(MAX_TARGETS, idleFor, ticker, Set.of(),
-        t -> CircuitBreaker.disabled(t.id(), ticker));
+        t -> new Entry(t, CircuitBreaker.disabled(t.id(), ticker)));
   }
 
   /** The breaker of {@code target}, created CLOSED on first use (and again after eviction). */
   public CircuitBreaker of(Target target) {
-    return byTarget.get(target);
+    return byTarget.get(target).local;
   }
 
   /**
    * What the fallback chain asks before a call to {@code target}: its breaker, or, once {@link
-   * #shareThrough} was called, the gate that function returns for it.
+   * #shareThrough} was called, the gate that function made for that breaker.
    */
   public Gate gate(Target target) {
-    CircuitBreaker local = of(target);
-    BiFunction<Target, CircuitBreaker, Gate> gates = shared;
-    return gates == null ? local : gates.apply(target, local);
+    return byTarget.get(target).gate(shared);
   }
 
   /**
    * Lets {@code gates} answer for every target from now on, e.g. a breaker shared by several
-   * gateway replicas; it receives the target's local breaker (kept for reports and as the fallback
-   * while the shared state is unreachable) and should return the same gate for the same target.
-   * Call once, at start-up.
+   * gateway replicas. It is called once per breaker this table holds, with the target and its local
+   * breaker (kept for reports and as the fallback while the shared state is unreachable); the gate
+   * it returns is kept with that breaker and dropped with it, and a target whose breaker was evicted
+   * gets a new gate around its new breaker. Call once, at start-up.
    */
   public void shareThrough(BiFunction<Target, CircuitBreaker, Gate> gates) {
     this.shared = Objects.requireNonNull(gates, "gates");
@@ -119,7 +119,7 @@ public final class Breakers {
    */
   public Map<Target, CircuitBreaker> circuits() {
     Map<Target, CircuitBreaker> sorted = new TreeMap<>(Comparator.comparing(Target::id));
-    sorted.putAll(byTarget.entries());
+    byTarget.entries().forEach((target, entry) -> sorted.put(target, entry.local));
     return sorted;
   }
 
@@ -131,14 +131,43 @@ public final class Breakers {
   public Map<Target, Gate> gates() {
     BiFunction<Target, CircuitBreaker, Gate> gates = shared;
     Map<Target, Gate> sorted = new TreeMap<>(Comparator.comparing(Target::id));
-    byTarget.entries().forEach((target, local) -> sorted.put(target, gates == null ? local : gates.apply(target, local)));
+    byTarget.entries().forEach((target, entry) -> sorted.put(target, entry.gate(gates)));
     return sorted;
   }
 
   /** Every breaker held now, by target id, ordered by id. */
   public Map<String, CircuitBreaker> all() {
     Map<String, CircuitBreaker> sorted = new TreeMap<>();
-    byTarget.entries().forEach((target, breaker) -> sorted.put(target.id(), breaker));
+    byTarget.entries().forEach((target, entry) -> sorted.put(target.id(), entry.local));
     return sorted;
+  }
+
+  /** A target's breaker and the gate made for it once shared (lives and is evicted with it). */
+  private static final class Entry {
+    private final Target target;
+    private final CircuitBreaker local;
+    private volatile Gate gate; // null until first asked for once shared
+
+    Entry(Target target, CircuitBreaker local) {
+      this.target = target;
+      this.local = local;
+    }
+
+    /** The local breaker when not shared, else the one gate {@code gates} makes for it. */
+    Gate gate(BiFunction<Target, CircuitBreaker, Gate> gates) {
+      if (gates == null) {
+        return local;
+      }
+      Gate made = gate;
+      if (made == null) {
+        synchronized (this) {
+          made = gate;
+          if (made == null) {
+            gate = made = gates.apply(target, local);
+          }
+        }
+      }
+      return made;
+    }
   }
 }

@@ -1,5 +1,7 @@
 package dev.levee.gateway.cluster;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.levee.core.breaker.CircuitBreaker;
 import dev.levee.core.breaker.CircuitBreakerConfig;
 import dev.levee.core.breaker.Gate;
@@ -15,6 +17,7 @@ import java.time.InstantSource;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -47,9 +50,12 @@ public final class Cluster implements AutoCloseable {
   private final SharedView<SharedBreaker.View> breakerViews;
   private final SharedCooldowns cooldowns;
   private final SharedTiers tiers;
-  private final Map<String, SharedBreaker> breakers = new ConcurrentHashMap<>();
+  private final Map<String, SharedBreaker> breakers = new ConcurrentHashMap<>(); // by name: breaker(String, …) only
+  private final Set<SharedBreaker> unwritten = ConcurrentHashMap.newKeySet(); // a trial outcome to write
   private final Map<String, SharedRetryBudget> budgets = new ConcurrentHashMap<>();
   private final List<Consumer<Transition>> breakerCloses = new CopyOnWriteArrayList<>();
+  // the shared breakers of the gates, weakly: each lives as long as the gate Breakers holds
+  private final Cache<String, SharedBreaker> live = Caffeine.newBuilder().weakValues().build();
   private final ScheduledExecutorService flusher;
 
   /**
@@ -76,27 +82,22 @@ public final class Cluster implements AutoCloseable {
     });
     flusher.scheduleWithFixedDelay(() -> {
           budgets.values().forEach(SharedRetryBudget::flush);
-          breakers.values().forEach(SharedBreaker::writePending);
+          unwritten.forEach(SharedBreaker::writePending);
           tiers.writePending();
         },
         FLUSH_EVERY.toMillis(), FLUSH_EVERY.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   /**
-   * The shared breaker of {@code target} (one per target; the first call's settings win).
+   * The shared breaker named {@code target}, kept for the cluster's life (one per name; the first
+   * call's settings win): for a fixed set of names. The gateway's breakers, whose targets clients
+   * can name, come from {@link #gates} instead and live in its bounded {@link Breakers} table.
    *
    * @param trialLease how long the half-open trial may hold its slot (the attempt timeout)
    */
   public SharedBreaker breaker(String target, CircuitBreakerConfig config, Duration trialLease) {
-    return breakers.computeIfAbsent(target, t -> heard(new SharedBreaker(t, config, link, breakerViews, ticker, trialLease)));
-  }
-
-  /**
-   * The shared breaker of {@code target} around this replica's own breaker {@code local} (which
-   * keeps deciding while Redis is away, and shows on {@code /health}).
-   */
-  public SharedBreaker breaker(String target, CircuitBreaker local, Duration trialLease) {
-    return breakers.computeIfAbsent(target, t -> heard(new SharedBreaker(t, local, link, breakerViews, ticker, trialLease)));
+    return breakers.computeIfAbsent(target,
+        t -> heard(new SharedBreaker(t, config, link, breakerViews, unwritten, ticker, trialLease)));
   }
 
   /**
@@ -126,9 +127,13 @@ public final class Cluster implements AutoCloseable {
     if (colon < 0) {
       return;
     }
-    SharedBreaker breaker = breakers.get(message.substring(colon + 1));
+    String target = message.substring(colon + 1);
+    SharedBreaker breaker = breakers.get(target);
     if (breaker == null) {
-      return; // this replica never used the target: it has no failures of it to forget
+      breaker = live.getIfPresent(target);
+    }
+    if (breaker == null) {
+      return; // this replica holds no breaker of the target: it has no failures of it to forget
     }
     try {
       breaker.closed(Long.parseLong(message, SharedBreaker.CLOSE_MESSAGE.length(), colon, 10), "trial calls succeeded (shared)");
@@ -138,15 +143,26 @@ public final class Cluster implements AutoCloseable {
   }
 
   /**
-   * Gates for the fallback chain ({@link Breakers#shareThrough}): every target's shared breaker
-   * around its local one.
+   * Gates for the fallback chain ({@link Breakers#shareThrough}): makes, for each local breaker the
+   * table holds, the target's shared breaker around it, as a gate. The cluster keeps no strong table
+   * of them: each lives as long as its local breaker in {@link Breakers} (bounded; client-named
+   * targets evicted when idle), and a target whose breaker was evicted gets a new shared breaker
+   * around its new local one, which reads the circuit from Redis as every replica does. A weak view
+   * by target lets a close published elsewhere reach the live one.
    *
    * @param trialLease how long the half-open trial may hold its slot (the attempt timeout)
    */
   public BiFunction<Target, CircuitBreaker, Gate> gates(Duration trialLease) {
-    Map<String, Gate> gates = new ConcurrentHashMap<>();
-    return (target, local) -> gates.computeIfAbsent(target.id(),
-        id -> new SharedGate(breaker(id, local, trialLease)));
+    return (target, local) -> {
+      SharedBreaker shared = heard(new SharedBreaker(target.id(), local, link, breakerViews, unwritten, ticker, trialLease));
+      live.put(target.id(), shared);
+      return new SharedGate(shared);
+    };
+  }
+
+  /** Shared breakers kept by name ({@link #breaker(String, CircuitBreakerConfig, Duration)}): tests. */
+  int namedBreakers() {
+    return breakers.size();
   }
 
   /** The cooldowns as levee-core's {@link RateLimitCooldowns} shares them ({@link RateLimitCooldowns#shareThrough}). */

@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -83,6 +84,7 @@ public final class SharedBreaker {
   private final CircuitBreakerConfig config;
   private final RedisLink link;
   private final SharedView<View> views;
+  private final Set<SharedBreaker> unwritten;
   private final Ticker ticker;
   private final Duration trialLease;
   private final CircuitBreaker local;
@@ -102,18 +104,23 @@ public final class SharedBreaker {
    *     attempt timeout is a good value)
    */
   SharedBreaker(String target, CircuitBreakerConfig config, RedisLink link, SharedView<View> views,
-      Ticker ticker, Duration trialLease) {
-    this(target, new CircuitBreaker(target, config, ticker), link, views, ticker, trialLease);
+      Set<SharedBreaker> unwritten, Ticker ticker, Duration trialLease) {
+    this(target, new CircuitBreaker(target, config, ticker), link, views, unwritten, ticker, trialLease);
   }
 
-  /** @param local the replica's own breaker of this target (fed every outcome; decides while Redis is away) */
+  /**
+   * @param local the replica's own breaker of this target (fed every outcome; decides while Redis is away)
+   * @param unwritten the cluster's breakers whose trial outcome waits to be written: this one is in
+   *     it from a lost write until {@link #writePending} succeeds
+   */
   SharedBreaker(String target, CircuitBreaker local, RedisLink link, SharedView<View> views,
-      Ticker ticker, Duration trialLease) {
+      Set<SharedBreaker> unwritten, Ticker ticker, Duration trialLease) {
     CircuitBreakerConfig config = local.config();
     this.target = Objects.requireNonNull(target, "target");
     this.config = Objects.requireNonNull(config, "config");
     this.link = link;
     this.views = views;
+    this.unwritten = unwritten;
     this.ticker = ticker;
     this.trialLease = trialLease;
     this.local = local;
@@ -265,6 +272,7 @@ public final class SharedBreaker {
         CLOSE_MESSAGE + (permit.epoch() + 1) + ":" + target};
     if (!write(args) && permit.trial()) {
       pendingTrial.set(args); // the link flapped: written by writePending once Redis answers
+      unwritten.add(this);
     }
   }
 
@@ -274,12 +282,15 @@ public final class SharedBreaker {
    * answers again, not when the trial's lease runs out (newcomer trial: a successful trial lost,
    * the circuit held HALF_OPEN for a 30 s lease, 9 of 10 requests sent to the fallback). Writing it
    * twice counts once (the trial's token). Called before each admission and by {@link Cluster}
-   * every 100 ms; costs nothing when no outcome is pending.
+   * every 100 ms for each breaker with an outcome pending (even one the replica's breaker table has
+   * evicted meanwhile); costs nothing when no outcome is pending.
    */
   void writePending() {
     String[] args = pendingTrial.get();
-    if (args != null && link.tryShared() && write(args)) {
-      pendingTrial.compareAndSet(args, null);
+    if (args == null) {
+      unwritten.remove(this);
+    } else if (link.tryShared() && write(args) && pendingTrial.compareAndSet(args, null)) {
+      unwritten.remove(this);
     }
   }
 

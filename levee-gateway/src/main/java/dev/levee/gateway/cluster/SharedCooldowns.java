@@ -16,11 +16,16 @@ import java.util.concurrent.ConcurrentHashMap;
  * agreement and vanishes by itself. Reads come from a local copy ({@link SharedView}); a new or
  * longer cooldown is pushed to the other replicas by pub/sub. The replica also keeps every
  * cooldown it learns in its own table, so {@link #remaining} is the longer of the two and stays
- * right while Redis is away. Thread-safe.
+ * right while Redis is away. That table holds cooldowns that have not ended: an ended one leaves it
+ * when read, or at the next sweep ({@link #SWEEP_EVERY}, run by a new cooldown), so targets clients
+ * named once and never again do not pile up. Thread-safe.
  */
 public final class SharedCooldowns {
 
   private static final LuaScript EXTEND = LuaScript.load("cooldown");
+
+  /** At most one sweep of ended cooldowns per this (ticker time). */
+  static final Duration SWEEP_EVERY = Duration.ofMinutes(1);
 
   /** The shared time left, read at {@code readAt} (ticker nanos). */
   record View(long millis, long readAt) {}
@@ -29,11 +34,13 @@ public final class SharedCooldowns {
   private final SharedView<View> views;
   private final Ticker ticker;
   private final Map<String, Long> localUntil = new ConcurrentHashMap<>();
+  private volatile long nextSweep; // ticker nanos
 
   SharedCooldowns(RedisLink link, SharedView<View> views, Ticker ticker) {
     this.link = link;
     this.views = views;
     this.ticker = ticker;
+    this.nextSweep = ticker.nanos();
   }
 
   /**
@@ -46,6 +53,7 @@ public final class SharedCooldowns {
       return;
     }
     long now = ticker.nanos();
+    sweep(now);
     localUntil.merge(target, now + wait.toNanos(), (a, b) -> a - b >= 0 ? a : b);
     if (link.tryShared()) {
       String viewKey = viewKey(target);
@@ -72,6 +80,20 @@ public final class SharedCooldowns {
       sharedLeft = view.map(v -> v.millis() == 0 ? 0 : Math.max(0, v.readAt() + v.millis() * 1_000_000 - after)).orElse(0L);
     }
     return Duration.ofNanos(Math.max(localLeft, sharedLeft));
+  }
+
+  /** Drops every ended cooldown from the local table, at most once a {@link #SWEEP_EVERY}. */
+  private void sweep(long now) {
+    long due = nextSweep;
+    if (now - due >= 0) {
+      nextSweep = now + SWEEP_EVERY.toNanos();
+      localUntil.values().removeIf(until -> until - now <= 0);
+    }
+  }
+
+  /** Cooldowns in the local table (tests). */
+  int localCount() {
+    return localUntil.size();
   }
 
   private static String viewKey(String target) {

@@ -20,8 +20,13 @@ import java.util.concurrent.TimeUnit;
  *       lease ({@link #evaluates}): {@code SET NX PX}, renewed by the holder on every call, taken
  *       over by another replica when the holder stops renewing (it died, or lost Redis).
  *   <li><b>Posted once.</b> The evaluator {@link #publish publishes} its decision after every
- *       evaluation; only a change is written and answered with its previous tier, so a transition
- *       is posted (webhook, log, metric) by exactly one replica, once.
+ *       evaluation; only a change is answered with its previous tier, so a transition is posted
+ *       (webhook, log, metric) by exactly one replica, once.
+ *   <li><b>Bounded.</b> A decided tier is the key {@code tier:{feature/alias}} only while it is
+ *       below T0 (T0 is no key), with a time to live of {@value #DECIDED_TTL_LEASES} leases that
+ *       every publication renews; so the keys of client-chosen model names do not pile up, and a
+ *       decision no replica evaluates any more ends by itself. A replica keeps a local fallback
+ *       only of tiers below T0, and {@link #forget forgets} a scope it dropped.
  *   <li><b>Forced tiers</b> ({@link #force}) are written with their duration as time to live and
  *       win over the decided tier on every replica.
  *   <li><b>Propagation.</b> Every write is pushed by pub/sub; reads come from a local copy at most
@@ -36,6 +41,13 @@ public final class SharedTiers {
 
   private static final LuaScript LEASE = LuaScript.load("lease");
   private static final LuaScript PUBLISH = LuaScript.load("tier-publish");
+
+  /**
+   * How many leases a decided tier below T0 lives in Redis unless published again: every evaluation
+   * publishes it (a third of a lease), so it ends only when no replica evaluates that scope any more
+   * (10 leases: 150 s with the default {@code tiers.evaluate-every} of 5 s).
+   */
+  static final int DECIDED_TTL_LEASES = 10;
 
   /**
    * A feature's tiers as the cluster sees them; {@code forcedUntil} is the force's end in ticker
@@ -58,7 +70,8 @@ public final class SharedTiers {
   private final Ticker ticker;
   private final String replica;
   private final Duration lease;
-  private final Map<String, Tier> localDecided = new ConcurrentHashMap<>();
+  private final String decidedTtlMillis;
+  private final Map<String, Tier> localDecided = new ConcurrentHashMap<>(); // below T0 only: absent is T0
   private final Map<String, Forced> localForced = new ConcurrentHashMap<>();
   private final Set<String> unforcePending = ConcurrentHashMap.newKeySet(); // lifted while Redis was away
 
@@ -72,6 +85,7 @@ public final class SharedTiers {
     this.ticker = ticker;
     this.replica = replica;
     this.lease = lease;
+    this.decidedTtlMillis = Long.toString(lease.multipliedBy(DECIDED_TTL_LEASES).toMillis());
   }
 
   /**
@@ -95,14 +109,14 @@ public final class SharedTiers {
    *     empty (nothing changed, or another replica already posted it)
    */
   public Optional<Tier> publish(String feature, Tier tier) {
-    Tier before = localDecided.put(feature, tier);
+    Tier before = remember(feature, tier);
     Tier localBefore = before == null ? Tier.T0 : before;
     if (!link.tryShared()) {
       return localBefore == tier ? Optional.empty() : Optional.of(localBefore);
     }
     String viewKey = viewKey(feature);
     Optional<String> answer = link.eval(PUBLISH, ScriptOutputType.VALUE,
-        new String[] {link.key("tier:{" + feature + "}")}, tier.name(), link.channel(), viewKey);
+        new String[] {link.key("tier:{" + feature + "}")}, tier.name(), link.channel(), viewKey, decidedTtlMillis);
     if (answer.isEmpty()) { // Redis away: this replica decides alone
       return localBefore == tier ? Optional.empty() : Optional.of(localBefore);
     }
@@ -259,8 +273,28 @@ public final class SharedTiers {
           .filter(ms -> ms > 0).map(ms -> now + TimeUnit.MILLISECONDS.toNanos(ms)).orElse(now)));
     }
     // keep the local fallback at the cluster's tier, so losing Redis does not change the answer
-    view.ifPresent(v -> localDecided.put(feature, v.decided()));
+    view.ifPresent(v -> remember(feature, v.decided()));
     return view;
+  }
+
+  /** Keeps {@code tier} as the local fallback of {@code feature} (T0 as no entry); the one before. */
+  private Tier remember(String feature, Tier tier) {
+    return tier == Tier.T0 ? localDecided.remove(feature) : localDecided.put(feature, tier);
+  }
+
+  /**
+   * Forgets what this replica keeps of {@code feature}'s decided tier (its local copy and fallback):
+   * the scope it names was dropped here (a client-chosen name, idle at T0). Redis holds nothing for
+   * a scope at T0, so nothing is left of it anywhere; a scope of the name made again reads Redis.
+   */
+  public void forget(String feature) {
+    localDecided.remove(feature);
+    views.invalidate(viewKey(feature));
+  }
+
+  /** Decided tiers this replica keeps as its local fallback (those below T0): tests. */
+  int decidedHeld() {
+    return localDecided.size();
   }
 
 

@@ -143,8 +143,8 @@ public final class TierBoard implements CallObserver, AutoCloseable {
     this.scheduler = scheduler;
     this.every = config.tiers().evaluateEvery();
     this.trials = new TrialProbes(ticker, every);
-    this.clients = new ClientScopes(scopes, this::configured, this::newScope, this::scopeTier,
-        s -> lastTransition.remove(key(s.feature(), s.alias())), every, clientIdle, start);
+    this.clients = new ClientScopes(scopes, this::configured, this::newScope, this::scopeTier, this::dropped, every,
+        clientIdle, start);
     this.report = new TierReport(features, scopes, lastTransition, ticker, calls, cooldowns, this::configured,
         this::tier, this::evaluated, this::otherModelsTier, this::forcedRemaining, this::forceReason);
     next = scheduler.schedule(every, this::tick);
@@ -288,10 +288,27 @@ public final class TierBoard implements CallObserver, AutoCloseable {
     return trials.probe(gates, scope.targetsAt(tier.up()));
   }
 
+  /**
+   * A client-chosen name's scope was dropped (idle at T0): its last transition goes, and so does
+   * what this replica keeps of its shared tier.
+   */
+  private void dropped(ScopeHealth scope) {
+    lastTransition.remove(key(scope.feature(), scope.alias()));
+    SharedTiers cluster = shared;
+    if (cluster != null) {
+      cluster.forget(sharedName(scope));
+    }
+  }
+
+  /** A scope's name in the shared tiers ({@code feature/alias}: its Redis key {@code tier:{feature/alias}}). */
+  private static String sharedName(ScopeHealth scope) {
+    return scope.feature() + "/" + scope.alias();
+  }
+
   /** A scope's tier: its controller's, or, when shared, the one its feature's evaluator published. */
   private Tier scopeTier(ScopeHealth scope) {
     SharedTiers cluster = shared;
-    return cluster == null ? scope.controller().current() : cluster.current(scope.feature() + "/" + scope.alias());
+    return cluster == null ? scope.controller().current() : cluster.current(sharedName(scope));
   }
 
   /**
@@ -421,7 +438,7 @@ public final class TierBoard implements CallObserver, AutoCloseable {
       if (cluster.evaluates(feature)) {
         for (ScopeHealth s : list) {
           s.controller().evaluate();
-          cluster.publish(feature + "/" + s.alias(), s.controller().current());
+          cluster.publish(sharedName(s), s.controller().current());
         }
       }
     });

@@ -90,6 +90,33 @@ final class RedisFixture implements AutoCloseable {
     }
   }
 
+  /** The keys of this test's cluster that match {@code pattern} after its prefix (SCAN), e.g. {@code "tier:{*"}. */
+  List<String> keys(String pattern) {
+    RedisClient client = RedisClient.create(REDIS);
+    List<String> keys = new ArrayList<>();
+    try (StatefulRedisConnection<String, String> c = client.connect()) {
+      ScanCursor cursor = ScanCursor.INITIAL;
+      do {
+        KeyScanCursor<String> page = c.sync().scan(cursor, ScanArgs.Builder.matches(config.prefix() + pattern).limit(500));
+        keys.addAll(page.getKeys());
+        cursor = page;
+      } while (!cursor.isFinished());
+    } finally {
+      client.shutdown();
+    }
+    return keys;
+  }
+
+  /** The time to live of {@code key} in ms (-1: none, -2: no such key). */
+  long pttl(String key) {
+    RedisClient client = RedisClient.create(REDIS);
+    try (StatefulRedisConnection<String, String> c = client.connect()) {
+      return c.sync().pttl(key);
+    } finally {
+      client.shutdown();
+    }
+  }
+
   @Override
   public void close() {
     replicas.forEach(Cluster::close);

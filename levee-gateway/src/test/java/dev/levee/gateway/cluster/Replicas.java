@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.levee.emulator.Emulator;
 import dev.levee.emulator.EmulatorOptions;
 import dev.levee.gateway.Gateway;
+import dev.levee.gateway.GatewayClock;
 import dev.levee.gateway.config.ConfigLoader;
 import dev.levee.gateway.config.GatewayConfig;
 import java.io.IOException;
@@ -35,7 +36,13 @@ final class Replicas implements AutoCloseable {
    * @param clusterName the {@code cluster.name} all replicas share
    */
   Replicas(int count, String sections, String redisUrl, String clusterName) throws Exception {
-    emulator = Emulator.start(EmulatorOptions.defaults());
+    this(count, sections, redisUrl, clusterName, EmulatorOptions.defaults(), GatewayClock.system());
+  }
+
+  /** Replicas on {@code clock} (virtual time: one {@code ManualClock} for all) before an emulator with {@code options}. */
+  Replicas(int count, String sections, String redisUrl, String clusterName, EmulatorOptions options,
+      GatewayClock clock) throws Exception {
+    emulator = Emulator.start(options);
     try {
       String yaml = "server: { port: 0 }\nupstreams:\n  emu:\n    url: ${EMU}\n" + sections
           + "queue: { folder: " + Files.createTempDirectory("levee-queue") + " }\n"
@@ -43,7 +50,7 @@ final class Replicas implements AutoCloseable {
           + ", command-timeout: 500ms }\n"; // generous: two shared CPU cores
       GatewayConfig config = new ConfigLoader(Map.of("EMU", emulator.baseUrl())::get).parse(yaml, "cluster.yaml");
       for (int i = 0; i < count; i++) {
-        Gateway gateway = Gateway.start(config);
+        Gateway gateway = Gateway.start(config, clock);
         gateways.add(gateway);
         assertThat(gateway.cluster().orElseThrow().link().awaitShared(Duration.ofSeconds(5))).isTrue();
       }
