@@ -157,23 +157,31 @@ public final class JobStore {
   }
 
   /**
-   * {@link #claim(int, Instant, Instant, Set, Set, Set)} among the jobs of {@code alias} only: the
-   * trial call of an alias whose targets admit nothing else ({@link PauseGate.Paused#trials}).
+   * {@link #claim(int, Instant, Instant, Set, Set, Set)} among the jobs of {@code aliases} only: the
+   * trial call of a target the aliases wait on ({@link PauseGate.Trial}).
    */
-  public List<Job> claimOf(String alias, int max, Instant now, Instant leaseUntil, Set<String> pausedFeatures,
+  public List<Job> claimOf(Set<String> aliases, int max, Instant now, Instant leaseUntil, Set<String> pausedFeatures,
       Set<PauseGate.Scope> pausedScopes) {
-    return claim(Objects.requireNonNull(alias, "alias"), max, now, leaseUntil, Set.of(), pausedFeatures,
-        pausedScopes);
+    if (aliases.isEmpty()) {
+      return List.of();
+    }
+    return claim(aliases, max, now, leaseUntil, Set.of(), pausedFeatures, pausedScopes);
   }
 
-  private List<Job> claim(String onlyAlias, int max, Instant now, Instant leaseUntil, Set<String> pausedAliases,
+  /** {@link #claimOf(Set, int, Instant, Instant, Set, Set)} for one alias. */
+  public List<Job> claimOf(String alias, int max, Instant now, Instant leaseUntil, Set<String> pausedFeatures,
+      Set<PauseGate.Scope> pausedScopes) {
+    return claimOf(Set.of(Objects.requireNonNull(alias, "alias")), max, now, leaseUntil, pausedFeatures, pausedScopes);
+  }
+
+  private List<Job> claim(Set<String> onlyAliases, int max, Instant now, Instant leaseUntil, Set<String> pausedAliases,
       Set<String> pausedFeatures, Set<PauseGate.Scope> pausedScopes) {
     if (max <= 0) {
       return List.of();
     }
     StringBuilder pick = new StringBuilder("SELECT id FROM jobs WHERE state = 'queued' AND run_after <= ? AND expires_at > ?");
-    if (onlyAlias != null) {
-      pick.append(" AND alias = ?");
+    if (onlyAliases != null) {
+      pick.append(" AND alias IN (").append("?,".repeat(onlyAliases.size() - 1)).append("?)");
     }
     if (!pausedAliases.isEmpty()) {
       pick.append(" AND alias NOT IN (").append("?,".repeat(pausedAliases.size() - 1)).append("?)");
@@ -196,8 +204,10 @@ public final class JobStore {
       s.setLong(i++, now.toEpochMilli());
       s.setLong(i++, now.toEpochMilli());
       s.setLong(i++, now.toEpochMilli());
-      if (onlyAlias != null) {
-        s.setString(i++, onlyAlias);
+      if (onlyAliases != null) {
+        for (String alias : onlyAliases) {
+          s.setString(i++, alias);
+        }
       }
       for (String alias : pausedAliases) {
         s.setString(i++, alias);

@@ -3,6 +3,7 @@ package dev.levee.gateway.work;
 import dev.levee.anthropic.upstream.Cancellation;
 import dev.levee.anthropic.upstream.Upstreams;
 import dev.levee.core.chain.FallbackChain;
+import dev.levee.core.chain.ReservedPermit;
 import dev.levee.core.time.Sleeper;
 import dev.levee.gateway.Aliases;
 import dev.levee.gateway.batches.BatchStore;
@@ -165,8 +166,8 @@ public final class QueuedWork implements AutoCloseable {
     private volatile JobExecutor delegate;
 
     @Override
-    public Outcome execute(JobRequest request, String apiKey, Cancellation lost) {
-      return delegate.execute(request, apiKey, lost);
+    public Outcome execute(JobRequest request, String apiKey, Cancellation lost, ReservedPermit trial) {
+      return delegate.execute(request, apiKey, lost, trial);
     }
   }
 
