@@ -336,6 +336,13 @@ public final class JobStore {
     }
   }
 
+  /** The {@code last_error} of a job queued again because its claim's lease ran out. */
+  static final String LEASE_LOST = "lease_lost: its worker's lease ran out before the job ended (its gateway stopped, "
+      + "or could not renew the lease); run again";
+
+  /** The {@code last_error} of a job its own gateway queued again at start-up. */
+  static final String RESTARTED = "its gateway stopped before the job ended; run again";
+
   /**
    * Queues again every job whose claim is abandoned: {@code running} with its lease run out, or —
    * with {@code everyRunning}, for an embedded file only this process uses, at start-up — every
@@ -343,13 +350,13 @@ public final class JobStore {
    */
   public int recover(Instant now, boolean everyRunning) {
     String sql = "UPDATE jobs SET state = CASE WHEN " + CANCELLED_BATCH + " THEN 'cancelled' ELSE 'queued' END, "
-        + "lease_until = NULL, updated_at = ?, "
-        + "last_error = 'its worker stopped before it ended; run again' WHERE state = 'running'"
+        + "lease_until = NULL, updated_at = ?, last_error = ? WHERE state = 'running'"
         + (everyRunning ? "" : " AND lease_until <= ?");
     try (Connection c = db.connection(); PreparedStatement s = c.prepareStatement(sql)) {
       s.setLong(1, now.toEpochMilli());
+      s.setString(2, everyRunning ? RESTARTED : LEASE_LOST);
       if (!everyRunning) {
-        s.setLong(2, now.toEpochMilli());
+        s.setLong(3, now.toEpochMilli());
       }
       return s.executeUpdate();
     } catch (SQLException e) {

@@ -176,7 +176,7 @@ public final class JobWorkers implements AutoCloseable {
         for (Job job : jobs) {
           Cancellation stop = renewed.contains(job.id()) ? null : runningJobs.get(job);
           if (stop != null && !stop.isCancelled()) { // null: it ended between the snapshot and the update
-            LOG.warn("job {} is no longer this gateway's (its lease ran out before a renewal got through; it was "
+            LOG.warn("lease_lost: job {} is no longer this gateway's (its lease ran out before a renewal got through; it was "
                 + "queued again or another worker runs it): stopping this run, whose result would not be kept", job.id());
             stop.cancel();
           }
