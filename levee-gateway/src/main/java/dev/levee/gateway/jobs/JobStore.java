@@ -252,21 +252,22 @@ public final class JobStore {
   }
 
   /**
-   * {@link #renew}, naming the claims it extended: a job of {@code claimed} whose id is missing
-   * from the answer is no longer this claim's — it ended, or its lease ran out and it was queued
-   * again or taken over — and its worker should stop (its result would not be recorded anyway).
+   * {@link #renew}, naming the claims it extended: a claim of {@code claimed} missing from the
+   * answer is no longer this claim's — it ended, or its lease ran out and it was queued again or
+   * taken over (by another worker, or by this very pool: the same job claimed again is a new claim,
+   * with more {@code attempts}) — and its worker should stop (its result would not be recorded anyway).
    *
-   * @return the ids of the jobs whose lease now runs to {@code leaseUntil}
+   * @return the claims of {@code claimed} whose lease now runs to {@code leaseUntil}
    */
-  public Set<String> renewHeld(Collection<Job> claimed, Instant leaseUntil, Instant now) {
+  public Set<Job> renewHeld(Collection<Job> claimed, Instant leaseUntil, Instant now) {
     List<Job> jobs = List.copyOf(claimed);
-    Set<String> renewed = new java.util.HashSet<>();
+    Set<Job> renewed = new java.util.HashSet<>();
     try (Connection c = db.connection()) {
       for (int from = 0; from < jobs.size(); from += RENEW_CHUNK) {
         List<Job> chunk = jobs.subList(from, Math.min(jobs.size(), from + RENEW_CHUNK));
         String sql = "UPDATE jobs SET lease_until = ?, updated_at = ? WHERE state = 'running' AND ("
             + String.join(" OR ", java.util.Collections.nCopies(chunk.size(), "(id = ? AND attempts = ?)"))
-            + ") RETURNING id";
+            + ") RETURNING id, attempts";
         try (PreparedStatement s = c.prepareStatement(sql)) {
           int i = 1;
           s.setLong(i++, leaseUntil.toEpochMilli());
@@ -275,9 +276,15 @@ public final class JobStore {
             s.setString(i++, job.id());
             s.setInt(i++, job.attempts());
           }
+          Set<String> held = new java.util.HashSet<>();
           try (ResultSet rs = s.executeQuery()) {
             while (rs.next()) {
-              renewed.add(rs.getString(1));
+              held.add(rs.getString(1) + '#' + rs.getInt(2));
+            }
+          }
+          for (Job job : chunk) { // by id and attempts: an older claim of a job claimed again is not renewed
+            if (held.contains(job.id() + '#' + job.attempts())) {
+              renewed.add(job);
             }
           }
         }

@@ -172,9 +172,9 @@ public final class JobWorkers implements AutoCloseable {
       List<Job> jobs = List.copyOf(runningJobs.keySet());
       if (!jobs.isEmpty()) {
         Instant now = wall.instant();
-        Set<String> renewed = store.renewHeld(jobs, now.plus(config.lease()), now);
+        Set<Job> renewed = store.renewHeld(jobs, now.plus(config.lease()), now);
         for (Job job : jobs) {
-          Cancellation stop = renewed.contains(job.id()) ? null : runningJobs.get(job);
+          Cancellation stop = renewed.contains(job) ? null : runningJobs.get(job);
           if (stop != null && !stop.isCancelled()) { // null: it ended between the snapshot and the update
             LOG.warn("lease_lost: job {} is no longer this gateway's (its lease ran out before a renewal got through; it was "
                 + "queued again or another worker runs it): stopping this run, whose result would not be kept", job.id());

@@ -32,6 +32,37 @@ class LeaseLostRunNamedLeaseLostRegressionTest {
 
   @Test
   void aRunStoppedBecauseItsClaimWasLostIsLoggedAndCountedAsLeaseLost() throws Exception {
+    String id = startAJobThatHangs();
+    harness.gateway.work().workers().hold(true); // this pool starts nothing more: the job waits for "another replica"
+    // the claim is lost: a recovery pass (another replica's, say) finds the lease over and queues the job again
+    assertThat(harness.gateway.work().jobs().recover(Instant.now().plus(Duration.ofHours(1)), false)).isEqualTo(1);
+
+    String metrics = harness.awaitMetrics("outcome=\"lease_lost\"");
+    assertThat(metrics).as("the stopped run, by what happened to it")
+        .contains("levee_requests_total{endpoint=\"messages\",outcome=\"lease_lost\",tier=\"T0\"}")
+        .doesNotContain("outcome=\"client_gone\"");
+    assertThat(harness.gateway.work().jobs().batchJobs(id, 0, 1)).singleElement().satisfies(job ->
+        assertThat(job.lastError()).as("the job record says why it runs again").startsWith("lease_lost: "));
+  }
+
+  /**
+   * The heartbeat matched renewed claims by job id: when the gateway that lost a claim claimed the
+   * same job again (its lease ran out while it could not renew — a database stall on a lone
+   * gateway), the new claim's renewal kept the old run alive, and both ran towards the upstream
+   * until the old one's attempt timed out. Claims are matched by id and attempts now: the old run stops.
+   */
+  @Test
+  void theOlderRunOfAJobThisGatewayClaimedAgainStops() throws Exception {
+    startAJobThatHangs();
+    assertThat(harness.gateway.work().jobs().recover(Instant.now().plus(Duration.ofHours(1)), false)).isEqualTo(1);
+    // the pool claims the job again at once (poll 20 ms): two runs of it here, the older one's claim lost
+
+    assertThat(harness.awaitMetrics("outcome=\"lease_lost\"")).as("the older run stopped")
+        .contains("levee_requests_total{endpoint=\"messages\",outcome=\"lease_lost\",tier=\"T0\"} 1.0");
+  }
+
+  /** A gateway whose only job's call hangs upstream, running; returns the batch id. */
+  private String startAJobThatHangs() throws Exception {
     harness = Harness.start(EmulatorOptions.defaults(), """
         policy:
           deadline: 60s
@@ -52,16 +83,6 @@ class LeaseLostRunNamedLeaseLostRegressionTest {
     assertThat(batch.statusCode()).as(batch.body()).isEqualTo(200);
     String id = Json.tryParse(batch.body()).get("id").asText();
     harness.awaitLog(log -> log.stream().anyMatch(call -> "emu-hang-always".equals(call.model())));
-
-    harness.gateway.work().workers().hold(true); // this pool starts nothing more: the job waits for "another replica"
-    // the claim is lost: a recovery pass (another replica's, say) finds the lease over and queues the job again
-    assertThat(harness.gateway.work().jobs().recover(Instant.now().plus(Duration.ofHours(1)), false)).isEqualTo(1);
-
-    String metrics = harness.awaitMetrics("outcome=\"lease_lost\"");
-    assertThat(metrics).as("the stopped run, by what happened to it")
-        .contains("levee_requests_total{endpoint=\"messages\",outcome=\"lease_lost\",tier=\"T0\"}")
-        .doesNotContain("outcome=\"client_gone\"");
-    assertThat(harness.gateway.work().jobs().batchJobs(id, 0, 1)).singleElement().satisfies(job ->
-        assertThat(job.lastError()).as("the job record says why it runs again").startsWith("lease_lost: "));
+    return id;
   }
 }
