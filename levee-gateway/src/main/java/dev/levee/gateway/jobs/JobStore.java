@@ -56,9 +56,21 @@ public final class JobStore {
       + "AND b.cancel_initiated_at IS NOT NULL)";
 
   private final Database db;
+  /** Recorded with each claim ({@code claimed_by}); null when {@code queue.replica-id} is unset. */
+  private final String replicaId;
 
+  /** A store whose claims name no replica. */
   public JobStore(Database db) {
+    this(db, "");
+  }
+
+  /**
+   * A store whose claims record {@code replicaId} ({@link QueueConfig#replicaId}; empty: none), so
+   * that {@link #recoverOwn} can take them back after a restart.
+   */
+  public JobStore(Database db, String replicaId) {
     this.db = db;
+    this.replicaId = replicaId == null || replicaId.isEmpty() ? null : replicaId;
   }
 
   public Database database() {
@@ -196,12 +208,13 @@ public final class JobStore {
     if (db.dialect() == Database.Dialect.POSTGRESQL) {
       pick.append(" FOR UPDATE SKIP LOCKED");
     }
-    String sql = "UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_until = ?, updated_at = ? "
-        + "WHERE id IN (" + pick + ") RETURNING " + COLUMNS + ", position";
+    String sql = "UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_until = ?, updated_at = ?, "
+        + "claimed_by = ? WHERE id IN (" + pick + ") RETURNING " + COLUMNS + ", position";
     try (Connection c = db.connection(); PreparedStatement s = c.prepareStatement(sql)) {
       int i = 1;
       s.setLong(i++, leaseUntil.toEpochMilli());
       s.setLong(i++, now.toEpochMilli());
+      s.setString(i++, replicaId);
       s.setLong(i++, now.toEpochMilli());
       s.setLong(i++, now.toEpochMilli());
       if (onlyAliases != null) {
@@ -368,6 +381,27 @@ public final class JobStore {
       return s.executeUpdate();
     } catch (SQLException e) {
       throw new StoreException("cannot recover abandoned jobs", e);
+    }
+  }
+
+  /**
+   * At start-up on a shared store: queues again at once every job still {@code running} under this
+   * store's replica id — claims its previous process held when it stopped — instead of waiting out
+   * their lease. Nothing without a replica id. Returns how many.
+   */
+  public int recoverOwn(Instant now) {
+    if (replicaId == null) {
+      return 0;
+    }
+    String sql = "UPDATE jobs SET state = CASE WHEN " + CANCELLED_BATCH + " THEN 'cancelled' ELSE 'queued' END, "
+        + "lease_until = NULL, updated_at = ?, last_error = ? WHERE state = 'running' AND claimed_by = ?";
+    try (Connection c = db.connection(); PreparedStatement s = c.prepareStatement(sql)) {
+      s.setLong(1, now.toEpochMilli());
+      s.setString(2, RESTARTED);
+      s.setString(3, replicaId);
+      return s.executeUpdate();
+    } catch (SQLException e) {
+      throw new StoreException("cannot recover this replica's earlier claims", e);
     }
   }
 

@@ -140,9 +140,16 @@ public final class JobWorkers implements AutoCloseable {
     }
   }
 
-  /** Starts draining; on an embedded store every job left {@code running} by a previous process is queued again first. */
+  /**
+   * Starts draining. Every job a previous process of this gateway left {@code running} is queued
+   * again first: on an embedded store all of them; on a shared one those claimed under this
+   * gateway's {@code queue.replica-id} ({@link JobStore#recoverOwn}; none without one, and they wait
+   * out their lease).
+   */
   public JobWorkers start() {
-    int recovered = store.recover(wall.instant(), store.database().dialect() == Database.Dialect.SQLITE);
+    Instant now = wall.instant();
+    int recovered = store.database().dialect() == Database.Dialect.SQLITE ? store.recover(now, true)
+        : store.recoverOwn(now);
     if (recovered > 0) {
       LOG.warn("{} jobs were running when the gateway stopped; they run again", recovered);
     }

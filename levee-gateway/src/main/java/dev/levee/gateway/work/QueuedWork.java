@@ -95,7 +95,7 @@ public final class QueuedWork implements AutoCloseable {
     KeySeal seal = KeySeal.of(queue.secret());
     Database db = Database.open(queue);
     try {
-      JobStore jobs = new JobStore(db);
+      JobStore jobs = new JobStore(db, queue.replicaId());
       Set<String> features = new LinkedHashSet<>(config.features().keySet());
       features.add(Feature.DEFAULT_NAME);
       PauseGate gate = new PauseGate(routes, config.models().keySet(), chain.breakers(), tiers, features,
