@@ -29,6 +29,8 @@ import java.util.function.Predicate;
  *       a backlog claimed beside the trial met "circuit half-open, trial in flight" hundreds of
  *       times), or is cooling after a rate limit — once the period or the cooldown has passed, a
  *       job may be the trial call, so work resumes by itself;
+ *   <li>an alias whose primary (the first target of its chain) has its trial in flight, though a
+ *       later target could answer: the trial decides where its work goes (see <b>Trials</b>);
  *   <li>a feature and alias pair at T2 (cached) or T3 (static): that pair's interactive requests
  *       are being shed, so its queued work is too, until its tier steps back up. The pair's own
  *       tier, as interactive requests use it — not the feature's, which is its worst alias's: a
