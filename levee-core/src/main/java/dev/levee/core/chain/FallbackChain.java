@@ -150,11 +150,21 @@ public final class FallbackChain {
    */
   public <T> ChainResult<T> execute(
       List<Target> targets, Deadline deadline, boolean firstCallIsRetry, Attempt<T> attempt, Duration hedgeAfter) {
+    return execute(targets, deadline, firstCallIsRetry, attempt, hedgeAfter, ReservedPermit.NONE);
+  }
+
+  /**
+   * As {@link #execute(List, Deadline, boolean, Attempt, Duration)}, the first call to {@code
+   * reserved}'s target going out under that permit instead of one its breaker admits now (see
+   * {@link ReservedPermit}; the caller releases it after the run).
+   */
+  public <T> ChainResult<T> execute(List<Target> targets, Deadline deadline, boolean firstCallIsRetry,
+      Attempt<T> attempt, Duration hedgeAfter, ReservedPermit reserved) {
     if (targets.isEmpty()) {
       throw new IllegalArgumentException("a fallback chain needs at least one target");
     }
     boolean hedged = hedgeAfter != null && hedgeTimers != null && !firstCallIsRetry && targets.size() > 1;
-    Run<T> run = new Run<>(firstCallIsRetry, hedged ? hedgeAfter : null);
+    Run<T> run = new Run<>(firstCallIsRetry, hedged ? hedgeAfter : null, Objects.requireNonNull(reserved, "reserved"));
     try {
       for (int i = 0; i < targets.size(); i++) {
         Target next = i + 1 < targets.size() ? targets.get(i + 1) : null;
@@ -192,7 +202,8 @@ public final class FallbackChain {
         return null;
       }
       Permit permit;
-      switch (breaker.tryAcquire()) {
+      Permit reserved = run.reserved.take(target);
+      switch (reserved != null ? new CircuitBreaker.Admitted(reserved) : breaker.tryAcquire()) {
         case CircuitBreaker.Rejected rejected -> {
           run.step(target, Step.SKIPPED_OPEN, null, waited, Duration.ZERO);
           run.skippedOpen(target, rejected);
@@ -410,9 +421,13 @@ public final class FallbackChain {
     /** The buckets this request has drawn on: its first call on each is free (identity; a few at most). */
     final List<Budget> drawnOn = new ArrayList<>(2);
 
-    Run(boolean firstCallIsRetry, Duration hedgeAfter) {
+    /** A permit taken before the run, used by the first call to its target. */
+    final ReservedPermit reserved;
+
+    Run(boolean firstCallIsRetry, Duration hedgeAfter, ReservedPermit reserved) {
       this.firstCallIsRetry = firstCallIsRetry;
       this.hedgeAfter = hedgeAfter;
+      this.reserved = reserved;
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.levee.gateway.jobs;
 
 import dev.levee.anthropic.upstream.Cancellation;
+import dev.levee.core.chain.ReservedPermit;
 import java.time.Duration;
 
 /**
@@ -36,7 +37,11 @@ public interface JobExecutor {
    * Runs {@code request}; {@code apiKey} is the client's key to send, or null when the upstream
    * has its own. {@code lost} fires when this worker's claim on the job is lost (its lease ran out
    * and another worker may run it): the try should stop — its upstream calls closed, no further
-   * attempt — since its result would not be recorded.
+   * attempt — since its result would not be recorded. {@code trial} is the half-open trial permit
+   * the workers took for this job, the trial call of its target ({@link ReservedPermit#NONE} for
+   * any other job): the call to that target goes out under it rather than asking the breaker,
+   * whose trial slot it holds. The workers release it after the run, so an executor that does not
+   * use it frees the slot.
    */
-  Outcome execute(JobRequest request, String apiKey, Cancellation lost);
+  Outcome execute(JobRequest request, String apiKey, Cancellation lost, ReservedPermit trial);
 }

@@ -56,9 +56,21 @@ public final class JobStore {
       + "AND b.cancel_initiated_at IS NOT NULL)";
 
   private final Database db;
+  /** Recorded with each claim ({@code claimed_by}); null when {@code queue.replica-id} is unset. */
+  private final String replicaId;
 
+  /** A store whose claims name no replica. */
   public JobStore(Database db) {
+    this(db, "");
+  }
+
+  /**
+   * A store whose claims record {@code replicaId} ({@link QueueConfig#replicaId}; empty: none), so
+   * that {@link #recoverOwn} can take them back after a restart.
+   */
+  public JobStore(Database db, String replicaId) {
     this.db = db;
+    this.replicaId = replicaId == null || replicaId.isEmpty() ? null : replicaId;
   }
 
   public Database database() {
@@ -157,23 +169,31 @@ public final class JobStore {
   }
 
   /**
-   * {@link #claim(int, Instant, Instant, Set, Set, Set)} among the jobs of {@code alias} only: the
-   * trial call of an alias whose targets admit nothing else ({@link PauseGate.Paused#trials}).
+   * {@link #claim(int, Instant, Instant, Set, Set, Set)} among the jobs of {@code aliases} only: the
+   * trial call of a target the aliases wait on ({@link PauseGate.Trial}).
    */
-  public List<Job> claimOf(String alias, int max, Instant now, Instant leaseUntil, Set<String> pausedFeatures,
+  public List<Job> claimOf(Set<String> aliases, int max, Instant now, Instant leaseUntil, Set<String> pausedFeatures,
       Set<PauseGate.Scope> pausedScopes) {
-    return claim(Objects.requireNonNull(alias, "alias"), max, now, leaseUntil, Set.of(), pausedFeatures,
-        pausedScopes);
+    if (aliases.isEmpty()) {
+      return List.of();
+    }
+    return claim(aliases, max, now, leaseUntil, Set.of(), pausedFeatures, pausedScopes);
   }
 
-  private List<Job> claim(String onlyAlias, int max, Instant now, Instant leaseUntil, Set<String> pausedAliases,
+  /** {@link #claimOf(Set, int, Instant, Instant, Set, Set)} for one alias. */
+  public List<Job> claimOf(String alias, int max, Instant now, Instant leaseUntil, Set<String> pausedFeatures,
+      Set<PauseGate.Scope> pausedScopes) {
+    return claimOf(Set.of(Objects.requireNonNull(alias, "alias")), max, now, leaseUntil, pausedFeatures, pausedScopes);
+  }
+
+  private List<Job> claim(Set<String> onlyAliases, int max, Instant now, Instant leaseUntil, Set<String> pausedAliases,
       Set<String> pausedFeatures, Set<PauseGate.Scope> pausedScopes) {
     if (max <= 0) {
       return List.of();
     }
     StringBuilder pick = new StringBuilder("SELECT id FROM jobs WHERE state = 'queued' AND run_after <= ? AND expires_at > ?");
-    if (onlyAlias != null) {
-      pick.append(" AND alias = ?");
+    if (onlyAliases != null) {
+      pick.append(" AND alias IN (").append("?,".repeat(onlyAliases.size() - 1)).append("?)");
     }
     if (!pausedAliases.isEmpty()) {
       pick.append(" AND alias NOT IN (").append("?,".repeat(pausedAliases.size() - 1)).append("?)");
@@ -188,16 +208,19 @@ public final class JobStore {
     if (db.dialect() == Database.Dialect.POSTGRESQL) {
       pick.append(" FOR UPDATE SKIP LOCKED");
     }
-    String sql = "UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_until = ?, updated_at = ? "
-        + "WHERE id IN (" + pick + ") RETURNING " + COLUMNS + ", position";
+    String sql = "UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_until = ?, updated_at = ?, "
+        + "claimed_by = ? WHERE id IN (" + pick + ") RETURNING " + COLUMNS + ", position";
     try (Connection c = db.connection(); PreparedStatement s = c.prepareStatement(sql)) {
       int i = 1;
       s.setLong(i++, leaseUntil.toEpochMilli());
       s.setLong(i++, now.toEpochMilli());
+      s.setString(i++, replicaId);
       s.setLong(i++, now.toEpochMilli());
       s.setLong(i++, now.toEpochMilli());
-      if (onlyAlias != null) {
-        s.setString(i++, onlyAlias);
+      if (onlyAliases != null) {
+        for (String alias : onlyAliases) {
+          s.setString(i++, alias);
+        }
       }
       for (String alias : pausedAliases) {
         s.setString(i++, alias);
@@ -242,21 +265,22 @@ public final class JobStore {
   }
 
   /**
-   * {@link #renew}, naming the claims it extended: a job of {@code claimed} whose id is missing
-   * from the answer is no longer this claim's — it ended, or its lease ran out and it was queued
-   * again or taken over — and its worker should stop (its result would not be recorded anyway).
+   * {@link #renew}, naming the claims it extended: a claim of {@code claimed} missing from the
+   * answer is no longer this claim's — it ended, or its lease ran out and it was queued again or
+   * taken over (by another worker, or by this very pool: the same job claimed again is a new claim,
+   * with more {@code attempts}) — and its worker should stop (its result would not be recorded anyway).
    *
-   * @return the ids of the jobs whose lease now runs to {@code leaseUntil}
+   * @return the claims of {@code claimed} whose lease now runs to {@code leaseUntil}
    */
-  public Set<String> renewHeld(Collection<Job> claimed, Instant leaseUntil, Instant now) {
+  public Set<Job> renewHeld(Collection<Job> claimed, Instant leaseUntil, Instant now) {
     List<Job> jobs = List.copyOf(claimed);
-    Set<String> renewed = new java.util.HashSet<>();
+    Set<Job> renewed = new java.util.HashSet<>();
     try (Connection c = db.connection()) {
       for (int from = 0; from < jobs.size(); from += RENEW_CHUNK) {
         List<Job> chunk = jobs.subList(from, Math.min(jobs.size(), from + RENEW_CHUNK));
         String sql = "UPDATE jobs SET lease_until = ?, updated_at = ? WHERE state = 'running' AND ("
             + String.join(" OR ", java.util.Collections.nCopies(chunk.size(), "(id = ? AND attempts = ?)"))
-            + ") RETURNING id";
+            + ") RETURNING id, attempts";
         try (PreparedStatement s = c.prepareStatement(sql)) {
           int i = 1;
           s.setLong(i++, leaseUntil.toEpochMilli());
@@ -265,9 +289,15 @@ public final class JobStore {
             s.setString(i++, job.id());
             s.setInt(i++, job.attempts());
           }
+          Set<String> held = new java.util.HashSet<>();
           try (ResultSet rs = s.executeQuery()) {
             while (rs.next()) {
-              renewed.add(rs.getString(1));
+              held.add(rs.getString(1) + '#' + rs.getInt(2));
+            }
+          }
+          for (Job job : chunk) { // by id and attempts: an older claim of a job claimed again is not renewed
+            if (held.contains(job.id() + '#' + job.attempts())) {
+              renewed.add(job);
             }
           }
         }
@@ -326,6 +356,13 @@ public final class JobStore {
     }
   }
 
+  /** The {@code last_error} of a job queued again because its claim's lease ran out. */
+  static final String LEASE_LOST = "lease_lost: its worker's lease ran out before the job ended (its gateway stopped, "
+      + "or could not renew the lease); run again";
+
+  /** The {@code last_error} of a job its own gateway queued again at start-up. */
+  static final String RESTARTED = "its gateway stopped before the job ended; run again";
+
   /**
    * Queues again every job whose claim is abandoned: {@code running} with its lease run out, or —
    * with {@code everyRunning}, for an embedded file only this process uses, at start-up — every
@@ -333,17 +370,38 @@ public final class JobStore {
    */
   public int recover(Instant now, boolean everyRunning) {
     String sql = "UPDATE jobs SET state = CASE WHEN " + CANCELLED_BATCH + " THEN 'cancelled' ELSE 'queued' END, "
-        + "lease_until = NULL, updated_at = ?, "
-        + "last_error = 'its worker stopped before it ended; run again' WHERE state = 'running'"
+        + "lease_until = NULL, updated_at = ?, last_error = ? WHERE state = 'running'"
         + (everyRunning ? "" : " AND lease_until <= ?");
     try (Connection c = db.connection(); PreparedStatement s = c.prepareStatement(sql)) {
       s.setLong(1, now.toEpochMilli());
+      s.setString(2, everyRunning ? RESTARTED : LEASE_LOST);
       if (!everyRunning) {
-        s.setLong(2, now.toEpochMilli());
+        s.setLong(3, now.toEpochMilli());
       }
       return s.executeUpdate();
     } catch (SQLException e) {
       throw new StoreException("cannot recover abandoned jobs", e);
+    }
+  }
+
+  /**
+   * At start-up on a shared store: queues again at once every job still {@code running} under this
+   * store's replica id — claims its previous process held when it stopped — instead of waiting out
+   * their lease. Nothing without a replica id. Returns how many.
+   */
+  public int recoverOwn(Instant now) {
+    if (replicaId == null) {
+      return 0;
+    }
+    String sql = "UPDATE jobs SET state = CASE WHEN " + CANCELLED_BATCH + " THEN 'cancelled' ELSE 'queued' END, "
+        + "lease_until = NULL, updated_at = ?, last_error = ? WHERE state = 'running' AND claimed_by = ?";
+    try (Connection c = db.connection(); PreparedStatement s = c.prepareStatement(sql)) {
+      s.setLong(1, now.toEpochMilli());
+      s.setString(2, RESTARTED);
+      s.setString(3, replicaId);
+      return s.executeUpdate();
+    } catch (SQLException e) {
+      throw new StoreException("cannot recover this replica's earlier claims", e);
     }
   }
 

@@ -2,6 +2,8 @@ package dev.levee.gateway.jobs;
 
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.upstream.Cancellation;
+import dev.levee.core.breaker.CircuitBreaker;
+import dev.levee.core.chain.ReservedPermit;
 import dev.levee.core.time.Scheduler;
 import java.time.Duration;
 import java.time.Instant;
@@ -27,9 +29,12 @@ import org.slf4j.LoggerFactory;
  * Drains the job store by priority, then age, at most {@code workers} jobs at once, each on its
  * own virtual thread through a {@link JobExecutor}. One dispatcher thread claims as many jobs as
  * may start ({@link Pacing}: fewer, or none, while interactive requests are around), skipping
- * paused aliases, features and feature-and-alias pairs ({@link PauseGate}). Of an alias whose
- * targets admit only a trial call ({@link PauseGate.Paused#trials}) it runs one job at a time, and
- * looks again as soon as that job ends: the trial closed the circuit, or opened it again.
+ * paused aliases, features and feature-and-alias pairs ({@link PauseGate}). For a target whose
+ * breaker admits only a trial call ({@link PauseGate.Trial}) it first takes the trial permit from
+ * the breaker — under {@code cluster:} the one trial of the cluster, so a replica that does not get
+ * it claims nothing — then claims one job of the aliases waiting on that target, whose call to it
+ * goes out under that permit ({@link ReservedPermit}); it looks again as soon as that job ends:
+ * the trial closed the circuit, or opened it again.
  *
  * <p>The dispatcher sleeps unless there is something to do: it wakes when work is added ({@link
  * #wake}), when a job ends while more work is ready, when pacing lets more jobs start, or every
@@ -69,8 +74,8 @@ public final class JobWorkers implements AutoCloseable {
   private final AtomicLong finished = new AtomicLong();
   /** The claims this pool runs now, each with the switch that stops it: the heartbeat renews their leases. */
   private final Map<Job, Cancellation> runningJobs = new ConcurrentHashMap<>();
-  /** The running claims that are the trial call of their alias ({@link PauseGate.Paused#trials}). */
-  private final Set<Job> trialJobs = ConcurrentHashMap.newKeySet();
+  /** The running claims that are the trial call of a target ({@link PauseGate.Trial}), with the trial permit taken for each. */
+  private final Map<Job, ReservedPermit> trialJobs = new ConcurrentHashMap<>();
   /** Runs the heartbeat; its tasks block on the database, so it is this pool's own unless a test passes one. */
   private final Scheduler heartbeat;
   private final ScheduledThreadPoolExecutor ownHeartbeat;
@@ -135,9 +140,16 @@ public final class JobWorkers implements AutoCloseable {
     }
   }
 
-  /** Starts draining; on an embedded store every job left {@code running} by a previous process is queued again first. */
+  /**
+   * Starts draining. Every job a previous process of this gateway left {@code running} is queued
+   * again first: on an embedded store all of them; on a shared one those claimed under this
+   * gateway's {@code queue.replica-id} ({@link JobStore#recoverOwn}; none without one, and they wait
+   * out their lease).
+   */
   public JobWorkers start() {
-    int recovered = store.recover(wall.instant(), store.database().dialect() == Database.Dialect.SQLITE);
+    Instant now = wall.instant();
+    int recovered = store.database().dialect() == Database.Dialect.SQLITE ? store.recover(now, true)
+        : store.recoverOwn(now);
     if (recovered > 0) {
       LOG.warn("{} jobs were running when the gateway stopped; they run again", recovered);
     }
@@ -167,11 +179,11 @@ public final class JobWorkers implements AutoCloseable {
       List<Job> jobs = List.copyOf(runningJobs.keySet());
       if (!jobs.isEmpty()) {
         Instant now = wall.instant();
-        Set<String> renewed = store.renewHeld(jobs, now.plus(config.lease()), now);
+        Set<Job> renewed = store.renewHeld(jobs, now.plus(config.lease()), now);
         for (Job job : jobs) {
-          Cancellation stop = renewed.contains(job.id()) ? null : runningJobs.get(job);
+          Cancellation stop = renewed.contains(job) ? null : runningJobs.get(job);
           if (stop != null && !stop.isCancelled()) { // null: it ended between the snapshot and the update
-            LOG.warn("job {} is no longer this gateway's (its lease ran out before a renewal got through; it was "
+            LOG.warn("lease_lost: job {} is no longer this gateway's (its lease ran out before a renewal got through; it was "
                 + "queued again or another worker runs it): stopping this run, whose result would not be kept", job.id());
             stop.cancel();
           }
@@ -267,27 +279,46 @@ public final class JobWorkers implements AutoCloseable {
 
   /**
    * Claims up to {@code startable} jobs the gate lets run: first the trial call of each {@link
-   * PauseGate.Paused#trials trial alias} this pool runs no job of (one job), then any other ready
-   * work outside the held and trial aliases.
+   * PauseGate.Trial} target this pool runs no trial job of (one job, once its trial permit is
+   * taken), then any other ready work outside the held and trial aliases.
    */
   private List<Job> claim(int startable, PauseGate.Paused paused) {
     Instant now = wall.instant();
     Instant leaseUntil = now.plus(config.lease());
     List<Job> claimed = new ArrayList<>(startable);
-    if (!paused.trials().isEmpty()) {
-      Set<String> running = new HashSet<>();
-      runningJobs.keySet().forEach(job -> running.add(job.alias()));
-      for (String alias : paused.trials()) {
-        if (claimed.size() < startable && !running.contains(alias)) {
-          List<Job> trial = store.claimOf(alias, 1, now, leaseUntil, paused.features(), paused.scopes());
-          trialJobs.addAll(trial);
-          claimed.addAll(trial);
-        }
+    for (PauseGate.Trial trial : paused.trials()) {
+      if (claimed.size() >= startable || trialJobs.values().stream().anyMatch(t -> t.target().equals(trial.target()))) {
+        continue;
       }
+      ReservedPermit permit = takeTrial(trial);
+      if (permit == null) {
+        continue; // another call (or replica) holds the trial, or the circuit closed: the next look decides
+      }
+      List<Job> job = store.claimOf(trial.aliases(), 1, now, leaseUntil, paused.features(), paused.scopes());
+      if (job.isEmpty()) {
+        permit.release(); // nothing of theirs is ready here: the trial is free for a call that has one
+        continue;
+      }
+      trialJobs.put(job.getFirst(), permit);
+      claimed.addAll(job);
     }
-    Set<String> held = paused.trials().isEmpty() ? paused.aliases() : union(paused.aliases(), paused.trials());
+    Set<String> waiting = paused.trialAliases();
+    Set<String> held = waiting.isEmpty() ? paused.aliases() : union(paused.aliases(), waiting);
     claimed.addAll(store.claim(startable - claimed.size(), now, leaseUntil, held, paused.features(), paused.scopes()));
     return claimed;
+  }
+
+  /** The trial permit of {@code trial}'s target, or null when its breaker admits no trial now. */
+  private static ReservedPermit takeTrial(PauseGate.Trial trial) {
+    return switch (trial.gate().tryAcquire()) {
+      case CircuitBreaker.Admitted admitted when admitted.permit().trial() ->
+          new ReservedPermit(trial.target(), admitted.permit());
+      case CircuitBreaker.Admitted closed -> { // closed since the gate looked: the next claim drains it
+        closed.permit().cancelled();
+        yield null;
+      }
+      case CircuitBreaker.Rejected rejected -> null;
+    };
   }
 
   private static Set<String> union(Set<String> a, Set<String> b) {
@@ -308,7 +339,8 @@ public final class JobWorkers implements AutoCloseable {
             error.toBytes(null)), false, error.message(), wall.instant());
         return;
       }
-      JobExecutor.Outcome outcome = executor.execute(job.request(), key, lost);
+      JobExecutor.Outcome outcome = executor.execute(job.request(), key, lost,
+          trialJobs.getOrDefault(job, ReservedPermit.NONE));
       runningJobs.remove(job); // ended: no renewal from here on, and none can find it lost
       Instant now = wall.instant();
       boolean kept = switch (outcome) {
@@ -340,7 +372,9 @@ public final class JobWorkers implements AutoCloseable {
     } finally {
       runningJobs.remove(job);
       slots.release();
-      if (trialJobs.remove(job)) { // the trial decided: the circuit closed (its alias's work may drain) or opened again
+      ReservedPermit trial = trialJobs.remove(job);
+      if (trial != null) { // the trial decided: the circuit closed (its aliases' work may drain) or opened again
+        trial.release(); // unused (the run stopped before the target): frees the trial at once
         ready = true;
       }
       if (ready || heldBack) {

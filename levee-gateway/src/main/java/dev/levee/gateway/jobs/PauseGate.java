@@ -29,6 +29,8 @@ import java.util.function.Predicate;
  *       a backlog claimed beside the trial met "circuit half-open, trial in flight" hundreds of
  *       times), or is cooling after a rate limit — once the period or the cooldown has passed, a
  *       job may be the trial call, so work resumes by itself;
+ *   <li>an alias whose primary (the first target of its chain) has its trial in flight, though a
+ *       later target could answer: the trial decides where its work goes (see <b>Trials</b>);
  *   <li>a feature and alias pair at T2 (cached) or T3 (static): that pair's interactive requests
  *       are being shed, so its queued work is too, until its tier steps back up. The pair's own
  *       tier, as interactive requests use it — not the feature's, which is its worst alias's: a
@@ -39,11 +41,26 @@ import java.util.function.Predicate;
  *   <li>a feature forced (the admin API) to T2 or T3, or to T1 when it queues: every alias.
  * </ul>
  *
- * <p><b>Trials.</b> An alias none of whose targets is CLOSED but one of which may admit a trial
- * now (HALF_OPEN with a slot free, or OPEN with its period over) is a {@link Paused#trials trial}
- * alias: the workers run one of its jobs at a time — the trial call — and leave the rest queued
- * until the trial closes the circuit. Claimed together, the others would each be refused
- * ("circuit half-open, trial in flight") and wait {@code queue.retry-delay} for nothing.
+ * <p><b>Trials.</b> A target whose breaker may admit a trial call now (HALF_OPEN with a slot
+ * free, or OPEN with its period over) is a {@link Trial}: the workers take its trial permit
+ * themselves, claim one job of the aliases waiting on it as the trial call, and leave the rest
+ * queued until the trial decides. Claimed together, the others would each be refused ("circuit
+ * half-open, trial in flight") and wait {@code queue.retry-delay} for nothing — or, when the alias
+ * has a fallback, be answered by the fallback while a healed primary waits for its test. An alias
+ * waits on a trial when
+ *
+ * <ul>
+ *   <li>its <b>primary</b> (the first target of its chain) may admit a trial, whatever its other
+ *       targets' state: its backlog runs on the primary once the trial closes the circuit, not on
+ *       the fallback meanwhile (late trial, a batch after the heal: 8 of 12 jobs went to the
+ *       fallback while the primary's trial ran). While that trial is in flight — the queue's, an
+ *       interactive request's or another replica's — the alias's work is held;
+ *   <li>or none of its targets is CLOSED and a later one may admit a trial (the first such).
+ * </ul>
+ *
+ * <p>One trial per target, not per alias: aliases that wait on the same target share its one
+ * trial job. Under {@code cluster:} the trial permit is the shared breaker's one trial of the
+ * cluster, so of the replicas sharing the queue only the one holding it runs a trial job.
  *
  * <p><b>Which breakers.</b> The gate reads each target's breaker as the request path does
  * ({@link Breakers#gate}): under {@code cluster:} the breaker shared by every replica, so a
@@ -56,27 +73,55 @@ public final class PauseGate {
   public record Scope(String feature, String alias) {}
 
   /**
+   * A target whose breaker may admit a trial call now, and the aliases (or pass-through models)
+   * whose queued work waits on it: one of their jobs at a time may run, as the trial call (see the
+   * class comment).
+   *
+   * @param gate the target's breaker as the request path reads it ({@link Breakers#gate}): the
+   *     workers take the trial permit from it before they claim the job
+   */
+  public record Trial(Target target, Gate gate, Set<String> aliases) {
+    public Trial {
+      aliases = Set.copyOf(aliases);
+    }
+  }
+
+  /**
    * What is paused at one moment.
    *
    * @param aliases aliases (and pass-through models) none of whose targets can answer now
    * @param features features held whole (forced below T0)
    * @param scopes feature and alias pairs held by their own tier
-   * @param trials aliases (and pass-through models) whose targets can answer only a trial call now:
-   *     one of their jobs at a time may run, the rest wait (see the class comment)
+   * @param trials the targets that may admit a trial call now, each with the aliases waiting on it
+   *     (see the class comment)
    * @param reasons why, per alias, feature or pair (see {@link #why})
    */
-  public record Paused(Set<String> aliases, Set<String> features, Set<Scope> scopes, Set<String> trials,
+  public record Paused(Set<String> aliases, Set<String> features, Set<Scope> scopes, List<Trial> trials,
       Map<String, String> reasons) {
-    public static final Paused NONE = new Paused(Set.of(), Set.of(), Set.of(), Set.of(), Map.of());
+    public static final Paused NONE = new Paused(Set.of(), Set.of(), Set.of(), List.of(), Map.of());
+
+    public Paused {
+      trials = List.copyOf(trials);
+    }
 
     /** Aliases and features held, without pairs or reasons. */
     public Paused(Set<String> aliases, Set<String> features) {
-      this(aliases, features, Set.of(), Set.of(), Map.of());
+      this(aliases, features, Set.of(), List.of(), Map.of());
     }
 
-    /** Without trial aliases. */
+    /** Without trials. */
     public Paused(Set<String> aliases, Set<String> features, Set<Scope> scopes, Map<String, String> reasons) {
-      this(aliases, features, scopes, Set.of(), reasons);
+      this(aliases, features, scopes, List.of(), reasons);
+    }
+
+    /** The aliases (and pass-through models) that wait on a trial: only a trial job of theirs runs. */
+    public Set<String> trialAliases() {
+      if (trials.isEmpty()) {
+        return Set.of();
+      }
+      Set<String> out = new LinkedHashSet<>();
+      trials.forEach(trial -> out.addAll(trial.aliases()));
+      return out;
     }
 
     /**
@@ -88,7 +133,7 @@ public final class PauseGate {
       List<String> why = new ArrayList<>(2);
       if (aliases.contains(alias)) {
         why.add(reasons.getOrDefault(aliasKey(alias), "held: no target of alias " + alias + " can answer now"));
-      } else if (trials.contains(alias)) {
+      } else if (trials.stream().anyMatch(trial -> trial.aliases().contains(alias))) {
         why.add(reasons.getOrDefault(aliasKey(alias), "held: alias " + alias
             + " admits only a trial call now; one job runs as the trial, the rest wait until the circuit closes"));
       }
@@ -146,15 +191,21 @@ public final class PauseGate {
 
   public Paused paused() {
     Set<String> aliasesOut = new LinkedHashSet<>();
-    Set<String> trialsOut = new LinkedHashSet<>();
+    Map<Target, Set<String>> trialsOut = new LinkedHashMap<>();
+    Map<Target, Gate> trialGates = new LinkedHashMap<>();
     Map<String, String> reasons = new LinkedHashMap<>();
     for (String alias : aliases) {
-      Readiness r = readiness(routes.resolve(alias).targets());
+      Map<Target, Gate> gates = gates(routes.resolve(alias).targets());
+      Readiness r = readiness(gates);
       if (r.held()) {
         aliasesOut.add(alias);
-        reasons.put(aliasKey(alias), "held: no target of alias " + alias + " can answer now (" + r.why() + ")");
+        reasons.put(aliasKey(alias), r.primaryOnTrial()
+            ? "held: the primary of alias " + alias + " is being tested (" + r.why() + "); its work waits for the "
+                + "trial's verdict rather than go to a fallback meanwhile"
+            : "held: no target of alias " + alias + " can answer now (" + r.why() + ")");
       } else if (r.trialOnly()) {
-        trialsOut.add(alias);
+        trialsOut.computeIfAbsent(r.trial(), t -> new LinkedHashSet<>()).add(alias);
+        trialGates.put(r.trial(), gates.get(r.trial()));
         reasons.put(aliasKey(alias), "held: alias " + alias + " admits only a trial call now (" + r.why()
             + "); one job runs as the trial, the rest wait until the circuit closes");
       }
@@ -168,12 +219,15 @@ public final class PauseGate {
           aliasesOut.add(target.model());
           reasons.put(aliasKey(target.model()), "held: model " + target.model() + " cannot answer now (" + r.why() + ")");
         } else if (r.trialOnly()) {
-          trialsOut.add(target.model());
+          trialsOut.computeIfAbsent(target, t -> new LinkedHashSet<>()).add(target.model());
+          trialGates.put(target, entry.getValue());
           reasons.put(aliasKey(target.model()), "held: model " + target.model() + " admits only a trial call now ("
               + r.why() + "); one job runs as the trial, the rest wait until the circuit closes");
         }
       }
     }
+    List<Trial> trials = new ArrayList<>(trialsOut.size());
+    trialsOut.forEach((target, waiting) -> trials.add(new Trial(target, trialGates.get(target), waiting)));
     Set<String> featuresOut = new LinkedHashSet<>();
     Set<Scope> scopesOut = new LinkedHashSet<>();
     for (TierBoard.Degraded d : tiers.degraded()) {
@@ -190,8 +244,8 @@ public final class PauseGate {
             + " is at " + d.tier() + explain(d) + atT1(d.feature(), d.tier()));
       }
     }
-    return aliasesOut.isEmpty() && featuresOut.isEmpty() && scopesOut.isEmpty() && trialsOut.isEmpty() ? Paused.NONE
-        : new Paused(Set.copyOf(aliasesOut), Set.copyOf(featuresOut), Set.copyOf(scopesOut), Set.copyOf(trialsOut),
+    return aliasesOut.isEmpty() && featuresOut.isEmpty() && scopesOut.isEmpty() && trials.isEmpty() ? Paused.NONE
+        : new Paused(Set.copyOf(aliasesOut), Set.copyOf(featuresOut), Set.copyOf(scopesOut), trials,
             Map.copyOf(reasons));
   }
 
@@ -218,31 +272,43 @@ public final class PauseGate {
   /**
    * What an alias's targets can answer now.
    *
-   * @param held no target can answer: each is OPEN inside its open period, HALF_OPEN with its
-   *     trials in flight, or cooling after a rate limit
-   * @param trialOnly not held, but no target is CLOSED: the targets that can answer admit only a
-   *     trial call (HALF_OPEN with a slot free, or OPEN with its period over)
-   * @param why what each target waits for (null when neither)
+   * @param held no job may start: the primary's trial is in flight, or no target can answer (each
+   *     is OPEN inside its open period, HALF_OPEN with its trials in flight, or cooling after a
+   *     rate limit)
+   * @param trial not held, and only a trial job may start: the target that may admit that trial
+   *     call (the primary, or the first later target when none is CLOSED); null when not so
+   * @param primaryOnTrial held because the primary's trial is in flight while a later target could answer
+   * @param why what each target waits for (null when ready)
    */
-  private record Readiness(boolean held, boolean trialOnly, String why) {
-    static final Readiness READY = new Readiness(false, false, null);
+  private record Readiness(boolean held, Target trial, boolean primaryOnTrial, String why) {
+    static final Readiness READY = new Readiness(false, null, false, null);
+
+    boolean trialOnly() {
+      return trial != null;
+    }
   }
 
-  private Readiness readiness(List<Target> targets) {
+  /** Each configured target's breaker, in chain order: pinned, a use changes nothing. */
+  private Map<Target, Gate> gates(List<Target> targets) {
     Map<Target, Gate> gates = new LinkedHashMap<>();
     for (Target target : targets) {
-      gates.put(target, breakers.gate(target)); // configured targets: pinned, a use changes nothing
+      gates.put(target, breakers.gate(target));
     }
-    return readiness(gates);
+    return gates;
   }
 
-  /** Each target's breaker as the request path reads it (shared under {@code cluster:}). */
+  /**
+   * Each target's breaker as the request path reads it (shared under {@code cluster:}), in chain
+   * order: the primary's trial comes first (see the class comment); else the first CLOSED target
+   * makes the alias ready, and the first that may admit a trial makes it a trial alias.
+   */
   private Readiness readiness(Map<Target, Gate> targets) {
     if (targets.isEmpty()) {
       return Readiness.READY;
     }
     List<String> why = new ArrayList<>(targets.size());
-    boolean trialReady = false;
+    Target trialReady = null;
+    boolean primary = true;
     for (Map.Entry<Target, Gate> entry : targets.entrySet()) {
       Target target = entry.getKey();
       Gate breaker = entry.getValue();
@@ -250,11 +316,19 @@ public final class PauseGate {
       boolean open = openRemaining.isPositive();
       boolean trial = !open && breaker.awaitingTrial();
       boolean cooling = tiers.cooldowns().cooling(target);
+      if (primary && !open && !cooling && (trial || breaker.state() != CircuitState.CLOSED)) {
+        // the primary is on trial, or may be now: its trial decides where the alias's work goes
+        return trial ? new Readiness(true, null, targets.size() > 1, target.id() + ": circuit half-open, trial in flight")
+            : new Readiness(false, target, false, target.id() + ": circuit half-open, a trial call may start");
+      }
+      primary = false;
       if (!open && !trial && !cooling) {
         if (breaker.state() == CircuitState.CLOSED) {
           return Readiness.READY;
         }
-        trialReady = true;
+        if (trialReady == null) {
+          trialReady = target;
+        }
         why.add(target.id() + ": circuit half-open, a trial call may start");
         continue;
       }
@@ -262,7 +336,7 @@ public final class PauseGate {
           : trial ? ": circuit half-open, trial in flight"
           : ": cooling after a rate limit, " + seconds(tiers.cooldowns().remaining(target)) + " left"));
     }
-    return new Readiness(!trialReady, trialReady, String.join("; ", why));
+    return new Readiness(trialReady == null, trialReady, false, String.join("; ", why));
   }
 
   private static String seconds(Duration d) {

@@ -41,10 +41,26 @@ import java.util.Map;
  * @param callbackSecret the HMAC-SHA256 key signing callbacks (usually {@code ${…}}); empty: unsigned
  * @param pacing how workers step aside for interactive requests ({@link PacingConfig}); on by
  *     default
+ * @param replicaId this gateway's name among the replicas sharing a PostgreSQL store, stable across
+ *     its restarts and unique among them (e.g. a StatefulSet's pod name, {@code ${HOSTNAME}}): 1–128
+ *     characters of {@code [A-Za-z0-9_.:-]}; default empty, none. Each claim records it, and at
+ *     start-up the gateway queues again at once the jobs its previous process left {@code running}
+ *     under the same id, instead of waiting out their {@link #lease} (about a minute). Two live
+ *     gateways sharing an id would take each other's running jobs at each restart (they run again;
+ *     one result is kept), so never give two replicas the same one. Ignored for SQLite, whose
+ *     file belongs to one process and is recovered whole at start-up
  */
 public record QueueConfig(String store, String schema, String folder, Integer workers, Duration poll,
     Duration retryDelay, Duration lease, Duration batchTtl, String secret, List<String> onOutage,
-    Map<String, String> callbacks, String callbackSecret, PacingConfig pacing) {
+    Map<String, String> callbacks, String callbackSecret, PacingConfig pacing, String replicaId) {
+
+  /** Without a {@link #replicaId}. */
+  public QueueConfig(String store, String schema, String folder, Integer workers, Duration poll,
+      Duration retryDelay, Duration lease, Duration batchTtl, String secret, List<String> onOutage,
+      Map<String, String> callbacks, String callbackSecret, PacingConfig pacing) {
+    this(store, schema, folder, workers, poll, retryDelay, lease, batchTtl, secret, onOutage, callbacks,
+        callbackSecret, pacing, null);
+  }
 
   /**
    * The default {@link #lease}: 60 s, renewed every 20 s. A dead replica's jobs run again about a
@@ -105,12 +121,17 @@ public record QueueConfig(String store, String schema, String folder, Integer wo
     }
     callbackSecret = callbackSecret == null ? "" : callbackSecret;
     pacing = pacing == null ? PacingConfig.defaults() : pacing;
+    replicaId = replicaId == null ? "" : replicaId.strip();
+    if (!replicaId.isEmpty() && !replicaId.matches("[A-Za-z0-9_.:-]{1,128}")) {
+      throw new IllegalArgumentException("replica-id must be 1-128 characters of A-Z a-z 0-9 _ . : -, was '"
+          + replicaId + "'");
+    }
   }
 
   /** This configuration with {@code callbacks} instead (each feature's {@code callback-url} merged in). */
   public QueueConfig withCallbacks(Map<String, String> callbacks) {
     return new QueueConfig(store, schema, folder, workers, poll, retryDelay, lease, batchTtl, secret, onOutage,
-        callbacks, callbackSecret, pacing);
+        callbacks, callbackSecret, pacing, replicaId);
   }
 
   /** The folder of the embedded database. */
@@ -120,7 +141,7 @@ public record QueueConfig(String store, String schema, String folder, Integer wo
 
   /** Every default: embedded SQLite under {@code levee-data}. */
   public static QueueConfig defaults() {
-    return new QueueConfig(null, null, null, null, null, null, null, null, null, null, null, null, null);
+    return new QueueConfig(null, null, null, null, null, null, null, null, null, null, null, null, null, null);
   }
 
   /**
@@ -135,6 +156,7 @@ public record QueueConfig(String store, String schema, String folder, Integer wo
   @Override
   public String toString() { // never the secret, nor a password inside the store URL
     return "QueueConfig[store=" + storeShown()
+        + (replicaId.isEmpty() ? "" : ", replica-id=" + replicaId)
         + ", workers=" + workers + ", secret=" + (secret.isEmpty() ? "(none)" : "(set)") + ", callbacks="
         + callbacks.keySet() + "]";
   }

@@ -6,6 +6,7 @@ import dev.levee.anthropic.upstream.Reply;
 import dev.levee.anthropic.upstream.Upstreams;
 import dev.levee.core.chain.ChainResult;
 import dev.levee.core.chain.FallbackChain;
+import dev.levee.core.chain.ReservedPermit;
 import dev.levee.core.chain.Target;
 import dev.levee.core.cooldown.CooldownPlan;
 import dev.levee.gateway.route.Paced;
@@ -42,6 +43,14 @@ final class Execution {
 
   /** Runs the plan; {@code cancellation} closes every upstream call when the client goes away. */
   ChainResult<Reply> execute(InboundRequest in, Plan plan, Cancellation cancellation) {
+    return execute(in, plan, cancellation, ReservedPermit.NONE);
+  }
+
+  /**
+   * Runs the plan, the first JSON call to {@code reserved}'s target under that permit (a queued
+   * job that is its target's trial call); the caller releases it.
+   */
+  ChainResult<Reply> execute(InboundRequest in, Plan plan, Cancellation cancellation, ReservedPermit reserved) {
     List<Target> targets = plan.targets();
     CooldownPlan cooled;
     try {
@@ -63,6 +72,6 @@ final class Execution {
     return in.stream()
         ? streams.open(plan.request(), go.targets(), plan.deadline(), cancellation, plan.hedgeAfter(), routing::reading)
         : chain.execute(go.targets(), plan.deadline(), false, routing.reading(upstreams.json(plan.request(), cancellation)),
-            plan.hedgeAfter());
+            plan.hedgeAfter(), reserved);
   }
 }

@@ -20,6 +20,16 @@ import java.util.Map;
  */
 final class JobAnswers {
 
+  /**
+   * The outcome word of a job's try stopped because its worker lost its claim (the lease ran out
+   * before a renewal got through; the job was queued again or another worker runs it): the only
+   * thing that cancels a job's run — a job has no client to go away ({@code client_gone}).
+   */
+  static final String LEASE_LOST = "lease_lost";
+
+  private static final String LEASE_LOST_WHY = "this worker's lease on the job ran out before a renewal got through; "
+      + "stopped here (it runs again elsewhere)";
+
   /** A job's outcome and its access-log record. */
   record Answer(JobExecutor.Outcome outcome, Sent sent) {}
 
@@ -53,8 +63,8 @@ final class JobAnswers {
       case Outcome.Exhausted exhausted -> new Answer(
           new JobExecutor.RetryLater(exhausted.failure().reason(), exhausted.failure().retryAfter().orElse(null)),
           new Sent(exhausted.failure().error().status(), null, calls, false, "exhausted job " + exhausted.failure().reason()));
-      case Outcome.Cancelled cancelled -> new Answer(new JobExecutor.RetryLater("cancelled", null),
-          new Sent(499, null, calls, false, "client_gone job"));
+      case Outcome.Cancelled cancelled -> new Answer(new JobExecutor.RetryLater(LEASE_LOST + ": " + LEASE_LOST_WHY, null),
+          new Sent(499, null, calls, false, LEASE_LOST + " job"));
       case Outcome.Streamed streamed -> throw new IllegalStateException("a queued request is never a stream");
     };
   }

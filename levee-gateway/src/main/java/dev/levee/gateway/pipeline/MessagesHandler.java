@@ -17,6 +17,7 @@ import dev.levee.gateway.config.GatewayConfig;
 import dev.levee.gateway.health.Metrics;
 import dev.levee.gateway.jobs.InteractiveTraffic;
 import dev.levee.gateway.jobs.JobExecutor;
+import dev.levee.core.chain.ReservedPermit;
 import dev.levee.gateway.jobs.JobRequest;
 import dev.levee.gateway.jobs.OutageQueue;
 import dev.levee.gateway.health.TargetStats;
@@ -371,9 +372,12 @@ public final class MessagesHandler {
    *
    * @param apiKey the client's key to send, or null when the upstream has its own
    * @param lost fires when the worker lost its claim on the job: closes the upstream calls and
-   *     stops the chain, as a client going away does
+   *     stops the chain, as a client going away does (the access record says {@code lease_lost})
+   * @param trial the half-open trial permit the worker took for this job ({@link ReservedPermit#NONE}
+   *     when it is not a trial): the chain's first call to that target goes out under it; the
+   *     worker releases it after the run
    */
-  public JobExecutor.Outcome runJob(JobRequest job, String apiKey, Cancellation lost) {
+  public JobExecutor.Outcome runJob(JobRequest job, String apiKey, Cancellation lost, ReservedPermit trial) {
     long start = ticker.nanos();
     Map<String, List<String>> headers = new HashMap<>(job.headers());
     if (apiKey != null) {
@@ -397,7 +401,7 @@ public final class MessagesHandler {
     Admission.Proceed admitted = proceed.tier() == Tier.T0 ? proceed
         : new Admission.Proceed(Tier.T0, proceed.cache(), false); // never reduced: planned, answered and logged as T0
     Plan plan = planner.plan(in, admitted);                                                    // 3. plan
-    ChainResult<Reply> result = execution.execute(in, plan, lost);                            // 4. execute
+    ChainResult<Reply> result = execution.execute(in, plan, lost, trial);                            // 4. execute
     Outcome outcome = relay.relay(result, in.id(), plan, admitted.cache().mayStore(), lost,    // 5. relay
         (first, calls) -> { throw new IllegalStateException("a queued request is never a stream"); },
         Relay.Waits.NEVER);

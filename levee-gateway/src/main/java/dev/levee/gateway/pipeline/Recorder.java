@@ -54,13 +54,13 @@ final class Recorder {
   void record(long startNanos, InboundRequest in, Admission.Proceed admitted, Plan plan, Outcome outcome) {
     settle(admitted, plan, outcome);
     feedSlo(startNanos, in, outcome);
-    countAndTrace(startNanos, in, admitted, outcome);
+    countAndTrace(startNanos, in, admitted, outcome, "client_gone");
   }
 
   /** Settles a queued job's try as {@link #record} does a client's answer, without feeding any SLO. */
   void recordJob(long startNanos, InboundRequest in, Admission.Proceed admitted, Plan plan, Outcome outcome) {
     settle(admitted, plan, outcome);
-    countAndTrace(startNanos, in, admitted, outcome);
+    countAndTrace(startNanos, in, admitted, outcome, JobAnswers.LEASE_LOST);
   }
 
   /** Settles a JSON answer's call and writes a finished answer back, as the admission's cache slot allows. */
@@ -103,10 +103,12 @@ final class Recorder {
     }
   }
 
-  private void countAndTrace(long startNanos, InboundRequest in, Admission.Proceed admitted, Outcome outcome) {
+  /** @param cancelledAs the outcome word of a cancelled run: {@code client_gone}, or {@code lease_lost} for a job */
+  private void countAndTrace(long startNanos, InboundRequest in, Admission.Proceed admitted, Outcome outcome,
+      String cancelledAs) {
     TokenUsage usage = count(in, admitted, outcome);
     if (tracing.enabled()) {
-      trace(startNanos, in, admitted.tier(), outcome, usage);
+      trace(startNanos, in, admitted.tier(), outcome, usage, cancelledAs);
     }
   }
 
@@ -146,7 +148,8 @@ final class Recorder {
   }
 
   /** The request's spans: the request, each attempt and each backoff wait. */
-  private void trace(long startNanos, InboundRequest in, Tier tier, Outcome outcome, TokenUsage usage) {
+  private void trace(long startNanos, InboundRequest in, Tier tier, Outcome outcome, TokenUsage usage,
+      String cancelledAs) {
     Duration took = Duration.ofNanos(ticker.nanos() - startNanos);
     RequestTrace trace = switch (outcome) {
       case Outcome.Answered json -> new RequestTrace(in.request().headers(), in.alias().alias(), in.feature(), tier,
@@ -160,7 +163,7 @@ final class Recorder {
       case Outcome.Rejected rejected -> new RequestTrace(in.request().headers(), in.alias().alias(), in.feature(),
           tier, took, List.of(), rejected.target(), false, 0, rejected.failure().status(), "rejected", usage);
       case Outcome.Cancelled cancelled -> new RequestTrace(in.request().headers(), in.alias().alias(), in.feature(),
-          tier, took, List.of(), null, false, 0, 499, "client_gone", usage);
+          tier, took, List.of(), null, false, 0, 499, cancelledAs, usage);
     };
     tracing.record(trace);
   }

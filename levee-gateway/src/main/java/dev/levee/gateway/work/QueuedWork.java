@@ -3,6 +3,7 @@ package dev.levee.gateway.work;
 import dev.levee.anthropic.upstream.Cancellation;
 import dev.levee.anthropic.upstream.Upstreams;
 import dev.levee.core.chain.FallbackChain;
+import dev.levee.core.chain.ReservedPermit;
 import dev.levee.core.time.Sleeper;
 import dev.levee.gateway.Aliases;
 import dev.levee.gateway.batches.BatchStore;
@@ -94,7 +95,7 @@ public final class QueuedWork implements AutoCloseable {
     KeySeal seal = KeySeal.of(queue.secret());
     Database db = Database.open(queue);
     try {
-      JobStore jobs = new JobStore(db);
+      JobStore jobs = new JobStore(db, queue.replicaId());
       Set<String> features = new LinkedHashSet<>(config.features().keySet());
       features.add(Feature.DEFAULT_NAME);
       PauseGate gate = new PauseGate(routes, config.models().keySet(), chain.breakers(), tiers, features,
@@ -165,8 +166,8 @@ public final class QueuedWork implements AutoCloseable {
     private volatile JobExecutor delegate;
 
     @Override
-    public Outcome execute(JobRequest request, String apiKey, Cancellation lost) {
-      return delegate.execute(request, apiKey, lost);
+    public Outcome execute(JobRequest request, String apiKey, Cancellation lost, ReservedPermit trial) {
+      return delegate.execute(request, apiKey, lost, trial);
     }
   }
 

@@ -99,7 +99,7 @@ class SharedBreakerHoldsQueueRegressionTest {
     Replica a = replica(breakerConfig);
     Replica b = replica(breakerConfig);
     admit(a).failure(); // opens for the cluster for 300 ms
-    assertThat(eventually(Duration.ofSeconds(5), () -> b.gate().paused().trials().contains("smart")))
+    assertThat(eventually(Duration.ofSeconds(5), () -> b.gate().paused().trialAliases().contains("smart")))
         .as("the open period over: one job of B may be the trial").isTrue();
 
     Permit trial = admit(a);

@@ -107,7 +107,7 @@ class DeadReplicaJobReclaimedWithinALeaseRegressionTest {
       throws Exception {
     JobStore store = store(dialect);
     String id = store.enqueue(job(), T0, FAR);
-    startA(store, (request, key, lost) -> {
+    startA(store, (request, key, lost, trial) -> {
       calls.incrementAndGet();
       running.countDown();
       release.acquireUninterruptibly(); // a long stream: minutes
@@ -147,7 +147,7 @@ class DeadReplicaJobReclaimedWithinALeaseRegressionTest {
     JobStore store = store(dialect);
     String id = store.enqueue(job(), T0, FAR);
     CountDownLatch stopped = new CountDownLatch(1);
-    startA(store, (request, key, lost) -> {
+    startA(store, (request, key, lost, trial) -> {
       calls.incrementAndGet();
       lost.register(stopped::countDown); // the upstream call: closed when the claim is lost
       running.countDown();

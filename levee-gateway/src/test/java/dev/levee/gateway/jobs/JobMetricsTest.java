@@ -43,7 +43,7 @@ class JobMetricsTest {
     store.claim(1, T0.plusSeconds(30), far, Set.of(), Set.of()); // the older reports job runs
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     JobMetrics metrics = new JobMetrics(store, wall, Duration.ofSeconds(1));
-    JobWorkers workers = new JobWorkers(store, (request, key, lost) -> null, () -> PauseGate.Paused.NONE,
+    JobWorkers workers = new JobWorkers(store, (request, key, lost, trial) -> null, () -> PauseGate.Paused.NONE,
         KeySeal.of(config.secret()), wall, config);
     metrics.bindTo(registry, List.of("reports", "chat", "default"), workers);
     now.set(T0.plusSeconds(100));

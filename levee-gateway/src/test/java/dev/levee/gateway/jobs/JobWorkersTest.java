@@ -59,7 +59,7 @@ class JobWorkersTest {
     Semaphore release = new Semaphore(0);
     CountDownLatch done = new CountDownLatch(20);
     CountDownLatch full = new CountDownLatch(config.workers());
-    start((request, key, lost) -> {
+    start((request, key, lost, trial) -> {
       most.accumulateAndGet(running.incrementAndGet(), Math::max);
       full.countDown();
       release.acquireUninterruptibly();
@@ -87,7 +87,7 @@ class JobWorkersTest {
     CountDownLatch first = new CountDownLatch(1);
     CountDownLatch full = new CountDownLatch(config.workers());
     CountDownLatch looked = new CountDownLatch(5);
-    workers = new JobWorkers(store, (request, key, lost) -> {
+    workers = new JobWorkers(store, (request, key, lost, trial) -> {
       most.accumulateAndGet(running.incrementAndGet(), Math::max);
       first.countDown();
       full.countDown();
@@ -125,7 +125,7 @@ class JobWorkersTest {
     AtomicInteger calls = new AtomicInteger();
     CountDownLatch ran = new CountDownLatch(3);
     CountDownLatch looked = new CountDownLatch(6);
-    workers = new JobWorkers(store, (request, key, lost) -> {
+    workers = new JobWorkers(store, (request, key, lost, trial) -> {
       calls.incrementAndGet();
       ran.countDown();
       return ok();
@@ -152,7 +152,7 @@ class JobWorkersTest {
     CountDownLatch looked = new CountDownLatch(3);
     CountDownLatch ran = new CountDownLatch(1);
     AtomicInteger calls = new AtomicInteger();
-    start((request, key, lost) -> {
+    start((request, key, lost, trial) -> {
       calls.incrementAndGet();
       ran.countDown();
       return ok();
@@ -175,7 +175,7 @@ class JobWorkersTest {
     String id = enqueue("emu-ok", seal.seal("sk-client"));
     AtomicReference<String> seen = new AtomicReference<>();
     CountDownLatch ran = new CountDownLatch(1);
-    start((request, key, lost) -> {
+    start((request, key, lost, trial) -> {
       seen.set(key);
       ran.countDown();
       return new JobExecutor.RetryLater("every target failed", Duration.ofMillis(1));
@@ -198,7 +198,7 @@ class JobWorkersTest {
     KeySeal other = KeySeal.of("AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE=");
     String id = enqueue("emu-ok", other.seal("sk-client"));
     AtomicInteger calls = new AtomicInteger();
-    start((request, key, lost) -> {
+    start((request, key, lost, trial) -> {
       calls.incrementAndGet();
       return ok();
     }, () -> PauseGate.Paused.NONE);

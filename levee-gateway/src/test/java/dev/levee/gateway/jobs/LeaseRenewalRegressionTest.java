@@ -83,7 +83,7 @@ class LeaseRenewalRegressionTest {
     String id = store.enqueue(job("slow"), T0, FAR);
     AtomicInteger calls = new AtomicInteger();
     CountDownLatch running = new CountDownLatch(1);
-    workers = new JobWorkers(store, (request, key, lost) -> {
+    workers = new JobWorkers(store, (request, key, lost, trial) -> {
       calls.incrementAndGet();
       running.countDown();
       release.acquireUninterruptibly(); // the upstream call: retries, fallbacks, cooldowns…
