@@ -43,6 +43,13 @@ public record JobRequest(String path, String query, Map<String, List<String>> he
     return new JobRequest(path, query, kept, body);
   }
 
+  /** This request with {@code name} (lower-case) set to {@code value} alone, replacing any value it had. */
+  public JobRequest with(String name, String value) {
+    Map<String, List<String>> changed = new LinkedHashMap<>(headers);
+    changed.put(name, List.of(value));
+    return new JobRequest(path, query, changed, body);
+  }
+
   /** The client's API key in {@code inbound} ({@code x-api-key}, else a bearer token), or null. */
   public static String clientKey(Map<String, List<String>> inbound) {
     String bearer = null;

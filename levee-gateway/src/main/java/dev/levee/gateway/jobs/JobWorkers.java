@@ -5,6 +5,7 @@ import dev.levee.anthropic.upstream.Cancellation;
 import dev.levee.core.breaker.CircuitBreaker;
 import dev.levee.core.chain.ReservedPermit;
 import dev.levee.core.time.Scheduler;
+import dev.levee.gateway.pipeline.LeveeHeaders;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -339,7 +340,8 @@ public final class JobWorkers implements AutoCloseable {
             error.toBytes(null)), false, error.message(), wall.instant());
         return;
       }
-      JobExecutor.Outcome outcome = executor.execute(job.request(), key, lost,
+      // the job's id rides along for its access record; Levee's own headers never reach the upstream
+      JobExecutor.Outcome outcome = executor.execute(job.request().with(LeveeHeaders.JOB, job.id()), key, lost,
           trialJobs.getOrDefault(job, ReservedPermit.NONE));
       runningJobs.remove(job); // ended: no renewal from here on, and none can find it lost
       Instant now = wall.instant();

@@ -35,8 +35,13 @@ final class JobAnswers {
 
   private JobAnswers() {}
 
-  static Answer of(Outcome outcome, Tier tier) {
+  /**
+   * @param jobId the job's id, for its access record ({@code ok job=<id>}, {@code exhausted job=<id> <why>},
+   *     …): a try can be found by its job; null when not known ({@code ok job})
+   */
+  static Answer of(Outcome outcome, Tier tier, String jobId) {
     int calls = outcome.calls();
+    String job = jobId == null ? "job" : "job=" + jobId;
     return switch (outcome) {
       case Outcome.Answered json -> {
         Reply reply = json.answered().response();
@@ -46,7 +51,7 @@ final class JobAnswers {
         head.put(LeveeHeaders.TIER, List.of(tier.name()));
         head.put(LeveeHeaders.ATTEMPTS, List.of(Integer.toString(calls)));
         yield new Answer(new JobExecutor.Finished(new JobResult(reply.status(), head, reply.body())),
-            new Sent(reply.status(), json.answered().target(), calls, json.answered().fallback(), "ok job"));
+            new Sent(reply.status(), json.answered().target(), calls, json.answered().fallback(), "ok " + job));
       }
       case Outcome.Rejected rejected -> {
         Reply reply = rejected.reply();
@@ -58,13 +63,13 @@ final class JobAnswers {
           result = errorResult(ApiError.of(f, f.message()));
         }
         yield new Answer(new JobExecutor.Finished(result), new Sent(result.status(), rejected.target(), calls, false,
-            "rejected job " + rejected.failure().errorType()));
+            "rejected " + job + " " + rejected.failure().errorType()));
       }
       case Outcome.Exhausted exhausted -> new Answer(
           new JobExecutor.RetryLater(exhausted.failure().reason(), exhausted.failure().retryAfter().orElse(null)),
-          new Sent(exhausted.failure().error().status(), null, calls, false, "exhausted job " + exhausted.failure().reason()));
+          new Sent(exhausted.failure().error().status(), null, calls, false, "exhausted " + job + " " + exhausted.failure().reason()));
       case Outcome.Cancelled cancelled -> new Answer(new JobExecutor.RetryLater(LEASE_LOST + ": " + LEASE_LOST_WHY, null),
-          new Sent(499, null, calls, false, LEASE_LOST + " job"));
+          new Sent(499, null, calls, false, LEASE_LOST + " " + job));
       case Outcome.Streamed streamed -> throw new IllegalStateException("a queued request is never a stream");
     };
   }

@@ -406,8 +406,14 @@ public final class MessagesHandler {
         (first, calls) -> { throw new IllegalStateException("a queued request is never a stream"); },
         Relay.Waits.NEVER);
     recorder.recordJob(start, in, admitted, plan, outcome);                                    // 6. record (no SLO)
-    JobAnswers.Answer answer = JobAnswers.of(outcome, admitted.tier());                        // 7. the job's answer
+    JobAnswers.Answer answer = JobAnswers.of(outcome, admitted.tier(), jobId(job));            // 7. the job's answer
     recorder.logQueued(start, in, admitted.tier(), answer.sent(), result.steps(), plan.explainRoute());
     return answer.outcome();
+  }
+
+  /** The id the workers gave the run ({@code x-levee-job}), or null. */
+  private static String jobId(JobRequest job) {
+    List<String> id = job.headers().get(LeveeHeaders.JOB);
+    return id == null || id.isEmpty() ? null : id.getFirst();
   }
 }

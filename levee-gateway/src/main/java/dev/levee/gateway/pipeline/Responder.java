@@ -132,7 +132,7 @@ final class Responder {
       put(head, LeveeHeaders.SHOULD_RETRY, "false");
     }
     client.send(queued.get().status(), head, "application/json", queued.get().body());
-    return Optional.of(Sent.local(client.status(), "queued " + tier));
+    return Optional.of(Sent.local(client.status(), "queued " + tier + " job=" + queued.get().job()));
   }
 
   /**

@@ -39,7 +39,7 @@ class LeaseLostRunNamedLeaseLostRegressionTest {
 
     String metrics = harness.awaitMetrics("outcome=\"lease_lost\"");
     assertThat(metrics).as("the stopped run, by what happened to it")
-        .contains("levee_requests_total{endpoint=\"messages\",outcome=\"lease_lost\",tier=\"T0\"}")
+        .contains("levee_requests_total{endpoint=\"queued\",outcome=\"lease_lost\",tier=\"T0\"}")
         .doesNotContain("outcome=\"client_gone\"");
     assertThat(harness.gateway.work().jobs().batchJobs(id, 0, 1)).singleElement().satisfies(job ->
         assertThat(job.lastError()).as("the job record says why it runs again").startsWith("lease_lost: "));
@@ -58,7 +58,7 @@ class LeaseLostRunNamedLeaseLostRegressionTest {
     // the pool claims the job again at once (poll 20 ms): two runs of it here, the older one's claim lost
 
     assertThat(harness.awaitMetrics("outcome=\"lease_lost\"")).as("the older run stopped")
-        .contains("levee_requests_total{endpoint=\"messages\",outcome=\"lease_lost\",tier=\"T0\"} 1.0");
+        .contains("levee_requests_total{endpoint=\"queued\",outcome=\"lease_lost\",tier=\"T0\"} 1.0");
   }
 
   /** A gateway whose only job's call hangs upstream, running; returns the batch id. */

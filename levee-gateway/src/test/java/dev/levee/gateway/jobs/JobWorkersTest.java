@@ -49,6 +49,30 @@ class JobWorkersTest {
     return workers;
   }
 
+  /**
+   * Newcomer trial, session 11: a job's runs were logged {@code ok job} / {@code exhausted job}
+   * without its id, so the 503 a client saw could not be traced to the run that answered it. The
+   * workers hand the executor the job's id as {@code x-levee-job} (replacing any such header the
+   * client sent; Levee's headers never reach the upstream), and the access record names it.
+   */
+  @Test
+  void theExecutorIsToldWhichJobItRuns() throws Exception {
+    JobRequest spoofed = new JobRequest("/v1/messages", null, Map.of("x-levee-job", java.util.List.of("job_forged")),
+        "{\"model\":\"emu-ok\",\"max_tokens\":5,\"messages\":[]}".getBytes(StandardCharsets.UTF_8));
+    var now = InstantSource.system().instant();
+    String id = store.enqueue(new NewJob("t", "default", "emu-ok", 5, null, spoofed, null), now, now.plusSeconds(3600));
+    AtomicReference<Object> told = new AtomicReference<>();
+    CountDownLatch ran = new CountDownLatch(1);
+    start((request, key, lost, trial) -> {
+      told.set(request.headers().get("x-levee-job"));
+      ran.countDown();
+      return ok();
+    }, () -> PauseGate.Paused.NONE);
+
+    assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(told.get()).isEqualTo(java.util.List.of(id));
+  }
+
   @Test
   void neverRunsMoreJobsAtOnceThanTheCap() throws Exception {
     for (int i = 0; i < 20; i++) {

@@ -1,0 +1,18 @@
+package dev.levee.gateway.pipeline;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.levee.core.tier.Tier;
+import org.junit.jupiter.api.Test;
+
+/** A job's try in the access log: named by its job, so a run can be traced to the job a client was given. */
+class JobAnswersTest {
+
+  @Test
+  void aTrysAccessRecordNamesItsJob() {
+    Sent sent = JobAnswers.of(new Outcome.Cancelled(1), Tier.T0, "job_abc").sent();
+
+    assertThat(sent.outcome()).isEqualTo("lease_lost job=job_abc");
+    assertThat(JobAnswers.of(new Outcome.Cancelled(1), Tier.T0, null).sent().outcome()).isEqualTo("lease_lost job");
+  }
+}
