@@ -53,7 +53,7 @@ public final class ResilientStream implements AutoCloseable {
   ResilientStream(ChainResult.Answered<Reply> first, Recovery recovery, StreamStats stats) {
     this.recovery = recovery;
     this.stats = stats;
-    this.splicer = new StreamSplicer(recovery.settings().dropDuplicates());
+    this.splicer = new StreamSplicer(recovery.settings().dropDuplicates(), recovery.request().maxTokens());
     adopt(first);
     stats.started(first.steps().get(first.steps().size() - 1).took());
   }
@@ -149,6 +149,12 @@ public final class ResilientStream implements AutoCloseable {
           ? new StreamFailureException(failure, broken.upstreamError()) // relayed as it came
           : endedByLevee(failure, failure, impossible.isEmpty() ? "the upstream ended it" : impossible));
     }
+    long spent = splicer.outputTokens();
+    if (recovery.outputTokensLeft(spent) <= 0) {
+      completion.failure(failure);
+      toClient.addAll(splicer.finishAtMaxTokens()); // as an unbroken answer that reached max_tokens ends
+      return;
+    }
     silent = silent.plus(silenceOf(failure));
     List<Target> order = recovery.order(target, failure.kind());
     if (order.get(0).equals(target)) {
@@ -156,7 +162,7 @@ public final class ResilientStream implements AutoCloseable {
     } else {
       completion.failure(failure);
     }
-    ChainResult<Reply> asked = recovery.ask(order, splicer.transcript().content());
+    ChainResult<Reply> asked = recovery.ask(order, splicer.transcript().content(), spent);
     recoveryCalls += asked.calls();
     switch (asked) {
       case ChainResult.Answered<Reply> answered -> {
