@@ -32,8 +32,8 @@ import java.util.List;
  * below {@code max_tokens} (and at least 1024, the API's minimum): it is lowered to {@code
  * max_tokens - 1} when that is still 1024 or more, else {@code thinking} is removed, as a reduced
  * tier removes it, and with it the partial answer's thinking blocks, so that the turn being
- * continued holds no thinking the request does not enable; the continuation's own thinking would never have
- * reached the client anyway: the splicer drops it.
+ * continued holds no thinking the request does not enable. (The continuation's own thinking never
+ * reaches the client anyway: the splicer drops it.)
  */
 public final class RecoveryRequest {
 

@@ -246,7 +246,8 @@ public final class ResilientStream implements AutoCloseable {
    * type the error takes) when that is not the break itself.
    */
   private static ApiError incomplete(Failure broke, Failure told, String why) {
-    String recoveryFailed = told == broke ? "" : "; the last recovery call: " + told.errorType() + ": " + told.message();
+    String recoveryFailed = told == broke ? ""
+        : "; the last recovery call: " + told.errorType() + ": " + told.message();
     return ApiError.of(told, "The answer is incomplete: the upstream stream " + howItBroke(broke) + " ("
         + broke.errorType() + ": " + broke.message() + ") and Levee could not resume it because " + why
         + recoveryFailed + ".");

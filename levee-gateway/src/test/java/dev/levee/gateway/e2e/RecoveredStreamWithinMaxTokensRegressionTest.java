@@ -12,9 +12,9 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 /**
  * Regression (newcomer trial): a stream recovered after a break asked its continuation for the
@@ -52,7 +52,8 @@ class RecoveredStreamWithinMaxTokensRegressionTest {
       assertThat(unbroken.stopReason).isEqualTo("max_tokens");
       assertThat(words(unbroken.text)).isEqualTo(40);
       List<LogEntry> log = h.emulator.log();
-      assertThat(log.stream().filter(e -> e.continuation() != null)).as("a continuation was asked for: %s", log).isNotEmpty();
+      assertThat(log.stream().filter(e -> e.continuation() != null)).as("a continuation was asked for: %s", log)
+          .isNotEmpty();
       assertThat(words(recovered.text)).as(recovered.text).isLessThanOrEqualTo(40);
       assertThat(unbroken.text).as("no word repeated or missing").startsWith(recovered.text);
       assertThat(recovered.stopReason).isEqualTo("max_tokens");
