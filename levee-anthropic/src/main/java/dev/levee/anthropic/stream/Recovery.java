@@ -68,17 +68,30 @@ public record Recovery(OriginalRequest request, List<Target> targets, boolean en
   }
 
   /**
+   * The output tokens a continuation may still ask for after the client's answer has cost {@code
+   * spent}: the request's {@code max_tokens} ({@link OriginalRequest#maxTokens()}) minus {@code
+   * spent}; 0 or less when nothing is left; {@link Long#MAX_VALUE} when the request has no integral
+   * {@code max_tokens} (no upstream answers such a request, so no stream of one breaks).
+   */
+  long outputTokensLeft(long spent) {
+    long max = request.maxTokens();
+    return max < 0 ? Long.MAX_VALUE : max - spent;
+  }
+
+  /**
    * Asks {@code order}'s targets, through the chain, to continue {@code transcript}, within a fresh
-   * recovery window, one retry-budget token per call (a recovery is a retry) and the breakers.
+   * recovery window, one retry-budget token per call (a recovery is a retry) and the breakers; each
+   * call asks for the {@code max_tokens} left after {@code spent} output tokens ({@link RecoveryRequest}).
    *
    * <p>Every wait of the chain (backoff, retry-after) is cut short when the client goes away: the
    * calling thread is interrupted by the {@link #cancellation} for as long as the recovery runs,
    * so a disconnect during a recovery's backoff ends it at once ({@link ChainResult.Cancelled}).
    */
-  ChainResult<Reply> ask(List<Target> order, List<ObjectNode> transcript) {
+  ChainResult<Reply> ask(List<Target> order, List<ObjectNode> transcript, long spent) {
     Deadline window = Deadline.after(settings.recoveryWindow(), upstreams.ticker());
     StreamAttempt attempt = new StreamAttempt(upstreams, t -> upstreams.request(request, t,
-        RecoveryRequest.build(request.bodyFor(t.model()), t.model(), transcript, prefills(t))), settings, cancellation);
+        RecoveryRequest.build(request.bodyFor(t.model()), t.model(), transcript, prefills(t), spent)), settings,
+        cancellation);
     Thread self = Thread.currentThread();
     AutoCloseable wake = cancellation.register(self::interrupt);
     try {

@@ -22,11 +22,23 @@ import java.util.List;
  * </ul>
  *
  * <p>Everything else in the client's request — system, tools, sampling, unknown fields — is
- * kept; only {@code model} and {@code messages} change. A client's own prefill (its request
- * already ending in an assistant turn) is merged with the partial answer into one turn. With no
- * partial content the original request is sent as it was.
+ * kept; only {@code model}, {@code messages} and the output budget change. A client's own prefill
+ * (its request already ending in an assistant turn) is merged with the partial answer into one
+ * turn. With no partial content the original request is sent as it was, but for the budget.
+ *
+ * <p>The budget: {@code max_tokens} is lowered by the output tokens the answer has already cost,
+ * so that the partial answer and its continuation together stay within the client's {@code
+ * max_tokens}, as an unbroken answer does. Extended thinking's {@code budget_tokens} must stay
+ * below {@code max_tokens} (and at least 1024, the API's minimum): it is lowered to {@code
+ * max_tokens - 1} when that is still 1024 or more, else {@code thinking} is removed, as a reduced
+ * tier removes it, and with it the partial answer's thinking blocks, so that the turn being
+ * continued holds no thinking the request does not enable. (The continuation's own thinking never
+ * reaches the client anyway: the splicer drops it.)
  */
 public final class RecoveryRequest {
+
+  /** The API's least {@code thinking.budget_tokens}. */
+  static final long MIN_THINKING_BUDGET = 1024;
 
   /** The user turn sent to targets that cannot be prefilled. */
   public static final String INSTRUCTION = "Your previous reply was cut off by a network error. Continue it exactly "
@@ -40,8 +52,10 @@ public final class RecoveryRequest {
    * @param model the target's model
    * @param partial the content blocks the client already has (see {@link Transcript#content()})
    * @param prefill whether the target accepts a final assistant turn
+   * @param spent the output tokens the answer has cost so far (0: {@code max_tokens} unchanged);
+   *     the caller asks only while some are left, and {@code max_tokens} never goes below 1
    */
-  public static byte[] build(byte[] original, String model, List<ObjectNode> partial, boolean prefill) {
+  public static byte[] build(byte[] original, String model, List<ObjectNode> partial, boolean prefill, long spent) {
     ObjectNode body;
     try {
       body = (ObjectNode) Json.MAPPER.readTree(original);
@@ -49,7 +63,11 @@ public final class RecoveryRequest {
       throw new UncheckedIOException(new IOException("the original request is not a JSON object", e));
     }
     body.put("model", model);
+    boolean thinking = lowerBudget(body, spent);
     List<ObjectNode> content = new ArrayList<>(partial);
+    if (!thinking) {
+      content.removeIf(RecoveryRequest::isThinking);
+    }
     if (prefill) {
       stripTrailingWhitespace(content);
     }
@@ -72,6 +90,36 @@ public final class RecoveryRequest {
       user.putArray("content").addObject().put("type", "text").put("text", INSTRUCTION);
     }
     return Json.bytes(body);
+  }
+
+  /**
+   * Lowers {@code max_tokens} by {@code spent}, and the thinking budget with it (see the class doc).
+   *
+   * @return false when it removed {@code thinking}
+   */
+  private static boolean lowerBudget(ObjectNode body, long spent) {
+    JsonNode max = body.get("max_tokens");
+    if (spent <= 0 || max == null || !max.isIntegralNumber()) {
+      return true;
+    }
+    long left = Math.max(1, max.asLong() - spent);
+    body.put("max_tokens", left);
+    JsonNode thinking = body.get("thinking");
+    JsonNode budget = thinking == null ? null : thinking.get("budget_tokens");
+    if (budget == null || !budget.isIntegralNumber() || budget.asLong() < left) {
+      return true; // no thinking, adaptive thinking (no budget), or a budget that still fits
+    }
+    if (left - 1 >= MIN_THINKING_BUDGET) {
+      ((ObjectNode) thinking).put("budget_tokens", left - 1);
+      return true;
+    }
+    body.remove("thinking");
+    return false;
+  }
+
+  private static boolean isThinking(ObjectNode block) {
+    String type = block.path("type").asText();
+    return type.equals("thinking") || type.equals("redacted_thinking");
   }
 
   /** Appends the partial content to the client's own prefilled assistant turn. */

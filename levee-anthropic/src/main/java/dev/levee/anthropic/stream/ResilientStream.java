@@ -53,7 +53,7 @@ public final class ResilientStream implements AutoCloseable {
   ResilientStream(ChainResult.Answered<Reply> first, Recovery recovery, StreamStats stats) {
     this.recovery = recovery;
     this.stats = stats;
-    this.splicer = new StreamSplicer(recovery.settings().dropDuplicates());
+    this.splicer = new StreamSplicer(recovery.settings().dropDuplicates(), recovery.request().maxTokens());
     adopt(first);
     stats.started(first.steps().get(first.steps().size() - 1).took());
   }
@@ -149,6 +149,12 @@ public final class ResilientStream implements AutoCloseable {
           ? new StreamFailureException(failure, broken.upstreamError()) // relayed as it came
           : endedByLevee(failure, failure, impossible.isEmpty() ? "the upstream ended it" : impossible));
     }
+    long spent = splicer.outputTokens();
+    if (recovery.outputTokensLeft(spent) <= 0) {
+      completion.failure(failure);
+      toClient.addAll(splicer.finishAtMaxTokens()); // as an unbroken answer that reached max_tokens ends
+      return;
+    }
     silent = silent.plus(silenceOf(failure));
     List<Target> order = recovery.order(target, failure.kind());
     if (order.get(0).equals(target)) {
@@ -156,7 +162,7 @@ public final class ResilientStream implements AutoCloseable {
     } else {
       completion.failure(failure);
     }
-    ChainResult<Reply> asked = recovery.ask(order, splicer.transcript().content());
+    ChainResult<Reply> asked = recovery.ask(order, splicer.transcript().content(), spent);
     recoveryCalls += asked.calls();
     switch (asked) {
       case ChainResult.Answered<Reply> answered -> {
@@ -166,7 +172,8 @@ public final class ResilientStream implements AutoCloseable {
       }
       case ChainResult.Cancelled<Reply> cancelled -> throw clientGone();
       case ChainResult.Rejected<Reply> rejected ->
-          fail(endedByLevee(rejected.failure(), rejected.failure(), "the recovery was refused"));
+          fail(new StreamFailureException(rejected.failure(), incomplete(failure, rejected.failure(),
+              "the recovery was refused")));
       case ChainResult.Exhausted<Reply> exhausted ->
           fail(endedByLevee(failure, exhausted.lastFailure() != null ? exhausted.lastFailure() : failure,
               "no target could continue it (" + TargetReports.describe(exhausted.targets()) + ")"));
@@ -228,10 +235,31 @@ public final class ResilientStream implements AutoCloseable {
     throw ended;
   }
 
-  /** The stream ended by Levee's own error, which tells the client about {@code told} and {@code why}. */
+  /** The stream ended by Levee's own error (see {@link #incomplete}), recorded as {@code failure}. */
   private static StreamFailureException endedByLevee(Failure failure, Failure told, String why) {
-    return new StreamFailureException(failure, ApiError.of(told, "The answer is incomplete: the upstream stream broke ("
-        + told.errorType() + ": " + told.message() + ") and Levee could not resume it because " + why + "."));
+    return new StreamFailureException(failure, incomplete(failure, told, why));
+  }
+
+  /**
+   * The error that ends an incomplete answer: its message says how the stream broke ({@code broke})
+   * and {@code why} it was not resumed, with how the last recovery call failed ({@code told}, whose
+   * type the error takes) when that is not the break itself.
+   */
+  private static ApiError incomplete(Failure broke, Failure told, String why) {
+    String recoveryFailed = told == broke ? ""
+        : "; the last recovery call: " + told.errorType() + ": " + told.message();
+    return ApiError.of(told, "The answer is incomplete: the upstream stream " + howItBroke(broke) + " ("
+        + broke.errorType() + ": " + broke.message() + ") and Levee could not resume it because " + why
+        + recoveryFailed + ".");
+  }
+
+  /** "was cut" for a cut connection, "stalled" for a stall or a slow first token, else "broke". */
+  private static String howItBroke(Failure failure) {
+    return switch (failure.kind()) {
+      case CONNECTION -> "was cut";
+      case TIMEOUT -> "stalled";
+      default -> "broke";
+    };
   }
 
   private void end(Outcome outcome) {

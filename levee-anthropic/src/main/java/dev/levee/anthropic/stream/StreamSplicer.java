@@ -13,7 +13,8 @@ import java.util.List;
 /**
  * Turns the events of successive upstream attempts into one stream the client can trust: one
  * {@code message_start} with the original id, consistent block indices, no text missing or
- * repeated, usage summed across attempts, one {@code message_stop}.
+ * repeated, usage summed across attempts (a broken attempt's output tokens counted from what it
+ * delivered), one {@code message_stop}.
  *
  * <p>What the client receives, and when:
  *
@@ -39,7 +40,7 @@ final class StreamSplicer {
 
   private final Transcript transcript = new Transcript();
   private final BlockIndices indices = new BlockIndices();
-  private final UsageTotals usage = new UsageTotals();
+  private final UsageTotals usage;
   private final DuplicateCounter duplicates;
 
   private boolean started;
@@ -55,8 +56,14 @@ final class StreamSplicer {
   private boolean firstBlockOfAttempt = true;
   private StringBuilder overlapBuffer; // text of the extending block not yet checked for overlap
 
-  StreamSplicer(boolean dropDuplicates) {
+  /**
+   * @param dropDuplicates whether a content delta repeated byte for byte is dropped
+   * @param maxTokens the {@code max_tokens} the client's stream was asked for (the tier's cap
+   *     applied), or -1 when unknown: the output tokens it reports never exceed it
+   */
+  StreamSplicer(boolean dropDuplicates, long maxTokens) {
     this.duplicates = new DuplicateCounter(dropDuplicates);
+    this.usage = new UsageTotals(maxTokens);
   }
 
   /**
@@ -253,8 +260,36 @@ final class StreamSplicer {
   }
 
   /**
+   * The output tokens the client's answer has cost so far: as the upstreams reported them, or, when
+   * that is less (a broken attempt reports only its {@code message_start}'s 1), what the content the
+   * client received costs, counted high ({@link Transcript#outputTokensCountedHigh()}). A recovery
+   * may ask for the client's {@code max_tokens} minus this.
+   */
+  long outputTokens() {
+    return usage.outputTokens(transcript.outputTokensCountedHigh());
+  }
+
+  /**
+   * Ends the message after a break that left no output tokens to continue with: the open block's
+   * stop, a {@code message_delta} with {@code stop_reason: max_tokens} and the usage so far, and
+   * {@code message_stop} — the end of an unbroken answer that reached its {@code max_tokens}.
+   */
+  List<SseEvent> finishAtMaxTokens() {
+    held = null;
+    heldBlocks = null;
+    usage.bank(transcript.outputTokensCountedHigh());
+    List<SseEvent> out = new ArrayList<>();
+    transcript.closeOpen(out);
+    out.add(usage.maxTokensDelta());
+    out.add(new SseEvent("message_stop", "{\"type\":\"message_stop\"}"));
+    messageDeltaSent = true;
+    messageStopSent = true;
+    return out;
+  }
+
+  /**
    * Forgets the broken attempt and prepares for a recovery: held blocks are discarded, the
-   * attempt's usage is banked.
+   * attempt's usage is banked (its output tokens as {@link #outputTokens()} counts them).
    *
    * @param prefill whether the recovery prefills the partial answer (then only repeated
    *     whitespace is trimmed) or asks for it in a user turn (then repeated words are too)
@@ -262,7 +297,7 @@ final class StreamSplicer {
   void beginRecovery(boolean prefill) {
     held = null;
     heldBlocks = null;
-    usage.bank();
+    usage.bank(transcript.outputTokensCountedHigh());
     indices.reset();
     recovering = true;
     wordOverlap = !prefill;

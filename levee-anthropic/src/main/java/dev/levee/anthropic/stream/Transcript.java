@@ -31,8 +31,18 @@ final class Transcript {
     }
   }
 
+  /**
+   * Bytes of delivered text counted as one output token when the upstream's own count is unknown
+   * (a cut attempt reports its output tokens only in the {@code message_delta} it never sent):
+   * Claude's tokenizers average 3.5–4 characters a token in English text and about 3 in code, so
+   * 2 bytes a token overcounts nearly all text, which keeps a recovered answer within the client's
+   * {@code max_tokens}.
+   */
+  static final int BYTES_PER_TOKEN = 2;
+
   private final List<Block> blocks = new ArrayList<>();
   private Block open;
+  private long deltas; // text and thinking deltas the client received: each carries at least one token
 
   /** Blocks released so far. */
   int size() {
@@ -78,8 +88,14 @@ final class Transcript {
       return;
     }
     switch (delta.deltaType()) {
-      case "text_delta" -> open.text.append(delta.text());
-      case "thinking_delta" -> open.text.append(delta.thinking());
+      case "text_delta" -> {
+        open.text.append(delta.text());
+        deltas++;
+      }
+      case "thinking_delta" -> {
+        open.text.append(delta.thinking());
+        deltas++;
+      }
       case "signature_delta" -> open.signature = delta.signature();
       default -> { } // citations and future delta types are relayed, not needed to recover
     }
@@ -88,6 +104,29 @@ final class Transcript {
   /** Appends recovered text to the open text block. */
   void append(String text) {
     open.text.append(text);
+    deltas++;
+  }
+
+  /**
+   * The output tokens the client's content cost, counted so as not to fall short when the upstream
+   * never said: one per {@link #BYTES_PER_TOKEN} UTF-8 bytes of its text, thinking and other blocks'
+   * JSON, and at least one per delta. Computed on demand (after a break), not per delta.
+   */
+  long outputTokensCountedHigh() {
+    long bytes = 0;
+    for (Block block : blocks) {
+      bytes += block.start == null ? utf8Length(block.text) : Json.string(block.start).length();
+    }
+    return Math.max(deltas, (bytes + BYTES_PER_TOKEN - 1) / BYTES_PER_TOKEN);
+  }
+
+  private static long utf8Length(CharSequence text) {
+    long bytes = 0;
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : Character.isSurrogate(c) ? 2 : 3; // a surrogate pair: 4 bytes
+    }
+    return bytes;
   }
 
   /**

@@ -45,6 +45,15 @@ public record OriginalRequest(String path, String query, Map<String, List<String
     return body.rewrite(model, maxTokensCap, drop);
   }
 
+  /**
+   * The {@code max_tokens} each call asks for: the client's, lowered to the tier's cap; -1 when the
+   * body has no integral {@code max_tokens}.
+   */
+  public long maxTokens() {
+    long asked = body.maxTokens();
+    return maxTokensCap > 0 && asked > maxTokensCap ? maxTokensCap : asked;
+  }
+
   /** The upstream call carrying {@code body} to {@code endpoint}: same path, query and headers. */
   public UpstreamRequest to(Endpoint endpoint, byte[] body) {
     return new UpstreamRequest(uri(endpoint.baseUrl() + path + (query == null ? "" : "?" + query)), "POST",

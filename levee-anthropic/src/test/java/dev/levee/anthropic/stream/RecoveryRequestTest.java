@@ -20,7 +20,7 @@ class RecoveryRequestTest {
   }
 
   private static JsonNode build(List<ObjectNode> partial, boolean prefill) {
-    return Json.tryParse(RecoveryRequest.build(ORIGINAL, "claude-x", partial, prefill));
+    return Json.tryParse(RecoveryRequest.build(ORIGINAL, "claude-x", partial, prefill, 0));
   }
 
   @Test
@@ -65,7 +65,7 @@ class RecoveryRequestTest {
   void aClientsOwnPrefillIsMergedWithThePartialAnswer() {
     byte[] prefilled = ("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Q\"},"
         + "{\"role\":\"assistant\",\"content\":\"The answer is\"}]}").getBytes(StandardCharsets.UTF_8);
-    JsonNode body = Json.tryParse(RecoveryRequest.build(prefilled, "m", List.of(text(" 4")), true));
+    JsonNode body = Json.tryParse(RecoveryRequest.build(prefilled, "m", List.of(text(" 4")), true, 0));
 
     assertThat(body.get("messages")).hasSize(2);
     assertThat(body.get("messages").get(1).path("content").get(0).path("text").asText()).isEqualTo("The answer is 4");

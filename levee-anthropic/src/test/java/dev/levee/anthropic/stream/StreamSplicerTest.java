@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 
 class StreamSplicerTest {
 
-  private StreamSplicer splicer = new StreamSplicer(false);
+  private StreamSplicer splicer = new StreamSplicer(false, -1);
   private final Events.Client client = new Events.Client();
 
   private void feed(SseEvent... events) throws StreamFailureException {
@@ -43,7 +43,7 @@ class StreamSplicerTest {
 
   @Test
   void whenConfiguredADeltaRepeatedByteForByteIsDroppedAndCounted() throws Exception {
-    splicer = new StreamSplicer(true);
+    splicer = new StreamSplicer(true, -1);
     feed(messageStart("msg_1", 1), textStart(0), text(0, "ab"), text(0, "ab"), text(0, "cd"), stop(0),
         messageDelta("end_turn", 2), messageStop());
 
@@ -116,7 +116,8 @@ class StreamSplicerTest {
     feed(messageStart("msg_2", 12), textStart(0), text(0, " c"), stop(0), messageDelta("end_turn", 5), messageStop());
 
     assertThat(client.usage.path("input_tokens").asLong()).isEqualTo(22);
-    assertThat(client.usage.path("output_tokens").asLong()).isEqualTo(6); // 1 reported by the cut attempt + 5
+    // the cut attempt reported 1 in its message_start; "a b" (3 bytes) counted high is 2; + 5
+    assertThat(client.usage.path("output_tokens").asLong()).isEqualTo(7);
   }
 
   @Test

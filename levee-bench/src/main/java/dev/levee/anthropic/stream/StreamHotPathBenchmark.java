@@ -89,7 +89,7 @@ public class StreamHotPathBenchmark {
     Reads in = new Reads(upstream, readBytes);
     Writes out = new Writes();
     SseReader reader = new SseReader(in);
-    StreamSplicer splicer = new StreamSplicer(false);
+    StreamSplicer splicer = new StreamSplicer(false, -1);
     MessageAssembler assembler = new MessageAssembler();
     SseWriter writer = new SseWriter(out);
     SseEvent event;
