@@ -37,8 +37,20 @@ final class ModelList {
   private static final int DEFAULT_LIMIT = 20;
   private static final int MAX_LIMIT = 1000;
 
-  /** What the client gets: a status, a body, and when it is set, why the upstream's models are missing. */
-  record Page(int status, Map<String, List<String>> upstreamHeaders, byte[] body, String reason) {}
+  /**
+   * What the client gets: a status, a body, and when it is set, why the upstream's models are
+   * missing; or {@code error}, Levee's own error (the caller names it with the exchange's request id).
+   */
+  record Page(int status, Map<String, List<String>> upstreamHeaders, byte[] body, String reason, ApiError error) {
+
+    Page(int status, Map<String, List<String>> upstreamHeaders, byte[] body, String reason) {
+      this(status, upstreamHeaders, body, reason, null);
+    }
+
+    static Page of(ApiError error) {
+      return new Page(error.status(), Map.of(), null, null, error);
+    }
+  }
 
   private final AliasModels aliases;
   private final String upstreamName;
@@ -78,7 +90,7 @@ final class ModelList {
     int limit = limit(limitText);
     if (limit < 0) {
       ApiError error = ApiError.invalidRequest("limit: must be an integer from 1 to " + MAX_LIMIT + ", was '" + limitText + "'");
-      return new Page(400, Map.of(), error.toBytes(null), null);
+      return Page.of(error);
     }
     List<String> ids = aliases.ids();
     if (before != null) {
@@ -146,7 +158,7 @@ final class ModelList {
       String why = TransportError.describe(e);
       ApiError error = new ApiError(502, "api_error", "the upstream could not be reached: " + why);
       return new Listed(List.of(), false, "upstream models not listed: " + why,
-          new Page(502, Map.of(), error.toBytes(null), null));
+          Page.of(error));
     }
     int status = answer.status();
     JsonNode body = Json.tryParse(answer.body());

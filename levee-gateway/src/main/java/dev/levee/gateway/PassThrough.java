@@ -6,6 +6,7 @@ import dev.levee.anthropic.error.TransportError;
 import dev.levee.anthropic.server.ServerIo;
 import dev.levee.anthropic.upstream.Endpoint;
 import dev.levee.anthropic.upstream.Headers;
+import dev.levee.gateway.pipeline.LeveeErrors;
 import dev.levee.gateway.pipeline.LeveeHeaders;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -46,6 +47,10 @@ final class PassThrough {
     try {
       if (path.equals("/v1/models")) {
         ModelList.Page page = list.page(query, headers);
+        if (page.error() != null) {
+          LeveeErrors.send(response, callback, page.error()); // named by the exchange's id, as Levee's errors are
+          return;
+        }
         if (page.reason() != null) {
           response.getHeaders().put(LeveeHeaders.REASON, page.reason());
         }
@@ -63,7 +68,7 @@ final class PassThrough {
           headers);
       send(response, callback, answer.status(), answer.headers(), answer.body());
     } catch (IOException e) {
-      ServerIo.error(response, callback, new ApiError(502, "api_error", "the upstream could not be reached: "
+      LeveeErrors.send(response, callback, new ApiError(502, "api_error", "the upstream could not be reached: "
           + TransportError.describe(e)));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

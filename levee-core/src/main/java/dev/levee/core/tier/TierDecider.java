@@ -127,8 +127,8 @@ public final class TierDecider {
       if (reading.freshFailures()) {
         elevated.addAll(shares);
       } else if (!shares.isEmpty()) {
-        stale = String.join(", ", shares) + ", but no call failed within the short window: those failures are over,"
-            + " no step down";
+        stale = String.join(", ", shares) + ", but no call failed within the short window (none made, or all answered):"
+            + " no step down on older failures alone";
       }
       // p99 on both windows (multiwindow): the SLI window's steps down only while the short one's is as high
       if (reading.p99Millis() >= t.p99DownMillis() && reading.freshP99Millis() >= t.p99DownMillis()) {

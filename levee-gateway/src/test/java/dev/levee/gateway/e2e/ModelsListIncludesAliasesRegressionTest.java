@@ -77,6 +77,10 @@ class ModelsListIncludesAliasesRegressionTest {
       HttpResponse<String> bad = h.getWith("/v1/models?limit=0", "sk-ant-test");
       assertThat(bad.statusCode()).isEqualTo(400);
       assertThat(Json.tryParse(bad.body()).path("error").path("type").asText()).isEqualTo("invalid_request_error");
+      // newcomer trial 2, session 11: this 400 had no request_id in its body and no request-id header
+      String id = bad.headers().firstValue("x-levee-request-id").orElseThrow();
+      assertThat(Json.tryParse(bad.body()).path("request_id").asText()).isEqualTo(id);
+      assertThat(bad.headers().firstValue("request-id")).hasValue(id);
     }
   }
 
