@@ -79,7 +79,7 @@ class StaleSlowWindowRegressionTest {
     try (TierBoard board = board()) {
       streams(board, 15, Duration.ofMillis(1_500)); // too few to judge (minimum volume 20)
       board.evaluateAll();
-      assertThat(reason(board)).startsWith("quiet: 15 calls < 20");
+      assertThat(reason(board)).startsWith("quiet: 15 calls, fewer than the 20 needed to judge");
 
       clock.advance(Duration.ofSeconds(15));
       streams(board, 10, Duration.ofMillis(60)); // fast now; the window reaches the minimum volume
