@@ -7,7 +7,6 @@ import dev.levee.anthropic.time.SystemClock;
 import dev.levee.core.breaker.CircuitBreaker;
 import dev.levee.core.breaker.CircuitBreakerConfig;
 import dev.levee.core.breaker.CircuitState;
-import dev.levee.core.breaker.Permit;
 import dev.levee.core.chain.Breakers;
 import dev.levee.core.chain.Target;
 import dev.levee.core.time.ManualClock;
@@ -15,9 +14,7 @@ import dev.levee.gateway.Aliases;
 import dev.levee.gateway.config.ConfigLoader;
 import dev.levee.gateway.config.GatewayConfig;
 import dev.levee.gateway.jobs.Database;
-import dev.levee.gateway.jobs.JobExecutor;
 import dev.levee.gateway.jobs.JobRequest;
-import dev.levee.gateway.jobs.JobResult;
 import dev.levee.gateway.jobs.JobStore;
 import dev.levee.gateway.jobs.JobWorkers;
 import dev.levee.gateway.jobs.KeySeal;
@@ -25,6 +22,7 @@ import dev.levee.gateway.jobs.NewJob;
 import dev.levee.gateway.jobs.PauseGate;
 import dev.levee.gateway.jobs.QueueConfig;
 import dev.levee.gateway.jobs.TestStores;
+import dev.levee.gateway.jobs.TrialJobs;
 import dev.levee.gateway.tier.TierBoard;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -33,12 +31,9 @@ import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -64,11 +59,7 @@ class OneTrialJobPerClusterRegressionTest {
   private final Aliases routes;
   private final List<AutoCloseable> closing = new ArrayList<>();
 
-  private final Queue<String> refused = new ConcurrentLinkedQueue<>();
-  private final AtomicInteger started = new AtomicInteger();
-  private final CountDownLatch trialStarted = new CountDownLatch(1);
-  private final CountDownLatch releaseTrial = new CountDownLatch(1);
-  private final CountDownLatch allDone = new CountDownLatch(JOBS);
+  private final TrialJobs jobs = new TrialJobs(JOBS);
   /** Both replicas read their gate before either claims: each sees "a trial may start". */
   private final CountDownLatch bothLooked = new CountDownLatch(2);
 
@@ -84,7 +75,7 @@ class OneTrialJobPerClusterRegressionTest {
 
   @AfterEach
   void cleanUp() throws Exception {
-    releaseTrial.countDown();
+    jobs.releaseTrial().countDown();
     for (AutoCloseable c : closing.reversed()) {
       c.close();
     }
@@ -110,27 +101,9 @@ class OneTrialJobPerClusterRegressionTest {
 
   /** Counts the gate reads of a replica's dispatcher once the trial runs. */
   private JobWorkers start(Replica replica, Semaphore looksDuringTrial) {
-    JobWorkers workers = new JobWorkers(replica.store(), (request, key, lost, trial) -> {
-      started.incrementAndGet();
-      Permit reserved = trial.take(TARGET); // as the chain does
-      switch (reserved != null ? new CircuitBreaker.Admitted(reserved) : replica.breakers().gate(TARGET).tryAcquire()) {
-        case CircuitBreaker.Rejected r -> {
-          refused.add("circuit " + r.state());
-          return new JobExecutor.RetryLater("circuit half-open, trial in flight", null);
-        }
-        case CircuitBreaker.Admitted a -> {
-          if (a.permit().trial()) {
-            trialStarted.countDown();
-            await(releaseTrial);
-          }
-          a.permit().success();
-          allDone.countDown();
-          return new JobExecutor.Finished(new JobResult(200, Map.of(), "{}".getBytes(StandardCharsets.UTF_8)));
-        }
-      }
-    }, () -> {
+    JobWorkers workers = new JobWorkers(replica.store(), jobs.executor(replica.breakers(), TARGET), () -> {
       PauseGate.Paused paused = replica.gate().paused();
-      if (trialStarted.getCount() == 0) {
+      if (jobs.trialStarted().getCount() == 0) {
         looksDuringTrial.release();
       }
       if (bothLooked.getCount() > 0 && !paused.trials().isEmpty()) {
@@ -162,18 +135,20 @@ class OneTrialJobPerClusterRegressionTest {
     start(a, looksA);
     start(b, looksB);
 
-    assertThat(trialStarted.await(10, TimeUnit.SECONDS)).as("a trial job starts once the open period ended").isTrue();
+    assertThat(jobs.trialStarted().await(10, TimeUnit.SECONDS)).as("a trial job starts once the open period ended")
+        .isTrue();
     // each replica's dispatcher looks again, ten times (it polls every 20 ms), while the trial is in flight
     assertThat(looksA.tryAcquire(10, 10, TimeUnit.SECONDS)).isTrue();
     assertThat(looksB.tryAcquire(10, 10, TimeUnit.SECONDS)).isTrue();
 
-    assertThat(refused).as("no replica ran a second trial job beside the cluster's trial").isEmpty();
-    assertThat(started).as("jobs started across the cluster while its one trial runs").hasValue(1);
+    assertThat(jobs.refused()).as("no replica ran a second trial job beside the cluster's trial").isEmpty();
+    assertThat(jobs.started()).as("jobs started across the cluster while its one trial runs").hasValue(1);
 
-    releaseTrial.countDown(); // the trial succeeds: the shared circuit closes for both
+    jobs.releaseTrial().countDown(); // the trial succeeds: the shared circuit closes for both
 
-    assertThat(allDone.await(10, TimeUnit.SECONDS)).as("the rest runs once the trial closed the circuit").isTrue();
-    assertThat(refused).isEmpty();
+    assertThat(jobs.allDone().await(10, TimeUnit.SECONDS)).as("the rest runs once the trial closed the circuit")
+        .isTrue();
+    assertThat(jobs.refused()).isEmpty();
     assertThat(b.breakers().gate(TARGET).state()).isEqualTo(CircuitState.CLOSED);
   }
 

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.levee.core.breaker.CircuitBreaker;
 import dev.levee.core.breaker.CircuitBreakerConfig;
-import dev.levee.core.breaker.Permit;
 import dev.levee.core.chain.Breakers;
 import dev.levee.core.chain.Target;
 import dev.levee.core.time.ManualClock;
@@ -18,12 +17,8 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Map;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -91,64 +86,31 @@ class AliasesSharingATargetShareOneTrialRegressionTest {
           "claude-x");
     });
 
-    Queue<String> refused = new ConcurrentLinkedQueue<>();
-    AtomicInteger started = new AtomicInteger();
-    CountDownLatch trialStarted = new CountDownLatch(1);
-    CountDownLatch releaseTrial = new CountDownLatch(1);
-    CountDownLatch allDone = new CountDownLatch(4);
+    TrialJobs jobs = new TrialJobs(4);
     Semaphore asked = new Semaphore(0);
-    workers = new JobWorkers(store, (request, key, lost, trial) -> {
-      started.incrementAndGet();
-      Permit reserved = trial.take(TARGET); // as the chain does
-      switch (reserved != null ? new CircuitBreaker.Admitted(reserved) : breakers.gate(TARGET).tryAcquire()) {
-        case CircuitBreaker.Rejected r -> {
-          refused.add("circuit " + r.state());
-          return new JobExecutor.RetryLater("circuit half-open, trial in flight", null);
-        }
-        case CircuitBreaker.Admitted a -> {
-          if (a.permit().trial()) {
-            trialStarted.countDown();
-            await(releaseTrial);
-          }
-          a.permit().success();
-          allDone.countDown();
-          return new JobExecutor.Finished(new JobResult(200, Map.of(), "{}".getBytes(StandardCharsets.UTF_8)));
-        }
-      }
-    }, () -> {
-      if (trialStarted.getCount() == 0) {
+    workers = new JobWorkers(store, jobs.executor(breakers, TARGET), () -> {
+      if (jobs.trialStarted().getCount() == 0) {
         asked.release();
       }
       return gate.paused();
     }, KeySeal.of(config.secret()), InstantSource.system(), config, clock::nanos).start();
 
-    assertThat(trialStarted.await(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(jobs.trialStarted().await(10, TimeUnit.SECONDS)).isTrue();
     for (int i = 0; i < 3; i++) { // the dispatcher looks again, three times, while the trial runs
       asked.drainPermits();
       workers.wake();
       assertThat(asked.tryAcquire(10, TimeUnit.SECONDS)).isTrue();
     }
 
-    assertThat(refused).as("no second trial job claimed for the other alias").isEmpty();
-    assertThat(started).as("jobs started while the target's trial runs").hasValue(1);
+    assertThat(jobs.refused()).as("no second trial job claimed for the other alias").isEmpty();
+    assertThat(jobs.started()).as("jobs started while the target's trial runs").hasValue(1);
     assertThat(gate.paused().why("default", "quick")).isPresent();
     assertThat(gate.paused().why("default", "smart")).isPresent();
 
-    releaseTrial.countDown(); // the trial succeeds: closed
+    jobs.releaseTrial().countDown(); // the trial succeeds: closed
 
-    assertThat(allDone.await(10, TimeUnit.SECONDS)).as("both aliases' work runs once the trial closed the circuit")
-        .isTrue();
-    assertThat(refused).isEmpty();
-  }
-
-  private static void await(CountDownLatch latch) {
-    try {
-      if (!latch.await(10, TimeUnit.SECONDS)) {
-        throw new AssertionError("the trial was never released");
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError(e);
-    }
+    assertThat(jobs.allDone().await(10, TimeUnit.SECONDS))
+        .as("both aliases' work runs once the trial closed the circuit").isTrue();
+    assertThat(jobs.refused()).isEmpty();
   }
 }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.levee.core.breaker.CircuitBreaker;
 import dev.levee.core.breaker.CircuitBreakerConfig;
-import dev.levee.core.breaker.Permit;
 import dev.levee.core.chain.Breakers;
 import dev.levee.core.chain.Target;
 import dev.levee.core.time.ManualClock;
@@ -18,9 +17,6 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Map;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -89,63 +85,32 @@ class HalfOpenClaimsOneTrialRegressionTest {
     clock.advance(Duration.ofSeconds(31)); // the open period is over: a trial may start
     assertThat(gate.paused().trialAliases()).contains("smart");
 
-    Queue<String> refused = new ConcurrentLinkedQueue<>();
-    CountDownLatch trialStarted = new CountDownLatch(1);
-    CountDownLatch releaseTrial = new CountDownLatch(1);
-    CountDownLatch allDone = new CountDownLatch(JOBS);
+    TrialJobs jobs = new TrialJobs(JOBS);
     Semaphore asked = new Semaphore(0);
-    workers = new JobWorkers(store, (request, key, lost, trial) -> {
-      Permit reserved = trial.take(TARGET); // as the chain does: the trial job's call goes out under the workers' permit
-      switch (reserved != null ? new CircuitBreaker.Admitted(reserved) : breakers.gate(TARGET).tryAcquire()) {
-        case CircuitBreaker.Rejected r -> {
-          refused.add("circuit " + r.state());
-          return new JobExecutor.RetryLater("circuit half-open, trial in flight", null);
-        }
-        case CircuitBreaker.Admitted a -> {
-          if (a.permit().trial()) {
-            trialStarted.countDown();
-            await(releaseTrial);
-          }
-          a.permit().success();
-          allDone.countDown();
-          return new JobExecutor.Finished(new JobResult(200, Map.of(), "{}".getBytes(StandardCharsets.UTF_8)));
-        }
-      }
-    }, () -> {
-      if (trialStarted.getCount() == 0) {
+    workers = new JobWorkers(store, jobs.executor(breakers, TARGET), () -> {
+      if (jobs.trialStarted().getCount() == 0) {
         asked.release(); // the dispatcher asked the gate while the trial ran
       }
       return gate.paused();
     }, KeySeal.of(config.secret()), InstantSource.system(), config, clock::nanos).start();
 
-    assertThat(trialStarted.await(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(jobs.trialStarted().await(10, TimeUnit.SECONDS)).isTrue();
     for (int i = 0; i < 3; i++) { // work is added (elsewhere): the dispatcher looks again, three times
       asked.drainPermits();
       workers.wake();
       assertThat(asked.tryAcquire(10, TimeUnit.SECONDS)).isTrue();
     }
 
-    assertThat(refused).as("no job claimed beside the trial").isEmpty();
+    assertThat(jobs.refused()).as("no job claimed beside the trial").isEmpty();
     assertThat(store.counts()).filteredOn(c -> c.state() == JobState.QUEUED)
         .singleElement().satisfies(c -> assertThat(c.jobs()).isEqualTo(JOBS - 1));
     assertThat(gate.paused().why("default", "smart")).hasValueSatisfying(why -> assertThat(why)
         .contains("emu/claude-x: circuit half-open, trial in flight"));
 
-    releaseTrial.countDown(); // the trial succeeds: closed (close-after 1)
+    jobs.releaseTrial().countDown(); // the trial succeeds: closed (close-after 1)
 
-    assertThat(allDone.await(10, TimeUnit.SECONDS)).as("the rest run as soon as the trial ends, not at the next poll")
-        .isTrue();
-    assertThat(refused).isEmpty();
-  }
-
-  private static void await(CountDownLatch latch) {
-    try {
-      if (!latch.await(10, TimeUnit.SECONDS)) {
-        throw new AssertionError("the trial was never released");
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError(e);
-    }
+    assertThat(jobs.allDone().await(10, TimeUnit.SECONDS))
+        .as("the rest run as soon as the trial ends, not at the next poll").isTrue();
+    assertThat(jobs.refused()).isEmpty();
   }
 }
