@@ -3,20 +3,9 @@ package dev.levee.gateway.jobs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.levee.core.breaker.CircuitBreaker;
-import dev.levee.core.breaker.CircuitBreakerConfig;
-import dev.levee.core.chain.Breakers;
 import dev.levee.core.chain.Target;
-import dev.levee.core.time.ManualClock;
-import dev.levee.gateway.Aliases;
-import dev.levee.gateway.config.ConfigLoader;
-import dev.levee.gateway.config.GatewayConfig;
-import dev.levee.gateway.tier.TierBoard;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.time.InstantSource;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -33,29 +22,14 @@ import org.junit.jupiter.api.Test;
  */
 class HalfOpenClaimsOneTrialRegressionTest {
 
-  private static final Target TARGET = new Target("emu", "claude-x");
+  private static final Target TARGET = OneTargetQueue.TARGET;
   private static final int JOBS = 4; // as many as the pool's workers
 
-  private final ManualClock clock = new ManualClock();
-  private final QueueConfig config = TestStores.sqlite();
-  private final Database db = Database.open(config);
-  private final JobStore store = new JobStore(db);
-  private final TierBoard tiers;
-  private final Breakers breakers = new Breakers(
-      CircuitBreakerConfig.of(1, Duration.ofSeconds(60), Duration.ofSeconds(30)).withCloseAfter(1), clock, t -> { },
-      List.of(TARGET));
-  private final PauseGate gate;
+  private final OneTargetQueue queue;
   private JobWorkers workers;
 
   HalfOpenClaimsOneTrialRegressionTest() throws Exception {
-    GatewayConfig gateway = new ConfigLoader().parse("""
-        upstreams:
-          emu: { url: "http://127.0.0.1:9" }
-        models:
-          smart: { chain: [emu/claude-x] }
-        """, "test.yaml");
-    tiers = new TierBoard(gateway, clock, clock, () -> Instant.EPOCH, (delay, task) -> () -> { });
-    gate = new PauseGate(new Aliases(gateway), gateway.models().keySet(), breakers, tiers, List.of("default"));
+    queue = new OneTargetQueue("smart");
   }
 
   @AfterEach
@@ -63,36 +37,28 @@ class HalfOpenClaimsOneTrialRegressionTest {
     if (workers != null) {
       workers.close();
     }
-    tiers.close();
-    db.close();
-  }
-
-  private void enqueue() {
-    JobRequest request = new JobRequest("/v1/messages", null, Map.of(),
-        "{\"model\":\"smart\",\"max_tokens\":5,\"messages\":[]}".getBytes(StandardCharsets.UTF_8));
-    Instant now = InstantSource.system().instant();
-    store.enqueue(new NewJob("t", "default", "smart", 5, null, request, null), now, now.plusSeconds(3600));
+    queue.close();
   }
 
   @Test
   void oneJobIsClaimedAsTheTrialAndTheRestRunWhenItClosesTheCircuit() throws Exception {
-    assertThat(config.workers()).isEqualTo(JOBS);
-    ((CircuitBreaker.Admitted) breakers.gate(TARGET).tryAcquire()).permit().failure(); // open for 30 s
+    assertThat(queue.config.workers()).isEqualTo(JOBS);
+    ((CircuitBreaker.Admitted) queue.breakers.gate(TARGET).tryAcquire()).permit().failure(); // open for 30 s
     for (int i = 0; i < JOBS; i++) {
-      enqueue();
+      queue.enqueue("smart");
     }
-    assertThat(gate.paused().aliases()).as("open: held").contains("smart");
-    clock.advance(Duration.ofSeconds(31)); // the open period is over: a trial may start
-    assertThat(gate.paused().trialAliases()).contains("smart");
+    assertThat(queue.gate.paused().aliases()).as("open: held").contains("smart");
+    queue.clock.advance(Duration.ofSeconds(31)); // the open period is over: a trial may start
+    assertThat(queue.gate.paused().trialAliases()).contains("smart");
 
     TrialJobs jobs = new TrialJobs(JOBS);
     Semaphore asked = new Semaphore(0);
-    workers = new JobWorkers(store, jobs.executor(breakers, TARGET), () -> {
+    workers = new JobWorkers(queue.store, jobs.executor(queue.breakers, TARGET), () -> {
       if (jobs.trialStarted().getCount() == 0) {
         asked.release(); // the dispatcher asked the gate while the trial ran
       }
-      return gate.paused();
-    }, KeySeal.of(config.secret()), InstantSource.system(), config, clock::nanos).start();
+      return queue.gate.paused();
+    }, KeySeal.of(queue.config.secret()), InstantSource.system(), queue.config, queue.clock::nanos).start();
 
     assertThat(jobs.trialStarted().await(10, TimeUnit.SECONDS)).isTrue();
     for (int i = 0; i < 3; i++) { // work is added (elsewhere): the dispatcher looks again, three times
@@ -102,9 +68,9 @@ class HalfOpenClaimsOneTrialRegressionTest {
     }
 
     assertThat(jobs.refused()).as("no job claimed beside the trial").isEmpty();
-    assertThat(store.counts()).filteredOn(c -> c.state() == JobState.QUEUED)
+    assertThat(queue.store.counts()).filteredOn(c -> c.state() == JobState.QUEUED)
         .singleElement().satisfies(c -> assertThat(c.jobs()).isEqualTo(JOBS - 1));
-    assertThat(gate.paused().why("default", "smart")).hasValueSatisfying(why -> assertThat(why)
+    assertThat(queue.gate.paused().why("default", "smart")).hasValueSatisfying(why -> assertThat(why)
         .contains("emu/claude-x: circuit half-open, trial in flight"));
 
     jobs.releaseTrial().countDown(); // the trial succeeds: closed (close-after 1)
