@@ -3,7 +3,6 @@ package dev.levee.gateway.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.levee.anthropic.Json;
 import dev.levee.core.breaker.CircuitState;
 import dev.levee.core.chain.Target;
 import dev.levee.core.time.ManualClock;
@@ -11,7 +10,6 @@ import dev.levee.emulator.EmulatorOptions;
 import dev.levee.emulator.Scenario;
 import dev.levee.gateway.GatewayClock;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.HashMap;
@@ -71,14 +69,7 @@ class BacklogAfterHealRunsOnThePrimaryRegressionTest {
           breaker: { failures: 3, window: 30s, open-for: 10s, close-after: 1 }
         models:
           smart: { chain: [emu/claude-p, emu/claude-f] }
-        queue:
-          folder: %s
-          secret: AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=
-          workers: 8
-          poll: 20ms
-          retry-delay: 20ms
-          pacing: { enabled: false }
-        """.formatted(Files.createTempDirectory("levee-heal")), "", virtual);
+        """ + QueuedWork.queueSection("levee-heal"), "", virtual);
     for (int i = 0; i < 3; i++) { // the outage: the fallback answers, the primary's circuit opens
       HttpResponse<String> answered = harness.post("/v1/messages", body("during " + i), headers());
       assertThat(answered.statusCode()).as(answered.body()).isEqualTo(200);
@@ -88,20 +79,8 @@ class BacklogAfterHealRunsOnThePrimaryRegressionTest {
     clock.advance(Duration.ofSeconds(61)); // the primary healed; its open period is over, its trial not yet made
     int fallbackCallsBefore = harness.attempts("claude-f").size();
 
-    StringBuilder requests = new StringBuilder();
-    for (int i = 0; i < JOBS; i++) {
-      requests.append(i == 0 ? "" : ",").append("{\"custom_id\":\"r").append(i).append("\",\"params\":")
-          .append(body("after " + i)).append('}');
-    }
-    HttpResponse<String> batch = harness.post("/v1/messages/batches", "{\"requests\":[" + requests + "]}", headers());
-    assertThat(batch.statusCode()).as(batch.body()).isEqualTo(200);
-    String id = Json.tryParse(batch.body()).get("id").asText();
-    long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    JsonNode view;
-    do {
-      Thread.sleep(50); // the workers run on real time: polling as a client would
-      view = Json.tryParse(harness.getWith("/v1/messages/batches/" + id, "sk-a").body());
-    } while (!"ended".equals(view.get("processing_status").asText()) && System.nanoTime() < until);
+    String id = QueuedWork.postBatch(harness, JOBS, "r", i -> body("after " + i), headers());
+    JsonNode view = QueuedWork.awaitEnded(harness, id);
 
     assertThat(view.at("/request_counts/succeeded").asInt()).as(view.toString()).isEqualTo(JOBS);
     assertThat(harness.attempts("claude-f").size() - fallbackCallsBefore).as("jobs of the batch answered by the fallback")
