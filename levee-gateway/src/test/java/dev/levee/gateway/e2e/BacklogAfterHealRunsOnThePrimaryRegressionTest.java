@@ -6,16 +6,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.levee.core.breaker.CircuitState;
 import dev.levee.core.chain.Target;
 import dev.levee.core.time.ManualClock;
-import dev.levee.emulator.EmulatorOptions;
-import dev.levee.emulator.Scenario;
-import dev.levee.gateway.GatewayClock;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.time.InstantSource;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.SplittableRandom;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -37,17 +32,11 @@ class BacklogAfterHealRunsOnThePrimaryRegressionTest {
   private static final int JOBS = 12;
 
   private final ManualClock clock = new ManualClock();
+  @AutoClose
   private Harness harness;
 
-  @AfterEach
-  void stop() throws Exception {
-    if (harness != null) {
-      harness.close();
-    }
-  }
-
   private static String body(String prompt) {
-    return "{\"model\":\"smart\",\"max_tokens\":32,\"messages\":[{\"role\":\"user\",\"content\":\"" + prompt + "\"}]}";
+    return ClientRequests.message("smart", 32, prompt);
   }
 
   private static Map<String, String> headers() {
@@ -57,19 +46,13 @@ class BacklogAfterHealRunsOnThePrimaryRegressionTest {
 
   @Test
   void aBatchAfterThePrimaryHealedRunsOneTrialThenEveryJobOnThePrimary() throws Exception {
-    EmulatorOptions options = EmulatorOptions.builder().ticker(clock).sleeper(clock)
-        .timeToFirstToken(Duration.ZERO).deltaDelay(Duration.ZERO)
-        .scenario(Scenario.builder().phase(Scenario.Phase.builder().model("claude-p").to(Duration.ofSeconds(60))
-            .status(529).build()).build())
-        .build();
-    GatewayClock virtual = new GatewayClock(clock, clock, InstantSource.system(), new SplittableRandom(9), clock);
-    harness = Harness.start(options, """
+    harness = VirtualTime.start(clock, 9, VirtualTime.overloaded("claude-p", Duration.ZERO, Duration.ofSeconds(60)), """
         policy:
           retry: { max-retries: 0 }
           breaker: { failures: 3, window: 30s, open-for: 10s, close-after: 1 }
         models:
           smart: { chain: [emu/claude-p, emu/claude-f] }
-        """ + QueuedWork.queueSection("levee-heal"), "", virtual);
+        """ + QueuedWork.queueSection("levee-heal"));
     for (int i = 0; i < 3; i++) { // the outage: the fallback answers, the primary's circuit opens
       HttpResponse<String> answered = harness.post("/v1/messages", body("during " + i), headers());
       assertThat(answered.statusCode()).as(answered.body()).isEqualTo(200);
