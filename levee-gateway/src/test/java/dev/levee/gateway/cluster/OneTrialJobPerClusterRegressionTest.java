@@ -3,16 +3,11 @@ package dev.levee.gateway.cluster;
 import static dev.levee.gateway.cluster.RedisFixture.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.levee.anthropic.time.SystemClock;
 import dev.levee.core.breaker.CircuitBreaker;
 import dev.levee.core.breaker.CircuitBreakerConfig;
 import dev.levee.core.breaker.CircuitState;
 import dev.levee.core.chain.Breakers;
 import dev.levee.core.chain.Target;
-import dev.levee.core.time.ManualClock;
-import dev.levee.gateway.Aliases;
-import dev.levee.gateway.config.ConfigLoader;
-import dev.levee.gateway.config.GatewayConfig;
 import dev.levee.gateway.jobs.Database;
 import dev.levee.gateway.jobs.JobRequest;
 import dev.levee.gateway.jobs.JobStore;
@@ -23,7 +18,6 @@ import dev.levee.gateway.jobs.PauseGate;
 import dev.levee.gateway.jobs.QueueConfig;
 import dev.levee.gateway.jobs.TestStores;
 import dev.levee.gateway.jobs.TrialJobs;
-import dev.levee.gateway.tier.TierBoard;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -48,15 +42,13 @@ import org.junit.jupiter.api.Test;
  */
 class OneTrialJobPerClusterRegressionTest {
 
-  private static final Target TARGET = new Target("emu", "claude-x");
+  private static final Target TARGET = GatedReplicas.TARGET;
   private static final int JOBS = 4;
 
-  private final RedisFixture redis = new RedisFixture();
+  private final GatedReplicas replicas;
   private final QueueConfig shared = TestStores.postgres();
   private final QueueConfig queue = new QueueConfig(shared.store(), shared.schema(), null, 4, Duration.ofMillis(20),
       Duration.ofMillis(20), null, null, shared.secret(), null, null, null, null);
-  private final GatewayConfig config;
-  private final Aliases routes;
   private final List<AutoCloseable> closing = new ArrayList<>();
 
   private final TrialJobs jobs = new TrialJobs(JOBS);
@@ -64,13 +56,7 @@ class OneTrialJobPerClusterRegressionTest {
   private final CountDownLatch bothLooked = new CountDownLatch(2);
 
   OneTrialJobPerClusterRegressionTest() throws Exception {
-    config = new ConfigLoader().parse("""
-        upstreams:
-          emu: { url: "http://127.0.0.1:9" }
-        models:
-          smart: { chain: [emu/claude-x] }
-        """, "test.yaml");
-    routes = new Aliases(config);
+    replicas = new GatedReplicas();
   }
 
   @AfterEach
@@ -79,7 +65,7 @@ class OneTrialJobPerClusterRegressionTest {
     for (AutoCloseable c : closing.reversed()) {
       c.close();
     }
-    redis.close();
+    replicas.close();
     TestStores.drop(queue);
   }
 
@@ -87,16 +73,10 @@ class OneTrialJobPerClusterRegressionTest {
   private record Replica(Breakers breakers, PauseGate gate, JobStore store) {}
 
   private Replica replica(CircuitBreakerConfig breakerConfig) throws InterruptedException {
-    Cluster cluster = redis.replica(SystemClock.ticker());
-    Breakers breakers = new Breakers(breakerConfig, SystemClock.ticker(), t -> { }, List.of(TARGET));
-    breakers.shareThrough(cluster.gates(Duration.ofSeconds(10)));
-    ManualClock clock = new ManualClock();
-    TierBoard tiers = new TierBoard(config, clock, clock, () -> Instant.EPOCH, (delay, task) -> () -> { });
-    closing.add(tiers::close);
+    GatedReplicas.Replica gated = replicas.replica(breakerConfig, Duration.ofSeconds(10));
     Database db = Database.open(queue);
     closing.add(db);
-    return new Replica(breakers, new PauseGate(routes, config.models().keySet(), breakers, tiers, List.of("default")),
-        new JobStore(db));
+    return new Replica(gated.breakers(), gated.gate(), new JobStore(db));
   }
 
   /** Counts the gate reads of a replica's dispatcher once the trial runs. */
