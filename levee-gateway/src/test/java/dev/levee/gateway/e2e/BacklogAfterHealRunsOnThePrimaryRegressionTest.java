@@ -52,7 +52,7 @@ class BacklogAfterHealRunsOnThePrimaryRegressionTest {
           breaker: { failures: 3, window: 30s, open-for: 10s, close-after: 1 }
         models:
           smart: { chain: [emu/claude-p, emu/claude-f] }
-        """ + QueuedWork.queueSection("levee-heal"));
+        """ + DrainingQueue.section("levee-heal"));
     for (int i = 0; i < 3; i++) { // the outage: the fallback answers, the primary's circuit opens
       HttpResponse<String> answered = harness.post("/v1/messages", body("during " + i), headers());
       assertThat(answered.statusCode()).as(answered.body()).isEqualTo(200);
@@ -62,8 +62,8 @@ class BacklogAfterHealRunsOnThePrimaryRegressionTest {
     clock.advance(Duration.ofSeconds(61)); // the primary healed; its open period is over, its trial not yet made
     int fallbackCallsBefore = harness.attempts("claude-f").size();
 
-    String id = QueuedWork.postBatch(harness, JOBS, "r", i -> body("after " + i), headers());
-    JsonNode view = QueuedWork.awaitEnded(harness, id);
+    String id = DrainingQueue.postBatch(harness, JOBS, "r", i -> body("after " + i), headers());
+    JsonNode view = DrainingQueue.awaitEnded(harness, id);
 
     assertThat(view.at("/request_counts/succeeded").asInt()).as(view.toString()).isEqualTo(JOBS);
     assertThat(harness.attempts("claude-f").size() - fallbackCallsBefore).as("jobs of the batch answered by the fallback")

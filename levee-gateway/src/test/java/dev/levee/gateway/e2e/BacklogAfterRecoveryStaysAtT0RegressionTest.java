@@ -54,7 +54,7 @@ class BacklogAfterRecoveryStaysAtT0RegressionTest {
         features:
           reports: { fail-mode: closed, on-outage: queue }
           nightly: { fail-mode: open }
-        """ + QueuedWork.queueSection("levee-backlog"));
+        """ + DrainingQueue.section("levee-backlog"));
   }
 
   private static String body(String model, String prompt) {
@@ -159,9 +159,9 @@ class BacklogAfterRecoveryStaysAtT0RegressionTest {
     clock.advance(Duration.ofSeconds(10));
     Permit trial = ((CircuitBreaker.Admitted) reduced.tryAcquire()).permit();
     harness.gateway.tiers().controller("nightly").force(Tier.T1, Duration.ofMinutes(30));
-    String id = QueuedWork.postBatch(harness, 20, "n", i -> body("split", "night " + i), headers("nightly"));
+    String id = DrainingQueue.postBatch(harness, 20, "n", i -> body("split", "night " + i), headers("nightly"));
 
-    JsonNode view = QueuedWork.awaitEnded(harness, id);
+    JsonNode view = DrainingQueue.awaitEnded(harness, id);
 
     assertThat(view.at("/request_counts/succeeded").asInt()).as(view.toString()).isEqualTo(20);
     assertThat(harness.emulator.log()).as("the client's call and one per job, all to the alias's primary")

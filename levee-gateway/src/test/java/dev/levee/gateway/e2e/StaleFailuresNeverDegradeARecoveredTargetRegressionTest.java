@@ -59,7 +59,7 @@ class StaleFailuresNeverDegradeARecoveredTargetRegressionTest {
           sick2: { chain: [emu/claude-sick] }
         features:
           reports: { fail-mode: closed, on-outage: queue }
-        """.formatted(breaker) + QueuedWork.queueSection("levee-stale"));
+        """.formatted(breaker) + DrainingQueue.section("levee-stale"));
   }
 
   private static String body(String prompt) {
@@ -83,7 +83,7 @@ class StaleFailuresNeverDegradeARecoveredTargetRegressionTest {
 
   /** A batch of 25 requests (queued work: no client waits on it, its calls feed the target's window). */
   private String batch() throws Exception {
-    return QueuedWork.postBatch(harness, 25, "r", i -> body("nightly " + i), headers());
+    return DrainingQueue.postBatch(harness, 25, "r", i -> body("nightly " + i), headers());
   }
 
   private Tier tier() {

@@ -17,15 +17,15 @@ import java.util.function.IntFunction;
  * real, whatever clock the gateway has): a queue section that drains at once, and batches posted
  * and awaited as a client would.
  */
-final class QueuedWork {
+final class DrainingQueue {
 
-  private QueuedWork() {}
+  private DrainingQueue() {}
 
   /**
    * A {@code queue:} section, for the end of a config: a fresh folder named {@code folder}…, the
    * tests' secret, 8 workers polling every 20 ms, a failed try retried 20 ms later, no pacing.
    */
-  static String queueSection(String folder) {
+  static String section(String folder) {
     try {
       return """
           queue:
