@@ -5,17 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.levee.core.chain.Breakers;
 import dev.levee.core.chain.Target;
 import dev.levee.core.time.ManualClock;
-import dev.levee.emulator.EmulatorOptions;
 import dev.levee.gateway.Gateway;
-import dev.levee.gateway.GatewayClock;
-import java.time.Duration;
-import java.time.InstantSource;
 import java.util.Map;
-import java.util.SplittableRandom;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Regression (one gateway serving many tenants for weeks, {@code cluster:} on): every model name a
@@ -34,38 +29,30 @@ class ClusterBreakersBoundedRegressionTest {
         retry: { max-retries: 0 }
         breaker: { failures: 3, window: 60s, open-for: 30s }
       """;
-  static final EmulatorOptions QUICK = EmulatorOptions.builder().timeToFirstToken(Duration.ZERO)
-      .deltaDelay(Duration.ZERO).build();
 
-  private final RedisFixture redis = new RedisFixture();
-
-  @AfterEach
-  void cleanUp() {
-    redis.close();
-  }
+  @RegisterExtension
+  final ReplicasOnRedis cluster = new ReplicasOnRedis();
 
   @Test
   void sharedBreakersOfInventedNamesAreEvictedWithTheirLocalBreakers() throws Exception {
     ManualClock clock = new ManualClock();
-    GatewayClock virtual = new GatewayClock(clock, clock, InstantSource.system(), new SplittableRandom(5), clock);
-    try (Replicas replicas = new Replicas(1, CONFIG, RedisFixture.REDIS, redis.config.name(), QUICK, virtual)) {
-      Gateway gateway = replicas.get(0);
-      Breakers breakers = gateway.chain().breakers();
-      for (int i = 0; i < 200; i++) {
-        assertThat(replicas.send(i, "claude-invented-" + i, Map.of()).statusCode()).isEqualTo(200);
-      }
-      assertThat(breakers.gates()).as("each invented name has its shared circuit while in use").hasSizeGreaterThan(200)
-          .allSatisfy((target, gate) -> assertThat(gate).isInstanceOf(SharedGate.class));
-
-      clock.advance(breakers.idleFor().plusMinutes(1)); // every invented name idle past its breaker's idle time
-      assertThat(replicas.send(0, "smart", Map.of()).statusCode()).isEqualTo(200);
-
-      assertThat(breakers.circuits().keySet()).extracting(Target::id).as("configured targets only")
-          .containsExactly("emu/emu-ok");
-      assertThat(gateway.cluster().orElseThrow().namedBreakers())
-          .as("the cluster keeps no shared breaker of a name the table evicted").isZero();
-      assertThat(evictions(replicas.get(gateway, "/metrics").body(), "breakers")).isGreaterThanOrEqualTo(200);
+    Replicas replicas = cluster.start(1, CONFIG, clock, 5, null);
+    Gateway gateway = replicas.get(0);
+    Breakers breakers = gateway.chain().breakers();
+    for (int i = 0; i < 200; i++) {
+      assertThat(replicas.send(i, "claude-invented-" + i, Map.of()).statusCode()).isEqualTo(200);
     }
+    assertThat(breakers.gates()).as("each invented name has its shared circuit while in use").hasSizeGreaterThan(200)
+        .allSatisfy((target, gate) -> assertThat(gate).isInstanceOf(SharedGate.class));
+
+    clock.advance(breakers.idleFor().plusMinutes(1)); // every invented name idle past its breaker's idle time
+    assertThat(replicas.send(0, "smart", Map.of()).statusCode()).isEqualTo(200);
+
+    assertThat(breakers.circuits().keySet()).extracting(Target::id).as("configured targets only")
+        .containsExactly("emu/emu-ok");
+    assertThat(gateway.cluster().orElseThrow().namedBreakers())
+        .as("the cluster keeps no shared breaker of a name the table evicted").isZero();
+    assertThat(evictions(replicas.get(gateway, "/metrics").body(), "breakers")).isGreaterThanOrEqualTo(200);
   }
 
   /** {@code levee_state_evictions_total{table=…}} in a scrape. */

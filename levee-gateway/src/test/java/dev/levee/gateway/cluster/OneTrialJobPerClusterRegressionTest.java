@@ -3,21 +3,13 @@ package dev.levee.gateway.cluster;
 import static dev.levee.gateway.cluster.RedisFixture.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.levee.anthropic.time.SystemClock;
 import dev.levee.core.breaker.CircuitBreaker;
 import dev.levee.core.breaker.CircuitBreakerConfig;
 import dev.levee.core.breaker.CircuitState;
-import dev.levee.core.breaker.Permit;
 import dev.levee.core.chain.Breakers;
 import dev.levee.core.chain.Target;
-import dev.levee.core.time.ManualClock;
-import dev.levee.gateway.Aliases;
-import dev.levee.gateway.config.ConfigLoader;
-import dev.levee.gateway.config.GatewayConfig;
 import dev.levee.gateway.jobs.Database;
-import dev.levee.gateway.jobs.JobExecutor;
 import dev.levee.gateway.jobs.JobRequest;
-import dev.levee.gateway.jobs.JobResult;
 import dev.levee.gateway.jobs.JobStore;
 import dev.levee.gateway.jobs.JobWorkers;
 import dev.levee.gateway.jobs.KeySeal;
@@ -25,7 +17,7 @@ import dev.levee.gateway.jobs.NewJob;
 import dev.levee.gateway.jobs.PauseGate;
 import dev.levee.gateway.jobs.QueueConfig;
 import dev.levee.gateway.jobs.TestStores;
-import dev.levee.gateway.tier.TierBoard;
+import dev.levee.gateway.jobs.TrialJobs;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -33,12 +25,9 @@ import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -53,42 +42,30 @@ import org.junit.jupiter.api.Test;
  */
 class OneTrialJobPerClusterRegressionTest {
 
-  private static final Target TARGET = new Target("emu", "claude-x");
+  private static final Target TARGET = GatedReplicas.TARGET;
   private static final int JOBS = 4;
 
-  private final RedisFixture redis = new RedisFixture();
+  private final GatedReplicas replicas;
   private final QueueConfig shared = TestStores.postgres();
   private final QueueConfig queue = new QueueConfig(shared.store(), shared.schema(), null, 4, Duration.ofMillis(20),
       Duration.ofMillis(20), null, null, shared.secret(), null, null, null, null);
-  private final GatewayConfig config;
-  private final Aliases routes;
   private final List<AutoCloseable> closing = new ArrayList<>();
 
-  private final Queue<String> refused = new ConcurrentLinkedQueue<>();
-  private final AtomicInteger started = new AtomicInteger();
-  private final CountDownLatch trialStarted = new CountDownLatch(1);
-  private final CountDownLatch releaseTrial = new CountDownLatch(1);
-  private final CountDownLatch allDone = new CountDownLatch(JOBS);
+  private final TrialJobs jobs = new TrialJobs(JOBS);
   /** Both replicas read their gate before either claims: each sees "a trial may start". */
   private final CountDownLatch bothLooked = new CountDownLatch(2);
 
   OneTrialJobPerClusterRegressionTest() throws Exception {
-    config = new ConfigLoader().parse("""
-        upstreams:
-          emu: { url: "http://127.0.0.1:9" }
-        models:
-          smart: { chain: [emu/claude-x] }
-        """, "test.yaml");
-    routes = new Aliases(config);
+    replicas = new GatedReplicas();
   }
 
   @AfterEach
   void cleanUp() throws Exception {
-    releaseTrial.countDown();
+    jobs.releaseTrial().countDown();
     for (AutoCloseable c : closing.reversed()) {
       c.close();
     }
-    redis.close();
+    replicas.close();
     TestStores.drop(queue);
   }
 
@@ -96,41 +73,17 @@ class OneTrialJobPerClusterRegressionTest {
   private record Replica(Breakers breakers, PauseGate gate, JobStore store) {}
 
   private Replica replica(CircuitBreakerConfig breakerConfig) throws InterruptedException {
-    Cluster cluster = redis.replica(SystemClock.ticker());
-    Breakers breakers = new Breakers(breakerConfig, SystemClock.ticker(), t -> { }, List.of(TARGET));
-    breakers.shareThrough(cluster.gates(Duration.ofSeconds(10)));
-    ManualClock clock = new ManualClock();
-    TierBoard tiers = new TierBoard(config, clock, clock, () -> Instant.EPOCH, (delay, task) -> () -> { });
-    closing.add(tiers::close);
+    GatedReplicas.Replica gated = replicas.replica(breakerConfig, Duration.ofSeconds(10));
     Database db = Database.open(queue);
     closing.add(db);
-    return new Replica(breakers, new PauseGate(routes, config.models().keySet(), breakers, tiers, List.of("default")),
-        new JobStore(db));
+    return new Replica(gated.breakers(), gated.gate(), new JobStore(db));
   }
 
   /** Counts the gate reads of a replica's dispatcher once the trial runs. */
   private JobWorkers start(Replica replica, Semaphore looksDuringTrial) {
-    JobWorkers workers = new JobWorkers(replica.store(), (request, key, lost, trial) -> {
-      started.incrementAndGet();
-      Permit reserved = trial.take(TARGET); // as the chain does
-      switch (reserved != null ? new CircuitBreaker.Admitted(reserved) : replica.breakers().gate(TARGET).tryAcquire()) {
-        case CircuitBreaker.Rejected r -> {
-          refused.add("circuit " + r.state());
-          return new JobExecutor.RetryLater("circuit half-open, trial in flight", null);
-        }
-        case CircuitBreaker.Admitted a -> {
-          if (a.permit().trial()) {
-            trialStarted.countDown();
-            await(releaseTrial);
-          }
-          a.permit().success();
-          allDone.countDown();
-          return new JobExecutor.Finished(new JobResult(200, Map.of(), "{}".getBytes(StandardCharsets.UTF_8)));
-        }
-      }
-    }, () -> {
+    JobWorkers workers = new JobWorkers(replica.store(), jobs.executor(replica.breakers(), TARGET), () -> {
       PauseGate.Paused paused = replica.gate().paused();
-      if (trialStarted.getCount() == 0) {
+      if (jobs.trialStarted().getCount() == 0) {
         looksDuringTrial.release();
       }
       if (bothLooked.getCount() > 0 && !paused.trials().isEmpty()) {
@@ -162,18 +115,20 @@ class OneTrialJobPerClusterRegressionTest {
     start(a, looksA);
     start(b, looksB);
 
-    assertThat(trialStarted.await(10, TimeUnit.SECONDS)).as("a trial job starts once the open period ended").isTrue();
+    assertThat(jobs.trialStarted().await(10, TimeUnit.SECONDS)).as("a trial job starts once the open period ended")
+        .isTrue();
     // each replica's dispatcher looks again, ten times (it polls every 20 ms), while the trial is in flight
     assertThat(looksA.tryAcquire(10, 10, TimeUnit.SECONDS)).isTrue();
     assertThat(looksB.tryAcquire(10, 10, TimeUnit.SECONDS)).isTrue();
 
-    assertThat(refused).as("no replica ran a second trial job beside the cluster's trial").isEmpty();
-    assertThat(started).as("jobs started across the cluster while its one trial runs").hasValue(1);
+    assertThat(jobs.refused()).as("no replica ran a second trial job beside the cluster's trial").isEmpty();
+    assertThat(jobs.started()).as("jobs started across the cluster while its one trial runs").hasValue(1);
 
-    releaseTrial.countDown(); // the trial succeeds: the shared circuit closes for both
+    jobs.releaseTrial().countDown(); // the trial succeeds: the shared circuit closes for both
 
-    assertThat(allDone.await(10, TimeUnit.SECONDS)).as("the rest runs once the trial closed the circuit").isTrue();
-    assertThat(refused).isEmpty();
+    assertThat(jobs.allDone().await(10, TimeUnit.SECONDS)).as("the rest runs once the trial closed the circuit")
+        .isTrue();
+    assertThat(jobs.refused()).isEmpty();
     assertThat(b.breakers().gate(TARGET).state()).isEqualTo(CircuitState.CLOSED);
   }
 

@@ -6,16 +6,11 @@ import dev.levee.core.breaker.CircuitState;
 import dev.levee.core.chain.Breakers;
 import dev.levee.core.chain.Target;
 import dev.levee.core.time.ManualClock;
-import dev.levee.emulator.EmulatorOptions;
 import dev.levee.emulator.Scenario;
 import dev.levee.gateway.Gateway;
-import dev.levee.gateway.GatewayClock;
-import java.time.Duration;
-import java.time.InstantSource;
 import java.util.Map;
-import java.util.SplittableRandom;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Regression ({@code cluster:} on): a client-named target's breaker was evicted after 10 idle
@@ -36,44 +31,36 @@ class ReturningNameRebindsSharedBreakerRegressionTest {
       """;
   private static final Target BACK = new Target("emu", "claude-z-back");
 
-  private final RedisFixture redis = new RedisFixture();
-
-  @AfterEach
-  void cleanUp() {
-    redis.close();
-  }
+  @RegisterExtension
+  final ReplicasOnRedis cluster = new ReplicasOnRedis();
 
   @Test
   void aNameBackAfterEvictionIsSharedAroundItsNewBreakerAndKeepsTheClustersCount() throws Exception {
     ManualClock clock = new ManualClock();
-    GatewayClock virtual = new GatewayClock(clock, clock, InstantSource.system(), new SplittableRandom(5), clock);
-    EmulatorOptions options = EmulatorOptions.builder().timeToFirstToken(Duration.ZERO).deltaDelay(Duration.ZERO)
-        .scenario(Scenario.builder().phase(Scenario.Phase.builder().model("claude-z*").status(529).build()).build())
-        .build();
-    try (Replicas replicas = new Replicas(1, CONFIG, RedisFixture.REDIS, redis.config.name(), options, virtual)) {
-      Gateway gateway = replicas.get(0);
-      Breakers breakers = gateway.chain().breakers();
-      assertThat(replicas.send(0, BACK.model(), Map.of()).statusCode()).isEqualTo(529); // one failure, shared
-      assertThat(breakers.of(BACK).snapshot().recentFailures()).isEqualTo(1);
+    Replicas replicas = cluster.start(1, CONFIG, clock, 5,
+        Scenario.builder().phase(Scenario.Phase.builder().model("claude-z*").status(529).build()).build());
+    Gateway gateway = replicas.get(0);
+    Breakers breakers = gateway.chain().breakers();
+    assertThat(replicas.send(0, BACK.model(), Map.of()).statusCode()).isEqualTo(529); // one failure, shared
+    assertThat(breakers.of(BACK).snapshot().recentFailures()).isEqualTo(1);
 
-      clock.advance(breakers.idleFor().plusMinutes(1)); // Redis's own clock has not moved: its count stands
-      assertThat(replicas.send(1, "smart", Map.of()).statusCode()).isEqualTo(200);
-      assertThat(breakers.circuits()).as("evicted").doesNotContainKey(BACK);
+    clock.advance(breakers.idleFor().plusMinutes(1)); // Redis's own clock has not moved: its count stands
+    assertThat(replicas.send(1, "smart", Map.of()).statusCode()).isEqualTo(200);
+    assertThat(breakers.circuits()).as("evicted").doesNotContainKey(BACK);
 
-      assertThat(replicas.send(2, BACK.model(), Map.of()).statusCode()).isEqualTo(529); // the name comes back
-      assertThat(breakers.of(BACK).snapshot().recentFailures())
-          .as("the table's new breaker hears the outcome (the gate is bound to it, not to the evicted one)")
-          .isEqualTo(1);
+    assertThat(replicas.send(2, BACK.model(), Map.of()).statusCode()).isEqualTo(529); // the name comes back
+    assertThat(breakers.of(BACK).snapshot().recentFailures())
+        .as("the table's new breaker hears the outcome (the gate is bound to it, not to the evicted one)")
+        .isEqualTo(1);
 
-      assertThat(replicas.send(3, BACK.model(), Map.of()).statusCode()).isEqualTo(529); // third failure in Redis
-      assertThat(breakers.gate(BACK).state())
-          .as("the cluster counted the failure from before the eviction: 3 in its window open the circuit")
-          .isEqualTo(CircuitState.OPEN);
-      assertThat(breakers.of(BACK).state()).as("the new local breaker saw 2 of them").isEqualTo(CircuitState.CLOSED);
-      assertThat(replicas.send(4, BACK.model(), Map.of()).statusCode()).as("refused by the shared circuit")
-          .isEqualTo(503);
-      assertThat(replicas.emulator.log().stream().filter(e -> BACK.model().equals(e.model())).count())
-          .as("the open circuit let no call through").isEqualTo(3);
-    }
+    assertThat(replicas.send(3, BACK.model(), Map.of()).statusCode()).isEqualTo(529); // third failure in Redis
+    assertThat(breakers.gate(BACK).state())
+        .as("the cluster counted the failure from before the eviction: 3 in its window open the circuit")
+        .isEqualTo(CircuitState.OPEN);
+    assertThat(breakers.of(BACK).state()).as("the new local breaker saw 2 of them").isEqualTo(CircuitState.CLOSED);
+    assertThat(replicas.send(4, BACK.model(), Map.of()).statusCode()).as("refused by the shared circuit")
+        .isEqualTo(503);
+    assertThat(replicas.emulator.log().stream().filter(e -> BACK.model().equals(e.model())).count())
+        .as("the open circuit let no call through").isEqualTo(3);
   }
 }

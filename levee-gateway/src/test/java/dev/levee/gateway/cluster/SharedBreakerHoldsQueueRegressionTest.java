@@ -3,23 +3,15 @@ package dev.levee.gateway.cluster;
 import static dev.levee.gateway.cluster.RedisFixture.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.levee.anthropic.time.SystemClock;
 import dev.levee.core.breaker.CircuitBreaker;
 import dev.levee.core.breaker.CircuitBreakerConfig;
 import dev.levee.core.breaker.CircuitState;
 import dev.levee.core.breaker.Permit;
 import dev.levee.core.chain.Breakers;
 import dev.levee.core.chain.Target;
-import dev.levee.core.time.ManualClock;
-import dev.levee.gateway.Aliases;
-import dev.levee.gateway.config.ConfigLoader;
-import dev.levee.gateway.config.GatewayConfig;
+import dev.levee.gateway.cluster.GatedReplicas.Replica;
 import dev.levee.gateway.jobs.PauseGate;
-import dev.levee.gateway.tier.TierBoard;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -35,40 +27,21 @@ import org.junit.jupiter.api.Test;
 class SharedBreakerHoldsQueueRegressionTest {
 
   private static final Duration TRIAL_LEASE = Duration.ofSeconds(10);
-  private static final Target TARGET = new Target("emu", "claude-x");
+  private static final Target TARGET = GatedReplicas.TARGET;
 
-  private final RedisFixture redis = new RedisFixture();
-  private final GatewayConfig config;
-  private final Aliases routes;
-  private final List<TierBoard> boards = new ArrayList<>();
+  private final GatedReplicas replicas;
 
   SharedBreakerHoldsQueueRegressionTest() throws Exception {
-    config = new ConfigLoader().parse("""
-        upstreams:
-          emu: { url: "http://127.0.0.1:9" }
-        models:
-          smart: { chain: [emu/claude-x] }
-        """, "test.yaml");
-    routes = new Aliases(config);
+    replicas = new GatedReplicas();
   }
 
   @AfterEach
   void cleanUp() {
-    boards.forEach(TierBoard::close);
-    redis.close();
+    replicas.close();
   }
 
-  /** One replica: its breakers shared through its own cluster link, and the queue's gate over them. */
-  private record Replica(Breakers breakers, PauseGate gate) {}
-
   private Replica replica(CircuitBreakerConfig breakerConfig) throws InterruptedException {
-    Cluster cluster = redis.replica(SystemClock.ticker());
-    Breakers breakers = new Breakers(breakerConfig, SystemClock.ticker(), t -> { }, List.of(TARGET));
-    breakers.shareThrough(cluster.gates(TRIAL_LEASE));
-    ManualClock clock = new ManualClock();
-    TierBoard tiers = new TierBoard(config, clock, clock, () -> Instant.EPOCH, (delay, task) -> () -> { });
-    boards.add(tiers);
-    return new Replica(breakers, new PauseGate(routes, config.models().keySet(), breakers, tiers, List.of("default")));
+    return replicas.replica(breakerConfig, TRIAL_LEASE);
   }
 
   private static Permit admit(Replica replica) {

@@ -3,16 +3,12 @@ package dev.levee.gateway.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.levee.core.time.ManualClock;
-import dev.levee.emulator.EmulatorOptions;
 import dev.levee.emulator.Scenario;
 import dev.levee.gateway.Gateway;
-import dev.levee.gateway.GatewayClock;
 import java.time.Duration;
-import java.time.InstantSource;
 import java.util.Map;
-import java.util.SplittableRandom;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Regression ({@code cluster:} on): each replica keeps the cooldowns it learns in its own table
@@ -32,34 +28,25 @@ class SharedCooldownsSweptRegressionTest {
         breaker: off
       """;
 
-  private final RedisFixture redis = new RedisFixture();
-
-  @AfterEach
-  void cleanUp() {
-    redis.close();
-  }
+  @RegisterExtension
+  final ReplicasOnRedis cluster = new ReplicasOnRedis();
 
   @Test
   void endedCooldownsOfNamesNeverSeenAgainLeaveTheTable() throws Exception {
     ManualClock clock = new ManualClock();
-    GatewayClock virtual = new GatewayClock(clock, clock, InstantSource.system(), new SplittableRandom(3), clock);
-    EmulatorOptions options = EmulatorOptions.builder().timeToFirstToken(Duration.ZERO).deltaDelay(Duration.ZERO)
-        .scenario(Scenario.builder().phase(Scenario.Phase.builder().model("claude-r*").status(429)
-            .retryAfter(Duration.ofMinutes(15)).build()).build())
-        .build();
-    try (Replicas replicas = new Replicas(1, CONFIG, RedisFixture.REDIS, redis.config.name(), options, virtual)) {
-      Gateway gateway = replicas.get(0);
-      SharedCooldowns cooldowns = gateway.cluster().orElseThrow().cooldowns();
-      for (int i = 0; i < 50; i++) {
-        assertThat(replicas.send(i, "claude-r" + i, Map.of()).statusCode()).isEqualTo(429);
-      }
-      assertThat(cooldowns.localCount()).as("each cools for its retry-after").isEqualTo(50);
-
-      clock.advance(Duration.ofMinutes(16)); // every cooldown over, every breaker evicted; none of the names returns
-      assertThat(replicas.send(50, "claude-r-late", Map.of()).statusCode()).isEqualTo(429);
-
-      assertThat(cooldowns.localCount()).as("the ended ones swept; the new one kept").isEqualTo(1);
-      assertThat(cooldowns.remaining("emu/claude-r-late")).isPositive();
+    Replicas replicas = cluster.start(1, CONFIG, clock, 3, Scenario.builder().phase(Scenario.Phase.builder()
+        .model("claude-r*").status(429).retryAfter(Duration.ofMinutes(15)).build()).build());
+    Gateway gateway = replicas.get(0);
+    SharedCooldowns cooldowns = gateway.cluster().orElseThrow().cooldowns();
+    for (int i = 0; i < 50; i++) {
+      assertThat(replicas.send(i, "claude-r" + i, Map.of()).statusCode()).isEqualTo(429);
     }
+    assertThat(cooldowns.localCount()).as("each cools for its retry-after").isEqualTo(50);
+
+    clock.advance(Duration.ofMinutes(16)); // every cooldown over, every breaker evicted; none of the names returns
+    assertThat(replicas.send(50, "claude-r-late", Map.of()).statusCode()).isEqualTo(429);
+
+    assertThat(cooldowns.localCount()).as("the ended ones swept; the new one kept").isEqualTo(1);
+    assertThat(cooldowns.remaining("emu/claude-r-late")).isPositive();
   }
 }

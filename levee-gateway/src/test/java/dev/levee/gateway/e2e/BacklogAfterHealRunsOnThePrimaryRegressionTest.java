@@ -3,21 +3,14 @@ package dev.levee.gateway.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.levee.anthropic.Json;
 import dev.levee.core.breaker.CircuitState;
 import dev.levee.core.chain.Target;
 import dev.levee.core.time.ManualClock;
-import dev.levee.emulator.EmulatorOptions;
-import dev.levee.emulator.Scenario;
-import dev.levee.gateway.GatewayClock;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.time.Duration;
-import java.time.InstantSource;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.SplittableRandom;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -39,17 +32,11 @@ class BacklogAfterHealRunsOnThePrimaryRegressionTest {
   private static final int JOBS = 12;
 
   private final ManualClock clock = new ManualClock();
+  @AutoClose
   private Harness harness;
 
-  @AfterEach
-  void stop() throws Exception {
-    if (harness != null) {
-      harness.close();
-    }
-  }
-
   private static String body(String prompt) {
-    return "{\"model\":\"smart\",\"max_tokens\":32,\"messages\":[{\"role\":\"user\",\"content\":\"" + prompt + "\"}]}";
+    return ClientRequests.message("smart", 32, prompt);
   }
 
   private static Map<String, String> headers() {
@@ -59,26 +46,13 @@ class BacklogAfterHealRunsOnThePrimaryRegressionTest {
 
   @Test
   void aBatchAfterThePrimaryHealedRunsOneTrialThenEveryJobOnThePrimary() throws Exception {
-    EmulatorOptions options = EmulatorOptions.builder().ticker(clock).sleeper(clock)
-        .timeToFirstToken(Duration.ZERO).deltaDelay(Duration.ZERO)
-        .scenario(Scenario.builder().phase(Scenario.Phase.builder().model("claude-p").to(Duration.ofSeconds(60))
-            .status(529).build()).build())
-        .build();
-    GatewayClock virtual = new GatewayClock(clock, clock, InstantSource.system(), new SplittableRandom(9), clock);
-    harness = Harness.start(options, """
+    harness = VirtualTime.start(clock, 9, VirtualTime.overloaded("claude-p", Duration.ZERO, Duration.ofSeconds(60)), """
         policy:
           retry: { max-retries: 0 }
           breaker: { failures: 3, window: 30s, open-for: 10s, close-after: 1 }
         models:
           smart: { chain: [emu/claude-p, emu/claude-f] }
-        queue:
-          folder: %s
-          secret: AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=
-          workers: 8
-          poll: 20ms
-          retry-delay: 20ms
-          pacing: { enabled: false }
-        """.formatted(Files.createTempDirectory("levee-heal")), "", virtual);
+        """ + DrainingQueue.section("levee-heal"));
     for (int i = 0; i < 3; i++) { // the outage: the fallback answers, the primary's circuit opens
       HttpResponse<String> answered = harness.post("/v1/messages", body("during " + i), headers());
       assertThat(answered.statusCode()).as(answered.body()).isEqualTo(200);
@@ -88,20 +62,8 @@ class BacklogAfterHealRunsOnThePrimaryRegressionTest {
     clock.advance(Duration.ofSeconds(61)); // the primary healed; its open period is over, its trial not yet made
     int fallbackCallsBefore = harness.attempts("claude-f").size();
 
-    StringBuilder requests = new StringBuilder();
-    for (int i = 0; i < JOBS; i++) {
-      requests.append(i == 0 ? "" : ",").append("{\"custom_id\":\"r").append(i).append("\",\"params\":")
-          .append(body("after " + i)).append('}');
-    }
-    HttpResponse<String> batch = harness.post("/v1/messages/batches", "{\"requests\":[" + requests + "]}", headers());
-    assertThat(batch.statusCode()).as(batch.body()).isEqualTo(200);
-    String id = Json.tryParse(batch.body()).get("id").asText();
-    long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    JsonNode view;
-    do {
-      Thread.sleep(50); // the workers run on real time: polling as a client would
-      view = Json.tryParse(harness.getWith("/v1/messages/batches/" + id, "sk-a").body());
-    } while (!"ended".equals(view.get("processing_status").asText()) && System.nanoTime() < until);
+    String id = DrainingQueue.postBatch(harness, JOBS, "r", i -> body("after " + i), headers());
+    JsonNode view = DrainingQueue.awaitEnded(harness, id);
 
     assertThat(view.at("/request_counts/succeeded").asInt()).as(view.toString()).isEqualTo(JOBS);
     assertThat(harness.attempts("claude-f").size() - fallbackCallsBefore).as("jobs of the batch answered by the fallback")

@@ -11,7 +11,6 @@ import dev.levee.core.chain.Target;
 import dev.levee.core.tier.Tier;
 import dev.levee.core.time.ManualClock;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,14 +54,7 @@ class BacklogAfterRecoveryStaysAtT0RegressionTest {
         features:
           reports: { fail-mode: closed, on-outage: queue }
           nightly: { fail-mode: open }
-        queue:
-          folder: %s
-          secret: AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=
-          workers: 8
-          poll: 20ms
-          retry-delay: 20ms
-          pacing: { enabled: false }
-        """.formatted(Files.createTempDirectory("levee-backlog")));
+        """ + DrainingQueue.section("levee-backlog"));
   }
 
   private static String body(String model, String prompt) {
@@ -167,22 +159,9 @@ class BacklogAfterRecoveryStaysAtT0RegressionTest {
     clock.advance(Duration.ofSeconds(10));
     Permit trial = ((CircuitBreaker.Admitted) reduced.tryAcquire()).permit();
     harness.gateway.tiers().controller("nightly").force(Tier.T1, Duration.ofMinutes(30));
-    StringBuilder requests = new StringBuilder();
-    for (int i = 0; i < 20; i++) {
-      requests.append(i == 0 ? "" : ",").append("{\"custom_id\":\"n").append(i).append("\",\"params\":")
-          .append(body("split", "night " + i)).append('}');
-    }
-    HttpResponse<String> batch = harness.post("/v1/messages/batches", "{\"requests\":[" + requests + "]}",
-        headers("nightly"));
-    assertThat(batch.statusCode()).as(batch.body()).isEqualTo(200);
-    String id = Json.tryParse(batch.body()).get("id").asText();
+    String id = DrainingQueue.postBatch(harness, 20, "n", i -> body("split", "night " + i), headers("nightly"));
 
-    long done = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    JsonNode view;
-    do {
-      Thread.sleep(50); // the workers run on real time
-      view = Json.tryParse(harness.getWith("/v1/messages/batches/" + id, "sk-a").body());
-    } while (!"ended".equals(view.get("processing_status").asText()) && System.nanoTime() < done);
+    JsonNode view = DrainingQueue.awaitEnded(harness, id);
 
     assertThat(view.at("/request_counts/succeeded").asInt()).as(view.toString()).isEqualTo(20);
     assertThat(harness.emulator.log()).as("the client's call and one per job, all to the alias's primary")

@@ -10,7 +10,6 @@ import dev.levee.core.chain.Target;
 import dev.levee.core.tier.Tier;
 import dev.levee.core.time.ManualClock;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -60,14 +59,7 @@ class StaleFailuresNeverDegradeARecoveredTargetRegressionTest {
           sick2: { chain: [emu/claude-sick] }
         features:
           reports: { fail-mode: closed, on-outage: queue }
-        queue:
-          folder: %s
-          secret: AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=
-          workers: 8
-          poll: 20ms
-          retry-delay: 20ms
-          pacing: { enabled: false }
-        """.formatted(breaker, Files.createTempDirectory("levee-stale")));
+        """.formatted(breaker) + DrainingQueue.section("levee-stale"));
   }
 
   private static String body(String prompt) {
@@ -91,14 +83,7 @@ class StaleFailuresNeverDegradeARecoveredTargetRegressionTest {
 
   /** A batch of 25 requests (queued work: no client waits on it, its calls feed the target's window). */
   private String batch() throws Exception {
-    StringBuilder requests = new StringBuilder();
-    for (int i = 0; i < 25; i++) {
-      requests.append(i == 0 ? "" : ",").append("{\"custom_id\":\"r").append(i).append("\",\"params\":")
-          .append(body("nightly " + i)).append('}');
-    }
-    HttpResponse<String> batch = harness.post("/v1/messages/batches", "{\"requests\":[" + requests + "]}", headers());
-    assertThat(batch.statusCode()).as(batch.body()).isEqualTo(200);
-    return Json.tryParse(batch.body()).get("id").asText();
+    return DrainingQueue.postBatch(harness, 25, "r", i -> body("nightly " + i), headers());
   }
 
   private Tier tier() {

@@ -3,24 +3,9 @@ package dev.levee.gateway.jobs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.levee.core.breaker.CircuitBreaker;
-import dev.levee.core.breaker.CircuitBreakerConfig;
-import dev.levee.core.breaker.Permit;
-import dev.levee.core.chain.Breakers;
 import dev.levee.core.chain.Target;
-import dev.levee.core.time.ManualClock;
-import dev.levee.gateway.Aliases;
-import dev.levee.gateway.config.ConfigLoader;
-import dev.levee.gateway.config.GatewayConfig;
-import dev.levee.gateway.tier.TierBoard;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.time.InstantSource;
-import java.util.List;
-import java.util.Map;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -37,29 +22,14 @@ import org.junit.jupiter.api.Test;
  */
 class HalfOpenClaimsOneTrialRegressionTest {
 
-  private static final Target TARGET = new Target("emu", "claude-x");
+  private static final Target TARGET = OneTargetQueue.TARGET;
   private static final int JOBS = 4; // as many as the pool's workers
 
-  private final ManualClock clock = new ManualClock();
-  private final QueueConfig config = TestStores.sqlite();
-  private final Database db = Database.open(config);
-  private final JobStore store = new JobStore(db);
-  private final TierBoard tiers;
-  private final Breakers breakers = new Breakers(
-      CircuitBreakerConfig.of(1, Duration.ofSeconds(60), Duration.ofSeconds(30)).withCloseAfter(1), clock, t -> { },
-      List.of(TARGET));
-  private final PauseGate gate;
+  private final OneTargetQueue queue;
   private JobWorkers workers;
 
   HalfOpenClaimsOneTrialRegressionTest() throws Exception {
-    GatewayConfig gateway = new ConfigLoader().parse("""
-        upstreams:
-          emu: { url: "http://127.0.0.1:9" }
-        models:
-          smart: { chain: [emu/claude-x] }
-        """, "test.yaml");
-    tiers = new TierBoard(gateway, clock, clock, () -> Instant.EPOCH, (delay, task) -> () -> { });
-    gate = new PauseGate(new Aliases(gateway), gateway.models().keySet(), breakers, tiers, List.of("default"));
+    queue = new OneTargetQueue("smart");
   }
 
   @AfterEach
@@ -67,85 +37,46 @@ class HalfOpenClaimsOneTrialRegressionTest {
     if (workers != null) {
       workers.close();
     }
-    tiers.close();
-    db.close();
-  }
-
-  private void enqueue() {
-    JobRequest request = new JobRequest("/v1/messages", null, Map.of(),
-        "{\"model\":\"smart\",\"max_tokens\":5,\"messages\":[]}".getBytes(StandardCharsets.UTF_8));
-    Instant now = InstantSource.system().instant();
-    store.enqueue(new NewJob("t", "default", "smart", 5, null, request, null), now, now.plusSeconds(3600));
+    queue.close();
   }
 
   @Test
   void oneJobIsClaimedAsTheTrialAndTheRestRunWhenItClosesTheCircuit() throws Exception {
-    assertThat(config.workers()).isEqualTo(JOBS);
-    ((CircuitBreaker.Admitted) breakers.gate(TARGET).tryAcquire()).permit().failure(); // open for 30 s
+    assertThat(queue.config.workers()).isEqualTo(JOBS);
+    ((CircuitBreaker.Admitted) queue.breakers.gate(TARGET).tryAcquire()).permit().failure(); // open for 30 s
     for (int i = 0; i < JOBS; i++) {
-      enqueue();
+      queue.enqueue("smart");
     }
-    assertThat(gate.paused().aliases()).as("open: held").contains("smart");
-    clock.advance(Duration.ofSeconds(31)); // the open period is over: a trial may start
-    assertThat(gate.paused().trialAliases()).contains("smart");
+    assertThat(queue.gate.paused().aliases()).as("open: held").contains("smart");
+    queue.clock.advance(Duration.ofSeconds(31)); // the open period is over: a trial may start
+    assertThat(queue.gate.paused().trialAliases()).contains("smart");
 
-    Queue<String> refused = new ConcurrentLinkedQueue<>();
-    CountDownLatch trialStarted = new CountDownLatch(1);
-    CountDownLatch releaseTrial = new CountDownLatch(1);
-    CountDownLatch allDone = new CountDownLatch(JOBS);
+    TrialJobs jobs = new TrialJobs(JOBS);
     Semaphore asked = new Semaphore(0);
-    workers = new JobWorkers(store, (request, key, lost, trial) -> {
-      Permit reserved = trial.take(TARGET); // as the chain does: the trial job's call goes out under the workers' permit
-      switch (reserved != null ? new CircuitBreaker.Admitted(reserved) : breakers.gate(TARGET).tryAcquire()) {
-        case CircuitBreaker.Rejected r -> {
-          refused.add("circuit " + r.state());
-          return new JobExecutor.RetryLater("circuit half-open, trial in flight", null);
-        }
-        case CircuitBreaker.Admitted a -> {
-          if (a.permit().trial()) {
-            trialStarted.countDown();
-            await(releaseTrial);
-          }
-          a.permit().success();
-          allDone.countDown();
-          return new JobExecutor.Finished(new JobResult(200, Map.of(), "{}".getBytes(StandardCharsets.UTF_8)));
-        }
-      }
-    }, () -> {
-      if (trialStarted.getCount() == 0) {
+    workers = new JobWorkers(queue.store, jobs.executor(queue.breakers, TARGET), () -> {
+      if (jobs.trialStarted().getCount() == 0) {
         asked.release(); // the dispatcher asked the gate while the trial ran
       }
-      return gate.paused();
-    }, KeySeal.of(config.secret()), InstantSource.system(), config, clock::nanos).start();
+      return queue.gate.paused();
+    }, KeySeal.of(queue.config.secret()), InstantSource.system(), queue.config, queue.clock::nanos).start();
 
-    assertThat(trialStarted.await(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(jobs.trialStarted().await(10, TimeUnit.SECONDS)).isTrue();
     for (int i = 0; i < 3; i++) { // work is added (elsewhere): the dispatcher looks again, three times
       asked.drainPermits();
       workers.wake();
       assertThat(asked.tryAcquire(10, TimeUnit.SECONDS)).isTrue();
     }
 
-    assertThat(refused).as("no job claimed beside the trial").isEmpty();
-    assertThat(store.counts()).filteredOn(c -> c.state() == JobState.QUEUED)
+    assertThat(jobs.refused()).as("no job claimed beside the trial").isEmpty();
+    assertThat(queue.store.counts()).filteredOn(c -> c.state() == JobState.QUEUED)
         .singleElement().satisfies(c -> assertThat(c.jobs()).isEqualTo(JOBS - 1));
-    assertThat(gate.paused().why("default", "smart")).hasValueSatisfying(why -> assertThat(why)
+    assertThat(queue.gate.paused().why("default", "smart")).hasValueSatisfying(why -> assertThat(why)
         .contains("emu/claude-x: circuit half-open, trial in flight"));
 
-    releaseTrial.countDown(); // the trial succeeds: closed (close-after 1)
+    jobs.releaseTrial().countDown(); // the trial succeeds: closed (close-after 1)
 
-    assertThat(allDone.await(10, TimeUnit.SECONDS)).as("the rest run as soon as the trial ends, not at the next poll")
-        .isTrue();
-    assertThat(refused).isEmpty();
-  }
-
-  private static void await(CountDownLatch latch) {
-    try {
-      if (!latch.await(10, TimeUnit.SECONDS)) {
-        throw new AssertionError("the trial was never released");
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError(e);
-    }
+    assertThat(jobs.allDone().await(10, TimeUnit.SECONDS))
+        .as("the rest run as soon as the trial ends, not at the next poll").isTrue();
+    assertThat(jobs.refused()).isEmpty();
   }
 }
