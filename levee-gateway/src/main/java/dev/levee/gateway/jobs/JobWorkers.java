@@ -295,7 +295,13 @@ public final class JobWorkers implements AutoCloseable {
       if (permit == null) {
         continue; // another call (or replica) holds the trial, or the circuit closed: the next look decides
       }
-      List<Job> job = store.claimOf(trial.aliases(), 1, now, leaseUntil, paused.features(), paused.scopes());
+      List<Job> job;
+      try {
+        job = store.claimOf(trial.aliases(), 1, now, leaseUntil, paused.features(), paused.scopes());
+      } catch (RuntimeException e) {
+        permit.release(); // a trial slot has no time limit: never keep one the pool cannot use
+        throw e;
+      }
       if (job.isEmpty()) {
         permit.release(); // nothing of theirs is ready here: the trial is free for a call that has one
         continue;
@@ -305,7 +311,14 @@ public final class JobWorkers implements AutoCloseable {
     }
     Set<String> waiting = paused.trialAliases();
     Set<String> held = waiting.isEmpty() ? paused.aliases() : union(paused.aliases(), waiting);
-    claimed.addAll(store.claim(startable - claimed.size(), now, leaseUntil, held, paused.features(), paused.scopes()));
+    try {
+      claimed.addAll(store.claim(startable - claimed.size(), now, leaseUntil, held, paused.features(), paused.scopes()));
+    } catch (RuntimeException e) {
+      if (claimed.isEmpty()) {
+        throw e;
+      }
+      // the trial jobs are claimed and hold their permits: they run; the failure comes back at the next look
+    }
     return claimed;
   }
 
