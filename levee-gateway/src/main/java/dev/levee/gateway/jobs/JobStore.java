@@ -15,7 +15,6 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
@@ -178,12 +177,6 @@ public final class JobStore {
       return List.of();
     }
     return claim(aliases, max, now, leaseUntil, Set.of(), pausedFeatures, pausedScopes);
-  }
-
-  /** {@link #claimOf(Set, int, Instant, Instant, Set, Set)} for one alias. */
-  public List<Job> claimOf(String alias, int max, Instant now, Instant leaseUntil, Set<String> pausedFeatures,
-      Set<PauseGate.Scope> pausedScopes) {
-    return claimOf(Set.of(Objects.requireNonNull(alias, "alias")), max, now, leaseUntil, pausedFeatures, pausedScopes);
   }
 
   private List<Job> claim(Set<String> onlyAliases, int max, Instant now, Instant leaseUntil, Set<String> pausedAliases,

@@ -61,8 +61,8 @@ class JobStoreTest {
     String low = store.enqueue(job("t", 1, "a"), T0.plusMillis(1), FAR);
     String high = store.enqueue(job("t", 5, "b"), T0.plusMillis(2), FAR);
 
-    List<Job> trial = store.claimOf("emu-ok", 1, T0.plusSeconds(1), T0.plusSeconds(60), Set.of(), Set.of());
-    List<Job> heldByFeature = store.claimOf("emu-ok", 1, T0.plusSeconds(1), T0.plusSeconds(60), Set.of("default"),
+    List<Job> trial = store.claimOf(Set.of("emu-ok"), 1, T0.plusSeconds(1), T0.plusSeconds(60), Set.of(), Set.of());
+    List<Job> heldByFeature = store.claimOf(Set.of("emu-ok"), 1, T0.plusSeconds(1), T0.plusSeconds(60), Set.of("default"),
         Set.of());
 
     assertThat(trial).extracting(Job::id).containsExactly(high);
