@@ -124,7 +124,10 @@ public final class Gateway implements AutoCloseable {
     if (cluster != null) { // replicas share breakers, cooldowns, the retry budgets and tiers (docs/production.md)
       if (policy.breaker().enabled()) {
         breakers.shareThrough(cluster.gates(policy.attemptTimeout()));
-        cluster.onBreakerClosed(tiers::onTransition); // whichever replica's trial closed it: the window starts afresh here too
+        cluster.onBreakerClosed(t -> { // whichever replica's trial closed it: the windows start afresh here too
+          tiers.onTransition(t);
+          stats.onTransition(t);
+        });
       }
       budgets = cluster.budgets(budgeted, policy.retryBudget().max(), policy.retryBudget().ratio());
       tiers.cooldowns().shareThrough(cluster.cooldownSharing());
