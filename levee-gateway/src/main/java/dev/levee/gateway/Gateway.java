@@ -179,7 +179,7 @@ public final class Gateway implements AutoCloseable {
     AdminHandler admin = new AdminHandler(config.admin().token(), tiers, aliases, routing);
     Server server = VirtualThreadServer.create(config.server().host(), config.server().port(),
         config.server().idleTimeout(), "levee-gateway", new HttpDispatcher(ids, messages, health, admin, metrics,
-            models(aliases, endpoints, client), work, readiness),
+            models(aliases, endpoints, client, ticker), work, readiness),
         config.server().limits(), ServerLanes.GATEWAY.namedBy(headers -> {
           String id = headers.get(LeveeHeaders.REQUEST_ID); // named by the dispatcher
           if (id == null) { // refused at the door: findable in the logs like any answer
@@ -205,9 +205,10 @@ public final class Gateway implements AutoCloseable {
   }
 
   /** {@code /v1/models}: the aliases' model objects, dated by their first models' upstreams, and the default upstream's list. */
-  private static PassThrough models(Aliases aliases, Map<String, Endpoint> endpoints, UpstreamClient client) {
+  private static PassThrough models(Aliases aliases, Map<String, Endpoint> endpoints, UpstreamClient client,
+      Ticker ticker) {
     UpstreamGet get = new UpstreamGet(client);
-    ReleaseDates dates = new ReleaseDates(aliases.firstTargets(), target -> endpoints.get(target.upstream()), get);
+    ReleaseDates dates = new ReleaseDates(aliases.firstTargets(), target -> endpoints.get(target.upstream()), get, ticker);
     AliasModels models = new AliasModels(aliases, dates);
     Endpoint upstream = endpoints.get(aliases.defaultUpstream());
     return new PassThrough(upstream, get, models, new ModelList(models, aliases.defaultUpstream(), upstream, get, dates));

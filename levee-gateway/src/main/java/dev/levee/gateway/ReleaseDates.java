@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.levee.anthropic.Json;
 import dev.levee.anthropic.upstream.Endpoint;
 import dev.levee.core.chain.Target;
+import dev.levee.core.time.Ticker;
 import java.io.IOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -23,8 +24,9 @@ import java.util.function.Function;
  * whose release date is unknown gets. What the upstream said (a date, or 404: it does not know the
  * model) is kept for the life of the process (a release date does not change), for the configured
  * first targets only, so the table never grows past the aliases; a look-up that failed otherwise
- * (unreachable, slower than {@value #LOOKUP_SECONDS} s, 401, 5xx) is not kept, and is tried again on
- * the next request. The same value after every restart, as long as the upstream answers. Thread-safe.
+ * (unreachable, slower than {@value #LOOKUP_SECONDS} s, 401, 5xx) is not kept, and is tried again
+ * {@value #RETRY_SECONDS} s later at the earliest (until then the epoch), so an upstream that is down
+ * costs a listing at most one look-up a target a minute, not one a request. The same value after every restart, as long as the upstream answers. Thread-safe.
  */
 final class ReleaseDates {
 
@@ -34,19 +36,26 @@ final class ReleaseDates {
   /** How long a look-up may take, s: a model object should not wait long on a date. */
   static final int LOOKUP_SECONDS = 2;
 
+  /** How long after a failed look-up a target is not asked again, s. */
+  static final int RETRY_SECONDS = 60;
+
   private final Set<Target> firsts;
   private final Function<Target, Endpoint> endpoints;
   private final UpstreamGet upstream;
   private final Map<Target, String> known = new ConcurrentHashMap<>();
+  private final Map<Target, Long> retryAt = new ConcurrentHashMap<>(); // ticker nanos; first targets only
+  private final Ticker ticker;
 
   /**
    * @param firsts the first target of every alias's chain: the only targets looked up
    * @param endpoints the endpoint of each target's upstream
+   * @param ticker when a failed look-up may be tried again
    */
-  ReleaseDates(Set<Target> firsts, Function<Target, Endpoint> endpoints, UpstreamGet upstream) {
+  ReleaseDates(Set<Target> firsts, Function<Target, Endpoint> endpoints, UpstreamGet upstream, Ticker ticker) {
     this.firsts = Set.copyOf(firsts);
     this.endpoints = endpoints;
     this.upstream = upstream;
+    this.ticker = ticker;
   }
 
   /**
@@ -60,7 +69,8 @@ final class ReleaseDates {
       return date != null ? date : UNKNOWN;
     }
     Endpoint endpoint = endpoints.apply(target);
-    if (endpoint == null) {
+    Long retry = retryAt.get(target);
+    if (endpoint == null || retry != null && ticker.nanos() < retry) {
       return UNKNOWN;
     }
     try {
@@ -72,14 +82,21 @@ final class ReleaseDates {
       }
       if (answer.status() == 200 || answer.status() == 404) { // the upstream's word: asked once
         known.putIfAbsent(target, UNKNOWN);
+      } else {
+        failed(target);
       }
     } catch (IOException e) {
-      return UNKNOWN; // the list answers without it; the next request asks again
+      failed(target); // the list answers without it; asked again a minute on
+      return UNKNOWN;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return UNKNOWN;
     }
     return known.getOrDefault(target, UNKNOWN);
+  }
+
+  private void failed(Target target) {
+    retryAt.put(target, ticker.nanos() + Duration.ofSeconds(RETRY_SECONDS).toNanos());
   }
 
   /** Keeps the dates of the listed models that are first targets on {@code upstreamName} (a list page's {@code data}). */
