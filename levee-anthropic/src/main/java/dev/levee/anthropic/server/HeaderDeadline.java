@@ -53,6 +53,7 @@ final class HeaderDeadline extends AbstractLifeCycle {
   private final long periodMillis;
   private final ApiError error;
   private ScheduledExecutorService sweeper;
+  private static final long CUT = Long.MIN_VALUE; // in suspects: answered 408 at an earlier sweep
   private Map<EndPoint, Long> suspects = Map.of(); // late at the last sweep, by begin time; the sweeper's own
   private Set<EndPoint> silent = Set.of(); // silent since accepted at the last sweep; the sweeper's own
 
@@ -86,6 +87,11 @@ final class HeaderDeadline extends AbstractLifeCycle {
     try {
       for (EndPoint endPoint : connector.getConnectedEndPoints()) {
         if (endPoint.getConnection() instanceof HttpConnection http) {
+          Long seen = suspects.get(endPoint);
+          if (seen != null && seen == CUT) {
+            lateNow.put(endPoint, CUT); // answered already, closing: never answered or counted twice
+            continue;
+          }
           long silentFor = silentSinceAccepted(endPoint, http, wallNow);
           if (silentFor > 0 && !silent.contains(endPoint)) {
             silentNow.add(endPoint); // cut at the next sweep if it is still silent
@@ -95,7 +101,7 @@ final class HeaderDeadline extends AbstractLifeCycle {
           if (begin == 0) {
             continue;
           }
-          if (silentFor == 0 && suspects.getOrDefault(endPoint, 0L) != begin) {
+          if (silentFor == 0 && (seen == null || seen != begin)) {
             lateNow.put(endPoint, begin); // cut at the next sweep if it is still the same request's headers
             continue;
           }
@@ -104,6 +110,7 @@ final class HeaderDeadline extends AbstractLifeCycle {
           String id = lanes.name(headers);
           endPoint.write(Callback.from(endPoint::close, x -> endPoint.close()), ByteBuffer.wrap(answer(headers, id)));
           lanes.refusals().refused(null, begin, id, error);
+          lateNow.put(endPoint, CUT);
         }
       }
     } catch (RuntimeException e) {
