@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * of session 6, a {@code WritePendingException} beside it). A cut comes at most one sweep late.
  *
  * <p>A connection that has sent nothing at all since it was accepted is answered the same 408 and
- * closed once it is older than the timeout: before, the deadline started only at a
+ * closed once it is older than the timeout (and at least {@link #SILENT_FLOOR}): before, the deadline started at a
  * request's first byte, so a silent socket held one of {@link ServerLimits#maxConnections()}
  * until Jetty's idle timeout (minutes), and a few thousand of them locked out {@code /health}.
  * A kept-alive connection between requests is left to the idle timeout. As for late headers, a
@@ -50,9 +50,17 @@ final class HeaderDeadline extends AbstractLifeCycle {
   private final Connector connector;
   private final RequestGuard.Lanes lanes;
   private final long timeoutNanos;
+  private final long silentNanos;
   private final long periodMillis;
   private final ApiError error;
   private ScheduledExecutorService sweeper;
+  /**
+   * The least time a connection is taken for silent: its bytes count once Jetty reads them, and on a
+   * loaded server a connection whose request waits in the socket can go unread for a moment (a full
+   * test run with a 300 ms header timeout cut such a connection as silent).
+   */
+  static final Duration SILENT_FLOOR = Duration.ofSeconds(5);
+
   private static final long CUT = Long.MIN_VALUE; // in suspects: answered 408 at an earlier sweep
   private Map<EndPoint, Long> suspects = Map.of(); // late at the last sweep, by begin time; the sweeper's own
   private Set<EndPoint> silent = Set.of(); // silent since accepted at the last sweep; the sweeper's own
@@ -62,6 +70,7 @@ final class HeaderDeadline extends AbstractLifeCycle {
     this.connector = connector;
     this.lanes = lanes;
     this.timeoutNanos = timeout.toNanos();
+    this.silentNanos = Math.max(timeoutNanos, SILENT_FLOOR.toNanos());
     this.periodMillis = Math.max(10, Math.min(1000, timeout.toMillis() / 4));
     this.error = new ApiError(408, "timeout_error", "The request headers arrived too slowly (limit "
         + timeout.toMillis() + " ms).");
@@ -129,7 +138,7 @@ final class HeaderDeadline extends AbstractLifeCycle {
    */
   private long silentSinceAccepted(EndPoint endPoint, HttpConnection http, long wallNow) {
     long age = (wallNow - endPoint.getCreatedTimeStamp()) * 1_000_000;
-    return http.getBytesIn() == 0 && http.getMessagesIn() == 0 && age > timeoutNanos ? age : 0;
+    return http.getBytesIn() == 0 && http.getMessagesIn() == 0 && age > silentNanos ? age : 0;
   }
 
   /** The raw 408, with the lanes' id {@code headers} and {@code id} in its body. */
