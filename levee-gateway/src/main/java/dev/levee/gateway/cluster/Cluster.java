@@ -103,11 +103,9 @@ public final class Cluster implements AutoCloseable {
   /**
    * Hears every close of a shared breaker (HALF_OPEN to CLOSED) on this replica, whichever replica's
    * trial closed it, once per close ({@link SharedBreaker#onClose}): the gateway's tier board starts
-   * the target's SLI window afresh, as a local breaker's close does. Before, no replica's board
-   * heard a shared close (its listener hears the replica's own local breaker, whose state follows
-   * only this replica's calls), so the outage's failures stayed in every other replica's window and
-   * a backlog drained there could step a healthy target's aliases down. Register at start-up,
-   * before requests.
+   * the target's SLI and /health windows afresh, as a local breaker's close does. Register at
+   * start-up, before requests. Listeners run on the thread that learns of the close — a request's,
+   * or the Redis client's — so they must be quick and never block.
    */
   public void onBreakerClosed(Consumer<Transition> listener) {
     breakerCloses.add(java.util.Objects.requireNonNull(listener, "listener"));
