@@ -13,6 +13,8 @@ import dev.levee.gateway.pipeline.RequestIds;
 import dev.levee.gateway.batches.BatchesHandler;
 import dev.levee.gateway.jobs.JobsHandler;
 import dev.levee.gateway.work.QueuedWork;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
@@ -68,6 +70,10 @@ final class HttpDispatcher extends Handler.Abstract {
   private boolean dispatch(Request request, Response response, Callback callback) {
     String path = Request.getPathInContext(request);
     String method = request.getMethod();
+    if (!validQuery(request.getHttpURI().getQuery())) { // Jetty takes it; the upstream URI would not
+      return error(request, response, callback, ApiError.invalidRequest("The query string is not a valid URI query "
+          + "(RFC 3986 section 3.4): percent-encode characters such as | ^ { } \" \\ and write % only before two hex digits."));
+    }
     switch (path) {
       case "/v1/messages", "/v1/messages/count_tokens" -> {
         if (!method.equals("POST")) {
@@ -160,6 +166,19 @@ final class HttpDispatcher extends Handler.Abstract {
         return callback.getInvocationType();
       }
     };
+  }
+
+  /** Whether {@code query} (raw, or null for none) parses as the query of a {@link URI}, as every upstream call's does. */
+  private static boolean validQuery(String query) {
+    if (query == null) {
+      return true;
+    }
+    try {
+      new URI("?" + query);
+      return true;
+    } catch (URISyntaxException e) {
+      return false;
+    }
   }
 
   /** 405 with the {@code Allow} header RFC 9110 §15.5.6 requires. */
