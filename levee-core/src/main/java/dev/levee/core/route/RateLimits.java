@@ -1,34 +1,42 @@
 package dev.levee.core.route;
 
+import dev.levee.core.bound.BoundedTable;
 import dev.levee.core.chain.CallObserver;
 import dev.levee.core.chain.Target;
 import dev.levee.core.retry.Failure;
 import dev.levee.core.retry.FailureKind;
 import dev.levee.core.time.Ticker;
 import java.time.Duration;
-import java.util.Map;
+import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The {@link RateLimitState} of every target, created on first observation; the router's {@link
  * Pacing}. Fed the rate-limit headers of every answer ({@link #observe}) and, as a {@link
  * CallObserver}, every 429 that states a {@code retry-after} (a 429 without one, the spend limit,
  * says nothing of when capacity returns and is left to the breaker). A target never observed is
- * covered. Bounded like the breakers: past {@link
- * #MAX_TARGETS} targets, new ones share one state per upstream (which is what the upstream's
- * limits are, per organisation and model class, anyway). Thread-safe.
+ * covered. Clients can name any model, so the table is a {@link BoundedTable} like the breakers':
+ * at most {@link #MAX_TARGETS} targets, the least used evicted first, and a target not observed for
+ * {@link #IDLE_FOR} forgotten (it reads as never observed: covered). Targets never share a state
+ * (review: past 1,000 targets every new one shared its upstream's, so after weeks of churn a new
+ * target's limits were tracked with others'). Covering and reserving are not uses. Thread-safe.
  */
 public final class RateLimits implements Pacing, CallObserver {
 
-  /** Distinct targets tracked separately. */
+  /** The most targets tracked at once. */
   public static final int MAX_TARGETS = 1000;
 
-  private final Ticker ticker;
-  private final Map<Target, RateLimitState> byTarget = new ConcurrentHashMap<>();
+  /**
+   * How long a target not observed keeps its state: an hour, far past the minute in which
+   * Anthropic's buckets refill, so a state is forgotten only once its resets have passed.
+   */
+  public static final Duration IDLE_FOR = Duration.ofHours(1);
+
+  private final BoundedTable<Target, RateLimitState> byTarget;
 
   public RateLimits(Ticker ticker) {
-    this.ticker = Objects.requireNonNull(ticker, "ticker");
+    Objects.requireNonNull(ticker, "ticker");
+    this.byTarget = new BoundedTable<>(MAX_TARGETS, IDLE_FOR, ticker, List.of(), t -> new RateLimitState(ticker));
   }
 
   /** Takes in the rate-limit headers of one answer from {@code target}; an empty reading changes nothing. */
@@ -72,16 +80,10 @@ public final class RateLimits implements Pacing, CallObserver {
   }
 
   private RateLimitState existing(Target target) {
-    RateLimitState state = byTarget.get(target);
-    return state != null ? state : byTarget.get(new Target(target.upstream(), "*"));
+    return byTarget.peek(target);
   }
 
   private RateLimitState stateOf(Target target) {
-    RateLimitState existing = byTarget.get(target);
-    if (existing != null) {
-      return existing;
-    }
-    Target key = byTarget.size() < MAX_TARGETS ? target : new Target(target.upstream(), "*");
-    return byTarget.computeIfAbsent(key, t -> new RateLimitState(ticker));
+    return byTarget.get(target);
   }
 }

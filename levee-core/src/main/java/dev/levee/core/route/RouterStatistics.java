@@ -1,14 +1,15 @@
 package dev.levee.core.route;
 
+import dev.levee.core.bound.BoundedTable;
 import dev.levee.core.chain.CallObserver;
 import dev.levee.core.chain.Target;
 import dev.levee.core.retry.Failure;
 import dev.levee.core.time.Ticker;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The router's per-target measurements, fed by every attempt outcome: as a {@link CallObserver}
@@ -26,18 +27,26 @@ import java.util.concurrent.ConcurrentHashMap;
  *       so within 1 %); the model's configured typical latency while the window is empty.
  * </ul>
  *
- * <p>Clients can name any model, so the table is bounded like the breakers: past {@link
- * #MAX_TARGETS} targets, new ones share one entry per upstream. Thread-safe; each target has its
- * own lock.
+ * <p>Clients can name any model, so the table is a {@link BoundedTable} like the breakers': at
+ * most {@link #MAX_TARGETS} targets, the least used evicted first, and a target with no outcome
+ * for {@link #idleFor} (ten half-lives, at least the latency window: its success has aged back
+ * within 0.1 % of 1.0) forgotten; a forgotten target reads as one never called. Targets never share
+ * an entry (review: past 1,000 targets, every new one shared its upstream's, so after weeks of
+ * churn a new target got no statistics of its own). Reading is not a use. Thread-safe; each
+ * target has its own lock.
  */
 public final class RouterStatistics implements CallObserver {
 
-  /** Distinct targets measured separately. */
+  /** The most targets measured at once. */
   public static final int MAX_TARGETS = 1000;
+
+  /** Half-lives without an outcome after which a target is forgotten. */
+  static final int IDLE_HALF_LIVES = 10;
 
   private final StatisticsConfig config;
   private final Ticker ticker;
-  private final Map<Target, TargetStatistics> byTarget = new ConcurrentHashMap<>();
+  private final Duration idleFor;
+  private final BoundedTable<Target, TargetStatistics> byTarget;
   private volatile Sharing sharing = (target, local) -> local;
 
   /**
@@ -53,6 +62,10 @@ public final class RouterStatistics implements CallObserver {
   public RouterStatistics(StatisticsConfig config, Ticker ticker) {
     this.config = Objects.requireNonNull(config, "config");
     this.ticker = Objects.requireNonNull(ticker, "ticker");
+    Duration aged = config.halfLife().multipliedBy(IDLE_HALF_LIVES);
+    this.idleFor = aged.compareTo(config.latencyWindow()) >= 0 ? aged : config.latencyWindow();
+    this.byTarget = new BoundedTable<>(MAX_TARGETS, idleFor, ticker, List.of(),
+        t -> new TargetStatistics(config, config.typicalLatencyOf(t.model())));
   }
 
   @Override
@@ -77,7 +90,7 @@ public final class RouterStatistics implements CallObserver {
 
   /** What this replica alone has measured of {@code target} (what it publishes to the others). */
   public TargetReading readLocal(Target target) {
-    TargetStatistics statistics = existing(target);
+    TargetStatistics statistics = byTarget.peek(target);
     if (statistics == null) {
       return new TargetReading(1.0, config.typicalLatencyOf(target.model()), false, 0);
     }
@@ -93,7 +106,7 @@ public final class RouterStatistics implements CallObserver {
   public Map<String, TargetReading> readings() {
     Map<String, TargetReading> readings = new TreeMap<>();
     long now = ticker.nanos();
-    byTarget.forEach((target, statistics) -> readings.put(target.id(), statistics.read(now)));
+    byTarget.entries().forEach((target, statistics) -> readings.put(target.id(), statistics.read(now)));
     return readings;
   }
 
@@ -102,21 +115,12 @@ public final class RouterStatistics implements CallObserver {
     return config;
   }
 
-  private TargetStatistics existing(Target target) {
-    TargetStatistics statistics = byTarget.get(target);
-    return statistics != null ? statistics : byTarget.get(shared(target));
+  /** How long a target without an outcome keeps its statistics. */
+  public Duration idleFor() {
+    return idleFor;
   }
 
   private TargetStatistics statisticsOf(Target target) {
-    TargetStatistics existing = byTarget.get(target);
-    if (existing != null) {
-      return existing;
-    }
-    Target key = byTarget.size() < MAX_TARGETS ? target : shared(target);
-    return byTarget.computeIfAbsent(key, t -> new TargetStatistics(config, config.typicalLatencyOf(t.model())));
-  }
-
-  private static Target shared(Target target) {
-    return new Target(target.upstream(), "*");
+    return byTarget.get(target);
   }
 }

@@ -2,7 +2,6 @@ package dev.levee.gateway.cluster;
 
 import dev.levee.core.tier.Tier;
 import dev.levee.core.time.Ticker;
-import io.lettuce.core.KeyValue;
 import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
 import java.util.List;
@@ -11,6 +10,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Tier decisions per feature, shared so that every replica answers in the same tier.
@@ -41,6 +41,8 @@ public final class SharedTiers {
 
   private static final LuaScript LEASE = LuaScript.load("lease");
   private static final LuaScript PUBLISH = LuaScript.load("tier-publish");
+  private static final LuaScript VIEW = LuaScript.load("tier-view");
+  private static final LuaScript FORCE = LuaScript.load("tier-force");
 
   /**
    * How many leases a decided tier below T0 lives in Redis unless published again: every evaluation
@@ -74,6 +76,9 @@ public final class SharedTiers {
   private final Map<String, Tier> localDecided = new ConcurrentHashMap<>(); // below T0 only: absent is T0
   private final Map<String, Forced> localForced = new ConcurrentHashMap<>();
   private final Set<String> unforcePending = ConcurrentHashMap.newKeySet(); // lifted while Redis was away
+  // one writer of forces and lifts at a time: the flusher wrote a force (or lift) again while its
+  // own call was still writing it (review: two SETs and two PUBLISHes for one force)
+  private final ReentrantLock writing = new ReentrantLock();
 
   /**
    * @param replica this replica's id, unique in the cluster
@@ -132,10 +137,15 @@ public final class SharedTiers {
    * @return whether the force reached the shared state (false: this replica only, for now)
    */
   public boolean force(String feature, Tier tier, Duration duration) {
-    unforcePending.remove(feature);
-    Forced mine = new Forced(tier, ticker.nanos() + duration.toNanos(), false);
-    localForced.put(feature, mine);
-    return write(feature, mine);
+    writing.lock();
+    try {
+      unforcePending.remove(feature);
+      Forced mine = new Forced(tier, ticker.nanos() + duration.toNanos(), false);
+      localForced.put(feature, mine);
+      return write(feature, mine);
+    } finally {
+      writing.unlock();
+    }
   }
 
   /**
@@ -143,9 +153,14 @@ public final class SharedTiers {
    * force ends on this replica at once and in Redis once the link answers again ({@link #writePending}).
    */
   public void unforce(String feature) {
-    localForced.remove(feature);
-    unforcePending.add(feature);
-    lift(feature);
+    writing.lock();
+    try {
+      localForced.remove(feature);
+      unforcePending.add(feature);
+      lift(feature);
+    } finally {
+      writing.unlock();
+    }
   }
 
   /** Writes a local force to Redis (its remaining time as TTL); marks it shared on success. */
@@ -155,25 +170,30 @@ public final class SharedTiers {
       localForced.remove(feature, force);
       return false;
     }
-    String viewKey = viewKey(feature);
-    boolean written = link.tryShared() && link.<String>call(c -> c.psetex(link.key("tier-forced:{" + feature + "}"),
-        Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)), force.tier().name())).isPresent();
-    views.invalidate(viewKey);
+    boolean written = link.tryShared()
+        && writeForce(feature, force.tier().name(), Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+    views.invalidate(viewKey(feature));
     if (written) {
       localForced.replace(feature, force, new Forced(force.tier(), force.until(), true));
-      link.<Long>call(c -> c.publish(link.channel(), viewKey));
     }
     return written;
   }
 
   /** Deletes the shared force; forgets the pending lift once Redis confirmed it. */
   private void lift(String feature) {
-    String viewKey = viewKey(feature);
-    if (link.tryShared() && link.<Long>call(c -> c.del(link.key("tier-forced:{" + feature + "}"))).isPresent()) {
+    if (link.tryShared() && writeForce(feature, "", 0)) {
       unforcePending.remove(feature);
-      link.<Long>call(c -> c.publish(link.channel(), viewKey));
     }
-    views.invalidate(viewKey);
+    views.invalidate(viewKey(feature));
+  }
+
+  /**
+   * Sets ({@code tier} for {@code ttlMillis}) or lifts ({@code tier} empty) the shared force and
+   * publishes the change, in one round trip; whether Redis answered.
+   */
+  private boolean writeForce(String feature, String tier, long ttlMillis) {
+    return link.<Long>eval(FORCE, ScriptOutputType.INTEGER, new String[] {link.key("tier-forced:{" + feature + "}")},
+        tier, Long.toString(ttlMillis), link.channel(), viewKey(feature)).isPresent();
   }
 
   /**
@@ -183,15 +203,19 @@ public final class SharedTiers {
    */
   void writePending() {
     if (!unforcePending.isEmpty() || localForced.values().stream().anyMatch(f -> !f.shared())) {
-      if (!link.tryShared()) {
-        return;
+      if (!link.tryShared() || !writing.tryLock()) {
+        return; // a force or lift is being written: it writes its own, and this runs again in 100 ms
       }
-      unforcePending.forEach(this::lift);
-      localForced.forEach((feature, mine) -> {
-        if (!mine.shared()) {
-          write(feature, mine);
-        }
-      });
+      try {
+        unforcePending.forEach(this::lift);
+        localForced.forEach((feature, mine) -> {
+          if (!mine.shared()) {
+            write(feature, mine);
+          }
+        });
+      } finally {
+        writing.unlock();
+      }
     }
   }
 
@@ -261,17 +285,14 @@ public final class SharedTiers {
   }
 
   private Optional<View> read(String feature) {
-    String decided = link.key("tier:{" + feature + "}");
-    String forced = link.key("tier-forced:{" + feature + "}");
-    Optional<View> view = link.<List<KeyValue<String, String>>>call(c -> c.mget(decided, forced)).map(values -> new View(
-        values.get(0).hasValue() ? Tier.valueOf(values.get(0).getValue()) : Tier.T0,
-        values.get(1).hasValue() ? Tier.valueOf(values.get(1).getValue()) : null, 0));
-    if (view.isPresent() && view.get().forced() != null) { // its end, for forced_remaining_ms on every replica
-      View v = view.get();
-      long now = ticker.nanos();
-      view = Optional.of(new View(v.decided(), v.forced(), link.<Long>call(c -> c.pttl(forced))
-          .filter(ms -> ms > 0).map(ms -> now + TimeUnit.MILLISECONDS.toNanos(ms)).orElse(now)));
-    }
+    long now = ticker.nanos();
+    // one round trip: both tiers and the force's time left, for forced_remaining_ms on every replica
+    Optional<View> view = link.<List<String>>eval(VIEW, ScriptOutputType.MULTI,
+        new String[] {link.key("tier:{" + feature + "}"), link.key("tier-forced:{" + feature + "}")})
+        .map(values -> new View(
+            values.get(0).isEmpty() ? Tier.T0 : Tier.valueOf(values.get(0)),
+            values.get(1).isEmpty() ? null : Tier.valueOf(values.get(1)),
+            now + TimeUnit.MILLISECONDS.toNanos(Long.parseLong(values.get(2)))));
     // keep the local fallback at the cluster's tier, so losing Redis does not change the answer
     view.ifPresent(v -> remember(feature, v.decided()));
     return view;

@@ -12,6 +12,7 @@ import dev.levee.core.cooldown.CooldownPlan;
 import dev.levee.gateway.route.Paced;
 import dev.levee.gateway.route.ScoreRouting;
 import dev.levee.gateway.tier.TierBoard;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -48,13 +49,18 @@ final class Execution {
 
   /**
    * Runs the plan, the first JSON call to {@code reserved}'s target under that permit (a queued
-   * job that is its target's trial call); the caller releases it.
+   * job that is its target's trial call); the caller releases it. That target goes first, unpaced,
+   * whatever the router's order: the job is its trial (review: a routed alias's router ranked the
+   * healed primary, its outage still in its statistics, below the fallback, which answered every
+   * trial job while the primary was never tested).
    */
   ChainResult<Reply> execute(InboundRequest in, Plan plan, Cancellation cancellation, ReservedPermit reserved) {
-    List<Target> targets = plan.targets();
+    Target trial = reserved.target();
+    boolean trialFirst = trial != null && plan.targets().contains(trial);
+    List<Target> targets = trialFirst ? first(trial, plan.targets()) : plan.targets();
     CooldownPlan cooled;
     try {
-      if (plan.route() != null) {
+      if (plan.route() != null && !trialFirst) {
         Paced paced = routing.pace(in.alias().alias(), plan.route(), in.route().inputTokens(), plan.deadline(),
             chain.policy().minAttemptTime());
         if (paced instanceof Paced.Refuse refused) {
@@ -73,5 +79,13 @@ final class Execution {
         ? streams.open(plan.request(), go.targets(), plan.deadline(), cancellation, plan.hedgeAfter(), routing::reading)
         : chain.execute(go.targets(), plan.deadline(), false, routing.reading(upstreams.json(plan.request(), cancellation)),
             plan.hedgeAfter(), reserved);
+  }
+
+  /** {@code order} with {@code target} moved to the front. */
+  private static List<Target> first(Target target, List<Target> order) {
+    List<Target> reordered = new ArrayList<>(order.size());
+    reordered.add(target);
+    order.stream().filter(t -> !t.equals(target)).forEach(reordered::add);
+    return reordered;
   }
 }

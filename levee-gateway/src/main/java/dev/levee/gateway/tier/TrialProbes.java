@@ -1,12 +1,12 @@
 package dev.levee.gateway.tier;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.levee.core.breaker.Gate;
 import dev.levee.core.chain.Target;
 import dev.levee.core.time.Ticker;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 /**
@@ -19,15 +19,22 @@ final class TrialProbes {
   private final Ticker ticker;
   private final Duration every;
   private volatile Function<Target, Gate> circuits; // null until watchCircuits
-  /** Claims kept before expired ones are dropped (client-chosen targets). */
+  /** The most claims kept (client-chosen targets); past it the least used are dropped first. */
   static final int MAX_CLAIMS = 1_000;
 
-  private final Map<Target, Long> probes = new ConcurrentHashMap<>(); // ticker nanos of a target's last probe
+  // ticker nanos of a target's last claim; dropped an evaluate-every after the last request asked
+  private final Cache<Target, Long> probes;
 
   /** @param every at most one claim of a target's trial per this ({@code tiers.evaluate-every}) */
   TrialProbes(Ticker ticker, Duration every) {
     this.ticker = ticker;
     this.every = every;
+    this.probes = Caffeine.newBuilder()
+        .maximumSize(MAX_CLAIMS)
+        .expireAfterWrite(every)
+        .ticker(ticker::nanos)
+        .executor(Runnable::run) // eviction on the calling thread: deterministic on virtual time
+        .build();
   }
 
   /** Reads the targets' circuit breakers from now on (see {@link TierBoard#watchCircuits}). */
@@ -76,18 +83,14 @@ final class TrialProbes {
    * however many requests ask at once. The clock is read inside the map's atomic update, so a
    * request that read the time, was held up (a shared breaker's state read from Redis) and claims
    * late cannot claim with an old time beside a newer claim: before, two requests at once could both
-   * win, one with a time an {@code evaluate-every} old. Past {@value #MAX_CLAIMS} targets the
-   * claims that no longer space anything are dropped, each only while it is still the one read
-   * (before, the whole table was cleared, a live claim with it, letting a second request claim).
+   * win, one with a time an {@code evaluate-every} old. A claim is dropped once it no longer spaces
+   * anything, and past {@value #MAX_CLAIMS} targets the least used first (review: past the bound,
+   * every claim scanned the whole table, which kept every live claim however many there were).
    */
   private boolean claim(Target target) {
     long spacing = every.toNanos();
-    if (probes.size() > MAX_CLAIMS) {
-      long now = ticker.nanos();
-      probes.values().removeIf(last -> now - last >= spacing); // atomic per entry: a fresh claim is never dropped
-    }
     boolean[] won = {false};
-    probes.compute(target, (t, last) -> {
+    probes.asMap().compute(target, (t, last) -> {
       long now = ticker.nanos();
       if (last == null || now - last >= spacing) {
         won[0] = true;
@@ -96,5 +99,11 @@ final class TrialProbes {
       return last;
     });
     return won[0];
+  }
+
+  /** Claims held now: tests. */
+  int claimsHeld() {
+    probes.cleanUp();
+    return Math.toIntExact(probes.estimatedSize());
   }
 }
