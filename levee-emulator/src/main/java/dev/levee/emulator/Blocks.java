@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.levee.anthropic.Json;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /** Reads request content: a string or an array of content blocks, as the Messages API accepts. */
 final class Blocks {
@@ -59,7 +60,12 @@ final class Blocks {
     return of(content).stream().anyMatch(b -> "tool_result".equals(b.path("type").asText()));
   }
 
-  /** The number of words in every string value of the tree (the emulator's token estimate). */
+  /**
+   * The number of words in every string value of the tree but a {@code type} (the emulator's token
+   * estimate). A block's type is structure, not words: as with the API, content sent as one text
+   * block counts as the same content sent as a string, and a prefilled partial answer counts the
+   * words it was answered with.
+   */
   static int words(JsonNode node) {
     if (node == null) {
       return 0;
@@ -68,8 +74,14 @@ final class Blocks {
       return Words.count(node.asText());
     }
     int words = 0;
-    for (JsonNode child : node) {
-      words += words(child);
+    if (node.isObject()) {
+      for (Map.Entry<String, JsonNode> field : node.properties()) {
+        words += field.getKey().equals("type") ? 0 : words(field.getValue());
+      }
+    } else {
+      for (JsonNode child : node) {
+        words += words(child);
+      }
     }
     return words;
   }

@@ -44,8 +44,9 @@ public record Recovery(OriginalRequest request, List<Target> targets, boolean en
    * The targets to ask, in order, after {@code broken} broke with {@code kind}. A target that cut
    * or stalled (CONNECTION, TIMEOUT) goes last: another target that can continue is asked first
    * (issue 10, "hand off quickly"), and the chain retries the broken one only as the last left.
-   * After any other break (a retryable in-band error, a malformed event) the broken target is
-   * asked first, then the rest of the chain in order.
+   * After any other break (a retryable in-band error, a malformed event), or with {@code kind}
+   * null (nothing broke: an answer goes on), the target is asked first, then the rest of the chain
+   * in order.
    */
   public List<Target> order(Target broken, FailureKind kind) {
     List<Target> others = new ArrayList<>(targets);

@@ -41,6 +41,7 @@ public final class ResilientStream implements AutoCloseable {
   private final StreamSplicer splicer;
   private final Deque<SseEvent> toClient = new ArrayDeque<>();
 
+  private final Target opened; // the target of the first attempt, whose input a continuation's is compared with
   private Target target;
   private Completion completion;
   private UpstreamStream upstream;
@@ -55,6 +56,7 @@ public final class ResilientStream implements AutoCloseable {
     this.stats = stats;
     this.splicer = new StreamSplicer(recovery.settings().dropDuplicates(), recovery.request().maxTokens());
     adopt(first);
+    opened = target;
     stats.started(first.steps().get(first.steps().size() - 1).took());
   }
 
@@ -70,6 +72,7 @@ public final class ResilientStream implements AutoCloseable {
         end(Outcome.COMPLETE);
         return null;
       }
+      boolean stoppedShort = false;
       try {
         SseEvent event = upstream.next(); // the events held at the commit point first
         if (event == null) {
@@ -85,9 +88,15 @@ public final class ResilientStream implements AutoCloseable {
         }
         if (splicer.finished()) {
           completion.success();
+        } else if (splicer.stoppedShort()) {
+          completion.success();
+          stoppedShort = true;
         }
       } catch (StreamFailureException broken) {
         recover(broken);
+      }
+      if (stoppedShort) {
+        goOn();
       }
     }
     return toClient.poll();
@@ -142,6 +151,11 @@ public final class ResilientStream implements AutoCloseable {
       toClient.addAll(splicer.finishWithoutStop()); // only message_stop was missing: the answer is whole
       return;
     }
+    if (splicer.stoppedShort()) {
+      completion.failure(failure);
+      goOn(); // its message_delta came: the answer was whole up to where it stopped
+      return;
+    }
     String impossible = whyNotRecoverable(failure);
     if (impossible != null) {
       completion.failure(failure);
@@ -149,14 +163,14 @@ public final class ResilientStream implements AutoCloseable {
           ? new StreamFailureException(failure, broken.upstreamError()) // relayed as it came
           : endedByLevee(failure, failure, impossible.isEmpty() ? "the upstream ended it" : impossible));
     }
-    long spent = splicer.outputTokens();
-    if (recovery.outputTokensLeft(spent) <= 0) {
+    long spent = splicer.endAttempt();
+    List<Target> order = recovery.order(target, failure.kind());
+    if (recovery.outputTokensLeft(spent) <= 0 && !mayCountLower(order.get(0))) {
       completion.failure(failure);
       toClient.addAll(splicer.finishAtMaxTokens()); // as an unbroken answer that reached max_tokens ends
       return;
     }
     silent = silent.plus(silenceOf(failure));
-    List<Target> order = recovery.order(target, failure.kind());
     if (order.get(0).equals(target)) {
       completion.failureRecoveredHere(failure); // a trial's verdict is left to its own recovery
     } else {
@@ -177,6 +191,39 @@ public final class ResilientStream implements AutoCloseable {
       case ChainResult.Exhausted<Reply> exhausted ->
           fail(endedByLevee(failure, exhausted.lastFailure() != null ? exhausted.lastFailure() : failure,
               "no target could continue it (" + TargetReports.describe(exhausted.targets()) + ")"));
+    }
+  }
+
+  /**
+   * Whether a continuation by {@code next} may find, by its input's count, that the answer cost
+   * less than counted high ({@link OutputCount}): it is of the first attempt's model and the answer
+   * holds no thinking. Then a break whose count leaves nothing still asks (for 1 token: {@link
+   * RecoveryRequest} never asks for less), and the continuation is dropped at its {@code
+   * message_start} when the count leaves nothing after all.
+   */
+  private boolean mayCountLower(Target next) {
+    return next.model().equals(opened.model()) && !splicer.transcript().hasThinking();
+  }
+
+  /**
+   * Asks for the rest of an answer whose continuation {@link StreamSplicer#stoppedShort() stopped
+   * short} of the client's {@code max_tokens}: once, from the target that answered (then the rest
+   * of the chain), for the {@code max_tokens} left by the upstream's own count. When no target
+   * continues it the answer ends where it stopped, with {@code stop_reason: max_tokens}, as it
+   * would have before: that is not a failure.
+   */
+  private void goOn() throws StreamFailureException {
+    upstream.close();
+    long spent = splicer.endAttempt();
+    ChainResult<Reply> asked = recovery.ask(recovery.order(target, null), splicer.transcript().content(), spent);
+    recoveryCalls += asked.calls();
+    switch (asked) {
+      case ChainResult.Answered<Reply> answered -> {
+        splicer.goOn(recovery.prefills(answered.target()));
+        adopt(answered);
+      }
+      case ChainResult.Cancelled<Reply> cancelled -> throw clientGone();
+      default -> toClient.addAll(splicer.finishShort());
     }
   }
 

@@ -28,12 +28,17 @@ import java.util.List;
  *       discards it and recovers from the last text;
  *   <li>a recovery's {@code message_start} and its thinking blocks are dropped; its first text
  *       block extends the client's open text block, minus any overlap ({@link Overlap});
+ *   <li>a recovery whose {@code message_start} shows the answer already at the client's {@code
+ *       max_tokens} is dropped, and the message ends there; one that stops at the {@code
+ *       max_tokens} Levee lowered, short of the client's by the upstream's own count ({@link
+ *       OutputCount}), holds its {@code message_delta} and {@code message_stop} while the answer
+ *       goes on ({@link #stoppedShort()});
  *   <li>a content delta repeated byte for byte at the same block is counted as a suspected
  *       duplicate, and dropped when so configured ({@link DuplicateCounter}).
  * </ul>
  *
  * <p>Its parts: the client's {@link Transcript} (what a recovery is built from), {@link
- * BlockIndices}, {@link UsageTotals} and the {@link DuplicateCounter}. Not thread-safe: one
+ * BlockIndices}, {@link UsageTotals}, {@link OutputCount} and the {@link DuplicateCounter}. Not thread-safe: one
  * splicer per client stream.
  */
 final class StreamSplicer {
@@ -41,6 +46,8 @@ final class StreamSplicer {
   private final Transcript transcript = new Transcript();
   private final BlockIndices indices = new BlockIndices();
   private final UsageTotals usage;
+  private final OutputCount count = new OutputCount();
+  private final long maxTokens;
   private final DuplicateCounter duplicates;
 
   private boolean started;
@@ -52,6 +59,8 @@ final class StreamSplicer {
 
   // the current attempt
   private boolean recovering; // the attempt is a recovery
+  private boolean goingOn; // the attempt goes on with an answer that stopped short, not after a break
+  private JsonNode stoppedShort; // its message_delta, when it stopped short of the client's max_tokens (see messageDelta)
   private boolean wordOverlap;
   private boolean firstBlockOfAttempt = true;
   private StringBuilder overlapBuffer; // text of the extending block not yet checked for overlap
@@ -64,6 +73,7 @@ final class StreamSplicer {
   StreamSplicer(boolean dropDuplicates, long maxTokens) {
     this.duplicates = new DuplicateCounter(dropDuplicates);
     this.usage = new UsageTotals(maxTokens);
+    this.maxTokens = maxTokens;
   }
 
   /**
@@ -108,12 +118,22 @@ final class StreamSplicer {
   }
 
   private List<SseEvent> messageStart(SseEvent event, JsonNode data) {
-    usage.read(data.path("message").path("usage"));
-    if (started) {
-      return List.of(); // a recovery: the client already has its message_start
+    JsonNode message = data.path("message");
+    usage.read(message.path("usage"));
+    if (!started) {
+      started = true;
+      count.first(message);
+      return List.of(event);
     }
-    started = true;
-    return List.of(event);
+    // a recovery: the client already has its message_start; its input may tell what the answer cost
+    if (count.reconcile(message, transcript.hasThinking())) {
+      usage.rebank(count.tokens());
+    }
+    if (maxTokens > 0 && count.tokens() >= maxTokens) {
+      usage.bank(count.tokens()); // nothing left after all: the continuation is not used
+      return finishAtMaxTokens();
+    }
+    return List.of();
   }
 
   private List<SseEvent> blockStart(SseEvent event, JsonNode data) {
@@ -165,6 +185,10 @@ final class StreamSplicer {
       return List.of(event); // a delta for a block that never started: relay as is
     }
     if (held != null) {
+      Transcript.Block last = heldBlocks.getLast();
+      if (last.index == index) {
+        last.add(fields); // the client gets it whole, input JSON included, when it is released
+      }
       return hold(event.withIndex(index));
     }
     if (overlapBuffer != null && indices.extending(upstream) && fields.deltaType().equals("text_delta")) {
@@ -196,6 +220,10 @@ final class StreamSplicer {
     if (overlapBuffer != null) {
       out.addAll(resolveOverlap());
     }
+    if (stopsShort(data)) {
+      stoppedShort = data; // held, with the open block, until the answer goes on (or cannot)
+      return out;
+    }
     transcript.closeOpen(out);
     if (held != null) {
       out.addAll(held);
@@ -209,6 +237,9 @@ final class StreamSplicer {
   }
 
   private List<SseEvent> messageStop(SseEvent event) {
+    if (stoppedShort != null) {
+      return List.of(); // sent when the answer ends
+    }
     List<SseEvent> out = new ArrayList<>();
     transcript.closeOpen(out);
     messageStopSent = true;
@@ -260,24 +291,49 @@ final class StreamSplicer {
   }
 
   /**
-   * The output tokens the client's answer has cost so far: as the upstreams reported them, or, when
-   * that is less (a broken attempt reports only its {@code message_start}'s 1), what the content the
-   * client received costs, counted high ({@link Transcript#outputTokensCountedHigh()}). A recovery
-   * may ask for the client's {@code max_tokens} minus this.
+   * A continuation that stopped at the {@code max_tokens} Levee lowered while the client's limit is
+   * not reached: after a break the continuation asked for what was left after the answer counted
+   * high; once its {@code message_start} gave the upstream's own count ({@link OutputCount}), more
+   * may be left. Only once after each break, and not inside a held tool call (its tokens are the
+   * continuation's and its stop is as an unbroken answer's).
    */
-  long outputTokens() {
-    return usage.outputTokens(transcript.outputTokensCountedHigh());
+  private boolean stopsShort(JsonNode data) {
+    return recovering && !goingOn && held == null && maxTokens > 0 && count.exact()
+        && "max_tokens".equals(data.path("delta").path("stop_reason").asText())
+        && count.tokens() + usage.currentOutput() < maxTokens;
+  }
+
+  /**
+   * Whether the current attempt ended at the {@code max_tokens} Levee lowered with the client's
+   * limit not reached: its {@code message_delta} and {@code message_stop} are held, and the answer
+   * may go on ({@link #goOn}) or end as it is ({@link #finishShort}).
+   */
+  boolean stoppedShort() {
+    return stoppedShort != null;
+  }
+
+  /**
+   * The current attempt ended (it broke, or {@link #stoppedShort()}): its usage is banked and the
+   * output tokens the client's answer has cost so far are returned — as the upstream counted them
+   * where it said, else counted high ({@link OutputCount}), never more than {@code max_tokens}. A
+   * recovery may ask for the client's {@code max_tokens} minus this. Call once per attempt.
+   */
+  long endAttempt() {
+    long spent = count.ended(transcript.tally(), usage.currentOutput(), stoppedShort != null);
+    usage.bank(spent);
+    return maxTokens > 0 ? Math.min(maxTokens, spent) : spent;
   }
 
   /**
    * Ends the message after a break that left no output tokens to continue with: the open block's
    * stop, a {@code message_delta} with {@code stop_reason: max_tokens} and the usage so far, and
-   * {@code message_stop} — the end of an unbroken answer that reached its {@code max_tokens}.
+   * {@code message_stop} — the end of an unbroken answer that reached its {@code max_tokens}. Call
+   * after {@link #endAttempt()}.
    */
   List<SseEvent> finishAtMaxTokens() {
     held = null;
     heldBlocks = null;
-    usage.bank(transcript.outputTokensCountedHigh());
+    overlapBuffer = null;
     List<SseEvent> out = new ArrayList<>();
     transcript.closeOpen(out);
     out.add(usage.maxTokensDelta());
@@ -288,18 +344,45 @@ final class StreamSplicer {
   }
 
   /**
-   * Forgets the broken attempt and prepares for a recovery: held blocks are discarded, the
-   * attempt's usage is banked (its output tokens as {@link #outputTokens()} counts them).
+   * Ends an answer that {@link #stoppedShort()} as it stands, when it could not go on: the open
+   * block's stop, its {@code message_delta} with the usage summed, {@code message_stop}. Call after
+   * {@link #endAttempt()}.
+   */
+  List<SseEvent> finishShort() {
+    JsonNode data = stoppedShort;
+    stoppedShort = null;
+    List<SseEvent> out = new ArrayList<>();
+    transcript.closeOpen(out);
+    out.add(usage.summed(new SseEvent("message_delta", Json.string(data), data), data));
+    out.add(new SseEvent("message_stop", "{\"type\":\"message_stop\"}"));
+    messageDeltaSent = true;
+    messageStopSent = true;
+    return out;
+  }
+
+  /**
+   * Forgets the broken attempt and prepares for a recovery: held blocks are discarded. Call after
+   * {@link #endAttempt()}.
    *
    * @param prefill whether the recovery prefills the partial answer (then only repeated
    *     whitespace is trimmed) or asks for it in a user turn (then repeated words are too)
    */
   void beginRecovery(boolean prefill) {
+    begin(prefill, false);
+  }
+
+  /** Prepares for the continuation of an answer that {@link #stoppedShort()}; as {@link #beginRecovery}. */
+  void goOn(boolean prefill) {
+    begin(prefill, true);
+  }
+
+  private void begin(boolean prefill, boolean goOn) {
     held = null;
     heldBlocks = null;
-    usage.bank(transcript.outputTokensCountedHigh());
+    stoppedShort = null;
     indices.reset();
     recovering = true;
+    goingOn = goOn;
     wordOverlap = !prefill;
     firstBlockOfAttempt = true;
     overlapBuffer = null;

@@ -20,14 +20,54 @@ final class Transcript {
     final int index;
     final String type;
     final JsonNode start; // the content_block of content_block_start; null for text and thinking (rebuilt from text)
-    final StringBuilder text = new StringBuilder(); // text, or thinking
+    final StringBuilder text = new StringBuilder(); // text, thinking, or a tool call's input JSON
     String signature;
+    long deltas; // text and thinking deltas: each carries at least one token
 
     Block(int index, String type, JsonNode start) {
       this.index = index;
       this.type = type;
       // only a block the transcript cannot rebuild keeps its start: a tree per stream for its whole life otherwise
       this.start = type.equals("text") || type.equals("thinking") ? null : start;
+    }
+
+    /** Adds a delta's content. */
+    void add(EventFields delta) {
+      switch (delta.deltaType()) {
+        case "text_delta" -> {
+          text.append(delta.text());
+          deltas++;
+        }
+        case "thinking_delta" -> {
+          text.append(delta.thinking());
+          deltas++;
+        }
+        case "input_json_delta" -> text.append(delta.partialJson()); // not counted: the first is often empty
+        case "signature_delta" -> signature = delta.signature();
+        default -> { } // citations and future delta types are relayed, not needed to recover
+      }
+    }
+  }
+
+  /**
+   * What the client's content amounts to, for counting its output tokens: its UTF-8 bytes (text,
+   * thinking, tool calls' input JSON, other blocks' start JSON) and its text and thinking deltas.
+   */
+  record Tally(long bytes, long deltas) {
+
+    static final Tally NONE = new Tally(0, 0);
+
+    /** What was added after {@code earlier}. */
+    Tally since(Tally earlier) {
+      return new Tally(bytes - earlier.bytes, deltas - earlier.deltas);
+    }
+
+    /**
+     * Its output tokens counted so as not to fall short: one per {@link #BYTES_PER_TOKEN} bytes,
+     * and at least one per delta.
+     */
+    long countedHigh() {
+      return Math.max(deltas, (bytes + BYTES_PER_TOKEN - 1) / BYTES_PER_TOKEN);
     }
   }
 
@@ -42,7 +82,6 @@ final class Transcript {
 
   private final List<Block> blocks = new ArrayList<>();
   private Block open;
-  private long deltas; // text and thinking deltas the client received: each carries at least one token
 
   /** Blocks released so far. */
   int size() {
@@ -84,40 +123,40 @@ final class Transcript {
 
   /** Records a delta sent to the client into the open block. */
   void record(EventFields delta) {
-    if (open == null) {
-      return;
-    }
-    switch (delta.deltaType()) {
-      case "text_delta" -> {
-        open.text.append(delta.text());
-        deltas++;
-      }
-      case "thinking_delta" -> {
-        open.text.append(delta.thinking());
-        deltas++;
-      }
-      case "signature_delta" -> open.signature = delta.signature();
-      default -> { } // citations and future delta types are relayed, not needed to recover
+    if (open != null) {
+      open.add(delta);
     }
   }
 
   /** Appends recovered text to the open text block. */
   void append(String text) {
     open.text.append(text);
-    deltas++;
+    open.deltas++;
   }
 
   /**
-   * The output tokens the client's content cost, counted so as not to fall short when the upstream
-   * never said: one per {@link #BYTES_PER_TOKEN} UTF-8 bytes of its text, thinking and other blocks'
-   * JSON, and at least one per delta. Computed on demand (after a break), not per delta.
+   * The client's content as bytes and deltas ({@link Tally}), computed on demand (once a break or
+   * a recovery), not per delta. A tool call's bytes are its start's JSON and its input JSON; a
+   * thinking block's are its text (not its signature).
    */
-  long outputTokensCountedHigh() {
+  Tally tally() {
     long bytes = 0;
+    long deltas = 0;
     for (Block block : blocks) {
-      bytes += block.start == null ? utf8Length(block.text) : Json.string(block.start).length();
+      bytes += utf8Length(block.text) + (block.start == null ? 0 : utf8Length(Json.string(block.start)));
+      deltas += block.deltas;
     }
-    return Math.max(deltas, (bytes + BYTES_PER_TOKEN - 1) / BYTES_PER_TOKEN);
+    return new Tally(bytes, deltas);
+  }
+
+  /** Whether the content holds a thinking or redacted thinking block. */
+  boolean hasThinking() {
+    for (Block block : blocks) {
+      if (block.type.equals("thinking") || block.type.equals("redacted_thinking")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static long utf8Length(CharSequence text) {
@@ -158,7 +197,13 @@ final class Transcript {
         }
         case "thinking" -> node.put("type", "thinking").put("thinking", block.text.toString())
             .put("signature", block.signature == null ? "" : block.signature);
-        default -> node.setAll((ObjectNode) block.start.deepCopy()); // redacted_thinking and tool_use: as they started
+        default -> {
+          node.setAll((ObjectNode) block.start.deepCopy()); // redacted_thinking and tool_use: as they started
+          JsonNode input = block.text.isEmpty() ? null : Json.tryParse(block.text.toString());
+          if (input != null) {
+            node.set("input", input); // a tool call's input, streamed as input_json_delta
+          }
+        }
       }
       content.add(node);
     }

@@ -9,10 +9,12 @@ import java.util.Map;
 
 /**
  * Token usage summed across the attempts of one client stream, as the upstream reported it: each
- * attempt's last known figure of every integral usage field (a broken attempt's output tokens are
- * only known from its {@code message_start}), added up — except that a broken attempt's output
- * tokens are raised to what the content the client received from it cost, counted high (see
- * {@link Transcript#outputTokensCountedHigh()}). Not thread-safe.
+ * attempt's last known figure of every integral usage field, added up — except the output tokens,
+ * which are those of the answer the client received, as one unbroken answer's would be: the
+ * answer's count before the last attempt ({@link OutputCount}: the upstream's own where a
+ * continuation's input told it, else counted high) plus the last attempt's own, never more than
+ * {@code max_tokens}. Output an attempt made that the client never got (a tool call held when the
+ * stream broke, the words a continuation repeated) is not in it. Not thread-safe.
  */
 final class UsageTotals {
 
@@ -39,32 +41,37 @@ final class UsageTotals {
     });
   }
 
-  /**
-   * The output tokens of every attempt so far as reported, or {@code delivered} when that is more:
-   * a broken attempt reports only its {@code message_start}'s figure (1 from the API), so the
-   * content the client received is the better count. Never more than {@code max_tokens}: no
-   * upstream answer outgrows it, so a count above it is a count made too high.
-   */
-  long outputTokens(long delivered) {
-    long reported = current.getOrDefault(OUTPUT, 0L) + (banked == null ? 0 : banked.getOrDefault(OUTPUT, 0L));
-    long spent = Math.max(reported, delivered);
-    return maxTokens > 0 ? Math.min(maxTokens, spent) : spent;
+  /** The current attempt's output tokens as it reported them so far (1 from a {@code message_start}). */
+  long currentOutput() {
+    return current.getOrDefault(OUTPUT, 0L);
   }
 
   /**
-   * The current attempt ended (broke): its figures are kept, its output tokens raised to {@code
-   * delivered} (see {@link #outputTokens}), and a new attempt starts from zero.
+   * The current attempt ended (broke, or stopped short of the client's limit): its figures are
+   * added to the banked ones, and a new attempt starts from zero.
    *
-   * @param delivered the output tokens of the content the client has, counted high
+   * @param answer the output tokens of the client's answer so far ({@link OutputCount}), which
+   *     replace the sum of the attempts' own: never more than {@code max_tokens}, as no upstream
+   *     answer outgrows it, so a count above it is a count made too high
    */
-  void bank(long delivered) {
-    long output = outputTokens(delivered);
+  void bank(long answer) {
     if (banked == null) {
       banked = new HashMap<>(8);
     }
     current.forEach((k, v) -> banked.merge(k, v, Long::sum));
     current.clear();
-    banked.put(OUTPUT, output);
+    rebank(answer);
+  }
+
+  /** The answer's output tokens before the current attempt, now better known ({@link OutputCount#reconcile}). */
+  void rebank(long answer) {
+    if (banked != null) {
+      banked.put(OUTPUT, capped(answer));
+    }
+  }
+
+  private long capped(long output) {
+    return maxTokens > 0 ? Math.min(maxTokens, output) : output;
   }
 
   /**
@@ -93,6 +100,7 @@ final class UsageTotals {
     ObjectNode usage = copy.withObjectProperty("usage");
     Map<String, Long> total = new HashMap<>(banked);
     current.forEach((k, v) -> total.merge(k, v, Long::sum));
+    total.put(OUTPUT, capped(total.getOrDefault(OUTPUT, 0L)));
     total.forEach(usage::put);
     return new SseEvent("message_delta", Json.string(copy), copy);
   }

@@ -19,6 +19,13 @@ final class Events {
         + "\"stop_sequence\":null,\"usage\":{\"input_tokens\":" + inputTokens + ",\"output_tokens\":1}}}");
   }
 
+  /** A {@code message_start} of {@code model} whose {@code usage} is the JSON object {@code usage}. */
+  static SseEvent messageStart(String id, String model, String usage) {
+    return new SseEvent("message_start", "{\"type\":\"message_start\",\"message\":{\"id\":\"" + id
+        + "\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"" + model + "\",\"content\":[],"
+        + "\"stop_reason\":null,\"stop_sequence\":null,\"usage\":" + usage + "}}");
+  }
+
   static SseEvent textStart(int index) {
     return new SseEvent("content_block_start",
         "{\"type\":\"content_block_start\",\"index\":" + index + ",\"content_block\":{\"type\":\"text\",\"text\":\"\"}}");

@@ -75,6 +75,7 @@ class StreamSplicerTest {
     assertThat(splicer.transcript().recoverable()).isTrue();
     assertThat(splicer.transcript().content()).extracting(n -> n.path("text").asText()).containsExactly("The quick brown ");
 
+    splicer.endAttempt();
     splicer.beginRecovery(true);
     // the API continues the prefill "The quick brown" (trailing space stripped) with " fox jumps."
     feed(messageStart("msg_other", 14), textStart(0), text(0, " fox"), text(0, " jumps."), stop(0),
@@ -92,6 +93,7 @@ class StreamSplicerTest {
   void aNoPrefillRecoveryThatRepeatsTheLastWordsIsTrimmed() throws Exception {
     feed(messageStart("msg_1", 10), textStart(0), text(0, "one two"), text(0, " three four"));
 
+    splicer.endAttempt();
     splicer.beginRecovery(false);
     feed(messageStart("msg_2", 30), textStart(0), text(0, "three"), text(0, " four five"), text(0, " six"), stop(0),
         messageDelta("end_turn", 4), messageStop());
@@ -103,6 +105,7 @@ class StreamSplicerTest {
   void aPrefillRecoveryIsNotTrimmedOfRepeatedWords() throws Exception {
     feed(messageStart("msg_1", 10), textStart(0), text(0, "count: 1 2"));
 
+    splicer.endAttempt();
     splicer.beginRecovery(true);
     feed(messageStart("msg_2", 30), textStart(0), text(0, " 2 3"), stop(0), messageDelta("end_turn", 4), messageStop());
 
@@ -112,6 +115,7 @@ class StreamSplicerTest {
   @Test
   void usageIsSummedAcrossAttempts() throws Exception {
     feed(messageStart("msg_1", 10), textStart(0), text(0, "a b"));
+    splicer.endAttempt();
     splicer.beginRecovery(true);
     feed(messageStart("msg_2", 12), textStart(0), text(0, " c"), stop(0), messageDelta("end_turn", 5), messageStop());
 
@@ -142,6 +146,7 @@ class StreamSplicerTest {
     assertThat(partial).hasSize(1);
     assertThat(partial.get(0).path("type").asText()).isEqualTo("text");
 
+    splicer.endAttempt();
     splicer.beginRecovery(false);
     // the recovery repeats the text's last words, then makes the tool call afresh
     feed(messageStart("msg_2", 20), textStart(0), text(0, "check."), stop(0), toolStart(1, "toolu_2", "weather"),
@@ -165,6 +170,7 @@ class StreamSplicerTest {
     assertThat(splicer.transcript().recoverable()).isTrue();
     assertThat(splicer.transcript().content().get(0).path("signature").asText()).isEqualTo("sig-1");
 
+    splicer.endAttempt();
     splicer.beginRecovery(false);
     feed(messageStart("msg_2", 20), thinkingStart(0), thinking(0, "Again."), signature(0, "sig-2"), stop(0),
         textStart(1), text(1, "Answer."), stop(1), messageDelta("end_turn", 4), messageStop());
@@ -181,6 +187,7 @@ class StreamSplicerTest {
         text(1, "The answer"));
     assertThat(splicer.transcript().content()).extracting(n -> n.path("type").asText()).containsExactly("thinking", "text");
 
+    splicer.endAttempt();
     splicer.beginRecovery(true);
     feed(messageStart("msg_2", 20), thinkingStart(0), thinking(0, "x"), signature(0, "s2"), stop(0), textStart(1),
         text(1, " is 42."), stop(1), messageDelta("end_turn", 4), messageStop());
@@ -203,6 +210,7 @@ class StreamSplicerTest {
   void aRecoveryWhoseTextWasAlreadyCompleteClosesTheBlockAndGoesOn() throws Exception {
     feed(messageStart("msg_1", 10), textStart(0), text(0, "All said."), stop(0));
 
+    splicer.endAttempt();
     splicer.beginRecovery(true);
     feed(messageStart("msg_2", 20), messageDelta("end_turn", 1), messageStop());
 

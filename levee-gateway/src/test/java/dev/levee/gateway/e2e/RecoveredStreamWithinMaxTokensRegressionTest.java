@@ -61,6 +61,29 @@ class RecoveredStreamWithinMaxTokensRegressionTest {
     }
   }
 
+  /**
+   * Regression (session 11's cost): the part delivered before the break was counted high (2 bytes
+   * a token, 3 a word here), so a recovered answer at its limit stopped early: 20–26 words of 40.
+   * A continuation by the same model gives the upstream's own count of the partial answer (its
+   * input, less the first attempt's), and the answer goes on to its full length: emu-cut-12 breaks
+   * after 12 deltas (24 words, 60 %, counted 40 high: a continuation of 1 token, then the rest).
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"[emu/emu-cut-12]", "[emu/emu-error-3]", "[emu/emu-malformed-3]"})
+  void aRecoveryByTheSameModelNoLongerStopsEarly(String chain) throws Exception {
+    try (Harness h = Harness.start(config(chain))) {
+      Streamed unbroken = Streamed.of(h.post("/v1/messages", body("whole", 40), HEADERS));
+      Streamed recovered = Streamed.of(h.post("/v1/messages", body("r", 40), HEADERS));
+
+      assertThat(recovered.text).isEqualTo(unbroken.text);
+      assertThat(words(recovered.text)).isEqualTo(40);
+      assertThat(recovered.stopReason).isEqualTo("max_tokens");
+      assertThat(recovered.outputTokens).isEqualTo(40);
+      assertThat(h.emulator.log().stream().filter(e -> e.continuation() != null))
+          .as("a continuation, and one more to go on from where it stopped short").hasSizeBetween(1, 2);
+    }
+  }
+
   @Test
   void withRoomToSpareTheRecoveredTextIsTheWholeAnswerWithinMaxTokens() throws Exception {
     try (Harness h = Harness.start(config("[emu/emu-cut-5-always, emu/emu-ok-noprefill]"))) {
