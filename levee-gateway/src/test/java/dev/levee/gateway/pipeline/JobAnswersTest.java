@@ -3,6 +3,7 @@ package dev.levee.gateway.pipeline;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.levee.core.tier.Tier;
+import dev.levee.gateway.jobs.JobWorkers;
 import org.junit.jupiter.api.Test;
 
 /** A job's try in the access log: named by its job, so a run can be traced to the job a client was given. */
@@ -14,5 +15,11 @@ class JobAnswersTest {
 
     assertThat(sent.outcome()).isEqualTo("lease_lost job=job_abc");
     assertThat(JobAnswers.of(new Outcome.Cancelled(1), Tier.T0, null).sent().outcome()).isEqualTo("lease_lost job");
+  }
+
+  @Test
+  void aTryAnOperatorStoppedIsLoggedAsCancelledNotLeaseLost() {
+    assertThat(JobAnswers.of(new Outcome.Cancelled(1), Tier.T0, "job_abc", JobWorkers.CANCELLED).sent().outcome())
+        .isEqualTo("cancelled job=job_abc");
   }
 }
