@@ -79,7 +79,8 @@ final class JobAnswers {
       }
       case Outcome.Exhausted exhausted -> new Answer(
           new JobExecutor.RetryLater(exhausted.failure().reason(), exhausted.failure().retryAfter().orElse(null)),
-          new Sent(exhausted.failure().error().status(), null, calls, false, "exhausted " + job + " " + exhausted.failure().reason()));
+          new Sent(exhausted.failure().error().status(), exhausted.failure().refused(), calls, false,
+              "exhausted " + job + " " + exhausted.failure().reason()));
       case Outcome.Cancelled cancelled when JobWorkers.CANCELLED.equals(stoppedAs) -> new Answer(
           new JobExecutor.RetryLater(JobWorkers.CANCELLED + ": " + CANCELLED_WHY, null),
           new Sent(499, null, calls, false, JobWorkers.CANCELLED + " " + job));
