@@ -44,6 +44,10 @@ class AdminJobsEndToEndTest {
   }
 
   private Harness start(Database.Dialect dialect) throws Exception {
+    return start(dialect, "60s");
+  }
+
+  private Harness start(Database.Dialect dialect, String lease) throws Exception {
     String store;
     if (dialect == Database.Dialect.POSTGRESQL) {
       postgres = TestStores.postgres();
@@ -68,8 +72,9 @@ class AdminJobsEndToEndTest {
           secret: AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=
           poll: 20ms
           retry-delay: 1h
+          lease: %s
           pacing: { enabled: false }
-        """.formatted(TOKEN, store));
+        """.formatted(TOKEN, store, lease));
   }
 
   @ParameterizedTest
@@ -133,11 +138,35 @@ class AdminJobsEndToEndTest {
 
     assertThat(stopped.get("state").asText()).isEqualTo("cancelled");
     assertThat(stopped.get("last_error").asText()).contains("the try was stopped");
-    assertThat(harness.awaitMetrics("outcome=\"cancelled\"")).as("the stopped try, by what happened to it")
+    assertThat(harness.awaitMetrics("endpoint=\"queued\",outcome=\"cancelled\"")).as("the stopped try, by what happened to it")
         .contains("levee_requests_total{endpoint=\"queued\",outcome=\"cancelled\",tier=\"T0\"} 1.0")
         .doesNotContain("outcome=\"lease_lost\"");
     assertThat(admin("GET", "/admin/jobs/" + running).get("state").asText()).as("nothing revived it")
         .isEqualTo("cancelled");
+  }
+
+  /**
+   * A cancel through another gateway sharing the store (here: straight in the store, so this
+   * gateway's pool is not told) stops the run at its next lease renewal, named {@code cancelled}.
+   */
+  @ParameterizedTest
+  @EnumSource(Database.Dialect.class)
+  void aRunCancelledThroughAnotherGatewayStopsAtItsNextRenewal(Database.Dialect dialect) throws Exception {
+    harness = start(dialect, "1s"); // renewed every 333 ms
+    HttpResponse<String> batch = harness.post("/v1/messages/batches", """
+        {"requests":[{"custom_id":"a","params":{"model":"slow","max_tokens":8,"messages":[{"role":"user","content":"hi"}]}}]}""",
+        Map.of("x-api-key", "sk-a", "anthropic-version", "2023-06-01"));
+    assertThat(batch.statusCode()).as(batch.body()).isEqualTo(200);
+    harness.awaitLog(log -> log.stream().anyMatch(call -> "emu-hang-always".equals(call.model())));
+    String running = admin("GET", "/admin/jobs?state=running").findValuesAsText("id").getFirst();
+
+    assertThat(harness.gateway.work().jobs().cancel(running, java.time.Instant.now()).kind())
+        .isEqualTo(dev.levee.gateway.jobs.JobStore.Cancel.Kind.CANCELLED);
+
+    assertThat(harness.awaitMetrics("endpoint=\"queued\",outcome=\"cancelled\"")).as("stopped by the renewal, by what happened to it")
+        .contains("levee_requests_total{endpoint=\"queued\",outcome=\"cancelled\",tier=\"T0\"} 1.0")
+        .doesNotContain("outcome=\"lease_lost\"");
+    assertThat(admin("GET", "/admin/jobs/" + running).get("state").asText()).isEqualTo("cancelled");
   }
 
   @ParameterizedTest
