@@ -7,6 +7,7 @@ import dev.levee.anthropic.Units;
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.server.ServerIo;
 import dev.levee.core.tier.Tier;
+import dev.levee.gateway.jobs.JobsAdmin;
 import dev.levee.gateway.pipeline.LeveeErrors;
 import dev.levee.gateway.route.RouteDefaults;
 import dev.levee.gateway.route.RouteHints;
@@ -31,7 +32,8 @@ import org.eclipse.jetty.util.Fields;
  * {@code {"tier":"T2","for":"10m"}} to force a tier for a drill (it expires on its own; {@code
  * "tier":"auto"} lifts it); {@code GET /admin/route?alias=…&task=…} (also {@code latency-budget},
  * {@code prefer}, {@code input-tokens}, default 1,000): what the scoring router would choose now
- * and why ({@link RouteReport}). All need {@code authorization: Bearer <admin.token>}; without a
+ * and why ({@link RouteReport}); {@code GET /admin/jobs}, {@code GET /admin/jobs/{id}} and {@code
+ * POST /admin/jobs/{id}/cancel}: list and cancel queued work ({@link JobsAdmin}). All need {@code authorization: Bearer <admin.token>}; without a
  * configured token they answer 404.
  */
 final class AdminHandler {
@@ -46,17 +48,22 @@ final class AdminHandler {
   private final TierBoard tiers;
   private final Aliases aliases;
   private final ScoreRouting routing;
+  private final JobsAdmin jobs;
 
   AdminHandler(String token, TierBoard tiers) {
-    this(token, tiers, null, null);
+    this(token, tiers, null, null, null);
   }
 
-  /** @param aliases and {@code routing}: for {@code /admin/route}; null leaves it out */
-  AdminHandler(String token, TierBoard tiers, Aliases aliases, ScoreRouting routing) {
+  /**
+   * @param aliases and {@code routing}: for {@code /admin/route}; null leaves it out
+   * @param jobs {@code /admin/jobs…}; null leaves them out
+   */
+  AdminHandler(String token, TierBoard tiers, Aliases aliases, ScoreRouting routing, JobsAdmin jobs) {
     this.token = token.getBytes(StandardCharsets.UTF_8);
     this.tiers = tiers;
     this.aliases = aliases;
     this.routing = routing;
+    this.jobs = jobs;
   }
 
   void handle(String path, Request request, Response response, Callback callback) {
@@ -78,7 +85,7 @@ final class AdminHandler {
       force(path.substring("/admin/tiers/".length()), request, response, callback);
     } else if (path.equals("/admin/route") && request.getMethod().equals("GET") && routing != null) {
       route(request, response, callback);
-    } else {
+    } else if (jobs == null || !jobs.handle(path, request, response, callback)) {
       LeveeErrors.send(response, callback, ApiError.notFound("no admin endpoint " + request.getMethod() + " " + path));
     }
   }

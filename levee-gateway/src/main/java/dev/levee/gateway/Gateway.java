@@ -176,7 +176,7 @@ public final class Gateway implements AutoCloseable {
     work.bindMetrics(metrics.registry(), config, clock.wall());
     HealthReport health = new HealthReport(configured, breakers, stats, budgets, streamStats, tiers,
         routing.statistics(), metrics.cost(), cluster == null ? Cluster::off : cluster::status);
-    AdminHandler admin = new AdminHandler(config.admin().token(), tiers, aliases, routing);
+    AdminHandler admin = new AdminHandler(config.admin().token(), tiers, aliases, routing, work.admin(clock.wall()));
     Server server = VirtualThreadServer.create(config.server().host(), config.server().port(),
         config.server().idleTimeout(), "levee-gateway", new HttpDispatcher(ids, messages, health, admin, metrics,
             models(aliases, endpoints, client, ticker), work, readiness),

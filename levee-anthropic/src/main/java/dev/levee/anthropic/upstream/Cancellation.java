@@ -14,6 +14,7 @@ public final class Cancellation {
 
   private final List<AutoCloseable> resources = new ArrayList<>();
   private boolean cancelled;
+  private String reason;
 
   /** Whether {@link #cancel()} has been called. */
   public synchronized boolean isCancelled() {
@@ -43,14 +44,33 @@ public final class Cancellation {
     };
   }
 
+  /**
+   * Why it was cancelled: the word given to {@link #cancel(String)} by the first cancel, or null
+   * (not cancelled, or cancelled without a word).
+   */
+  public synchronized String reason() {
+    return reason;
+  }
+
   /** Cancels: closes every registered resource. Idempotent. */
   public void cancel() {
+    cancel(null);
+  }
+
+  /**
+   * Cancels, naming why ({@link #reason}; a later cancel does not change it): closes every
+   * registered resource. Idempotent.
+   *
+   * @param why a short word for logs and metrics ({@code cancelled}, {@code lease_lost}), or null
+   */
+  public void cancel(String why) {
     List<AutoCloseable> toClose;
     synchronized (this) {
       if (cancelled) {
         return;
       }
       cancelled = true;
+      reason = why;
       toClose = List.copyOf(resources);
       resources.clear();
     }

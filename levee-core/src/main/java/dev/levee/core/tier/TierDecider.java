@@ -192,7 +192,9 @@ public final class TierDecider {
     }
     if (notHealthy.isEmpty()) {
       String burnNow = !burnOver.isEmpty() ? burnOver : burn.burn5m() > 0 ? ", " + burnText(burn.burn5m()) : "";
-      return healthy(current, "healthy: p99 " + ms(reading.p99Millis()) + latencyOver + ", 5xx "
+      // p99 0: no latency sample in the window (JSON answers are none), not a 0 ms one
+      String latency = reading.p99Millis() > 0 ? "p99 " + ms(reading.p99Millis()) + latencyOver : "no latency samples";
+      return healthy(current, "healthy: " + latency + ", 5xx "
           + pct(reading.serverErrorShare()) + ", 429 " + pct(reading.rateLimitedShare()) + burnNow, reading);
     }
     return new TierDecision(current, TierDecision.Cause.HOLD,

@@ -26,10 +26,14 @@ import java.util.Set;
  * {@code GET /health}: computed from what Levee already knows, without calling any upstream.
  *
  * <p>Overall status, from the configured targets only (every alias's chain and every feature's
- * reduced target): {@code unhealthy} when every configured target's circuit is OPEN (answered with
- * HTTP 503, so load balancers take the instance out); {@code degraded} when some configured
- * circuit is not CLOSED or a configured target with at least 5 calls in the last minute succeeded
- * less than 95% of the time; else {@code healthy}. A model name a client chose itself is listed
+ * reduced target) that have evidence — called since start, or a circuit not CLOSED; one never called
+ * is {@code unknown}, neither healthy nor not, and is left out ({@code unknown_targets} counts them):
+ * {@code unhealthy} when every configured target with evidence has its circuit OPEN (answered with
+ * HTTP 503, so load balancers take the instance out) — a total outage of the aliases in use, while
+ * the others were never called, is not {@code degraded} (before, an uncalled alias's CLOSED circuit
+ * counted as health); {@code degraded} when some such circuit is not CLOSED or such a target with at
+ * least 5 calls in the last minute succeeded less than 95% of the time; else {@code healthy} (a
+ * gateway nothing called yet included). A model name a client chose itself is listed
  * (with {@code "configured": false}, after the configured ones) but never moves the overall
  * status: one client's invented or broken name says nothing of the deployment (newcomer trial:
  * three OPEN client-named circuits kept {@code /health} degraded). Only with no configured target
@@ -86,8 +90,9 @@ public final class HealthReport {
   public Report report() {
     ObjectNode root = Json.MAPPER.createObjectNode();
     ObjectNode targets = Json.MAPPER.createObjectNode();
-    List<CircuitState> states = new ArrayList<>(); // the configured targets'
+    List<CircuitState> states = new ArrayList<>(); // the configured targets' with evidence: called, or a circuit not CLOSED
     List<CircuitState> others = new ArrayList<>(); // the client-named targets'
+    int unknown = 0; // configured targets never called, circuit CLOSED: no evidence either way
     boolean lowSuccess = false;
     boolean othersLowSuccess = false;
     Map<Target, CircuitBreaker> circuits = breakers.circuits();
@@ -104,7 +109,10 @@ public final class HealthReport {
       SliSnapshot window = stats.snapshot(target);
       boolean low = window.total() >= MIN_CALLS_FOR_RATE && window.successRate() < DEGRADED_BELOW;
       boolean own = configured.contains(target);
-      if (own) {
+      boolean evidence = stats.everCalled(target) || circuit.state() != CircuitState.CLOSED;
+      if (own && !evidence) {
+        unknown++;
+      } else if (own) {
         states.add(circuit.state());
         lowSuccess |= low;
       } else {
@@ -140,6 +148,9 @@ public final class HealthReport {
     }
     Verdict verdict = configured.isEmpty() ? verdict(others, othersLowSuccess) : verdict(states, lowSuccess);
     root.put("status", verdict.status());
+    if (unknown > 0) {
+      root.put("unknown_targets", unknown); // configured, never called: left out of the verdict
+    }
     root.set("targets", targets);
     ObjectNode clientNamed = root.putObject("client_named");
     clientNamed.put("targets", others.size());

@@ -519,6 +519,191 @@ public final class JobStore {
     }
   }
 
+  /**
+   * The job {@code id} whatever its tenant: for the operator's {@code /admin/jobs/{id}}, never a
+   * client's path.
+   */
+  public Optional<Job> anyTenantsJob(String id) {
+    try (Connection c = db.connection();
+        PreparedStatement s = c.prepareStatement("SELECT " + COLUMNS + " FROM jobs WHERE id = ?")) {
+      s.setString(1, id);
+      try (ResultSet rs = s.executeQuery()) {
+        return rs.next() ? Optional.of(read(rs)) : Optional.empty();
+      }
+    } catch (SQLException e) {
+      throw new StoreException("cannot read a job", e);
+    }
+  }
+
+  /**
+   * Which jobs an operator's listing asks for; a null or empty field matches every job.
+   *
+   * @param states the states to match (any of them)
+   * @param alias the alias asked for, exactly
+   * @param tenant the tenant partition (its hash, as listed), exactly
+   * @param feature the feature, exactly
+   */
+  public record Filter(Set<JobState> states, String alias, String tenant, String feature) {}
+
+  /** One page of a listing: up to {@code limit} jobs, and whether older ones match too. */
+  public record Page(List<Job> jobs, boolean hasMore) {}
+
+  /** The listed columns: a job's bodies (request, result) stay in the store. */
+  private static final String LISTED = "id, tenant, feature, alias, priority, batch_id, custom_id, request_path, "
+      + "request_query, state, attempts, created_at, expires_at, result_status, last_error, run_after";
+
+  /**
+   * Up to {@code limit} jobs matching {@code filter}, newest first ({@code created_at}, then id,
+   * descending), strictly after (older than) the job {@code afterId} when it is not null. The
+   * jobs come without their bodies: {@link Job#request()} has an empty body and no headers, and
+   * {@link Job#result()} only its status.
+   *
+   * @return empty when {@code afterId} names no job
+   */
+  public Optional<Page> list(Filter filter, String afterId, int limit) {
+    StringBuilder sql = new StringBuilder("SELECT " + LISTED + " FROM jobs WHERE 1 = 1");
+    List<Object> args = new ArrayList<>();
+    if (filter.states() != null && !filter.states().isEmpty()) {
+      sql.append(" AND state IN (").append("?,".repeat(filter.states().size() - 1)).append("?)");
+      filter.states().forEach(state -> args.add(state.wire()));
+    }
+    for (String[] column : new String[][] {{"alias", filter.alias()}, {"tenant", filter.tenant()},
+        {"feature", filter.feature()}}) {
+      if (column[1] != null && !column[1].isEmpty()) {
+        sql.append(" AND ").append(column[0]).append(" = ?");
+        args.add(column[1]);
+      }
+    }
+    try (Connection c = db.connection()) {
+      if (afterId != null) {
+        Long createdAt = null;
+        try (PreparedStatement s = c.prepareStatement("SELECT created_at FROM jobs WHERE id = ?")) {
+          s.setString(1, afterId);
+          try (ResultSet rs = s.executeQuery()) {
+            if (rs.next()) {
+              createdAt = rs.getLong(1);
+            }
+          }
+        }
+        if (createdAt == null) {
+          return Optional.empty();
+        }
+        sql.append(" AND (created_at < ? OR (created_at = ? AND id < ?))");
+        args.add(createdAt);
+        args.add(createdAt);
+        args.add(afterId);
+      }
+      sql.append(" ORDER BY created_at DESC, id DESC LIMIT ?");
+      args.add(limit + 1);
+      try (PreparedStatement s = c.prepareStatement(sql.toString())) {
+        for (int i = 0; i < args.size(); i++) {
+          s.setObject(i + 1, args.get(i));
+        }
+        List<Job> jobs = new ArrayList<>(limit + 1);
+        try (ResultSet rs = s.executeQuery()) {
+          while (rs.next()) {
+            jobs.add(readListed(rs));
+          }
+        }
+        boolean more = jobs.size() > limit;
+        return Optional.of(new Page(more ? jobs.subList(0, limit) : jobs, more));
+      }
+    } catch (SQLException e) {
+      throw new StoreException("cannot list jobs", e);
+    }
+  }
+
+  private static Job readListed(ResultSet rs) throws SQLException {
+    int status = rs.getInt("result_status");
+    JobResult result = rs.wasNull() ? null : new JobResult(status, Map.of(), new byte[0]);
+    return new Job(rs.getString("id"), rs.getString("tenant"), rs.getString("feature"), rs.getString("alias"),
+        rs.getInt("priority"), rs.getString("batch_id"), rs.getString("custom_id"),
+        new JobRequest(rs.getString("request_path"), rs.getString("request_query"), Map.of(), new byte[0]),
+        null, JobState.ofWire(rs.getString("state")), rs.getInt("attempts"),
+        Instant.ofEpochMilli(rs.getLong("created_at")), Instant.ofEpochMilli(rs.getLong("expires_at")), result,
+        rs.getString("last_error"), Instant.ofEpochMilli(rs.getLong("run_after")));
+  }
+
+  /**
+   * What an operator's cancel came to.
+   *
+   * @param job the job after the cancel (for {@link Kind#NOT_FOUND}: null)
+   * @param was its state before ({@link JobState#CANCELLED} when it was cancelled already)
+   */
+  public record Cancel(Kind kind, Job job, JobState was) {
+    /** {@code CANCELLED}: this call ended it; {@code ALREADY_CANCELLED}; {@code ENDED}: it had ended otherwise. */
+    public enum Kind { CANCELLED, ALREADY_CANCELLED, ENDED, NOT_FOUND }
+  }
+
+  /**
+   * Ends job {@code id} {@code cancelled}, whatever its tenant — from {@code queued}, or from {@code
+   * running}: then its claim is void, so nothing its current try returns is recorded ({@link
+   * #finish} and {@link #retryLater} check the claim) and its worker's next renewal finds the claim
+   * lost and stops the try. Its sealed key is erased, its callback (if its feature has one) owed.
+   * A job already cancelled is left as it is; one that ended otherwise too ({@link Cancel.Kind#ENDED}).
+   */
+  public Cancel cancel(String id, Instant now) {
+    for (int tries = 0; ; tries++) { // its state may move between the read and the update: read again
+      Optional<Job> before = anyTenantsJob(id);
+      if (before.isEmpty()) {
+        return new Cancel(Cancel.Kind.NOT_FOUND, null, null);
+      }
+      JobState was = before.get().state();
+      if (was.ended()) {
+        return new Cancel(was == JobState.CANCELLED ? Cancel.Kind.ALREADY_CANCELLED : Cancel.Kind.ENDED,
+            before.get(), was);
+      }
+      String why = "cancelled by an operator at " + now + " (POST /admin/jobs/" + id + "/cancel)"
+          + (was == JobState.RUNNING ? " while try " + before.get().attempts()
+          + " ran: the try was stopped and nothing it returned was kept" : "");
+      String sql = "UPDATE jobs SET state = 'cancelled', finished_at = ?, updated_at = ?, sealed_key = NULL, "
+          + "lease_until = NULL, last_error = ?, "
+          + "callback_state = CASE WHEN callback_url IS NULL THEN NULL ELSE 'pending' END "
+          + "WHERE id = ? AND state = ? AND attempts = ?";
+      boolean updated;
+      try (Connection c = db.connection(); PreparedStatement s = c.prepareStatement(sql)) {
+        s.setLong(1, now.toEpochMilli());
+        s.setLong(2, now.toEpochMilli());
+        s.setString(3, why);
+        s.setString(4, id);
+        s.setString(5, was.wire());
+        s.setInt(6, before.get().attempts());
+        updated = s.executeUpdate() == 1;
+      } catch (SQLException e) {
+        throw new StoreException("cannot cancel " + id, e);
+      }
+      if (updated) { // read once the connection is back: SQLite's is the only one
+        return new Cancel(Cancel.Kind.CANCELLED, anyTenantsJob(id).orElseThrow(), was);
+      }
+      if (tries >= 10) {
+        throw new IllegalStateException("job " + id + " kept changing while being cancelled");
+      }
+    }
+  }
+
+  /** The states of the jobs {@code ids} that exist (any tenant's), by id. */
+  public Map<String, JobState> states(Collection<String> ids) {
+    if (ids.isEmpty()) {
+      return Map.of();
+    }
+    String sql = "SELECT id, state FROM jobs WHERE id IN (" + "?,".repeat(ids.size() - 1) + "?)";
+    try (Connection c = db.connection(); PreparedStatement s = c.prepareStatement(sql)) {
+      int i = 1;
+      for (String id : ids) {
+        s.setString(i++, id);
+      }
+      Map<String, JobState> out = new java.util.HashMap<>();
+      try (ResultSet rs = s.executeQuery()) {
+        while (rs.next()) {
+          out.put(rs.getString(1), JobState.ofWire(rs.getString(2)));
+        }
+      }
+      return out;
+    } catch (SQLException e) {
+      throw new StoreException("cannot read the states of " + ids.size() + " jobs", e);
+    }
+  }
+
   static Job read(ResultSet rs) throws SQLException {
     int status = rs.getInt("result_status");
     JobResult result = rs.wasNull() ? null

@@ -60,6 +60,16 @@ public final class JobWorkers implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(JobWorkers.class);
 
+  /**
+   * The {@link Cancellation#reason} of a run stopped because an operator cancelled its job ({@code
+   * POST /admin/jobs/{id}/cancel}): its access record and metrics say {@code cancelled}, not {@code
+   * lease_lost}.
+   */
+  public static final String CANCELLED = "cancelled";
+
+  /** The {@link Cancellation#reason} of a run stopped because its claim was lost (its lease ran out). */
+  public static final String LEASE_LOST = "lease_lost";
+
   private final JobStore store;
   private final JobExecutor executor;
   private final Supplier<PauseGate.Paused> gate;
@@ -181,12 +191,20 @@ public final class JobWorkers implements AutoCloseable {
       if (!jobs.isEmpty()) {
         Instant now = wall.instant();
         Set<Job> renewed = store.renewHeld(jobs, now.plus(config.lease()), now);
-        for (Job job : jobs) {
-          Cancellation stop = renewed.contains(job) ? null : runningJobs.get(job);
-          if (stop != null && !stop.isCancelled()) { // null: it ended between the snapshot and the update
+        List<Job> lost = jobs.stream().filter(job -> !renewed.contains(job)).toList();
+        Map<String, JobState> states = lost.isEmpty() ? Map.of() : store.states(lost.stream().map(Job::id).toList());
+        for (Job job : lost) {
+          Cancellation stop = runningJobs.get(job);
+          if (stop == null || stop.isCancelled()) { // null: it ended between the snapshot and the update
+            continue;
+          }
+          if (states.get(job.id()) == JobState.CANCELLED) { // on another gateway's admin API
+            LOG.info("job {} was cancelled by an operator: stopping its run, whose result is not kept", job.id());
+            stop.cancel(CANCELLED);
+          } else {
             LOG.warn("lease_lost: job {} is no longer this gateway's (its lease ran out before a renewal got through; it was "
                 + "queued again or another worker runs it): stopping this run, whose result would not be kept", job.id());
-            stop.cancel();
+            stop.cancel(LEASE_LOST);
           }
         }
       }
@@ -217,6 +235,25 @@ public final class JobWorkers implements AutoCloseable {
   public void hold(boolean hold) {
     held = hold;
     wake();
+  }
+
+  /**
+   * Stops this pool's run of job {@code id} at once, if it runs one — after {@link JobStore#cancel}
+   * ended it {@code cancelled}: its upstream calls close and its chain stops; its access record
+   * says {@code cancelled}. A run on another gateway stops at that gateway's next lease renewal
+   * (within a third of {@code queue.lease}).
+   *
+   * @return whether a run of it was stopped here
+   */
+  public boolean stop(String id) {
+    for (Map.Entry<Job, Cancellation> run : runningJobs.entrySet()) {
+      if (run.getKey().id().equals(id) && !run.getValue().isCancelled()) {
+        LOG.info("job {} was cancelled by an operator: stopping its run, whose result is not kept", id);
+        run.getValue().cancel(CANCELLED);
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Jobs this pool brought to an end (a result recorded), since start. */

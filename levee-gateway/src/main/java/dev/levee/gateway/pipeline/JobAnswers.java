@@ -7,6 +7,7 @@ import dev.levee.core.retry.Failure;
 import dev.levee.core.tier.Tier;
 import dev.levee.gateway.jobs.JobExecutor;
 import dev.levee.gateway.jobs.JobResult;
+import dev.levee.gateway.jobs.JobWorkers;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,23 +24,34 @@ final class JobAnswers {
   /**
    * The outcome word of a job's try stopped because its worker lost its claim (the lease ran out
    * before a renewal got through; the job was queued again or another worker runs it): the only
-   * thing that cancels a job's run — a job has no client to go away ({@code client_gone}).
+   * usual thing that stops a job's run — a job has no client to go away ({@code client_gone}); the
+   * other is an operator's cancel ({@link JobWorkers#CANCELLED}).
    */
   static final String LEASE_LOST = "lease_lost";
 
   private static final String LEASE_LOST_WHY = "this worker's lease on the job ran out before a renewal got through; "
       + "stopped here (it runs again elsewhere)";
 
+  private static final String CANCELLED_WHY = "an operator cancelled the job while it ran; its try was stopped and "
+      + "nothing it returns is kept";
+
   /** A job's outcome and its access-log record. */
   record Answer(JobExecutor.Outcome outcome, Sent sent) {}
 
   private JobAnswers() {}
 
+  /** {@link #of(Outcome, Tier, String, String)} of a try that, if stopped, lost its claim. */
+  static Answer of(Outcome outcome, Tier tier, String jobId) {
+    return of(outcome, tier, jobId, null);
+  }
+
   /**
    * @param jobId the job's id, for its access record ({@code ok job=<id>}, {@code exhausted job=<id> <why>},
    *     …): a try can be found by its job; null when not known ({@code ok job})
+   * @param stoppedAs why a stopped try was stopped: {@link JobWorkers#CANCELLED} (an operator
+   *     cancelled the job), else (null included) {@value #LEASE_LOST}
    */
-  static Answer of(Outcome outcome, Tier tier, String jobId) {
+  static Answer of(Outcome outcome, Tier tier, String jobId, String stoppedAs) {
     int calls = outcome.calls();
     String job = jobId == null ? "job" : "job=" + jobId;
     return switch (outcome) {
@@ -67,7 +79,11 @@ final class JobAnswers {
       }
       case Outcome.Exhausted exhausted -> new Answer(
           new JobExecutor.RetryLater(exhausted.failure().reason(), exhausted.failure().retryAfter().orElse(null)),
-          new Sent(exhausted.failure().error().status(), null, calls, false, "exhausted " + job + " " + exhausted.failure().reason()));
+          new Sent(exhausted.failure().error().status(), exhausted.failure().refused(), calls, false,
+              "exhausted " + job + " " + exhausted.failure().reason()));
+      case Outcome.Cancelled cancelled when JobWorkers.CANCELLED.equals(stoppedAs) -> new Answer(
+          new JobExecutor.RetryLater(JobWorkers.CANCELLED + ": " + CANCELLED_WHY, null),
+          new Sent(499, null, calls, false, JobWorkers.CANCELLED + " " + job));
       case Outcome.Cancelled cancelled -> new Answer(new JobExecutor.RetryLater(LEASE_LOST + ": " + LEASE_LOST_WHY, null),
           new Sent(499, null, calls, false, LEASE_LOST + " " + job));
       case Outcome.Streamed streamed -> throw new IllegalStateException("a queued request is never a stream");

@@ -17,6 +17,7 @@ import dev.levee.gateway.config.GatewayConfig;
 import dev.levee.gateway.health.Metrics;
 import dev.levee.gateway.jobs.InteractiveTraffic;
 import dev.levee.gateway.jobs.JobExecutor;
+import dev.levee.gateway.jobs.JobWorkers;
 import dev.levee.core.chain.ReservedPermit;
 import dev.levee.gateway.jobs.JobRequest;
 import dev.levee.gateway.jobs.OutageQueue;
@@ -372,7 +373,8 @@ public final class MessagesHandler {
    *
    * @param apiKey the client's key to send, or null when the upstream has its own
    * @param lost fires when the worker lost its claim on the job: closes the upstream calls and
-   *     stops the chain, as a client going away does (the access record says {@code lease_lost})
+   *     stops the chain, as a client going away does (the access record says {@code lease_lost}, or
+   *     {@code cancelled} when its reason is {@link JobWorkers#CANCELLED}: an operator cancelled it)
    * @param trial the half-open trial permit the worker took for this job ({@link ReservedPermit#NONE}
    *     when it is not a trial): the chain's first call to that target goes out under it; the
    *     worker releases it after the run
@@ -405,8 +407,9 @@ public final class MessagesHandler {
     Outcome outcome = relay.relay(result, in.id(), plan, admitted.cache().mayStore(), lost,    // 5. relay
         (first, calls) -> { throw new IllegalStateException("a queued request is never a stream"); },
         Relay.Waits.NEVER);
-    recorder.recordJob(start, in, admitted, plan, outcome);                                    // 6. record (no SLO)
-    JobAnswers.Answer answer = JobAnswers.of(outcome, admitted.tier(), jobId(job));            // 7. the job's answer
+    String stoppedAs = JobWorkers.CANCELLED.equals(lost.reason()) ? JobWorkers.CANCELLED : JobAnswers.LEASE_LOST;
+    recorder.recordJob(start, in, admitted, plan, outcome, stoppedAs);                         // 6. record (no SLO)
+    JobAnswers.Answer answer = JobAnswers.of(outcome, admitted.tier(), jobId(job), stoppedAs); // 7. the job's answer
     recorder.logQueued(start, in, admitted.tier(), answer.sent(), result.steps(), plan.explainRoute());
     return answer.outcome();
   }

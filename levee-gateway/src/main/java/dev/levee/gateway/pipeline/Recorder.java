@@ -57,10 +57,15 @@ final class Recorder {
     countAndTrace(startNanos, in, admitted, outcome, "client_gone");
   }
 
-  /** Settles a queued job's try as {@link #record} does a client's answer, without feeding any SLO. */
-  void recordJob(long startNanos, InboundRequest in, Admission.Proceed admitted, Plan plan, Outcome outcome) {
+  /**
+   * Settles a queued job's try as {@link #record} does a client's answer, without feeding any SLO.
+   *
+   * @param stoppedAs the outcome word of a stopped try: {@code lease_lost} or {@code cancelled}
+   */
+  void recordJob(long startNanos, InboundRequest in, Admission.Proceed admitted, Plan plan, Outcome outcome,
+      String stoppedAs) {
     settle(admitted, plan, outcome);
-    countAndTrace(startNanos, in, admitted, outcome, JobAnswers.LEASE_LOST);
+    countAndTrace(startNanos, in, admitted, outcome, stoppedAs);
   }
 
   /** Settles a JSON answer's call and writes a finished answer back, as the admission's cache slot allows. */
@@ -103,7 +108,7 @@ final class Recorder {
     }
   }
 
-  /** @param cancelledAs the outcome word of a cancelled run: {@code client_gone}, or {@code lease_lost} for a job */
+  /** @param cancelledAs the outcome word of a cancelled run: {@code client_gone}, or {@code lease_lost} / {@code cancelled} for a job */
   private void countAndTrace(long startNanos, InboundRequest in, Admission.Proceed admitted, Outcome outcome,
       String cancelledAs) {
     TokenUsage usage = count(in, admitted, outcome);

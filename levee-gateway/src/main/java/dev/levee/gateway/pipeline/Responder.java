@@ -8,6 +8,7 @@ import dev.levee.anthropic.sse.SseWriter;
 import dev.levee.anthropic.upstream.Headers;
 import dev.levee.anthropic.upstream.Reply;
 import dev.levee.core.chain.ChainResult;
+import dev.levee.core.chain.Target;
 import dev.levee.core.retry.Failure;
 import dev.levee.core.tier.Tier;
 import dev.levee.gateway.config.Disclosure;
@@ -210,19 +211,20 @@ final class Responder {
   private Sent exhausted(ClientResponse client, InboundRequest in, Admission.Proceed admitted, Outcome.Exhausted exhausted,
       Plan plan) {
     FailureResponse failure = exhausted.failure();
+    Target last = failure.refused(); // the last target that refused, as for a relayed error (docs/gateway.md)
     Map<String, List<String>> head = upstreamHead(in, admitted, exhausted.calls(), plan);
     put(head, LeveeHeaders.REASON, failure.reason());
+    if (last != null) { // on every answer to "every target failed", the stale one included
+      put(head, LeveeHeaders.MODEL, last.id());
+    }
     Optional<CachedAnswers.Found> lastResort = cache.lastResort(admitted.cache(), in.config().semanticThreshold());
     if (lastResort.isPresent()) {
       CachedAnswers.Found found = lastResort.get();
       put(head, LeveeHeaders.CACHE, found.status());
       put(head, LeveeHeaders.DEGRADED, disclosed(in, "stale answer: every target failed"));
       message(client, head, local.cached(in, found.message(), "Served from cache because the assistant could not be reached."));
-      return new Sent(client.status(), null, exhausted.calls(), false,
+      return new Sent(client.status(), last, exhausted.calls(), false,
           "last_resort_" + found.status() + (found.semantic() ? " semantic " : " ") + failure.reason());
-    }
-    if (failure.refused() != null) { // the last target that refused, as for a relayed error (docs/gateway.md)
-      put(head, LeveeHeaders.MODEL, failure.refused().id());
     }
     put(head, LeveeHeaders.SHOULD_RETRY, "false");
     failure.retryAfter().ifPresent(wait -> put(head, "retry-after", RetryAfter.seconds(wait)));
@@ -236,10 +238,10 @@ final class Responder {
         put(head, "retry-after", RetryAfter.seconds(failClosedRetryAfter));
       }
       client.send(queued.get().status(), head, "application/json", queued.get().body());
-      return new Sent(client.status(), null, exhausted.calls(), false, "queued " + failure.reason());
+      return new Sent(client.status(), last, exhausted.calls(), false, "queued " + failure.reason());
     }
     client.send(failure.error().status(), head, "application/json", failure.error().toBytes(in.id()));
-    return new Sent(client.status(), null, exhausted.calls(), false, "exhausted " + failure.reason());
+    return new Sent(client.status(), last, exhausted.calls(), false, "exhausted " + failure.reason());
   }
 
   /** The headers of every answer to an admitted request that went upstream. */

@@ -146,7 +146,7 @@ public final class TierBoard implements CallObserver, AutoCloseable {
     this.clients = new ClientScopes(scopes, this::configured, this::newScope, this::scopeTier, this::dropped, every,
         clientIdle, start);
     this.report = new TierReport(features, scopes, lastTransition, ticker, calls, cooldowns, this::configured,
-        this::tier, this::evaluated, this::otherModelsTier, this::forcedRemaining, this::forceReason);
+        this::tier, this::evaluated, this::otherModelsTier, this::forcedRemaining, this::forceReason, List.copyOf(config.models().keySet()));
     next = scheduler.schedule(every, this::tick);
   }
 

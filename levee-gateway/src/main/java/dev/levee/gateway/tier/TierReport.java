@@ -11,6 +11,7 @@ import dev.levee.core.tier.TierController;
 import dev.levee.core.tier.TierTransition;
 import dev.levee.core.time.Ticker;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -36,12 +37,17 @@ final class TierReport {
   private final Function<String, Tier> otherModelsTier;
   private final Function<String, Duration> forcedRemaining;
   private final Function<String, String> forceReason;
+  /** Each configured alias's place in the config (its {@code models:} order). */
+  private final Map<String, Integer> configOrder;
 
+  /** @param configOrder the configured aliases in config order: {@code aliases} lists them first, in it */
   TierReport(Map<String, FeatureTier> features, Map<TierBoard.ScopeKey, ScopeHealth> scopes,
       Map<String, TierTransition> lastTransition, Ticker ticker, TargetWindows calls, RateLimitCooldowns cooldowns,
       Predicate<String> configured, Function<String, Tier> tier, Function<String, Tier> evaluated,
       Function<String, Tier> otherModelsTier, Function<String, Duration> forcedRemaining,
-      Function<String, String> forceReason) {
+      Function<String, String> forceReason, List<String> configOrder) {
+    this.configOrder = new java.util.HashMap<>();
+    configOrder.forEach(alias -> this.configOrder.putIfAbsent(alias, this.configOrder.size()));
     this.features = features;
     this.scopes = scopes;
     this.lastTransition = lastTransition;
@@ -74,8 +80,10 @@ final class TierReport {
       ArrayNode aliases = f.putArray("aliases");
       int others = 0;
       int othersDown = 0;
+      // configured aliases first, in config order, then the names clients chose, by name
       for (ScopeHealth s : scopes.values().stream().filter(s -> s.feature().equals(name))
-          .sorted(java.util.Comparator.comparing(ScopeHealth::alias)).toList()) {
+          .sorted(java.util.Comparator.comparingInt((ScopeHealth h) -> configOrder.getOrDefault(h.alias(), Integer.MAX_VALUE))
+              .thenComparing(ScopeHealth::alias)).toList()) {
         boolean client = !configured.test(s.alias());
         boolean down = s.controller().current() != Tier.T0;
         others += client ? 1 : 0;
@@ -142,7 +150,11 @@ final class TierReport {
       t.put("calls", s.total());
       t.put("server_error_share", round(s.serverErrorRate()));
       t.put("rate_limited_share", round(s.rateLimitedRate()));
-      t.put("p99_ms", s.p99Millis());
+      if (s.p99Millis() > 0) {
+        t.put("p99_ms", s.p99Millis());
+      } else {
+        t.putNull("p99_ms"); // no streamed first token timed (JSON answers are no latency sample): not 0 ms
+      }
       t.put("cooling_ms", cooling.getOrDefault(target, Duration.ZERO).toMillis());
     }
     return out;

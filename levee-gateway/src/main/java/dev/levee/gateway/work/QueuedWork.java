@@ -17,6 +17,7 @@ import dev.levee.gateway.jobs.JobMetrics;
 import dev.levee.gateway.jobs.JobRequest;
 import dev.levee.gateway.config.Feature;
 import dev.levee.gateway.jobs.JobStore;
+import dev.levee.gateway.jobs.JobsAdmin;
 import dev.levee.gateway.jobs.JobsHandler;
 import dev.levee.gateway.jobs.OutageQueue;
 import dev.levee.gateway.jobs.InteractiveTraffic;
@@ -207,6 +208,11 @@ public final class QueuedWork implements AutoCloseable {
   /** {@code GET /v1/levee/jobs/{id}}. */
   public JobsHandler jobsHandler() {
     return jobsHandler;
+  }
+
+  /** {@code /admin/jobs…}: list and cancel jobs, every tenant's ({@link JobsAdmin}). */
+  public JobsAdmin admin(InstantSource wall) {
+    return new JobsAdmin(jobs, workers, gate::paused, wall);
   }
 
   /** The {@code idempotency-key} hook around an exchange. */

@@ -1,0 +1,245 @@
+package dev.levee.gateway.jobs;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.levee.anthropic.Json;
+import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.server.ServerIo;
+import dev.levee.gateway.pipeline.LeveeErrors;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Supplier;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.Fields;
+
+/**
+ * The operator's view of the job store, every tenant's jobs, behind the admin token ({@code
+ * AdminHandler} checks it first):
+ *
+ * <ul>
+ *   <li>{@code GET /admin/jobs?state=queued,running&alias=…&tenant=…&feature=…&limit=20&after_id=job_…}:
+ *       newest first, {@code {"data": [job…], "has_more", "first_id", "last_id"}} (the shape of
+ *       Anthropic's list endpoints); {@code limit} 1–{@value #MAX_LIMIT} (default {@value
+ *       #DEFAULT_LIMIT}); {@code after_id} the last id of the page before. A listed job carries no
+ *       bodies: {@code result_status} stands for its result.
+ *   <li>{@code GET /admin/jobs/{id}}: one job, with its result.
+ *   <li>{@code POST /admin/jobs/{id}/cancel}: a queued job ends {@code cancelled} at once; a running
+ *       one too, and its try is stopped (at once on this gateway, at the next lease renewal on
+ *       another) and nothing it returns is kept ({@link JobStore#cancel}). Idempotent: a cancelled
+ *       job answers 200 as it is. A job that ended otherwise answers 409 {@code
+ *       invalid_request_error}.
+ * </ul>
+ *
+ * Bad input answers 400 {@code invalid_request_error} naming the parameter; an unknown id 404
+ * {@code not_found_error}.
+ */
+public final class JobsAdmin {
+
+  /** The path prefix served. */
+  public static final String PREFIX = "/admin/jobs";
+
+  static final int DEFAULT_LIMIT = 20;
+  static final int MAX_LIMIT = 1000;
+  private static final Pattern ID = Pattern.compile("job_[0-9a-z]{26}");
+  private static final int MAX_NAME = 256;
+
+  private final JobStore store;
+  private final JobWorkers workers;
+  private final Supplier<PauseGate.Paused> gate;
+  private final InstantSource wall;
+
+  /**
+   * @param workers this gateway's pool, whose run of a cancelled job stops at once
+   * @param gate what the dispatcher holds now, for {@code waiting_reason}
+   */
+  public JobsAdmin(JobStore store, JobWorkers workers, Supplier<PauseGate.Paused> gate, InstantSource wall) {
+    this.store = store;
+    this.workers = workers;
+    this.gate = gate;
+    this.wall = wall;
+  }
+
+  /** Answers {@code path} under {@link #PREFIX}; false when no endpoint here matches it (the caller's 404). */
+  public boolean handle(String path, Request request, Response response, Callback callback) {
+    String method = request.getMethod();
+    if (path.equals(PREFIX) && method.equals("GET")) {
+      list(request, response, callback);
+      return true;
+    }
+    if (!path.startsWith(PREFIX + "/")) {
+      return false;
+    }
+    String rest = path.substring(PREFIX.length() + 1);
+    if (rest.endsWith("/cancel") && method.equals("POST")) {
+      String id = rest.substring(0, rest.length() - "/cancel".length());
+      if (checkId(id, "the job id", response, callback)) {
+        cancel(id, response, callback);
+      }
+      return true;
+    }
+    if (!rest.contains("/") && method.equals("GET")) {
+      if (checkId(rest, "the job id", response, callback)) {
+        Optional<Job> job = store.anyTenantsJob(rest);
+        if (job.isEmpty()) {
+          LeveeErrors.send(response, callback, ApiError.notFound("No job with id '" + rest + "'"));
+        } else {
+          ServerIo.json(response, callback, 200, Json.bytes(full(job.get())));
+        }
+      }
+      return true;
+    }
+    return false;
+  }
+
+  private void list(Request request, Response response, Callback callback) {
+    Fields query = Request.extractQueryParameters(request);
+    String problem = null;
+    Set<JobState> states = EnumSet.noneOf(JobState.class);
+    String stateText = query.getValue("state");
+    if (stateText != null) {
+      for (String word : stateText.split(",", -1)) {
+        try {
+          states.add(JobState.ofWire(word.trim()));
+        } catch (IllegalArgumentException e) {
+          problem = "state: '" + word.trim() + "' is not a job state; expected one or more of "
+              + Arrays.stream(JobState.values()).map(JobState::wire).collect(Collectors.joining(", "))
+              + ", separated by commas";
+        }
+      }
+    }
+    int limit = DEFAULT_LIMIT;
+    String limitText = query.getValue("limit");
+    if (limitText != null) {
+      try {
+        limit = Integer.parseInt(limitText.trim());
+      } catch (NumberFormatException e) {
+        limit = -1;
+      }
+      if (limit < 1 || limit > MAX_LIMIT) {
+        problem = "limit: must be a whole number from 1 to " + MAX_LIMIT + ", was '" + limitText + "'";
+      }
+    }
+    for (String name : new String[] {"alias", "tenant", "feature"}) {
+      String value = query.getValue(name);
+      if (value != null && value.length() > MAX_NAME) {
+        problem = name + ": at most " + MAX_NAME + " characters";
+      }
+    }
+    if (problem != null) {
+      LeveeErrors.send(response, callback, ApiError.invalidRequest(problem));
+      return;
+    }
+    String afterId = query.getValue("after_id");
+    if (afterId != null && !checkId(afterId, "after_id", response, callback)) {
+      return;
+    }
+    JobStore.Filter filter = new JobStore.Filter(states, query.getValue("alias"), query.getValue("tenant"),
+        query.getValue("feature"));
+    Optional<JobStore.Page> page = store.list(filter, afterId, limit);
+    if (page.isEmpty()) {
+      LeveeErrors.send(response, callback, ApiError.notFound("after_id: no job with id '" + afterId + "'"));
+      return;
+    }
+    PauseGate.Paused paused = gate.get();
+    Instant now = wall.instant();
+    ObjectNode body = Json.MAPPER.createObjectNode();
+    ArrayNode data = body.putArray("data");
+    page.get().jobs().forEach(job -> data.add(summary(job, paused, now)));
+    body.put("has_more", page.get().hasMore());
+    if (page.get().jobs().isEmpty()) {
+      body.putNull("first_id");
+      body.putNull("last_id");
+    } else {
+      body.put("first_id", page.get().jobs().getFirst().id());
+      body.put("last_id", page.get().jobs().getLast().id());
+    }
+    ServerIo.json(response, callback, 200, Json.bytes(body));
+  }
+
+  private void cancel(String id, Response response, Callback callback) {
+    JobStore.Cancel cancel = store.cancel(id, wall.instant());
+    switch (cancel.kind()) {
+      case NOT_FOUND -> LeveeErrors.send(response, callback, ApiError.notFound("No job with id '" + id + "'"));
+      case ENDED -> LeveeErrors.send(response, callback, new ApiError(409, "invalid_request_error", "job " + id
+          + " already ended " + cancel.was().wire() + "; only a queued or running job can be cancelled"));
+      case CANCELLED, ALREADY_CANCELLED -> {
+        if (cancel.kind() == JobStore.Cancel.Kind.CANCELLED) {
+          if (cancel.was() == JobState.RUNNING) {
+            workers.stop(id); // here at once; another gateway's run stops at its next renewal
+          }
+          workers.wake(); // a callback may be owed
+        }
+        ServerIo.json(response, callback, 200, Json.bytes(full(cancel.job())));
+      }
+    }
+  }
+
+  /** 400 unless {@code id} is shaped like a job id; true when it is. */
+  private static boolean checkId(String id, String what, Response response, Callback callback) {
+    if (ID.matcher(id).matches()) {
+      return true;
+    }
+    LeveeErrors.send(response, callback, ApiError.invalidRequest(what + ": '" + shorten(id)
+        + "' is not a job id (job_ and 26 characters of 0-9 a-z)"));
+    return false;
+  }
+
+  private static String shorten(String text) {
+    return text.length() <= 64 ? text : text.substring(0, 64) + "…";
+  }
+
+  /** A listed job: who and what, where it is, no bodies. */
+  private static ObjectNode summary(Job job, PauseGate.Paused paused, Instant now) {
+    ObjectNode out = Json.MAPPER.createObjectNode();
+    out.put("id", job.id());
+    out.put("type", "levee_job");
+    out.put("state", job.state().wire());
+    out.put("tenant", job.tenant());
+    out.put("feature", job.feature());
+    out.put("alias", job.alias());
+    out.put("priority", job.priority());
+    putOrNull(out, "batch_id", job.batchId());
+    putOrNull(out, "custom_id", job.customId());
+    out.put("attempts", job.attempts());
+    out.put("created_at", job.createdAt().toString());
+    out.put("expires_at", job.expiresAt().toString());
+    putOrNull(out, "last_error", job.lastError());
+    putOrNull(out, "waiting_reason", JobsHandler.waitingReason(job, paused, now));
+    if (job.result() == null) {
+      out.putNull("result_status");
+    } else {
+      out.put("result_status", job.result().status());
+    }
+    return out;
+  }
+
+  /** One job as its client sees it ({@link JobsHandler}), with who and what. */
+  private ObjectNode full(Job job) {
+    ObjectNode out = JobsHandler.view(job);
+    out.put("tenant", job.tenant());
+    out.put("feature", job.feature());
+    out.put("alias", job.alias());
+    out.put("priority", job.priority());
+    putOrNull(out, "batch_id", job.batchId());
+    putOrNull(out, "custom_id", job.customId());
+    putOrNull(out, "waiting_reason", JobsHandler.waitingReason(job, gate.get(), wall.instant()));
+    putOrNull(out, "callback_state", store.callbackState(job.id()));
+    return out;
+  }
+
+  private static void putOrNull(ObjectNode out, String name, String value) {
+    if (value == null) {
+      out.putNull(name);
+    } else {
+      out.put(name, value);
+    }
+  }
+}
