@@ -14,17 +14,19 @@ import java.util.Objects;
  * <p>A value: equal events have equal names and data. The data is kept as the UTF-8 bytes that
  * arrived, and is parsed at most once per view: as a whole tree on the first {@link #json()}, or
  * as the few fields a relay needs on the first {@link #fields()} (the cheap view for content
- * deltas and block stops). Both are shared by everyone who reads the event (the stream splicer,
- * the message assembler): read them, never change them, and never change the bytes of {@link
- * #dataBytes()}.
+ * deltas and block stops) or {@link #frame()} (for the events around them). Each is shared by
+ * everyone who reads the event (the stream splicer, the message assembler, the gateway's usage
+ * tap): read them, never change them, and never change the bytes of {@link #dataBytes()}.
  */
 public final class SseEvent {
 
   private final String event;
   private final byte[] data;
+  private final boolean oneLine; // known to hold no line break (so a writer need not look for one)
   private String text; // data decoded, on demand
   private volatile JsonNode json; // null: not parsed yet; MissingNode: not JSON
   private volatile EventFields fields; // null: not read yet; EventFields.NOT_AN_OBJECT: not a JSON object
+  private volatile FrameFields frame; // null: not read yet; FrameFields.NOT_AN_OBJECT: not a JSON object
 
   /**
    * @param event the event name, e.g. {@code content_block_delta}; {@code message} when the stream
@@ -52,13 +54,22 @@ public final class SseEvent {
    * @param data the payload in UTF-8, lines joined with {@code \n}
    */
   public SseEvent(String event, byte[] data) {
+    this(event, data, false);
+  }
+
+  /**
+   * An event over UTF-8 data bytes, taken as they are, that its maker knows to hold no CR or LF
+   * when {@code oneLine} (a reader that took them from one {@code data:} line).
+   */
+  SseEvent(String event, byte[] data, boolean oneLine) {
     this.event = Objects.requireNonNull(event, "event");
     this.data = Objects.requireNonNull(data, "data");
+    this.oneLine = oneLine;
   }
 
   /** An event over bytes whose fields its maker has already read (see {@link EventFields#withIndex}). */
-  SseEvent(String event, byte[] data, EventFields fields) {
-    this(event, data);
+  SseEvent(String event, byte[] data, EventFields fields, boolean oneLine) {
+    this(event, data, oneLine);
     this.fields = fields;
   }
 
@@ -79,6 +90,11 @@ public final class SseEvent {
   /** The payload's UTF-8 bytes, lines joined with {@code \n}. Shared: do not modify. */
   public byte[] dataBytes() {
     return data;
+  }
+
+  /** Whether the data is known to hold no line break: false when unknown. */
+  boolean oneLine() {
+    return oneLine;
   }
 
   /** The payload as JSON, parsed once per event; null when it is not JSON. Shared: do not modify. */
@@ -105,6 +121,19 @@ public final class SseEvent {
   }
 
   /**
+   * The few fields of a {@code message_start}, {@code content_block_start} or {@code message_delta}
+   * a relay needs (the usage, the index, the block's type: {@link FrameFields}), read once per
+   * event without building a tree; null when the data is not a JSON object.
+   */
+  public FrameFields frame() {
+    FrameFields f = frame;
+    if (f == null) {
+      frame = f = FrameFields.read(event, data);
+    }
+    return f == FrameFields.NOT_AN_OBJECT ? null : f;
+  }
+
+  /**
    * This event with its top-level {@code index} set to {@code index}, every other byte as it
    * came; the same event when the index is already that. Reads {@link #fields()}.
    *
@@ -119,7 +148,8 @@ public final class SseEvent {
       return this;
     }
     EventFields.Rewritten rewritten = f.withIndex(data, index);
-    return new SseEvent(event, rewritten.data(), rewritten.fields());
+    // one line still: digits replaced, or the mapper's compact output (it escapes every control character)
+    return new SseEvent(event, rewritten.data(), rewritten.fields(), oneLine);
   }
 
   @Override

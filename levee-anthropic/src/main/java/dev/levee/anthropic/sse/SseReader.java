@@ -3,6 +3,9 @@ package dev.levee.anthropic.sse;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -32,6 +35,7 @@ public final class SseReader implements AutoCloseable {
    */
   static final int INITIAL_BUFFER = 256;
 
+  private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
   private static final byte[] EVENT = ascii("event");
   private static final byte[] DATA = ascii("data");
   private static final String[] NAMES = {"content_block_delta", "content_block_start", "content_block_stop",
@@ -145,7 +149,7 @@ public final class SseReader implements AutoCloseable {
         position = next;
         skipLf = lf;
         if (dataStart >= 0) {
-          return new SseEvent(event == null ? "message" : event, Arrays.copyOfRange(buffer, dataStart, dataEnd));
+          return new SseEvent(event == null ? "message" : event, Arrays.copyOfRange(buffer, dataStart, dataEnd), true);
         }
         if (lines != null) {
           return new SseEvent(event == null ? "message" : event, lines.toByteArray());
@@ -179,9 +183,24 @@ public final class SseReader implements AutoCloseable {
     }
   }
 
-  /** The index of the CR or LF ending the line that starts at {@code from}, or -1 when not buffered. */
+  /**
+   * The index of the CR or LF ending the line that starts at {@code from}, or -1 when not buffered.
+   * Looks at eight bytes a step (a data line is hundreds of bytes): a byte of the word XORed with
+   * CR or LF is zero exactly where the word holds one, and {@code (x - 0x01..) & ~x & 0x80..} marks
+   * the lowest zero byte of {@code x} truly (a false mark can only sit above a true one).
+   */
   private int lineEnd(int from) {
-    for (int i = from; i < limit; i++) {
+    int i = from;
+    for (; i <= limit - Long.BYTES; i += Long.BYTES) {
+      long word = (long) LONGS.get(buffer, i);
+      long lf = word ^ 0x0A0A0A0A0A0A0A0AL;
+      long cr = word ^ 0x0D0D0D0D0D0D0D0DL;
+      long found = ((lf - 0x0101010101010101L) & ~lf | (cr - 0x0101010101010101L) & ~cr) & 0x8080808080808080L;
+      if (found != 0) {
+        return i + (Long.numberOfTrailingZeros(found) >>> 3);
+      }
+    }
+    for (; i < limit; i++) {
       byte b = buffer[i];
       if (b == '\n' || b == '\r') {
         return i;

@@ -95,7 +95,7 @@ public final class SseWriter {
     buffer[count++] = '\n';
     int from = 0;
     while (true) {
-      int newline = indexOf(data, '\n', from);
+      int newline = event.oneLine() ? -1 : indexOf(data, '\n', from); // a reader's one data line: no search
       int end = newline < 0 ? data.length : newline;
       ensure(DATA.length + end - from + 2);
       put(DATA);

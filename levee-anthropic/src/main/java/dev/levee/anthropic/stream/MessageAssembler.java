@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.levee.anthropic.Json;
 import dev.levee.anthropic.sse.EventFields;
+import dev.levee.anthropic.sse.FrameFields;
 import dev.levee.anthropic.sse.SseEvent;
 import java.util.ArrayList;
 import java.util.List;
@@ -47,9 +48,9 @@ public final class MessageAssembler {
     switch (EventType.of(event.event())) {
       case MESSAGE_START -> start = event.dataBytes();
       case CONTENT_BLOCK_START -> {
-        JsonNode data = event.json(); // parsed once per event, shared with the splicer
-        if (data != null && data.path("content_block").isObject()) {
-          int index = data.path("index").asInt();
+        FrameFields frame = event.frame(); // read once per event, shared with the splicer
+        if (frame != null && frame.blockIsObject()) {
+          int index = frame.index();
           while (blocks.size() <= index) {
             blocks.add(null);
           }

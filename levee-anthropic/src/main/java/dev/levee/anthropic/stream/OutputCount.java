@@ -1,6 +1,7 @@
 package dev.levee.anthropic.stream;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import dev.levee.anthropic.message.TokenUsage;
+import dev.levee.anthropic.sse.FrameFields;
 
 /**
  * The output tokens the client's answer has cost so far, across the attempts of one stream: the
@@ -52,24 +53,24 @@ final class OutputCount {
   private boolean exact = true; // tokens is the upstream's count (0 before any attempt is)
   private Transcript.Tally since = Transcript.Tally.NONE; // the client's content when the current attempt started
 
-  /** The first attempt's {@code message_start} {@code message}: the input every Δ is taken from. */
-  void first(JsonNode message) {
-    firstInput = totalInput(message.path("usage"));
-    firstModel = message.path("model").asText(null);
+  /** The first attempt's {@code message_start}: the input every Δ is taken from. */
+  void first(FrameFields messageStart) {
+    firstInput = totalInput(messageStart);
+    firstModel = messageStart.model();
   }
 
   /**
-   * A continuation's {@code message_start} {@code message}: takes its Δ as the count of the
+   * A continuation's {@code message_start}: takes its Δ as the count of the
    * answer so far when the rule (see the class doc) allows.
    *
    * @param thinking whether the partial answer holds thinking
    * @return whether it did
    */
-  boolean reconcile(JsonNode message, boolean thinking) {
-    long input = totalInput(message.path("usage"));
+  boolean reconcile(FrameFields messageStart, boolean thinking) {
+    long input = totalInput(messageStart);
     long delta = input - firstInput;
     boolean usable = firstInput >= 0 && input >= 0 && firstModel != null
-        && firstModel.equals(message.path("model").asText(null)) && !thinking
+        && firstModel.equals(messageStart.model()) && !thinking
         && delta >= 1 && delta <= since.countedHigh() && delta * MOST_BYTES_PER_TOKEN >= since.bytes();
     if (usable) {
       tokens = delta;
@@ -103,13 +104,12 @@ final class OutputCount {
     return exact;
   }
 
-  /** {@code input_tokens} and the cache counters, or -1 when {@code input_tokens} is missing. */
-  private static long totalInput(JsonNode usage) {
-    JsonNode input = usage.get("input_tokens");
-    if (input == null || !input.isIntegralNumber()) {
+  /** {@code input_tokens} and the cache counters, or -1 when {@code input_tokens} is missing or not an integer. */
+  private static long totalInput(FrameFields messageStart) {
+    if (!messageStart.hasUsageCount("input_tokens")) {
       return -1;
     }
-    return input.asLong() + usage.path("cache_creation_input_tokens").asLong(0)
-        + usage.path("cache_read_input_tokens").asLong(0);
+    TokenUsage usage = messageStart.tokenUsage();
+    return usage.input() + usage.cacheCreation() + usage.cacheRead();
   }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.levee.anthropic.Json;
 import dev.levee.anthropic.sse.EventFields;
+import dev.levee.anthropic.sse.FrameFields;
 import dev.levee.anthropic.sse.SseEvent;
 import dev.levee.core.retry.Failure;
 import dev.levee.core.retry.FailureKind;
@@ -100,14 +101,14 @@ final class StreamSplicer {
         default -> messageStop(event);
       };
     }
-    JsonNode data = event.json(); // parsed once, shared with the assembler
-    if (data == null || !data.isObject()) {
+    FrameFields frame = event.frame(); // read once without a tree, shared with the assembler and the usage tap
+    if (frame == null) {
       throw malformed(event);
     }
     return switch (type) {
-      case MESSAGE_START -> messageStart(event, data);
-      case CONTENT_BLOCK_START -> blockStart(event, data);
-      case MESSAGE_DELTA -> messageDelta(event, data);
+      case MESSAGE_START -> messageStart(event, frame);
+      case CONTENT_BLOCK_START -> blockStart(event, frame);
+      case MESSAGE_DELTA -> messageDelta(event, frame);
       default -> List.of(event);
     };
   }
@@ -117,16 +118,24 @@ final class StreamSplicer {
         "the upstream sent an event whose data is not JSON (" + event.event() + ")"));
   }
 
-  private List<SseEvent> messageStart(SseEvent event, JsonNode data) {
-    JsonNode message = data.path("message");
-    usage.read(message.path("usage"));
+  /** The event as a tree, for the rare edit or block that needs one (the event was read as an object already). */
+  private static JsonNode tree(SseEvent event) throws StreamFailureException {
+    JsonNode tree = event.json();
+    if (tree == null) {
+      throw malformed(event);
+    }
+    return tree;
+  }
+
+  private List<SseEvent> messageStart(SseEvent event, FrameFields frame) {
+    usage.read(frame);
     if (!started) {
       started = true;
-      count.first(message);
+      count.first(frame);
       return List.of(event);
     }
     // a recovery: the client already has its message_start; its input may tell what the answer cost
-    if (count.reconcile(message, transcript.hasThinking())) {
+    if (count.reconcile(frame, transcript.hasThinking())) {
       usage.rebank(count.tokens());
     }
     if (maxTokens > 0 && count.tokens() >= maxTokens) {
@@ -136,10 +145,9 @@ final class StreamSplicer {
     return List.of();
   }
 
-  private List<SseEvent> blockStart(SseEvent event, JsonNode data) {
-    int upstream = data.path("index").asInt();
-    JsonNode content = data.path("content_block");
-    String type = content.path("type").asText();
+  private List<SseEvent> blockStart(SseEvent event, FrameFields frame) throws StreamFailureException {
+    int upstream = frame.index();
+    String type = frame.blockType();
     duplicates.boundary();
     if (recovering && (type.equals("thinking") || type.equals("redacted_thinking")) && !transcript.isEmpty()) {
       indices.drop(upstream); // the recovery's own reasoning: the client has its thinking already
@@ -150,8 +158,8 @@ final class StreamSplicer {
     if (held != null) {
       int index = nextIndex();
       indices.map(upstream, index);
-      heldBlocks.add(new Transcript.Block(index, type, content));
-      return hold(BlockIndices.reindex(event, data, index));
+      heldBlocks.add(new Transcript.Block(index, type, start(event, type)));
+      return hold(reindexed(event, frame, index));
     }
     if (first && recovering && type.equals("text") && transcript.openIsText()) {
       indices.extend(upstream, transcript.open().index); // extends the client's open text block
@@ -165,14 +173,24 @@ final class StreamSplicer {
       // the held part leaves the client's last text open for the recovery to extend
       held = new ArrayList<>();
       heldBlocks = new ArrayList<>();
-      heldBlocks.add(new Transcript.Block(index, type, content));
-      return hold(BlockIndices.reindex(event, data, index));
+      heldBlocks.add(new Transcript.Block(index, type, start(event, type)));
+      return hold(reindexed(event, frame, index));
     }
     List<SseEvent> out = new ArrayList<>();
     transcript.closeOpen(out);
-    transcript.start(new Transcript.Block(index, type, content));
-    out.add(BlockIndices.reindex(event, data, index));
+    transcript.start(new Transcript.Block(index, type, start(event, type)));
+    out.add(reindexed(event, frame, index));
     return out;
+  }
+
+  /** The block's {@code content_block} as a tree when the transcript keeps it ({@link Transcript.Block}), else null. */
+  private static JsonNode start(SseEvent event, String type) throws StreamFailureException {
+    return Transcript.Block.rebuiltFromText(type) ? null : tree(event).path("content_block");
+  }
+
+  /** The block start with its index set to the client's: as it came when that is its index already. */
+  private static SseEvent reindexed(SseEvent event, FrameFields frame, int index) throws StreamFailureException {
+    return frame.index() == index ? event : BlockIndices.reindex(event, tree(event), index);
   }
 
   private List<SseEvent> blockDelta(SseEvent event, EventFields fields) {
@@ -214,14 +232,14 @@ final class StreamSplicer {
     // the stop itself is sent when the next block starts or the message ends
   }
 
-  private List<SseEvent> messageDelta(SseEvent event, JsonNode data) {
-    usage.read(data.path("usage"));
+  private List<SseEvent> messageDelta(SseEvent event, FrameFields frame) throws StreamFailureException {
+    usage.read(frame);
     List<SseEvent> out = new ArrayList<>();
     if (overlapBuffer != null) {
       out.addAll(resolveOverlap());
     }
-    if (stopsShort(data)) {
-      stoppedShort = data; // held, with the open block, until the answer goes on (or cannot)
+    if (stopsShort(event)) {
+      stoppedShort = tree(event); // held, with the open block, until the answer goes on (or cannot)
       return out;
     }
     transcript.closeOpen(out);
@@ -232,7 +250,7 @@ final class StreamSplicer {
       heldBlocks = null;
     }
     messageDeltaSent = true;
-    out.add(usage.summed(event, data));
+    out.add(usage.summing() ? usage.summed(tree(event)) : event);
     return out;
   }
 
@@ -297,10 +315,10 @@ final class StreamSplicer {
    * may be left. Only once after each break, and not inside a held tool call (its tokens are the
    * continuation's and its stop is as an unbroken answer's).
    */
-  private boolean stopsShort(JsonNode data) {
+  private boolean stopsShort(SseEvent messageDelta) throws StreamFailureException {
     return recovering && !goingOn && held == null && maxTokens > 0 && count.exact()
-        && "max_tokens".equals(data.path("delta").path("stop_reason").asText())
-        && count.tokens() + usage.currentOutput() < maxTokens;
+        && count.tokens() + usage.currentOutput() < maxTokens
+        && "max_tokens".equals(tree(messageDelta).path("delta").path("stop_reason").asText()); // the tree last: rare
   }
 
   /**
@@ -353,7 +371,7 @@ final class StreamSplicer {
     stoppedShort = null;
     List<SseEvent> out = new ArrayList<>();
     transcript.closeOpen(out);
-    out.add(usage.summed(new SseEvent("message_delta", Json.string(data), data), data));
+    out.add(usage.summed(data)); // after endAttempt: always summing
     out.add(new SseEvent("message_stop", "{\"type\":\"message_stop\"}"));
     messageDeltaSent = true;
     messageStopSent = true;

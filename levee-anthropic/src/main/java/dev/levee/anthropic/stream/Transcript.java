@@ -24,11 +24,19 @@ final class Transcript {
     String signature;
     long deltas; // text and thinking deltas: each carries at least one token
 
+    /**
+     * @param start the block's {@code content_block}; kept only when the block cannot be rebuilt
+     *     from its text (a tree per stream for its whole life otherwise), and may be null then
+     */
     Block(int index, String type, JsonNode start) {
       this.index = index;
       this.type = type;
-      // only a block the transcript cannot rebuild keeps its start: a tree per stream for its whole life otherwise
-      this.start = type.equals("text") || type.equals("thinking") ? null : start;
+      this.start = rebuiltFromText(type) ? null : start;
+    }
+
+    /** Whether a block of this type is rebuilt from its text (text and thinking), not kept as it started. */
+    static boolean rebuiltFromText(String type) {
+      return type.equals("text") || type.equals("thinking");
     }
 
     /** Adds a delta's content. */

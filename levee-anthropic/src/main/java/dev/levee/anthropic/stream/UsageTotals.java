@@ -3,6 +3,7 @@ package dev.levee.anthropic.stream;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.levee.anthropic.Json;
+import dev.levee.anthropic.sse.FrameFields;
 import dev.levee.anthropic.sse.SseEvent;
 import java.util.HashMap;
 import java.util.Map;
@@ -32,13 +33,11 @@ final class UsageTotals {
     this.maxTokens = maxTokens;
   }
 
-  /** Takes the {@code usage} object of a {@code message_start} or {@code message_delta}. */
-  void read(JsonNode usage) {
-    usage.properties().forEach(field -> {
-      if (field.getValue().isIntegralNumber()) {
-        current.merge(field.getKey(), field.getValue().asLong(), Math::max);
-      }
-    });
+  /** Takes the integral members of the {@code usage} of a {@code message_start} or {@code message_delta}. */
+  void read(FrameFields usage) {
+    for (int i = 0; i < usage.usageCounts(); i++) {
+      current.merge(usage.usageName(i), usage.usageCount(i), Math::max);
+    }
   }
 
   /** The current attempt's output tokens as it reported them so far (1 from a {@code message_start}). */
@@ -91,11 +90,16 @@ final class UsageTotals {
     return new SseEvent("message_delta", Json.string(data), data);
   }
 
-  /** The final {@code message_delta} with its usage summed over every attempt; as it came when there was one. */
-  SseEvent summed(SseEvent messageDelta, JsonNode data) {
-    if (banked == null || banked.isEmpty()) {
-      return messageDelta;
-    }
+  /** Whether an attempt has broken, so that a final {@code message_delta} needs its usage {@link #summed}. */
+  boolean summing() {
+    return banked != null;
+  }
+
+  /**
+   * The final {@code message_delta} (its tree: {@code data}) with its usage summed over every
+   * attempt. Only when {@link #summing()}: with one attempt the event goes as it came.
+   */
+  SseEvent summed(JsonNode data) {
     ObjectNode copy = ((ObjectNode) data).deepCopy();
     ObjectNode usage = copy.withObjectProperty("usage");
     Map<String, Long> total = new HashMap<>(banked);

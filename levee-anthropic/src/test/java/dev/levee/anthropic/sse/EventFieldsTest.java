@@ -62,11 +62,58 @@ class EventFieldsTest {
       "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":7}}",
       "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"a\",\"text\":\"b\"}}");
 
+  /** The common stops, read without a parser (DeltaScan), and their near misses, which Jackson reads. */
+  private static final List<String> STOPS = List.of(
+      "{\"type\":\"content_block_stop\",\"index\":0}",
+      "{\"type\":\"content_block_stop\",\"index\":123456789}",
+      "{\"type\":\"message_stop\"}",
+      // near misses
+      "{\"type\":\"content_block_stop\",\"index\":1234567890}",
+      "{\"type\":\"content_block_stop\",\"index\":00}",
+      "{\"type\":\"content_block_stop\",\"index\":-1}",
+      "{\"type\":\"content_block_stop\",\"index\":}",
+      "{\"type\":\"content_block_stop\",\"index\":1 }",
+      "{\"type\":\"content_block_stop\",\"index\":1}}",
+      "{\"type\":\"content_block_stop\",\"index\":1,\"x\":2}",
+      "{\"type\":\"content_block_stop\",\"index\":\"1\"}",
+      "{\"type\":\"message_stop\"} ",
+      "{\"type\":\"message_stop\",\"index\":1}",
+      "{\"type\":\"message_stop\"");
+
   @Test
   void theStreamingReadSaysWhatTheTreeSays() {
     for (String event : EVENTS) {
       assertSame(event.getBytes(StandardCharsets.UTF_8));
     }
+    for (String event : STOPS) {
+      assertSame(event.getBytes(StandardCharsets.UTF_8));
+    }
+  }
+
+  /** The common stops are scanned as Jackson reads them, and anything near them is left to Jackson. */
+  @Test
+  void theCommonStopsAreScannedAndTheirNearMissesAreLeftToJackson() {
+    for (String data : STOPS.subList(0, 3)) {
+      EventFields scanned = DeltaScan.scan(data.getBytes(StandardCharsets.UTF_8));
+      assertThat(scanned).as(data).isNotNull();
+      assertFields(scanned, jacksonOnly(data), data);
+    }
+    for (String data : STOPS.subList(3, STOPS.size())) {
+      assertThat(DeltaScan.scan(data.getBytes(StandardCharsets.UTF_8))).as(data).isNull();
+    }
+    SseEvent stop = new SseEvent("content_block_stop", STOPS.get(0));
+    assertThat(stop.withIndex(12).data()).isEqualTo("{\"type\":\"content_block_stop\",\"index\":12}");
+  }
+
+  /** The API's delta types are shared strings, not decoded for every delta. */
+  @Test
+  void theApisDeltaTypesAreNotDecodedPerDelta() {
+    for (String type : List.of("text_delta", "thinking_delta", "input_json_delta", "signature_delta")) {
+      String data = "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"" + type + "\",\"text\":\"a\"}}";
+      assertThat(DeltaScan.scan(data.getBytes(StandardCharsets.UTF_8)).deltaType()).isSameAs(type);
+    }
+    String other = "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"new_delta\",\"text\":\"a\"}}";
+    assertThat(DeltaScan.scan(other.getBytes(StandardCharsets.UTF_8)).deltaType()).isEqualTo("new_delta");
   }
 
   @Test
@@ -102,7 +149,8 @@ class EventFieldsTest {
     byte[] alphabet = "{}[]\":,\\ \t\n-0123456789.eEtrufalsnbr/\u00e9xu\u007f".getBytes(StandardCharsets.UTF_8);
     int scanned = 0;
     for (int round = 0; round < 20_000; round++) {
-      byte[] bytes = EVENTS.get(random.nextInt(2)).getBytes(StandardCharsets.UTF_8);
+      int pick = random.nextInt(5);
+      byte[] bytes = (pick < 2 ? EVENTS.get(pick) : STOPS.get(pick - 2)).getBytes(StandardCharsets.UTF_8);
       int at = random.nextInt(bytes.length);
       switch (random.nextInt(3)) {
         case 0 -> bytes[at] = alphabet[random.nextInt(alphabet.length)];

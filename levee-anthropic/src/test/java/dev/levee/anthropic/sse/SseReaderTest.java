@@ -113,4 +113,67 @@ class SseReaderTest {
     assertThat(new String(SseWriter.encode(new SseEvent("e", "a\nb")), StandardCharsets.UTF_8))
         .isEqualTo("event: e\ndata: a\ndata: b\n\n");
   }
+
+  /**
+   * A line ends at its first CR or LF wherever it falls in the reader's eight-byte steps, and no
+   * other byte ends it (those a step could mistake: the bytes beside CR and LF, and with the high
+   * bit set).
+   */
+  @Test
+  void aLineEndsAtItsFirstCrOrLfWhereverItFalls() throws IOException {
+    byte[] nearMisses = {0x09, 0x0b, 0x0c, 0x0e, (byte) 0x8a, (byte) 0x8d, 0x1a, 0x1d, 0x00, 0x01, (byte) 0xff,
+        (byte) 0x80, 0x7f, 0x2a, 'x'};
+    for (String end : List.of("\n", "\r", "\r\n")) {
+      for (int pad = 0; pad < 8; pad++) {
+        for (int length = 0; length <= 40; length++) {
+          byte[] data = new byte[length];
+          for (int i = 0; i < length; i++) {
+            data[i] = nearMisses[(i * 7 + length + pad) % nearMisses.length];
+          }
+          java.io.ByteArrayOutputStream stream = new java.io.ByteArrayOutputStream();
+          stream.writeBytes(("event: " + "e".repeat(pad + 1) + end + "data: ").getBytes(StandardCharsets.US_ASCII));
+          stream.writeBytes(data);
+          stream.writeBytes((end + end + "data: next" + end + end).getBytes(StandardCharsets.US_ASCII));
+          for (InputStream in : List.of(new ByteArrayInputStream(stream.toByteArray()), trickleBytes(stream.toByteArray()))) {
+            assertThat(readAll(new SseReader(in))).as("pad %d, length %d", pad, length)
+                .containsExactly(new SseEvent("e".repeat(pad + 1), data), new SseEvent("message", "next"));
+          }
+        }
+      }
+    }
+  }
+
+  /** The writer writes a reader's one data line as it is, and data of several lines as several. */
+  @Test
+  void dataReadFromOneLineIsWrittenAsOneAndFromSeveralAsSeveral() throws IOException {
+    String text = "event: a\ndata: {\"x\":1}\n\nevent: b\ndata: two\ndata: lines\n\n";
+    List<SseEvent> events = readAll(reader(text));
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    SseWriter writer = new SseWriter(out);
+    for (SseEvent e : events) {
+      writer.write(e);
+    }
+    assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo(text);
+    assertThat(events.get(0).withIndex(3).oneLine()).isTrue();
+  }
+
+  private static InputStream trickleBytes(byte[] bytes) {
+    return new InputStream() {
+      int i;
+
+      @Override
+      public int read() {
+        return i < bytes.length ? bytes[i++] & 0xff : -1;
+      }
+
+      @Override
+      public int read(byte[] b, int off, int len) {
+        if (i >= bytes.length) {
+          return -1;
+        }
+        b[off] = bytes[i++];
+        return 1;
+      }
+    };
+  }
 }

@@ -124,6 +124,43 @@ class StreamSplicerTest {
     assertThat(client.usage.path("output_tokens").asLong()).isEqualTo(7);
   }
 
+  // framing events in shapes the API may grow into: extra members, nested usage objects, escapes, members out of order
+  private static final SseEvent ODD_START = new SseEvent("message_start", "{\"type\":\"message_start\",\"message\":"
+      + "{\"id\":\"msg_\\u00e9\",\"content\":[],\"usage\":{\"input_tokens\":10,\"cache_creation\":"
+      + "{\"ephemeral_5m_input_tokens\":4},\"output_tokens\":1,\"service_tier\":\"standard\",\"server_tool_use\":"
+      + "{\"web_search_requests\":0}}},\"future\":{\"usage\":{\"input_tokens\":99}}}");
+  private static final SseEvent ODD_BLOCK = new SseEvent("content_block_start", "{\"content_block\":{\"text\":\"\","
+      + "\"t\\u0079pe\":\"text\",\"extra\":[1,{\"type\":\"tool_use\"}]},\"index\":0, \"type\":\"content_block_start\"}");
+  private static final SseEvent ODD_END = new SseEvent("message_delta", "{\"type\":\"message_delta\",\"delta\":"
+      + "{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":5,\"server_tool_use\":{\"web_search_requests\":1},"
+      + "\"note\":\"7\"}}");
+
+  /** Framing events in odd shapes reach the client as the very bytes that came. */
+  @Test
+  void oddFramingEventsPassAsTheyCame() throws Exception {
+    List<SseEvent> upstream = List.of(ODD_START, ODD_BLOCK, text(0, "Hello"), stop(0), ODD_END, messageStop());
+    feed(upstream.toArray(SseEvent[]::new));
+
+    assertThat(client.received).containsExactlyElementsOf(upstream);
+    assertThat(client.received.get(0)).isSameAs(ODD_START);
+    assertThat(client.received.get(1)).isSameAs(ODD_BLOCK);
+    assertThat(client.received.get(4)).isSameAs(ODD_END);
+    assertThat(client.types).containsExactly(java.util.Map.entry(0, "text"));
+  }
+
+  /** The usage of odd framing events is read as before: integral members summed, nested objects and strings left alone. */
+  @Test
+  void theUsageOfOddFramingEventsIsSummedAcrossAttempts() throws Exception {
+    feed(ODD_START, ODD_BLOCK, text(0, "a b"));
+    splicer.endAttempt();
+    splicer.beginRecovery(true);
+    feed(messageStart("msg_2", 12), textStart(0), text(0, " c"), stop(0), ODD_END, messageStop());
+
+    // the delta's own members with its counts summed: input 10 + 12; output 2 ("a b" counted high) + 5
+    assertThat(client.usage.toString()).isEqualTo("{\"output_tokens\":7,\"server_tool_use\":"
+        + "{\"web_search_requests\":1},\"note\":\"7\",\"input_tokens\":22}");
+  }
+
   @Test
   void aToolCallIsHeldUntilItIsCompleteAndTheMessageEnds() throws Exception {
     feed(messageStart("msg_1", 10), textStart(0), text(0, "Let me check."), stop(0), toolStart(1, "toolu_1", "weather"),

@@ -24,12 +24,14 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The stream hot path, as {@code Relay} runs it for one client stream: read a 2,000-event
- * upstream stream ({@link SseReader}), splice each event ({@link StreamSplicer}), write what the
- * client gets ({@link SseWriter}, flushing when no whole event is at hand — the end of an
- * upstream read) and assemble the message for the cache ({@link MessageAssembler}). The upstream
- * arrives in reads of {@code readBytes} bytes. Reports the time per stream and, as a counter, the
- * socket writes per stream (at most one per upstream read).
+ * The stream hot path, as {@code Relay} runs it for one client stream: read an upstream stream of
+ * {@code events} events ({@link SseReader}; 2,000, or 35 — the side-by-side's 30 deltas and the
+ * events around them), splice each event ({@link StreamSplicer}), write what the client gets
+ * ({@link SseWriter}, flushing when no whole event is at hand — the end of an upstream read) and
+ * assemble the message for the cache ({@link MessageAssembler}). The upstream arrives in reads of
+ * {@code readBytes} bytes. Reports the time per stream and, as a counter, the socket writes per
+ * stream (at most one per upstream read). With {@code -prof gc}, {@code gc.alloc.rate.norm} at 35
+ * events is what this path allocates per side-by-side stream, a figure the box's load does not move.
  *
  * <p>In the {@code stream} package to reach the package-private splicer; lives in levee-bench so
  * that nothing here runs in {@code mvn verify}. Run: {@code java -jar levee-bench/target/levee-bench.jar
@@ -43,7 +45,8 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(1)
 public class StreamHotPathBenchmark {
 
-  static final int EVENTS = 2_000;
+  @Param({"2000", "35"})
+  public int events;
 
   @Param({"4096"})
   public int readBytes;
@@ -73,13 +76,13 @@ public class StreamHotPathBenchmark {
         + "\"type\":\"message\",\"role\":\"assistant\",\"model\":\"claude-opus-4-6\",\"content\":[],\"stop_reason\":null,"
         + "\"stop_sequence\":null,\"usage\":{\"input_tokens\":25,\"output_tokens\":1}}}");
     event(s, "content_block_start", "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}");
-    for (int i = 0; i < EVENTS - 5; i++) {
+    for (int i = 0; i < events - 5; i++) {
       event(s, "content_block_delta", "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\","
           + "\"text\":\"word" + i + " and\"}}");
     }
     event(s, "content_block_stop", "{\"type\":\"content_block_stop\",\"index\":0}");
     event(s, "message_delta", "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\",\"stop_sequence\":null},"
-        + "\"usage\":{\"output_tokens\":" + (EVENTS - 5) + "}}");
+        + "\"usage\":{\"output_tokens\":" + (events - 5) + "}}");
     event(s, "message_stop", "{\"type\":\"message_stop\"}");
     upstream = s.toString().getBytes(StandardCharsets.UTF_8);
   }
