@@ -205,6 +205,22 @@ public record CacheKey(String tenant, String model, String digest) {
     }
   }
 
+  /** Equal when all three components are; the digest, which differs most often, is compared first. */
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof CacheKey other && digest.equals(other.digest) && tenant.equals(other.tenant)
+        && model.equals(other.model);
+  }
+
+  /**
+   * The digest's hash alone: the digest covers the tenant and the model already, so hashing them
+   * too (a record's default, on strings made anew for each request) spreads keys no better.
+   */
+  @Override
+  public int hashCode() {
+    return digest.hashCode();
+  }
+
   @Override
   public String toString() {
     return "CacheKey[" + tenant.substring(0, Math.min(tenant.length(), 16)) + "…, " + model + ", "

@@ -283,9 +283,17 @@ public final class ResponseCache {
     return true;
   }
 
-  /** Whether the entry under {@code key} stays as it is: stored with {@code ttl} less than {@link #REWRITE_AFTER} ago. */
+  /**
+   * Whether the entry under {@code key} stays as it is: stored with {@code ttl} less than {@link
+   * #REWRITE_AFTER} ago. Read quietly, as the check is no client's read: with the cache on by
+   * default every answered request asks this, and a read's bookkeeping — the read buffer, and the
+   * eviction policy's upkeep it triggers on the calling thread every few reads — was ~5 % of a
+   * JSON request's own CPU when a prompt repeats (issue 11, session 12). A kept entry's
+   * popularity is still counted by its client reads (T2, the last resort) and by its rewrite
+   * once {@link #REWRITE_AFTER} has passed.
+   */
   private boolean kept(CacheKey key, Duration ttl, long now) {
-    CachedAnswer held = cache.getIfPresent(key);
+    CachedAnswer held = cache.policy().getIfPresentQuietly(key);
     return held != null && held.ttl().equals(ttl) && now - held.storedAtNanos() < REWRITE_AFTER.toNanos();
   }
 

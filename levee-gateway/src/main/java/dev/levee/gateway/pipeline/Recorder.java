@@ -189,8 +189,11 @@ final class Recorder {
 
   /** A stream's latency for the SLO: to its first token, retries and backoffs included. */
   private static Duration toFirstToken(Outcome.Streamed stream) {
-    return stream.first().steps().stream().map(step -> step.waited().plus(step.took()))
-        .reduce(Duration.ZERO, Duration::plus);
+    Duration total = Duration.ZERO;
+    for (AttemptRecord step : stream.first().steps()) {
+      total = total.plus(step.waited()).plus(step.took());
+    }
+    return total;
   }
 
   /** Writes the access record of an admitted request that made no upstream call. */
@@ -220,11 +223,12 @@ final class Recorder {
   private void log(long startNanos, InboundRequest in, Tier tier, Sent sent, List<AttemptRecord> steps, String route,
       Endpoint endpoint) {
     String cause = tier == null || tier == Tier.T0 ? null : tiers.cause(in.feature(), in.alias().alias());
+    long took = ticker.nanos() - startNanos; // one reading for the record and the metrics
     AccessRecord r = new AccessRecord(in.id(), in.path(), in.alias().alias(), in.stream(), tier, sent.status(),
-        sent.target(), sent.calls(), sent.fallback(), millisSince(startNanos), sent.outcome(), cause, steps, route);
+        sent.target(), sent.calls(), sent.fallback(), took / 1_000_000, sent.outcome(), cause, steps, route);
     log.write(r);
     metrics.request(new ServedRequest(r.alias(), in.feature(), tier, r.status(), r.outcomeWord(), r.fallback(),
-        r.calls(), Duration.ofNanos(ticker.nanos() - startNanos), endpoint));
+        r.calls(), Duration.ofNanos(took), endpoint));
     String hedge = r.hedge();
     if (hedge != null) {
       metrics.hedge(hedge);
@@ -241,12 +245,9 @@ final class Recorder {
    * {@code replayed} (its idempotency key's first answer); metrics count the outcome's first word.
    */
   void logUnadmitted(long startNanos, String id, String path, int status, String outcome) {
-    log.write(new AccessRecord(id, path, null, false, null, status, null, 0, false, millisSince(startNanos), outcome));
+    long took = ticker.nanos() - startNanos;
+    log.write(new AccessRecord(id, path, null, false, null, status, null, 0, false, took / 1_000_000, outcome));
     metrics.request(new ServedRequest(null, null, null, status, outcome.split(" ", 2)[0], false, 0,
-        Duration.ofNanos(ticker.nanos() - startNanos), Endpoint.of(path)));
-  }
-
-  private long millisSince(long startNanos) {
-    return (ticker.nanos() - startNanos) / 1_000_000;
+        Duration.ofNanos(took), Endpoint.of(path)));
   }
 }

@@ -187,4 +187,15 @@ class CacheKeyTest {
   void aBodyThatIsNotAnObjectIsRefused() {
     assertThatThrownBy(() -> CacheKey.of(json("[1]"), "m", Map.of())).isInstanceOf(IllegalArgumentException.class);
   }
+
+  @Test
+  void keysAreEqualOnlyWhenTenantModelAndDigestAllAre() {
+    CacheKey key = new CacheKey("key:aa", "smart", "d1");
+
+    assertThat(key).isEqualTo(new CacheKey("key:aa", "smart", "d1")).hasSameHashCodeAs(new CacheKey("key:aa", "smart", "d1"));
+    assertThat(key).isNotEqualTo(new CacheKey("key:bb", "smart", "d1"))
+        .isNotEqualTo(new CacheKey("key:aa", "fast", "d1"))
+        .isNotEqualTo(new CacheKey("key:aa", "smart", "d2"))
+        .isNotEqualTo("key:aa");
+  }
 }
