@@ -16,6 +16,7 @@ import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpParser;
 import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.server.Connector;
+import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.internal.HttpConnection;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.component.AbstractLifeCycle;
@@ -42,6 +43,9 @@ import org.slf4j.LoggerFactory;
  * <p>Each 408 is named and heard as the guard's own refusals are ({@link RequestGuard.Lanes}): a
  * {@code request_id} in its body, the lanes' id headers, and one call of their {@link
  * RequestGuard.Refusals} — with no path, as the request never reached the server's handlers.
+ * The 408 is the connection's only answer: Jetty, ending the connection, fails the request whose
+ * headers it was reading (a 500 on a {@code /badRequest} path, or a 400 for the early end of
+ * its headers), and {@link ApiErrorHandler} neither answers nor counts that ({@link #answered}).
  */
 final class HeaderDeadline extends AbstractLifeCycle {
 
@@ -60,6 +64,9 @@ final class HeaderDeadline extends AbstractLifeCycle {
    * test run with a 300 ms header timeout cut such a connection as silent).
    */
   static final Duration SILENT_FLOOR = Duration.ofSeconds(5);
+
+  /** The connection attribute that marks a connection this deadline answered (its value: the 408's request id, or the empty string). */
+  static final String ANSWERED = HeaderDeadline.class.getName() + ".answered";
 
   private static final long CUT = Long.MIN_VALUE; // in suspects: answered 408 at an earlier sweep
   private Map<EndPoint, Long> suspects = Map.of(); // late at the last sweep, by begin time; the sweeper's own
@@ -117,6 +124,7 @@ final class HeaderDeadline extends AbstractLifeCycle {
           cut++;
           HttpFields.Mutable headers = HttpFields.build();
           String id = lanes.name(headers);
+          http.setAttribute(ANSWERED, id == null ? "" : id); // before the write: Jetty may fail the request as it closes
           endPoint.write(Callback.from(endPoint::close, x -> endPoint.close()), ByteBuffer.wrap(answer(headers, id)));
           lanes.refusals().refused(null, begin, id, error);
           lateNow.put(endPoint, CUT);
@@ -139,6 +147,15 @@ final class HeaderDeadline extends AbstractLifeCycle {
   private long silentSinceAccepted(EndPoint endPoint, HttpConnection http, long wallNow) {
     long age = (wallNow - endPoint.getCreatedTimeStamp()) * 1_000_000;
     return http.getBytesIn() == 0 && http.getMessagesIn() == 0 && age > silentNanos ? age : 0;
+  }
+
+  /**
+   * Whether {@code request}'s connection was answered 408 by a header deadline: Jetty fails the
+   * request whose headers it was reading as the connection ends (a loaded full test run counted
+   * such a connection twice: its 408, then a 500 on {@code /badRequest}).
+   */
+  static boolean answered(Request request) {
+    return request.getConnectionMetaData().getAttribute(ANSWERED) != null;
   }
 
   /** The raw 408, with the lanes' id {@code headers} and {@code id} in its body. */
