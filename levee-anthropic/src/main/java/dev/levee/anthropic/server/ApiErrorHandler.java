@@ -2,6 +2,7 @@ package dev.levee.anthropic.server;
 
 import dev.levee.anthropic.error.ApiError;
 import org.eclipse.jetty.http.HttpStatus;
+import org.eclipse.jetty.io.EofException;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.handler.ErrorHandler;
@@ -41,13 +42,15 @@ final class ApiErrorHandler extends ErrorHandler {
    * Answers what Jetty could not hand to a handler, or a handler's failure before its head was
    * sent, with an Anthropic-shaped error, counted as refused. A handler that ended the exchange
    * because its client went away ({@link ClientGoneException}) gets no answer and no count: the
-   * connection is closed, and the handler has logged the request (499).
+   * connection is closed, and the handler has logged the request (499). Nor does a request on a
+   * connection the header deadline answered 408 ({@link HeaderDeadline#answered}): Jetty fails it as
+   * the connection ends, and the 408 was its answer, counted once.
    */
   @Override
   protected void generateResponse(Request request, Response response, int code, String message, Throwable cause,
       Callback callback) {
-    if (ClientGoneException.in(cause)) {
-      callback.failed(cause);
+    if (ClientGoneException.in(cause) || HeaderDeadline.answered(request)) {
+      callback.failed(cause != null ? cause : new EofException("answered already"));
       return;
     }
     if (code == HttpStatus.HTTP_VERSION_NOT_SUPPORTED_505) { // a line with no HTTP version (HTTP/0.9, or garbage)

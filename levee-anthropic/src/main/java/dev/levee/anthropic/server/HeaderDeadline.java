@@ -11,13 +11,16 @@ import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpParser;
 import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.server.Connector;
+import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.internal.HttpConnection;
 import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.NanoTime;
 import org.eclipse.jetty.util.component.AbstractLifeCycle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,11 +40,16 @@ import org.slf4j.LoggerFactory;
  * request's first byte, so a silent socket held one of {@link ServerLimits#maxConnections()}
  * until Jetty's idle timeout (minutes), and a few thousand of them locked out {@code /health}.
  * A kept-alive connection between requests is left to the idle timeout. As for late headers, a
- * silent connection is closed only when two sweeps in a row saw it silent.
+ * silent connection is closed only when two sweeps in a row saw it silent. Its age is counted on
+ * the monotonic clock from the first sweep that saw it (so up to one sweep short): a step of the
+ * wall clock, which Jetty's accept time stamp follows, could otherwise cut or spare it.
  *
  * <p>Each 408 is named and heard as the guard's own refusals are ({@link RequestGuard.Lanes}): a
  * {@code request_id} in its body, the lanes' id headers, and one call of their {@link
  * RequestGuard.Refusals} — with no path, as the request never reached the server's handlers.
+ * The 408 is the connection's only answer: Jetty, ending the connection, fails the request whose
+ * headers it was reading (a 500 on a {@code /badRequest} path, or a 400 for the early end of
+ * its headers), and {@link ApiErrorHandler} neither answers nor counts that ({@link #answered}).
  */
 final class HeaderDeadline extends AbstractLifeCycle {
 
@@ -61,13 +69,27 @@ final class HeaderDeadline extends AbstractLifeCycle {
    */
   static final Duration SILENT_FLOOR = Duration.ofSeconds(5);
 
+  /** The connection attribute that marks a connection this deadline answered (its value: the 408's request id, or the empty string). */
+  static final String ANSWERED = HeaderDeadline.class.getName() + ".answered";
+
   private static final long CUT = Long.MIN_VALUE; // in suspects: answered 408 at an earlier sweep
   private Map<EndPoint, Long> suspects = Map.of(); // late at the last sweep, by begin time; the sweeper's own
   private Set<EndPoint> silent = Set.of(); // silent since accepted at the last sweep; the sweeper's own
+  private Map<EndPoint, Long> seenSince = Map.of(); // when a sweep first saw each connection (nanos); the sweeper's own
+  private final LongSupplier nanos;
 
   /** @param lanes how each 408 is named and who hears of it */
   HeaderDeadline(Connector connector, Duration timeout, RequestGuard.Lanes lanes) {
+    this(connector, timeout, lanes, NanoTime::now);
+  }
+
+  /**
+   * @param nanos the monotonic clock, in nanoseconds: Jetty's ({@link NanoTime#now()}, which its
+   *     parsers' begin times are read on) but in tests
+   */
+  HeaderDeadline(Connector connector, Duration timeout, RequestGuard.Lanes lanes, LongSupplier nanos) {
     this.connector = connector;
+    this.nanos = nanos;
     this.lanes = lanes;
     this.timeoutNanos = timeout.toNanos();
     this.silentNanos = Math.max(timeoutNanos, SILENT_FLOOR.toNanos());
@@ -88,20 +110,22 @@ final class HeaderDeadline extends AbstractLifeCycle {
   }
 
   void sweep() {
-    long now = System.nanoTime();
-    long wallNow = System.currentTimeMillis();
+    long now = nanos.getAsLong();
     int cut = 0;
     Map<EndPoint, Long> lateNow = new HashMap<>();
     Set<EndPoint> silentNow = new HashSet<>();
+    Map<EndPoint, Long> seenNow = new HashMap<>();
     try {
       for (EndPoint endPoint : connector.getConnectedEndPoints()) {
         if (endPoint.getConnection() instanceof HttpConnection http) {
+          long since = seenSince.getOrDefault(endPoint, now);
+          seenNow.put(endPoint, since);
           Long seen = suspects.get(endPoint);
           if (seen != null && seen == CUT) {
             lateNow.put(endPoint, CUT); // answered already, closing: never answered or counted twice
             continue;
           }
-          long silentFor = silentSinceAccepted(endPoint, http, wallNow);
+          long silentFor = silentSinceAccepted(http, now - since);
           if (silentFor > 0 && !silent.contains(endPoint)) {
             silentNow.add(endPoint); // cut at the next sweep if it is still silent
             continue;
@@ -117,6 +141,7 @@ final class HeaderDeadline extends AbstractLifeCycle {
           cut++;
           HttpFields.Mutable headers = HttpFields.build();
           String id = lanes.name(headers);
+          http.setAttribute(ANSWERED, id == null ? "" : id); // before the write: Jetty may fail the request as it closes
           endPoint.write(Callback.from(endPoint::close, x -> endPoint.close()), ByteBuffer.wrap(answer(headers, id)));
           lanes.refusals().refused(null, begin, id, error);
           lateNow.put(endPoint, CUT);
@@ -127,18 +152,28 @@ final class HeaderDeadline extends AbstractLifeCycle {
     }
     suspects = lateNow;
     silent = silentNow;
+    seenSince = seenNow;
     if (cut > 0) {
       LOG.info("{} connections sent their request headers too slowly or not at all: answered 408 and closed", cut);
     }
   }
 
   /**
-   * How long, in nanoseconds, {@code endPoint} has been open without receiving a byte, when that is
-   * longer than the timeout; 0 otherwise (a byte arrived, or a request was served on it).
+   * How long, in nanoseconds, {@code http} has been open ({@code age}, since a sweep first saw it)
+   * without receiving a byte, when that is longer than the timeout; 0 otherwise (a byte arrived, or
+   * a request was served on it).
    */
-  private long silentSinceAccepted(EndPoint endPoint, HttpConnection http, long wallNow) {
-    long age = (wallNow - endPoint.getCreatedTimeStamp()) * 1_000_000;
+  private long silentSinceAccepted(HttpConnection http, long age) {
     return http.getBytesIn() == 0 && http.getMessagesIn() == 0 && age > silentNanos ? age : 0;
+  }
+
+  /**
+   * Whether {@code request}'s connection was answered 408 by a header deadline: Jetty fails the
+   * request whose headers it was reading as the connection ends (a loaded full test run counted
+   * such a connection twice: its 408, then a 500 on {@code /badRequest}).
+   */
+  static boolean answered(Request request) {
+    return request.getConnectionMetaData().getAttribute(ANSWERED) != null;
   }
 
   /** The raw 408, with the lanes' id {@code headers} and {@code id} in its body. */

@@ -145,8 +145,13 @@ final class Harness implements AutoCloseable {
    * headers} name one (as every Anthropic client sends it; the gateway refuses a body of another type).
    */
   HttpResponse<String> post(String path, String body, Map<String, String> headers) throws Exception {
+    return post(path, body, headers, Duration.ofSeconds(20));
+  }
+
+  /** {@link #post(String, String, Map)}, the client waiting at most {@code timeout} for the answer. */
+  HttpResponse<String> post(String path, String body, Map<String, String> headers, Duration timeout) throws Exception {
     HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(gateway.baseUrl() + path))
-        .timeout(Duration.ofSeconds(20))
+        .timeout(timeout)
         .POST(HttpRequest.BodyPublishers.ofString(body));
     headers.forEach(request::header);
     if (headers.keySet().stream().noneMatch("content-type"::equalsIgnoreCase)) {
@@ -177,9 +182,14 @@ final class Harness implements AutoCloseable {
    * after its answer went out), or as it is after 10 s.
    */
   String awaitMetrics(String line) throws Exception {
+    return awaitMetrics(metrics -> metrics.contains(line));
+  }
+
+  /** {@code /metrics} once {@code ready} holds for its text, or as it is after 10 s. */
+  String awaitMetrics(Predicate<String> ready) throws Exception {
     long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
     String metrics = get("/metrics").body();
-    while (!metrics.contains(line) && System.nanoTime() < until) {
+    while (!ready.test(metrics) && System.nanoTime() < until) {
       Thread.onSpinWait();
       metrics = get("/metrics").body();
     }

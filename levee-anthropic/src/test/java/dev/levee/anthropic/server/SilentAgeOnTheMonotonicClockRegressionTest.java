@@ -1,0 +1,69 @@
+package dev.levee.anthropic.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.eclipse.jetty.io.Connection;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Server;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Regression (session 12): the age of a connection that sent nothing was read off the wall clock
+ * (Jetty's accept time stamp against {@code System.currentTimeMillis()}), so a step of the clock
+ * could cut a fresh connection as silent or spare a silent one. It is counted on the deadline's
+ * monotonic clock, here a fake one the test moves: the wall clock's few milliseconds do not count.
+ */
+class SilentAgeOnTheMonotonicClockRegressionTest {
+
+  @Test
+  void aSilentConnectionIsCutWhenTheMonotonicClockSaysSoAndNotBefore() throws Exception {
+    List<Integer> refusals = new CopyOnWriteArrayList<>();
+    RequestGuard.Lanes lanes = new RequestGuard.Lanes(path -> false, null, headers -> "id",
+        (path, began, id, error) -> refusals.add(error.status()));
+    // the server's own deadline waits an hour; the test sweeps with its own, on its own clock
+    Server server = VirtualThreadServer.create("127.0.0.1", 0, Duration.ofMinutes(5), "silent", new Handler.Abstract() {
+      @Override
+      public boolean handle(org.eclipse.jetty.server.Request request, org.eclipse.jetty.server.Response response,
+          org.eclipse.jetty.util.Callback callback) {
+        callback.succeeded();
+        return true;
+      }
+    }, ServerLimits.DEFAULT.withTimeouts(Duration.ofHours(1), 1_000), RequestGuard.Lanes.NONE);
+    CompletableFuture<Connection> opened = new CompletableFuture<>();
+    server.getConnectors()[0].addEventListener(new Connection.Listener() {
+      @Override
+      public void onOpened(Connection connection) {
+        opened.complete(connection);
+      }
+    });
+    AtomicLong nanos = new AtomicLong(1_000);
+    HeaderDeadline deadline = new HeaderDeadline(server.getConnectors()[0], Duration.ofSeconds(1), lanes, nanos::get);
+    server.start();
+    try (Socket socket = new Socket("127.0.0.1", VirtualThreadServer.port(server))) {
+      socket.setSoTimeout(20_000);
+      opened.get(20, TimeUnit.SECONDS);
+
+      deadline.sweep(); // first seen
+      nanos.addAndGet(HeaderDeadline.SILENT_FLOOR.toNanos() - 1); // silent, but not for long enough yet
+      deadline.sweep();
+      deadline.sweep();
+      assertThat(refusals).as("not silent long enough on the monotonic clock").isEmpty();
+
+      nanos.addAndGet(2); // past the floor
+      deadline.sweep(); // seen silent
+      deadline.sweep(); // still silent: cut
+      assertThat(refusals).containsExactly(408);
+      assertThat(new String(socket.getInputStream().readAllBytes(), StandardCharsets.US_ASCII)).startsWith("HTTP/1.1 408");
+    } finally {
+      server.stop();
+    }
+  }
+}
