@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * Runs the demo: two worlds (with Levee, and a baseline with resilience off) under the same
@@ -26,6 +27,8 @@ public final class Drill {
   private final long seed;
   private final Scenario scenario;
   private final PrintStream out;
+  private final Supplier<MachineLoad> machine;
+  private MachineLoad loadAtStart;
   private DemoReport.Readings readings;
   private Report report;
 
@@ -33,7 +36,14 @@ public final class Drill {
    * @param scenario the incident, or null for the built-in one scaled to {@code duration}
    */
   public Drill(Duration duration, int rate, int clients, long seed, Scenario scenario, PrintStream out) {
+    this(duration, rate, clients, seed, scenario, out, MachineLoad::now);
+  }
+
+  /** @param machine reads the machine's load at the start and the end (null when unknown) */
+  Drill(Duration duration, int rate, int clients, long seed, Scenario scenario, PrintStream out,
+      Supplier<MachineLoad> machine) {
     this.duration = duration;
+    this.machine = machine;
     this.rate = rate;
     this.clients = clients;
     this.seed = seed;
@@ -78,10 +88,13 @@ public final class Drill {
       }
       withLevee.drain(Duration.ofSeconds(20));
       without.drain(Duration.ofSeconds(20));
+      MachineLoad loadAtEnd = machine.get();
       Result result = summary(levee, withLevee, baseline, without);
-      report = DemoReport.of(lead(seconds), table(levee, withLevee, baseline, without), incident, seconds,
+      String starved = starved(loadAtEnd);
+      report = DemoReport.of(lead(seconds, loadAtEnd), table(levee, withLevee, baseline, without), incident, seconds,
           new DemoReport.Side(readings, withLevee, levee.upstreamCalls()),
-          new DemoReport.Side(new DemoReport.Readings(seconds), without, baseline.upstreamCalls()));
+          new DemoReport.Side(new DemoReport.Readings(seconds), without, baseline.upstreamCalls()),
+          starved == null ? List.of() : List.of(starved));
       return result;
     }
   }
@@ -91,13 +104,27 @@ public final class Drill {
     return report;
   }
 
-  private String lead(int seconds) {
+  /** Prints the machine's load at the end and, when it was starved at either end, the warning; returns it (or null). */
+  private String starved(MachineLoad loadAtEnd) {
+    out.println("machine at the start: " + MachineLoad.describe(loadAtStart));
+    out.println("machine at the end:   " + MachineLoad.describe(loadAtEnd));
+    String warning = MachineLoad.warning(loadAtStart, loadAtEnd);
+    if (warning != null) {
+      out.println();
+      out.println(warning);
+    }
+    out.flush();
+    return warning;
+  }
+
+  private String lead(int seconds, MachineLoad loadAtEnd) {
     return seconds + " s, " + rate + " requests/s on each side from " + clients + " official Java SDK clients (their "
         + "retries off, every third request streamed). "
         + (scenario == null ? "I" + Incident.describe(duration).substring(1) : "Incident: the scenario file given")
         + ". With Levee: "
         + World.ALIAS + " = [" + World.PRIMARY + " -> claude-haiku-4-5], 2 retries with full jitter, breaker, retry "
-        + "budget, tiers. Without: the primary only, no retries, no fallback, no breaker.";
+        + "budget, tiers. Without: the primary only, no retries, no fallback, no breaker. Machine: at the start "
+        + MachineLoad.describe(loadAtStart) + "; at the end " + MachineLoad.describe(loadAtEnd) + ".";
   }
 
   private static Report.Table table(World levee, Load a, World baseline, Load b) {
@@ -123,6 +150,9 @@ public final class Drill {
     out.println("            retry budget (50 tokens, +0.25 per request), tiers (T1 answers from the reduced model,");
     out.println("            claude-haiku-4-5)");
     out.println("without:    smart = [claude-opus-4-6], no retries, no fallback, no breaker");
+    loadAtStart = machine.get();
+    out.println("machine:    " + MachineLoad.describe(loadAtStart) + (loadAtStart != null && loadAtStart.starved()
+        ? " (starved: the figures will be unreliable)" : ""));
     out.println();
     out.println("Per second: requests sent; answers by the primary and by the fallback (T1's reduced model is the");
     out.println("fallback too) and failures, counted when they finish; the default feature's tier; the primary's");
