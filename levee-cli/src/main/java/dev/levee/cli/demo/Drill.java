@@ -30,6 +30,7 @@ public final class Drill {
   private final Supplier<MachineLoad> machine;
   private MachineLoad loadAtStart;
   private DemoReport.Readings readings;
+  private final Timeline timeline = new Timeline();
   private Report report;
 
   /**
@@ -88,8 +89,10 @@ public final class Drill {
       }
       withLevee.drain(Duration.ofSeconds(20));
       without.drain(Duration.ofSeconds(20));
+      Timeline.Counts totals = totals(levee, withLevee, baseline, without); // one reading for the table and the summary
+      out.print(timeline.later(totals));
       MachineLoad loadAtEnd = machine.get();
-      Result result = summary(levee, withLevee, baseline, without);
+      Result result = summary(totals, withLevee, without);
       String starved = starved(loadAtEnd);
       report = DemoReport.of(lead(seconds, loadAtEnd), table(levee, withLevee, baseline, without), incident, seconds,
           new DemoReport.Side(readings, withLevee, levee.upstreamCalls()),
@@ -157,38 +160,43 @@ public final class Drill {
     out.println("Per second: requests sent; answers by the primary and by the fallback (T1's reduced model is the");
     out.println("fallback too) and failures, counted when they finish; the default feature's tier; the primary's");
     out.println("circuit (it admits a trial only when called, so it stays OPEN while T1 bypasses it); retry-budget");
-    out.println("tokens left; upstream calls. Right: the same load without resilience.");
+    out.println("tokens left; upstream calls. Right: the same load without resilience. The last row, later, counts");
+    out.println("what ended after its second's row was printed (requests in flight when the drill ended), so each");
+    out.println("column sums to the summary below.");
     out.println();
-    out.println("    t | sent | primary fallback failed | tier circuit    budget calls || without: ok failed calls");
+    out.println(Timeline.HEADER);
   }
 
   private void row(int s, World levee, Load a, World baseline, Load b) {
     if (s + 1 < readings.tier.length) {
       readings.record(s + 1, levee); // read as second s ends
     }
-    out.printf("%4ds | %4d | %7d %8d %6d | %-4s %-9s %6.1f %5d || %13d %6d %5d%n", s, a.sent.get(s), a.primary.get(s),
-        a.fallback.get(s), a.failed.get(s), levee.tier(), levee.primaryCircuit(), levee.budgetLeft(), callsIn(levee, s),
-        b.primary.get(s) + b.fallback.get(s), b.failed.get(s), callsIn(baseline, s));
+    Timeline.Counts counts = new Timeline.Counts(a.sent.get(s), a.primary.get(s), a.fallback.get(s), a.failed.get(s),
+        callsIn(levee, s), b.primary.get(s) + b.fallback.get(s), b.failed.get(s), callsIn(baseline, s));
+    out.print(timeline.row(s, counts, levee.tier(), levee.primaryCircuit().name(), levee.budgetLeft()));
     out.flush();
   }
 
-  private Result summary(World levee, Load a, World baseline, Load b) {
-    int sentA = a.total(a.sent);
-    int sentB = b.total(b.sent);
-    int callsA = levee.upstreamCalls().size();
-    int callsB = baseline.upstreamCalls().size();
-    double lossA = ratio(a.total(a.failed), sentA);
-    double lossB = ratio(b.total(b.failed), sentB);
-    double ampA = ratio(callsA, sentA);
-    double ampB = ratio(callsB, sentB);
+  /** Both worlds' totals, as the summary counts them. */
+  private static Timeline.Counts totals(World levee, Load a, World baseline, Load b) {
+    return new Timeline.Counts(a.total(a.sent), a.total(a.primary), a.total(a.fallback), a.total(a.failed),
+        levee.upstreamCalls().size(), b.total(b.primary) + b.total(b.fallback), b.total(b.failed),
+        baseline.upstreamCalls().size());
+  }
+
+  private Result summary(Timeline.Counts t, Load a, Load b) {
+    double lossA = ratio(t.failed(), t.sent());
+    double lossB = ratio(t.baselineFailed(), b.total(b.sent));
+    double ampA = ratio(t.calls(), t.sent());
+    double ampB = ratio(t.baselineCalls(), b.total(b.sent));
     out.println();
     out.println("                 requests  answered  by fallback  failed    loss  upstream calls  amplification"
         + "  latency p50     p99");
-    out.printf("with Levee       %8d  %8d  %11d  %6d  %5.1f%%  %14d  %13.2f  %11s  %6s%n", sentA,
-        a.total(a.primary) + a.total(a.fallback), a.total(a.fallback), a.total(a.failed), 100 * lossA, callsA, ampA,
+    out.printf("with Levee       %8d  %8d  %11d  %6d  %5.1f%%  %14d  %13.2f  %11s  %6s%n", t.sent(),
+        t.primary() + t.fallback(), t.fallback(), t.failed(), 100 * lossA, t.calls(), ampA,
         seconds(a.latencySeconds(50)), seconds(a.latencySeconds(99)));
-    out.printf("without Levee    %8d  %8d  %11d  %6d  %5.1f%%  %14d  %13.2f  %11s  %6s%n", sentB,
-        b.total(b.primary) + b.total(b.fallback), b.total(b.fallback), b.total(b.failed), 100 * lossB, callsB, ampB,
+    out.printf("without Levee    %8d  %8d  %11d  %6d  %5.1f%%  %14d  %13.2f  %11s  %6s%n", b.total(b.sent),
+        t.baselineAnswered(), b.total(b.fallback), t.baselineFailed(), 100 * lossB, t.baselineCalls(), ampB,
         seconds(b.latencySeconds(50)), seconds(b.latencySeconds(99)));
     out.println();
     out.println("loss = failed / requests; amplification = upstream calls / client requests; latency = the client's");
