@@ -179,7 +179,7 @@ public final class Gateway implements AutoCloseable {
     AdminHandler admin = new AdminHandler(config.admin().token(), tiers, aliases, routing, work.admin(clock.wall()));
     Server server = VirtualThreadServer.create(config.server().host(), config.server().port(),
         config.server().idleTimeout(), "levee-gateway", new HttpDispatcher(ids, messages, health, admin, metrics,
-            models(aliases, endpoints, client, ticker), work, readiness),
+            models(aliases, endpoints, client, ticker), work, readiness, new BrowserCalls(config.cors())),
         config.server().limits(), ServerLanes.GATEWAY.namedBy(headers -> {
           String id = headers.get(LeveeHeaders.REQUEST_ID); // named by the dispatcher
           if (id == null) { // refused at the door: findable in the logs like any answer

@@ -39,10 +39,12 @@ final class HttpDispatcher extends Handler.Abstract {
   private final PassThrough passThrough;
   private final QueuedWork work;
   private final Readiness readiness;
+  private final BrowserCalls browsers;
 
   HttpDispatcher(RequestIds ids, MessagesHandler messages, HealthReport health, AdminHandler admin, Metrics metrics,
-      PassThrough passThrough, QueuedWork work, Readiness readiness) {
+      PassThrough passThrough, QueuedWork work, Readiness readiness, BrowserCalls browsers) {
     super(Invocable.InvocationType.BLOCKING);
+    this.browsers = browsers;
     this.readiness = readiness;
     this.ids = ids;
     this.work = work;
@@ -74,6 +76,12 @@ final class HttpDispatcher extends Handler.Abstract {
       return error(request, response, callback, ApiError.invalidRequest("The query string is not a valid URI query "
           + "(RFC 3986 section 3.4): percent-encode characters such as | ^ { } \" \\ and write % only before two hex digits."));
     }
+    if (browsers.isPreflight(request, path)) { // a browser asks first; no key needed (docs/gateway.md, "Browsers")
+      browsers.preflight(request, response, path);
+      callback.succeeded(); // not recorded: counted under its path, it would dilute the endpoint's SLO counts
+      return true;
+    }
+    browsers.actual(request, response, path);
     switch (path) {
       case "/v1/messages", "/v1/messages/count_tokens" -> {
         if (!method.equals("POST")) {

@@ -64,14 +64,20 @@ public final class Headers {
     return out;
   }
 
-  /** The upstream response headers to return to the client (lower-case names): a new map, the caller's to change. */
+  /**
+   * The upstream response headers to return to the client (lower-case names): a new map, the
+   * caller's to change. The upstream's CORS headers ({@code access-control-*}) are not returned: they
+   * answer the origin the upstream saw, and the gateway answers its own browsers (a relayed {@code
+   * access-control-allow-origin: *} next to the gateway's own would be two values, which browsers
+   * refuse, or would open an origin the gateway's list does not).
+   */
   public static Map<String, List<String>> toClient(Map<String, List<String>> upstream) {
     Set<String> connectionOptions = connectionOptions(upstream);
     Map<String, List<String>> out = new LinkedHashMap<>();
     upstream.forEach((name, values) -> {
       String lower = name.toLowerCase(Locale.ROOT);
       if (!lower.startsWith(":") && !HOP_BY_HOP.contains(lower) && !connectionOptions.contains(lower)
-          && !NOT_RETURNED.contains(lower)) {
+          && !NOT_RETURNED.contains(lower) && !lower.startsWith("access-control-")) {
         out.put(lower, values);
       }
     });

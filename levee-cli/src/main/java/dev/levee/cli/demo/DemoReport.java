@@ -48,13 +48,14 @@ final class DemoReport {
 
   private DemoReport() {}
 
-  static Report of(String lead, Report.Table summary, Scenario incident, int seconds, Side levee, Side baseline) {
+  static Report of(String lead, Report.Table summary, Scenario incident, int seconds, Side levee, Side baseline,
+      List<String> warnings) {
     List<Chart.Band> bands = bands(incident, seconds);
     return new Report("Levee demo: the same incident with and without Levee", lead, List.of(), List.of(summary),
         List.of(section("With Levee", "Fallback chain, retries with full jitter, breaker, retry budget and tiers.",
                 levee, seconds, bands, true),
             section("Without Levee", "The same gateway with resilience off: one model, no retries, no fallback, no breaker.",
-                baseline, seconds, bands, false)));
+                baseline, seconds, bands, false)), warnings);
   }
 
   /** One world's readings, its load and its upstream calls. */

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * Runs the demo: two worlds (with Levee, and a baseline with resilience off) under the same
@@ -26,14 +27,24 @@ public final class Drill {
   private final long seed;
   private final Scenario scenario;
   private final PrintStream out;
+  private final Supplier<MachineLoad> machine;
+  private MachineLoad loadAtStart;
   private DemoReport.Readings readings;
+  private final Timeline timeline = new Timeline();
   private Report report;
 
   /**
    * @param scenario the incident, or null for the built-in one scaled to {@code duration}
    */
   public Drill(Duration duration, int rate, int clients, long seed, Scenario scenario, PrintStream out) {
+    this(duration, rate, clients, seed, scenario, out, MachineLoad::now);
+  }
+
+  /** @param machine reads the machine's load at the start and the end (null when unknown) */
+  Drill(Duration duration, int rate, int clients, long seed, Scenario scenario, PrintStream out,
+      Supplier<MachineLoad> machine) {
     this.duration = duration;
+    this.machine = machine;
     this.rate = rate;
     this.clients = clients;
     this.seed = seed;
@@ -78,10 +89,15 @@ public final class Drill {
       }
       withLevee.drain(Duration.ofSeconds(20));
       without.drain(Duration.ofSeconds(20));
-      Result result = summary(levee, withLevee, baseline, without);
-      report = DemoReport.of(lead(seconds), table(levee, withLevee, baseline, without), incident, seconds,
+      Timeline.Counts totals = totals(levee, withLevee, baseline, without); // one reading for the table and the summary
+      out.print(timeline.later(totals));
+      MachineLoad loadAtEnd = machine.get();
+      Result result = summary(totals, withLevee, without);
+      String starved = starved(loadAtEnd);
+      report = DemoReport.of(lead(seconds, loadAtEnd), table(levee, withLevee, baseline, without), incident, seconds,
           new DemoReport.Side(readings, withLevee, levee.upstreamCalls()),
-          new DemoReport.Side(new DemoReport.Readings(seconds), without, baseline.upstreamCalls()));
+          new DemoReport.Side(new DemoReport.Readings(seconds), without, baseline.upstreamCalls()),
+          starved == null ? List.of() : List.of(starved));
       return result;
     }
   }
@@ -91,13 +107,27 @@ public final class Drill {
     return report;
   }
 
-  private String lead(int seconds) {
+  /** Prints the machine's load at the end and, when it was starved at either end, the warning; returns it (or null). */
+  private String starved(MachineLoad loadAtEnd) {
+    out.println("machine at the start: " + MachineLoad.describe(loadAtStart));
+    out.println("machine at the end:   " + MachineLoad.describe(loadAtEnd));
+    String warning = MachineLoad.warning(loadAtStart, loadAtEnd);
+    if (warning != null) {
+      out.println();
+      out.println(warning);
+    }
+    out.flush();
+    return warning;
+  }
+
+  private String lead(int seconds, MachineLoad loadAtEnd) {
     return seconds + " s, " + rate + " requests/s on each side from " + clients + " official Java SDK clients (their "
         + "retries off, every third request streamed). "
         + (scenario == null ? "I" + Incident.describe(duration).substring(1) : "Incident: the scenario file given")
         + ". With Levee: "
         + World.ALIAS + " = [" + World.PRIMARY + " -> claude-haiku-4-5], 2 retries with full jitter, breaker, retry "
-        + "budget, tiers. Without: the primary only, no retries, no fallback, no breaker.";
+        + "budget, tiers. Without: the primary only, no retries, no fallback, no breaker. Machine: at the start "
+        + MachineLoad.describe(loadAtStart) + "; at the end " + MachineLoad.describe(loadAtEnd) + ".";
   }
 
   private static Report.Table table(World levee, Load a, World baseline, Load b) {
@@ -123,42 +153,50 @@ public final class Drill {
     out.println("            retry budget (50 tokens, +0.25 per request), tiers (T1 answers from the reduced model,");
     out.println("            claude-haiku-4-5)");
     out.println("without:    smart = [claude-opus-4-6], no retries, no fallback, no breaker");
+    loadAtStart = machine.get();
+    out.println("machine:    " + MachineLoad.describe(loadAtStart) + (loadAtStart != null && loadAtStart.starved()
+        ? " (starved: the figures will be unreliable)" : ""));
     out.println();
     out.println("Per second: requests sent; answers by the primary and by the fallback (T1's reduced model is the");
     out.println("fallback too) and failures, counted when they finish; the default feature's tier; the primary's");
     out.println("circuit (it admits a trial only when called, so it stays OPEN while T1 bypasses it); retry-budget");
-    out.println("tokens left; upstream calls. Right: the same load without resilience.");
+    out.println("tokens left; upstream calls. Right: the same load without resilience. The last row, later, counts");
+    out.println("what ended after its second's row was printed (requests in flight when the drill ended), so each");
+    out.println("column sums to the summary below.");
     out.println();
-    out.println("    t | sent | primary fallback failed | tier circuit    budget calls || without: ok failed calls");
+    out.println(Timeline.HEADER);
   }
 
   private void row(int s, World levee, Load a, World baseline, Load b) {
     if (s + 1 < readings.tier.length) {
       readings.record(s + 1, levee); // read as second s ends
     }
-    out.printf("%4ds | %4d | %7d %8d %6d | %-4s %-9s %6.1f %5d || %13d %6d %5d%n", s, a.sent.get(s), a.primary.get(s),
-        a.fallback.get(s), a.failed.get(s), levee.tier(), levee.primaryCircuit(), levee.budgetLeft(), callsIn(levee, s),
-        b.primary.get(s) + b.fallback.get(s), b.failed.get(s), callsIn(baseline, s));
+    Timeline.Counts counts = new Timeline.Counts(a.sent.get(s), a.primary.get(s), a.fallback.get(s), a.failed.get(s),
+        callsIn(levee, s), b.primary.get(s) + b.fallback.get(s), b.failed.get(s), callsIn(baseline, s));
+    out.print(timeline.row(s, counts, levee.tier(), levee.primaryCircuit().name(), levee.budgetLeft()));
     out.flush();
   }
 
-  private Result summary(World levee, Load a, World baseline, Load b) {
-    int sentA = a.total(a.sent);
-    int sentB = b.total(b.sent);
-    int callsA = levee.upstreamCalls().size();
-    int callsB = baseline.upstreamCalls().size();
-    double lossA = ratio(a.total(a.failed), sentA);
-    double lossB = ratio(b.total(b.failed), sentB);
-    double ampA = ratio(callsA, sentA);
-    double ampB = ratio(callsB, sentB);
+  /** Both worlds' totals, as the summary counts them. */
+  private static Timeline.Counts totals(World levee, Load a, World baseline, Load b) {
+    return new Timeline.Counts(a.total(a.sent), a.total(a.primary), a.total(a.fallback), a.total(a.failed),
+        levee.upstreamCalls().size(), b.total(b.primary) + b.total(b.fallback), b.total(b.failed),
+        baseline.upstreamCalls().size());
+  }
+
+  private Result summary(Timeline.Counts t, Load a, Load b) {
+    double lossA = ratio(t.failed(), t.sent());
+    double lossB = ratio(t.baselineFailed(), b.total(b.sent));
+    double ampA = ratio(t.calls(), t.sent());
+    double ampB = ratio(t.baselineCalls(), b.total(b.sent));
     out.println();
     out.println("                 requests  answered  by fallback  failed    loss  upstream calls  amplification"
         + "  latency p50     p99");
-    out.printf("with Levee       %8d  %8d  %11d  %6d  %5.1f%%  %14d  %13.2f  %11s  %6s%n", sentA,
-        a.total(a.primary) + a.total(a.fallback), a.total(a.fallback), a.total(a.failed), 100 * lossA, callsA, ampA,
+    out.printf("with Levee       %8d  %8d  %11d  %6d  %5.1f%%  %14d  %13.2f  %11s  %6s%n", t.sent(),
+        t.primary() + t.fallback(), t.fallback(), t.failed(), 100 * lossA, t.calls(), ampA,
         seconds(a.latencySeconds(50)), seconds(a.latencySeconds(99)));
-    out.printf("without Levee    %8d  %8d  %11d  %6d  %5.1f%%  %14d  %13.2f  %11s  %6s%n", sentB,
-        b.total(b.primary) + b.total(b.fallback), b.total(b.fallback), b.total(b.failed), 100 * lossB, callsB, ampB,
+    out.printf("without Levee    %8d  %8d  %11d  %6d  %5.1f%%  %14d  %13.2f  %11s  %6s%n", b.total(b.sent),
+        t.baselineAnswered(), b.total(b.fallback), t.baselineFailed(), 100 * lossB, t.baselineCalls(), ampB,
         seconds(b.latencySeconds(50)), seconds(b.latencySeconds(99)));
     out.println();
     out.println("loss = failed / requests; amplification = upstream calls / client requests; latency = the client's");

@@ -17,7 +17,8 @@ public final class HtmlReport {
       body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1a202c;margin:0;background:#f7f9fc}
       main{max-width:1120px;margin:0 auto;padding:24px 28px 48px}
       h1{font-size:26px;margin:0 0 8px}h2{font-size:19px;margin:32px 0 4px}h3{font-size:15px;margin:18px 0 4px}
-      p.lead{margin:0 0 18px;color:#2d3748}p.note{margin:0 0 8px;color:#4a5568}
+      p.lead{margin:0 0 18px;color:#2d3748}
+      p.warning{margin:0 0 18px;padding:8px 12px;border-radius:6px;background:#fefcbf;color:#744210;font-weight:600}p.note{margin:0 0 8px;color:#4a5568}
       .verdict{display:inline-block;padding:2px 10px;border-radius:12px;font-weight:600;font-size:14px;vertical-align:middle}
       .pass{background:#c6f6d5;color:#22543d}.fail{background:#fed7d7;color:#822727}
       table{border-collapse:collapse;margin:8px 0 16px;background:#fff;min-width:60%}
@@ -45,6 +46,7 @@ public final class HtmlReport {
       html.append(' ').append(verdict(report.passed(), report.passed() ? "passed" : "failed"));
     }
     html.append("</h1>\n<p class=\"lead\">").append(escape(report.lead())).append("</p>\n");
+    report.warnings().forEach(w -> html.append("<p class=\"warning\">").append(escape(w)).append("</p>\n"));
     checks(html, report.checks());
     report.tables().forEach(table -> table(html, table));
     for (Report.Section section : report.sections()) {

@@ -12,13 +12,22 @@ import java.util.List;
  * @param checks the assertions, in order (may be empty)
  * @param tables summary tables (may be empty)
  * @param sections headed groups of charts
+ * @param warnings what makes the figures doubtful, shown under the lead (may be empty), e.g. that
+ *     the machine was starved of CPU
  */
-public record Report(String title, String lead, List<Check> checks, List<Table> tables, List<Section> sections) {
+public record Report(String title, String lead, List<Check> checks, List<Table> tables, List<Section> sections,
+    List<String> warnings) {
 
   public Report {
     checks = List.copyOf(checks);
     tables = List.copyOf(tables);
     sections = List.copyOf(sections);
+    warnings = List.copyOf(warnings);
+  }
+
+  /** A report with no warnings. */
+  public Report(String title, String lead, List<Check> checks, List<Table> tables, List<Section> sections) {
+    this(title, lead, checks, tables, sections, List.of());
   }
 
   /** Whether every check passed (true when there are none). */

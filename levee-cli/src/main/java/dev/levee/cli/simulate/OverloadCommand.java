@@ -36,7 +36,8 @@ import picocli.CommandLine.Spec;
     sortOptions = false,
     header = "Compare retry policies when retries feed back into an overloaded upstream.",
     description = "The upstream serves at most --capacity calls/s, answers 529 beyond that, and a 529 costs it "
-        + "--reject-cost of a call. A capacity drop (the trigger) starts the storm.")
+        + "--reject-cost of a call. A capacity drop (the trigger) starts the storm. A legend under the table explains "
+        + "the columns.")
 public final class OverloadCommand implements Callable<Integer> {
 
   @Spec
@@ -120,6 +121,9 @@ public final class OverloadCommand implements Callable<Integer> {
           rows.get(0).stats().requests(), StudyOptions.n(warmup), common.seed);
     }
     out.print(StudyTables.overload(rows).render(common.format));
+    if (common.format == Table.Format.TABLE) {
+      out.print(legend(study, rows.get(0).stats().requests()));
+    }
     out.flush();
     if (chart != null) {
       try {
@@ -139,5 +143,35 @@ public final class OverloadCommand implements Callable<Integer> {
       spec.commandLine().getErr().println("chart written to " + chart);
     }
     return 0;
+  }
+
+  /**
+   * What each column of the table means, with its unit, for {@code study}'s parameters and the
+   * {@code counted} requests (newcomer trial, session 12: no legend, and a p99 of exactly 1.00 s
+   * for five of seven policies read as a cap).
+   */
+  static String legend(OverloadStudy study, long counted) {
+    String success = StudyOptions.n(study.successLatency());
+    return String.format(Locale.ROOT, """
+
+        policy         immediate retry: waits %s s before each retry; full jitter: waits U(0,1) x min(%s, %s x 2^n) s
+                       after n attempts; the others add full jitter behind a guard: a retry budget (max/ratio), a
+                       circuit breaker, both, client-side adaptive throttling (SRE book) or gRPC retry throttling (gRFC A6)
+        loss           requests that never succeeded, %% of the %d counted after the %s s warm-up
+        amp            amplification: upstream calls per request (1.00: no retries)
+        recovery       seconds from the trigger's end (%s s) to the first whole second from which no call failed and
+                       no request was lost; never: the overload outlived its trigger (a metastable failure)
+        p99 latency    99th percentile of the successful requests' time from arrival to success (s). A successful
+                       call takes %s s (--success-latency), so a request its first call answered takes exactly %s s:
+                       a p99 of %s s means at least 99%% of the successes needed no retry: retries rarely turned
+                       a failure into a success (immediate retry) or were refused (budget, breaker, gRPC throttle);
+                       the requests that did not succeed are in loss, not here. Above it, retries and their waits
+                       show. Nothing caps it: the study has no deadline, only --max-attempts %d.
+        529s           upstream calls that failed: the upstream was over capacity and answered 529 (count)
+        local rejects  requests lost because the breaker or the adaptive throttle refused an attempt (count)
+        denied         requests lost because the retry budget or the gRPC throttle refused a retry (count)
+        """, StudyOptions.n(study.immediateDelay()), StudyOptions.n(study.backoffCap()),
+        StudyOptions.n(study.backoffBase()), counted, StudyOptions.n(study.warmup()), StudyOptions.n(study.triggerEnd()),
+        success, success, String.format(Locale.ROOT, "%.2f", study.successLatency()), study.maxAttempts());
   }
 }

@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Set;
 import java.util.function.Function;
 
@@ -215,6 +216,30 @@ final class Deserializers {
           prefill = Boolean.valueOf(value);
         }
         return new TargetRef(target.upstream(), target.model(), prefill, line);
+      } catch (IllegalArgumentException e) {
+        throw JsonMappingException.from(p, e.getMessage());
+      }
+    }
+  }
+
+  /** {@code cors: "*"|off|<origin>} or a list of origins ({@link Cors}). */
+  static final class CorsSetting extends JsonDeserializer<Cors> {
+    @Override
+    public Cors deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
+      List<String> origins = new java.util.ArrayList<>();
+      if (p.currentToken() == JsonToken.START_ARRAY) {
+        while (p.nextToken() != JsonToken.END_ARRAY) {
+          origins.add(scalar(p, ctxt));
+        }
+      } else {
+        String one = scalar(p, ctxt).trim();
+        if (one.equals("off") || one.equals("false")) {
+          return Cors.OFF;
+        }
+        origins.add(one);
+      }
+      try {
+        return new Cors(true, origins);
       } catch (IllegalArgumentException e) {
         throw JsonMappingException.from(p, e.getMessage());
       }

@@ -52,7 +52,7 @@ public record GatewayConfig(
   }
 
   public GatewayConfig {
-    server = server == null ? new Server(null, null, null, null, null, null, null, null, null, null, null) : server;
+    server = server == null ? new Server(null, null, null, null, null, null, null, null, null, null, null, null) : server;
     upstreams = upstreams == null ? Map.of() : upstreams;
     models = models == null ? Map.of() : models;
     policy = policy == null ? new Policy(null, null, null, null, null, null, null) : policy;
@@ -82,11 +82,23 @@ public record GatewayConfig(
     }
   }
 
+  /**
+   * Which browser origins may call ({@code server.cors}). Not set: any origin, as the Anthropic API
+   * answers browsers, unless an upstream has its own {@code api-key}: then off, since any page a
+   * user's browser opens could spend that key through the gateway (list the origins to allow).
+   */
+  public Cors cors() {
+    if (server.cors() != null) {
+      return server.cors();
+    }
+    return upstreams.values().stream().anyMatch(u -> u.apiKey() != null && !u.apiKey().isEmpty()) ? Cors.OFF : Cors.ANY;
+  }
+
   /** This config listening on another port. */
   public GatewayConfig withPort(int port) {
     return new GatewayConfig(new Server(server.host(), port, server.maxBody(), server.idleTimeout(),
         server.maxConnections(), server.acceptQueue(), server.headerTimeout(), server.minBodyRate(),
-        server.maxConcurrent(), server.maxConcurrentPerTenant(), server.shutdownGrace()),
+        server.maxConcurrent(), server.maxConcurrentPerTenant(), server.shutdownGrace(), server.cors()),
         upstreams, models, policy, features, tiers, cache, admin, queue, routing, cluster);
   }
 
@@ -195,11 +207,14 @@ public record GatewayConfig(
    * @param maxConnections, acceptQueue, headerTimeout, minBodyRate, maxConcurrent,
    *     maxConcurrentPerTenant, shutdownGrace the server's limits: see {@link ServerLimits}, whose
    *     defaults apply to absent keys
+   * @param cors which browser origins may call ({@link Cors}); null when not set: {@link GatewayConfig#cors()}
+   *     gives the default
    */
   public record Server(String host, Integer port, @JsonDeserialize(using = Deserializers.Size.class) Long maxBody,
       Duration idleTimeout, Integer maxConnections, Integer acceptQueue, Duration headerTimeout,
       @JsonDeserialize(using = Deserializers.Size.class) Long minBodyRate, Integer maxConcurrent,
-      Integer maxConcurrentPerTenant, Duration shutdownGrace) {
+      Integer maxConcurrentPerTenant, Duration shutdownGrace,
+      @JsonDeserialize(using = Deserializers.CorsSetting.class) Cors cors) {
     public Server {
       host = host == null ? "127.0.0.1" : host;
       port = port == null ? 8080 : port;

@@ -68,6 +68,21 @@ record AccessRecord(String id, String path, String alias, boolean stream, Tier t
         .collect(Collectors.joining(", ", "[", "]"));
   }
 
+  /**
+   * Why an answered request was not a plain pass-through, in the words of its {@code
+   * x-levee-reason} ({@link AnsweredReason}, from the same steps: a stream's up to its commit
+   * point), e.g. {@code "emu/a: 529 overloaded_error (3 calls); emu/b: answered"}; null when no
+   * target answered (a failure's outcome says why) or the first call answered alone.
+   */
+  String reason() {
+    for (AttemptRecord s : steps) {
+      if (s.step() == AttemptRecord.Step.ANSWERED) {
+        return AnsweredReason.of(steps);
+      }
+    }
+    return null;
+  }
+
   /** The outcome's first word. */
   String outcomeWord() {
     int space = outcome.indexOf(' ');

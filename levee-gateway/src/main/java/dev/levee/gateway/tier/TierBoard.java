@@ -146,7 +146,8 @@ public final class TierBoard implements CallObserver, AutoCloseable {
     this.clients = new ClientScopes(scopes, this::configured, this::newScope, this::scopeTier, this::dropped, every,
         clientIdle, start);
     this.report = new TierReport(features, scopes, lastTransition, ticker, calls, cooldowns, this::configured,
-        this::tier, this::evaluated, this::otherModelsTier, this::forcedRemaining, this::forceReason, List.copyOf(config.models().keySet()));
+        this::tier, this::evaluated, this::otherModelsTier, this::forcedRemaining, this::forceReason, this::scopeTier,
+        List.copyOf(config.models().keySet()));
     next = scheduler.schedule(every, this::tick);
   }
 
@@ -684,7 +685,9 @@ public final class TierBoard implements CallObserver, AutoCloseable {
    * Every feature's tier, for {@code GET /admin/tiers} and {@code /health}: per feature its tier
    * (forced, else the worst of its configured aliases: {@link #tier(String)}), {@code
    * forced_remaining_ms} (the cluster's force when shared, 0 when none) and, while forced, {@code
-   * forced_reason} (the last force's words), and in {@code aliases}, per alias it was used with, the tier, the reason of the last decision and the cause
+   * forced_reason} (the last force's words), and in {@code aliases}, per alias it was used with, the tier
+   * requests through it get ({@code tier}: the force while there is one, with {@code forced: true};
+   * else its own), its own tier ({@code automatic}), the reason of the last decision and the cause
    * (the target or signal) of the last transition. Model names no alias names are bounded there:
    * the shared {@value #OTHER_MODELS} scope when made, and at most {@value #MAX_LISTED} names below
    * T0; {@code other_models} counts them all ({@code scopes}, {@code below_t0}) and gives their

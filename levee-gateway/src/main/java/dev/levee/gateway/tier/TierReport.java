@@ -37,15 +37,19 @@ final class TierReport {
   private final Function<String, Tier> otherModelsTier;
   private final Function<String, Duration> forcedRemaining;
   private final Function<String, String> forceReason;
+  private final Function<ScopeHealth, Tier> scopeTier;
   /** Each configured alias's place in the config (its {@code models:} order). */
   private final Map<String, Integer> configOrder;
 
-  /** @param configOrder the configured aliases in config order: {@code aliases} lists them first, in it */
+  /**
+   * @param scopeTier a scope's own (automatic) tier: its controller's, or the shared one
+   * @param configOrder the configured aliases in config order: {@code aliases} lists them first, in it
+   */
   TierReport(Map<String, FeatureTier> features, Map<TierBoard.ScopeKey, ScopeHealth> scopes,
       Map<String, TierTransition> lastTransition, Ticker ticker, TargetWindows calls, RateLimitCooldowns cooldowns,
       Predicate<String> configured, Function<String, Tier> tier, Function<String, Tier> evaluated,
       Function<String, Tier> otherModelsTier, Function<String, Duration> forcedRemaining,
-      Function<String, String> forceReason, List<String> configOrder) {
+      Function<String, String> forceReason, Function<ScopeHealth, Tier> scopeTier, List<String> configOrder) {
     this.configOrder = new java.util.HashMap<>();
     configOrder.forEach(alias -> this.configOrder.putIfAbsent(alias, this.configOrder.size()));
     this.features = features;
@@ -60,6 +64,7 @@ final class TierReport {
     this.otherModelsTier = otherModelsTier;
     this.forcedRemaining = forcedRemaining;
     this.forceReason = forceReason;
+    this.scopeTier = scopeTier;
   }
 
   /** The body of {@link TierBoard#status()} (its Javadoc gives the fields). */
@@ -105,7 +110,13 @@ final class TierReport {
     a.put("alias", scope.alias());
     ArrayNode targets = a.putArray("targets");
     scope.targets().forEach(t -> targets.add(t.id()));
-    a.put("tier", s.current().name());
+    // what a request through this alias gets: the feature's force while there is one (newcomer trial, session 12:
+    // a feature forced to T3 listed each alias at T0), else the scope's own tier; "automatic" is the latter
+    Tier automatic = scopeTier.apply(scope);
+    boolean forced = forceReason.apply(scope.feature()) != null;
+    a.put("tier", (forced ? tier.apply(scope.feature()) : automatic).name());
+    a.put("automatic", automatic.name());
+    a.put("forced", forced);
     a.put("healthy_for_ms", s.healthyRun().toMillis());
     if (s.flaps() > 0) { // a step up that did not hold: the next waits longer (TierController, flaps)
       a.put("flaps", s.flaps());
@@ -115,7 +126,7 @@ final class TierReport {
       a.put("last_reason", s.lastDecision().reason());
     }
     TierTransition t = lastTransition.get(TierBoard.key(scope.feature(), scope.alias()));
-    if (t != null && s.current() != Tier.T0) {
+    if (t != null && automatic != Tier.T0) {
       a.put("cause", t.reason());
     }
     transition(a, t);
