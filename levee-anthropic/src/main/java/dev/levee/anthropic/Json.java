@@ -67,26 +67,29 @@ public final class Json {
     }
   }
 
-  /** Parses JSON, or returns null when it is not valid JSON. */
+  /**
+   * Parses JSON, or returns null when it is not valid JSON or holds a number that {@link
+   * java.math.BigDecimal} cannot hold (floats are read as BigDecimal: an exponent beyond an int).
+   */
   public static JsonNode tryParse(byte[] bytes) {
     if (bytes == null || bytes.length == 0) {
       return null;
     }
     try {
       return MAPPER.readTree(bytes);
-    } catch (IOException e) {
+    } catch (IOException | NumberFormatException e) { // a number no BigDecimal holds (1e99999999999) is not JSON we read
       return null;
     }
   }
 
-  /** Parses JSON, or returns null when it is not valid JSON. */
+  /** Parses JSON, or returns null when it is not valid JSON, as {@link #tryParse(byte[])}. */
   public static JsonNode tryParse(String text) {
     if (text == null || text.isEmpty()) {
       return null;
     }
     try {
       return MAPPER.readTree(text);
-    } catch (IOException e) {
+    } catch (IOException | NumberFormatException e) { // a number no BigDecimal holds (1e99999999999) is not JSON we read
       return null;
     }
   }
