@@ -58,6 +58,20 @@ import java.util.random.RandomGenerator;
  * from the first call's failure as usual. At most one hedge per request; a stream recovery is
  * never hedged.
  *
+ * <p><b>A half-open trial is never hedged</b>: when the request's first call goes out under a
+ * {@link Permit#trial() trial} permit (its breaker's own, or a {@link ReservedPermit}), there is no
+ * hedge for the request. A hedge that answered first would abort the trial, whose permit is then
+ * settled without a verdict: the circuit stays HALF_OPEN and the next trial is again the first
+ * call of a hedged request, so a healed target that is slow to begin (a large prompt, a cold
+ * cache) would lose every trial to its fallback and never close (review: a queue's trial jobs
+ * drained through the fallback). A trial is the breaker's one probe of a suspect target; what it
+ * is for is its verdict, not its latency. Hedging is a latency tool among servers expected to
+ * answer alike ("The Tail at Scale"), and a target in half-open is not yet one of them. Letting the
+ * trial run on after the hedge answered would keep its verdict too, but would leave an upstream
+ * call running past the request that owns its cancellation and its deadline. The cost of not
+ * hedging is one unhedged request per trial, still bounded by its deadline and falling back as
+ * usual when the trial fails.
+ *
  * <p>Thread-safe: one instance serves all requests; per-request state lives on the stack.
  */
 public final class FallbackChain {
@@ -219,7 +233,7 @@ public final class FallbackChain {
       }
       run.calls++;
       int hedgeCall = run.calls + 1;
-      HedgeRace<T> race = run.hedgeAfter != null && run.calls == 1 && next != null
+      HedgeRace<T> race = run.hedgeAfter != null && run.calls == 1 && next != null && !permit.trial()
           ? new HedgeRace<>(attempt, ticker, hedgeCalls, control -> launchHedge(next, hedgeCall, deadline, control))
           : null;
       AttemptContext context = new AttemptContext(target, run.calls, retry, fallback,

@@ -76,6 +76,11 @@ public final class JobStore {
     return db;
   }
 
+  /** The replica id its claims record; null when none is configured. */
+  String replicaId() {
+    return replicaId;
+  }
+
   /** A fresh id: {@code prefix} and 26 base-32 characters (130 random bits). */
   public static String newId(String prefix) {
     byte[] bytes = new byte[17];
@@ -380,7 +385,9 @@ public final class JobStore {
   /**
    * At start-up on a shared store: queues again at once every job still {@code running} under this
    * store's replica id — claims its previous process held when it stopped — instead of waiting out
-   * their lease. Nothing without a replica id. Returns how many.
+   * their lease. Nothing without a replica id. Returns how many. Sound only while no other live
+   * process has the same replica id: {@link JobWorkers#start} makes sure of that first ({@link
+   * ReplicaLease}).
    */
   public int recoverOwn(Instant now) {
     if (replicaId == null) {

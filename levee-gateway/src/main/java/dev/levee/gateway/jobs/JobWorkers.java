@@ -94,6 +94,8 @@ public final class JobWorkers implements AutoCloseable {
   /** Counts {@link #wake} calls: work added while a claim ran keeps the store marked ready. */
   private final AtomicLong added = new AtomicLong();
   private final Thread dispatcher;
+  /** This process's hold on its replica id in a shared store; null without one, or on the embedded store. */
+  private final ReplicaLease replicaLease;
   private volatile boolean running = true;
   /** The last claim may have left ready jobs behind: an ending job should make the dispatcher look again. */
   private volatile boolean ready = true;
@@ -136,6 +138,8 @@ public final class JobWorkers implements AutoCloseable {
         wake.release();
       }
     });
+    this.replicaLease = store.replicaId() != null && store.database().dialect() == Database.Dialect.POSTGRESQL
+        ? new ReplicaLease(store.database(), store.replicaId()) : null;
     this.dispatcher = Thread.ofPlatform().name("levee-jobs").daemon().unstarted(this::dispatch);
     if (heartbeat == null) {
       this.ownHeartbeat = new ScheduledThreadPoolExecutor(1, Thread.ofPlatform().name("levee-jobs-lease").daemon().factory());
@@ -155,9 +159,19 @@ public final class JobWorkers implements AutoCloseable {
    * Starts draining. Every job a previous process of this gateway left {@code running} is queued
    * again first: on an embedded store all of them; on a shared one those claimed under this
    * gateway's {@code queue.replica-id} ({@link JobStore#recoverOwn}; none without one, and they wait
-   * out their lease).
+   * out their lease). With a replica id on a shared store it first takes the id ({@link
+   * ReplicaLease}): when another instance holds it, it waits half a lease to see whether that one
+   * is alive, and throws {@link IllegalStateException} if it is (two live replicas with one id).
    */
   public JobWorkers start() {
+    if (replicaLease != null) {
+      try {
+        replicaLease.acquire(wall, config.lease().dividedBy(3));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while taking queue.replica-id " + store.replicaId(), e);
+      }
+    }
     Instant now = wall.instant();
     int recovered = store.database().dialect() == Database.Dialect.SQLITE ? store.recover(now, true)
         : store.recoverOwn(now);
@@ -186,6 +200,18 @@ public final class JobWorkers implements AutoCloseable {
    * once — and only one result is recorded.
    */
   private void beat() {
+    if (replicaLease != null) {
+      try {
+        if (!replicaLease.beat(wall.instant())) {
+          LOG.error("queue.replica-id {} is now held by another gateway process (this one could not renew its hold for "
+              + "half a lease, and one started with the same id took it over): the two may run each other's jobs "
+              + "again when either restarts; give each replica its own id", store.replicaId());
+        }
+      } catch (RuntimeException e) {
+        LOG.warn("cannot renew the hold on queue.replica-id {}; trying again in {}", store.replicaId(),
+            config.lease().dividedBy(3), e);
+      }
+    }
     try {
       List<Job> jobs = List.copyOf(runningJobs.keySet());
       if (!jobs.isEmpty()) {
@@ -465,6 +491,14 @@ public final class JobWorkers implements AutoCloseable {
       threads.awaitTermination(5, TimeUnit.SECONDS); // unfinished jobs stay running: their lease recovers them
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+    if (replicaLease != null) {
+      try {
+        replicaLease.release(); // a clean stop: the next process with this id starts at once
+      } catch (RuntimeException e) {
+        LOG.warn("cannot release queue.replica-id {}; its next process waits half a lease before taking it",
+            store.replicaId(), e);
+      }
     }
   }
 }

@@ -52,7 +52,9 @@ final class Execution {
    * job that is its target's trial call); the caller releases it. That target goes first, unpaced,
    * whatever the router's order: the job is its trial (review: a routed alias's router ranked the
    * healed primary, its outage still in its statistics, below the fallback, which answered every
-   * trial job while the primary was never tested).
+   * trial job while the primary was never tested). Its call is not hedged, whatever the plan's
+   * hedge delay (which was computed for the plan's first target): {@link FallbackChain} never hedges
+   * a trial, so the trial runs to its verdict.
    */
   ChainResult<Reply> execute(InboundRequest in, Plan plan, Cancellation cancellation, ReservedPermit reserved) {
     Target trial = reserved.target();
