@@ -14,6 +14,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -97,6 +98,9 @@ public final class JobWorkers implements AutoCloseable {
   /** This process's hold on its replica id in a shared store; null without one, or on the embedded store. */
   private final ReplicaLease replicaLease;
   private volatile boolean running = true;
+  private final Object startLock = new Object(); // a late start (the replica id taken over) and close, one at a time
+  private final CompletableFuture<Void> started = new CompletableFuture<>();
+  private volatile Thread idTaker; // taking a held replica id, when start() could not at once
   /** The last claim may have left ready jobs behind: an ending job should make the dispatcher look again. */
   private volatile boolean ready = true;
   /** {@link #hold}: no job starts. */
@@ -160,18 +164,48 @@ public final class JobWorkers implements AutoCloseable {
    * again first: on an embedded store all of them; on a shared one those claimed under this
    * gateway's {@code queue.replica-id} ({@link JobStore#recoverOwn}; none without one, and they wait
    * out their lease). With a replica id on a shared store it first takes the id ({@link
-   * ReplicaLease}): when another instance holds it, it waits half a lease to see whether that one
-   * is alive, and throws {@link IllegalStateException} if it is (two live replicas with one id).
+   * ReplicaLease}): free or released, at once; held by another process, on a thread of its own
+   * (the gateway serves and queues meanwhile), which waits half a lease to see whether that
+   * process is alive: a crashed one's hold is taken over and draining starts; a live one's is an
+   * error logged (two live replicas with one id), and this gateway's workers stay off. {@link
+   * #started()} tells which.
    */
   public JobWorkers start() {
-    if (replicaLease != null) {
-      try {
-        replicaLease.acquire(wall, config.lease().dividedBy(3));
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted while taking queue.replica-id " + store.replicaId(), e);
+    if (replicaLease == null || replicaLease.tryAcquire(wall)) {
+      drain();
+      return this;
+    }
+    idTaker = Thread.ofVirtual().name("levee-replica-id").start(this::takeIdThenDrain);
+    return this;
+  }
+
+  /**
+   * Completes once the workers drain; exceptionally ({@link IllegalStateException}) when another
+   * live gateway holds this one's {@code queue.replica-id}, and then this gateway runs no queued job.
+   */
+  public CompletableFuture<Void> started() {
+    return started;
+  }
+
+  private void takeIdThenDrain() {
+    try {
+      replicaLease.acquire(wall, config.lease().dividedBy(3));
+    } catch (IllegalStateException e) {
+      LOG.error("{}; this gateway still serves and queues, and leaves queued jobs to the other replicas", e.getMessage());
+      started.completeExceptionally(e);
+      return;
+    } catch (InterruptedException | RuntimeException e) { // closed while waiting, or the store away
+      started.completeExceptionally(e);
+      return;
+    }
+    synchronized (startLock) {
+      if (running) {
+        drain();
       }
     }
+  }
+
+  private void drain() {
     Instant now = wall.instant();
     int recovered = store.database().dialect() == Database.Dialect.SQLITE ? store.recover(now, true)
         : store.recoverOwn(now);
@@ -180,7 +214,7 @@ public final class JobWorkers implements AutoCloseable {
     }
     dispatcher.start();
     scheduleBeat();
-    return this;
+    started.complete(null);
   }
 
   private void scheduleBeat() {
@@ -471,7 +505,13 @@ public final class JobWorkers implements AutoCloseable {
 
   @Override
   public void close() {
-    running = false;
+    synchronized (startLock) {
+      running = false;
+    }
+    Thread taker = idTaker;
+    if (taker != null) {
+      taker.interrupt();
+    }
     Scheduler.Scheduled beat = nextBeat;
     if (beat != null) {
       beat.cancel();

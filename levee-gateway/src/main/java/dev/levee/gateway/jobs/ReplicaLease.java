@@ -19,15 +19,16 @@ import java.util.Objects;
  * other's running jobs again at start-up, and every such job would run twice (review). So a gateway
  * first takes the id ({@link #acquire}): free, or held by this id's previous process that stopped
  * cleanly ({@link #release} deleted the row), it is taken at once; held by another instance, the
- * gateway waits {@code beatEvery} × 1.5 and looks again: a holder that beat meanwhile is alive, and
- * the start is refused ({@link IllegalStateException}: a misconfiguration the operator must see,
- * rather than a generated id that would silently lose the restart recovery); one that did not is a
- * crashed predecessor, and its hold is taken over. Takes are compare-and-set, so of two gateways
+ * gateway's workers wait {@code beatEvery} × 1.5 (on a thread of their own: the gateway serves
+ * meanwhile, {@link JobWorkers#start}) and look again: a holder that beat meanwhile is alive, and
+ * the take fails ({@link IllegalStateException}: a misconfiguration the operator must see, rather
+ * than a generated id that would silently lose the restart recovery); one that did not is a crashed
+ * predecessor, and its hold is taken over. Takes are compare-and-set, so of two gateways
  * starting together with one id only one gets it. The holder renews the row every {@code beatEvery}
  * ({@link #beat}); a renewal that finds the row another instance's (this gateway could not beat
  * for a while and a new process took the id over) is logged as an error by the caller.
  *
- * <p>Thread-safe; each method is one short statement (or two, in {@link #acquire}).
+ * <p>Thread-safe; each method is one short statement (or two, in {@link #tryAcquire} and {@link #acquire}).
  */
 final class ReplicaLease {
 
@@ -42,6 +43,11 @@ final class ReplicaLease {
 
   /** The id's holder now: its instance and last beat (epoch ms); null when nobody holds it. */
   private record Holder(String instance, long beatAt) {}
+
+  /** Takes the replica id for this process if nobody holds it; false when another process holds it (see {@link #acquire}). */
+  boolean tryAcquire(InstantSource wall) {
+    return holder() == null && take(null, wall.instant());
+  }
 
   /**
    * Takes the replica id for this process, waiting up to {@code beatEvery} × 1.5 when another
