@@ -50,7 +50,7 @@ public final class MessagesRequest {
    *
    * @throws InvalidRequestException when the body is not a single JSON object, names a top-level
    *     field twice, or {@code model} is missing or not a string, or {@code stream} is not a
-   *     boolean; the message is fit for an Anthropic-shaped 400 (it says what is wrong and where,
+   *     boolean, or it is not UTF-8 (a UTF-8 BOM is allowed); the message is fit for an Anthropic-shaped 400 (it says what is wrong and where,
    *     never the parser's own words)
    */
   public static MessagesRequest parse(byte[] body) throws InvalidRequestException {
@@ -67,6 +67,9 @@ public final class MessagesRequest {
     try (JsonParser p = JSON.createParser(body)) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
         throw new InvalidRequestException("request body must be a JSON object");
+      }
+      if (p.currentTokenLocation().getByteOffset() < 0) { // the parser took it for UTF-16 or UTF-32
+        throw new InvalidRequestException("request body is not UTF-8; JSON must be sent as UTF-8 (RFC 8259 section 8.1)");
       }
       JsonToken t;
       java.util.Set<String> seen = new java.util.HashSet<>();

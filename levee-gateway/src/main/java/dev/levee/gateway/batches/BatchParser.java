@@ -62,6 +62,8 @@ final class BatchParser {
       root = JSON.readTree(body);
     } catch (IOException e) {
       throw bad("request body is not valid JSON: " + JsonSyntax.describe(e));
+    } catch (NumberFormatException e) { // a float no BigDecimal holds (1e99999999999), as Json.tryParse
+      throw bad("request body is not valid JSON: a number is out of range");
     }
     if (root == null || root.isMissingNode()) {
       throw bad("request body is empty; expected a JSON object");

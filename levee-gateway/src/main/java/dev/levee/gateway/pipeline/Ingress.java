@@ -30,7 +30,8 @@ import org.eclipse.jetty.server.Request;
  * Stage 1, ingress: reads and checks a client request before anything is sent upstream, then
  * says what it is — the alias its {@code model} resolves to, the feature and the tenant it
  * belongs to. A client request whose {@code content-type} is not JSON gets 400 {@code
- * invalid_request_error} ({@link JsonContentType}); a body over the size limit gets 413 {@code
+ * invalid_request_error} ({@link JsonContentType}), and so does a compressed body ({@link
+ * IdentityContentEncoding}); a body over the size limit gets 413 {@code
  * request_too_large}; a body that is not
  * a JSON object with a string {@code model} gets 400 {@code invalid_request_error}; so does a
  * {@code model} that is no alias and not a plausible model id, or an {@code x-levee-tenant} that
@@ -76,6 +77,7 @@ final class Ingress {
    */
   InboundRequest read(Request request, String id) throws Refused {
     refuseIf(JsonContentType.check(request.getHeaders().get(HttpHeader.CONTENT_TYPE)));
+    refuseIf(IdentityContentEncoding.check(request.getHeaders().getValuesList(HttpHeader.CONTENT_ENCODING)));
     return inbound(id, request.getHttpURI().getPath(), request.getHttpURI().getQuery(), ServerIo.headers(request),
         readBody(request), TenantKey.hasher(request));
   }
