@@ -76,8 +76,8 @@ public final class Drill {
       } finally {
         arrivals.shutdownNow();
       }
-      withLevee.drain(Duration.ofSeconds(20));
-      without.drain(Duration.ofSeconds(20));
+      withLevee.drain();
+      without.drain();
       Result result = summary(levee, withLevee, baseline, without);
       report = DemoReport.of(lead(seconds), table(levee, withLevee, baseline, without), incident, seconds,
           new DemoReport.Side(readings, withLevee, levee.upstreamCalls()),

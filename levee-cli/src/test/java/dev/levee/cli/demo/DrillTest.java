@@ -22,6 +22,7 @@ class DrillTest {
       result = drill.run();
     }
     String timeline = printed.toString(StandardCharsets.UTF_8);
+    System.out.println(timeline); // in the test report: a failed drill shows its timeline and summary
 
     assertThat(result.resilientLoss()).isZero();
     assertThat(result.baselineLoss()).isGreaterThan(0.1);
