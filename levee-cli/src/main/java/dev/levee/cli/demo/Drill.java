@@ -87,8 +87,8 @@ public final class Drill {
       } finally {
         arrivals.shutdownNow();
       }
-      withLevee.drain(Duration.ofSeconds(20));
-      without.drain(Duration.ofSeconds(20));
+      withLevee.drain();
+      without.drain();
       Timeline.Counts totals = totals(levee, withLevee, baseline, without); // one reading for the table and the summary
       out.print(timeline.later(totals));
       MachineLoad loadAtEnd = machine.get();

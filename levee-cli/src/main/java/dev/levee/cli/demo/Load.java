@@ -28,6 +28,12 @@ final class Load implements AutoCloseable {
   /** A model no incident strikes, asked directly (no alias) by {@link #warmUp()}. */
   private static final String WARM_UP_MODEL = "claude-haiku-4-5";
 
+  /**
+   * The SDK clients' timeout: above the gateways' deadline (120 s, {@link World}), so a client
+   * never gives up on a request the gateway still works on, however slow a busy machine makes it.
+   */
+  static final Duration CLIENT_TIMEOUT = Duration.ofSeconds(180);
+
   private final World world;
   private final List<AnthropicClient> clients = new ArrayList<>();
   private final ExecutorService requests = Executors.newVirtualThreadPerTaskExecutor();
@@ -47,7 +53,7 @@ final class Load implements AutoCloseable {
           .baseUrl(world.gateway.baseUrl().toString())
           .apiKey("demo-key")
           .maxRetries(0)
-          .timeout(Duration.ofSeconds(30))
+          .timeout(CLIENT_TIMEOUT)
           .build());
     }
     int slots = seconds + 30;
@@ -123,10 +129,16 @@ final class Load implements AutoCloseable {
     return sum;
   }
 
-  /** Waits for requests in flight to end. */
-  void drain(Duration max) throws InterruptedException {
+  /**
+   * Waits for every request in flight to end: each ends within {@link #CLIENT_TIMEOUT} of its
+   * send, answered or failed. (A shorter wait cut the requests a busy machine had not finished
+   * yet, and {@link #close()} then counted them failed.)
+   */
+  void drain() throws InterruptedException {
     requests.shutdown();
-    requests.awaitTermination(max.toMillis(), TimeUnit.MILLISECONDS);
+    if (!requests.awaitTermination(CLIENT_TIMEOUT.toMillis() + 10_000, TimeUnit.MILLISECONDS)) {
+      throw new IllegalStateException("requests still in flight " + CLIENT_TIMEOUT + " after the last was sent");
+    }
   }
 
   @Override

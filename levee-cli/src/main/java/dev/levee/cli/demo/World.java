@@ -15,6 +15,14 @@ import java.util.Map;
 /**
  * One side of the demo: an emulator going through the incident, and a gateway in front of it,
  * configured with resilience on or off.
+ *
+ * <p>The incident's calls fail at once (529), never slowly, so no timeout has anything to catch in
+ * the demo; what a timeout would catch is the machine itself: on a CPU-starved box (one core shared
+ * with four busy loops) the fallback's calls ran past the 5 s attempt timeout, its circuit opened
+ * and requests failed that the incident had spared. A stream's 15 s TTFT timeout can fire the same
+ * way, and its recovery is one more upstream call. So both sides' timeouts (deadline, attempt,
+ * stream, header) are 60–120 s: far above any queueing, and alike on both sides, so the figures
+ * measure resilience alone.
  */
 final class World implements AutoCloseable {
 
@@ -24,15 +32,16 @@ final class World implements AutoCloseable {
   static final String ALIAS = "smart";
 
   private static final String RESILIENT = """
-      server: { port: 0 }
+      server: { port: 0, header-timeout: 60s }
       upstreams:
         anthropic: { url: "${EMU}" }
       models:
         smart:
           chain: [anthropic/claude-opus-4-6, anthropic/claude-haiku-4-5]
-      policy:
-        deadline: 10s
-        attempt-timeout: 5s
+      policy:                  # timeouts far above CPU queueing: the incident's calls fail fast, never slowly
+        deadline: 120s
+        attempt-timeout: 60s
+        stream: { ttft-timeout: 60s, idle-timeout: 60s, recovery-window: 60s }
         retry: { max-retries: 2, base-delay: 100ms, max-delay: 1s }
         breaker: { failures: 5, window: 10s, open-for: 4s }
         retry-budget: { max: 50, ratio: 0.25 }
@@ -44,15 +53,16 @@ final class World implements AutoCloseable {
       """;
 
   private static final String BASELINE = """
-      server: { port: 0 }
+      server: { port: 0, header-timeout: 60s }
       upstreams:
         anthropic: { url: "${EMU}" }
       models:
         smart:
           chain: [anthropic/claude-opus-4-6]
-      policy:
-        deadline: 10s
-        attempt-timeout: 5s
+      policy:                  # the same timeouts as with Levee: only the resilience differs
+        deadline: 120s
+        attempt-timeout: 60s
+        stream: { ttft-timeout: 60s, idle-timeout: 60s, recovery-window: 60s }
         retry: { max-retries: 0 }
         breaker: off
       """;

@@ -22,6 +22,7 @@ class DrillTest {
       result = drill.run();
     }
     String timeline = printed.toString(StandardCharsets.UTF_8);
+    System.out.println(timeline); // in the test report: a failed drill shows its timeline and summary
 
     // checked first: they hold however loaded the machine is (the figures below need a quiet one)
     // newcomer trial, session 12: the machine's load is printed, and a starved one is warned of

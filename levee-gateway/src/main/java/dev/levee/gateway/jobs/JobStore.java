@@ -405,9 +405,16 @@ public final class JobStore {
     }
   }
 
-  /** Ends every queued job past its expiry as {@code expired} (its sealed key erased); returns how many. */
+  /**
+   * Ends every queued job past its expiry as {@code expired} (its sealed key erased) and, in the
+   * same statement, marks the callback of each one that has a callback URL as owed ({@code
+   * pending}), as {@link #finish} does: an expired job ends too, and its callback fires once
+   * (docs/jobs.md). Only the statement that moves a job out of {@code queued} marks it, so
+   * replicas expiring at once owe each callback once. Returns how many jobs expired.
+   */
   public int expire(Instant now) {
-    String sql = "UPDATE jobs SET state = 'expired', finished_at = ?, updated_at = ?, sealed_key = NULL "
+    String sql = "UPDATE jobs SET state = 'expired', finished_at = ?, updated_at = ?, sealed_key = NULL, "
+        + "callback_state = CASE WHEN callback_url IS NULL THEN NULL ELSE 'pending' END "
         + "WHERE state = 'queued' AND expires_at <= ?";
     try (Connection c = db.connection(); PreparedStatement s = c.prepareStatement(sql)) {
       s.setLong(1, now.toEpochMilli());
