@@ -145,7 +145,7 @@ public final class Gateway implements AutoCloseable {
       cluster.link().bindTo(metrics.registry());
     }
     ScoreRouting routing = new ScoreRouting(config.routing(), ticker, clock.wall(), clock.sleeper(),
-        Circuits.of(breakers), tiers.cooldowns()::cooling, metrics::routed);
+        Circuits.of(breakers), tiers.cooldowns()::cooling, metrics::routed, configured);
     if (cluster != null) { // replicas score on merged router statistics (docs/production.md)
       routing.statistics().shareThrough(cluster.routerStatistics(routing.statistics(), clock.wall()));
     }

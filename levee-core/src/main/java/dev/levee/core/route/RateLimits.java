@@ -7,6 +7,7 @@ import dev.levee.core.retry.Failure;
 import dev.levee.core.retry.FailureKind;
 import dev.levee.core.time.Ticker;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 
@@ -16,7 +17,8 @@ import java.util.Objects;
  * CallObserver}, every 429 that states a {@code retry-after} (a 429 without one, the spend limit,
  * says nothing of when capacity returns and is left to the breaker). A target never observed is
  * covered. Clients can name any model, so the table is a {@link BoundedTable} like the breakers':
- * at most {@link #MAX_TARGETS} targets, the least used evicted first, and a target not observed for
+ * at most {@link #MAX_TARGETS} targets besides the configured ones (pinned,
+ * as the breakers pin them), the least used evicted first, and a target not observed for
  * {@link #IDLE_FOR} forgotten (it reads as never observed: covered). Targets never share a state
  * (review: past 1,000 targets every new one shared its upstream's, so after weeks of churn a new
  * target's limits were tracked with others'). Covering and reserving are not uses. Thread-safe.
@@ -34,9 +36,19 @@ public final class RateLimits implements Pacing, CallObserver {
 
   private final BoundedTable<Target, RateLimitState> byTarget;
 
+  /** Rate limits with no pinned target: every target may be evicted (tests, benchmarks). */
   public RateLimits(Ticker ticker) {
+    this(ticker, List.of());
+  }
+
+  /**
+   * @param configured the configured targets (every alias's chain): pinned, never evicted, as the
+   *     breakers pin them, so that a client naming thousands of models cannot push out a
+   *     configured target's empty bucket and have it read as covered (review 3)
+   */
+  public RateLimits(Ticker ticker, Collection<Target> configured) {
     Objects.requireNonNull(ticker, "ticker");
-    this.byTarget = new BoundedTable<>(MAX_TARGETS, IDLE_FOR, ticker, List.of(), t -> new RateLimitState(ticker));
+    this.byTarget = new BoundedTable<>(MAX_TARGETS, IDLE_FOR, ticker, configured, t -> new RateLimitState(ticker));
   }
 
   /** Takes in the rate-limit headers of one answer from {@code target}; an empty reading changes nothing. */

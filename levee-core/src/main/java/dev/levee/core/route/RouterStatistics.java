@@ -6,6 +6,7 @@ import dev.levee.core.chain.Target;
 import dev.levee.core.retry.Failure;
 import dev.levee.core.time.Ticker;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -28,7 +29,8 @@ import java.util.TreeMap;
  * </ul>
  *
  * <p>Clients can name any model, so the table is a {@link BoundedTable} like the breakers': at
- * most {@link #MAX_TARGETS} targets, the least used evicted first, and a target with no outcome
+ * most {@link #MAX_TARGETS} targets besides the configured ones (pinned, as the breakers pin
+ * them), the least used evicted first, and a target with no outcome
  * for {@link #idleFor} (ten half-lives, at least the latency window: its success has aged back
  * within 0.1 % of 1.0) forgotten; a forgotten target reads as one never called. Targets never share
  * an entry (review: past 1,000 targets, every new one shared its upstream's, so after weeks of
@@ -59,12 +61,22 @@ public final class RouterStatistics implements CallObserver {
     TargetReading merge(Target target, TargetReading local);
   }
 
+  /** Statistics with no pinned target: every target may be evicted (tests, benchmarks, the simulator). */
   public RouterStatistics(StatisticsConfig config, Ticker ticker) {
+    this(config, ticker, List.of());
+  }
+
+  /**
+   * @param configured the configured targets (every alias's chain): pinned, never evicted nor
+   *     forgotten, as the breakers pin them, so that a client naming thousands of models cannot
+   *     push out a configured target's failures and make it read as never called (review 3)
+   */
+  public RouterStatistics(StatisticsConfig config, Ticker ticker, Collection<Target> configured) {
     this.config = Objects.requireNonNull(config, "config");
     this.ticker = Objects.requireNonNull(ticker, "ticker");
     Duration aged = config.halfLife().multipliedBy(IDLE_HALF_LIVES);
     this.idleFor = aged.compareTo(config.latencyWindow()) >= 0 ? aged : config.latencyWindow();
-    this.byTarget = new BoundedTable<>(MAX_TARGETS, idleFor, ticker, List.of(),
+    this.byTarget = new BoundedTable<>(MAX_TARGETS, idleFor, ticker, configured,
         t -> new TargetStatistics(config, config.typicalLatencyOf(t.model())));
   }
 

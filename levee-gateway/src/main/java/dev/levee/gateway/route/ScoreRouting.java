@@ -22,6 +22,7 @@ import dev.levee.gateway.AliasChain;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -55,8 +56,17 @@ public final class ScoreRouting {
    */
   public ScoreRouting(RoutingSettings settings, Ticker ticker, InstantSource wall, Sleeper sleeper, Circuits circuits,
       Cooling cooling, BiConsumer<String, Target> choices) {
-    this.statistics = new RouterStatistics(settings.statisticsConfig(), ticker);
-    this.rateLimits = new RateLimits(ticker);
+    this(settings, ticker, wall, sleeper, circuits, cooling, choices, List.of());
+  }
+
+  /**
+   * @param configured the configured targets, whose statistics and rate limits are never evicted
+   *     by the model names clients invent (as their breakers are not)
+   */
+  public ScoreRouting(RoutingSettings settings, Ticker ticker, InstantSource wall, Sleeper sleeper, Circuits circuits,
+      Cooling cooling, BiConsumer<String, Target> choices, Collection<Target> configured) {
+    this.statistics = new RouterStatistics(settings.statisticsConfig(), ticker, configured);
+    this.rateLimits = new RateLimits(ticker, configured);
     this.router = new ScoringRouter(statistics, settings.priceTable(), settings.taskFitMatrix(), circuits, cooling,
         rateLimits);
     this.wall = Objects.requireNonNull(wall, "wall");
