@@ -70,7 +70,9 @@ import java.util.random.RandomGenerator;
  * trial run on after the hedge answered would keep its verdict too, but would leave an upstream
  * call running past the request that owns its cancellation and its deadline. The cost of not
  * hedging is one unhedged request per trial, still bounded by its deadline and falling back as
- * usual when the trial fails.
+ * usual when the trial fails. Nor is a hedge ever a trial: a hedge whose target is half-open is not
+ * started (review 3: the hedge took the fallback's trial permit, the first call answered first and
+ * aborted it, so the fallback's trial was spent without a verdict every time the primary was slow).
  *
  * <p>Thread-safe: one instance serves all requests; per-request state lives on the stack.
  */
@@ -324,6 +326,10 @@ public final class FallbackChain {
         return new HedgeRace.Refused(target, Step.SKIPPED_OPEN);
       }
       case CircuitBreaker.Admitted admitted -> permit = admitted.permit();
+    }
+    if (permit.trial()) { // a half-open target is no hedge: a first call that won would abort its trial unjudged
+      permit.cancelled();
+      return new HedgeRace.Refused(target, Step.SKIPPED_OPEN);
     }
     if (!budgets.of(target).tryAcquire()) {
       permit.cancelled();
