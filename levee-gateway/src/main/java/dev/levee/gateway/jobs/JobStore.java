@@ -189,20 +189,9 @@ public final class JobStore {
     if (max <= 0) {
       return List.of();
     }
-    StringBuilder pick = new StringBuilder("SELECT id FROM jobs WHERE state = 'queued' AND run_after <= ? AND expires_at > ?");
-    if (onlyAliases != null) {
-      pick.append(" AND alias IN (").append("?,".repeat(onlyAliases.size() - 1)).append("?)");
-    }
-    if (!pausedAliases.isEmpty()) {
-      pick.append(" AND alias NOT IN (").append("?,".repeat(pausedAliases.size() - 1)).append("?)");
-    }
-    if (!pausedFeatures.isEmpty()) {
-      pick.append(" AND feature NOT IN (").append("?,".repeat(pausedFeatures.size() - 1)).append("?)");
-    }
-    for (int n = 0; n < pausedScopes.size(); n++) {
-      pick.append(" AND NOT (feature = ? AND alias = ?)");
-    }
-    pick.append(" ORDER BY priority DESC, created_at, position, id LIMIT ?");
+    StringBuilder pick = new StringBuilder("SELECT id FROM jobs WHERE ")
+        .append(ready(onlyAliases, pausedAliases, pausedFeatures, pausedScopes))
+        .append(" ORDER BY priority DESC, created_at, position, id LIMIT ?");
     if (db.dialect() == Database.Dialect.POSTGRESQL) {
       pick.append(" FOR UPDATE SKIP LOCKED");
     }
@@ -213,23 +202,7 @@ public final class JobStore {
       s.setLong(i++, leaseUntil.toEpochMilli());
       s.setLong(i++, now.toEpochMilli());
       s.setString(i++, replicaId);
-      s.setLong(i++, now.toEpochMilli());
-      s.setLong(i++, now.toEpochMilli());
-      if (onlyAliases != null) {
-        for (String alias : onlyAliases) {
-          s.setString(i++, alias);
-        }
-      }
-      for (String alias : pausedAliases) {
-        s.setString(i++, alias);
-      }
-      for (String feature : pausedFeatures) {
-        s.setString(i++, feature);
-      }
-      for (PauseGate.Scope scope : pausedScopes) {
-        s.setString(i++, scope.feature());
-        s.setString(i++, scope.alias());
-      }
+      i = bindReady(s, i, now, onlyAliases, pausedAliases, pausedFeatures, pausedScopes);
       s.setInt(i, max);
       record Claimed(Job job, int position) {}
       List<Claimed> claimed = new ArrayList<>();
@@ -245,6 +218,68 @@ public final class JobStore {
     } catch (SQLException e) {
       throw new StoreException("cannot claim jobs", e);
     }
+  }
+
+  /**
+   * Whether a job of {@code aliases} is ready to run now, as {@link #claimOf} would claim one: a
+   * look that claims nothing, so that a trial permit is taken only for a job that will use it.
+   */
+  public boolean readyOf(Set<String> aliases, Instant now, Set<String> pausedFeatures,
+      Set<PauseGate.Scope> pausedScopes) {
+    if (aliases.isEmpty()) {
+      return false;
+    }
+    String sql = "SELECT 1 FROM jobs WHERE " + ready(aliases, Set.of(), pausedFeatures, pausedScopes) + " LIMIT 1";
+    try (Connection c = db.connection(); PreparedStatement s = c.prepareStatement(sql)) {
+      bindReady(s, 1, now, aliases, Set.of(), pausedFeatures, pausedScopes);
+      try (ResultSet rs = s.executeQuery()) {
+        return rs.next();
+      }
+    } catch (SQLException e) {
+      throw new StoreException("cannot look for ready jobs", e);
+    }
+  }
+
+  /** The condition of a job ready to be claimed (bound by {@link #bindReady}): queued, due, unexpired, not paused. */
+  private static String ready(Set<String> onlyAliases, Set<String> pausedAliases, Set<String> pausedFeatures,
+      Set<PauseGate.Scope> pausedScopes) {
+    StringBuilder where = new StringBuilder("state = 'queued' AND run_after <= ? AND expires_at > ?");
+    if (onlyAliases != null) {
+      where.append(" AND alias IN (").append("?,".repeat(onlyAliases.size() - 1)).append("?)");
+    }
+    if (!pausedAliases.isEmpty()) {
+      where.append(" AND alias NOT IN (").append("?,".repeat(pausedAliases.size() - 1)).append("?)");
+    }
+    if (!pausedFeatures.isEmpty()) {
+      where.append(" AND feature NOT IN (").append("?,".repeat(pausedFeatures.size() - 1)).append("?)");
+    }
+    for (int n = 0; n < pausedScopes.size(); n++) {
+      where.append(" AND NOT (feature = ? AND alias = ?)");
+    }
+    return where.toString();
+  }
+
+  /** Binds {@link #ready}'s parameters from index {@code i}; the next free index. */
+  private static int bindReady(PreparedStatement s, int i, Instant now, Set<String> onlyAliases,
+      Set<String> pausedAliases, Set<String> pausedFeatures, Set<PauseGate.Scope> pausedScopes) throws SQLException {
+    s.setLong(i++, now.toEpochMilli());
+    s.setLong(i++, now.toEpochMilli());
+    if (onlyAliases != null) {
+      for (String alias : onlyAliases) {
+        s.setString(i++, alias);
+      }
+    }
+    for (String alias : pausedAliases) {
+      s.setString(i++, alias);
+    }
+    for (String feature : pausedFeatures) {
+      s.setString(i++, feature);
+    }
+    for (PauseGate.Scope scope : pausedScopes) {
+      s.setString(i++, scope.feature());
+      s.setString(i++, scope.alias());
+    }
+    return i;
   }
 
   /** How many claims one {@link #renew} statement carries at most (SQLite allows 32,766 parameters). */

@@ -388,6 +388,9 @@ public final class JobWorkers implements AutoCloseable {
       if (claimed.size() >= startable || trialJobs.values().stream().anyMatch(t -> t.target().equals(trial.target()))) {
         continue;
       }
+      if (!store.readyOf(trial.aliases(), now, paused.features(), paused.scopes())) {
+        continue; // nothing of theirs waits: taking the permit would turn the circuit half-open with no trial to run
+      }
       ReservedPermit permit = takeTrial(trial);
       if (permit == null) {
         continue; // another call (or replica) holds the trial, or the circuit closed: the next look decides
