@@ -59,7 +59,7 @@ public final class RecoveryRequest {
     ObjectNode body;
     try {
       body = (ObjectNode) Json.MAPPER.readTree(original);
-    } catch (IOException | ClassCastException e) {
+    } catch (IOException | ClassCastException | NumberFormatException e) { // NumberFormatException: 1e99999999999
       throw new UncheckedIOException(new IOException("the original request is not a JSON object", e));
     }
     body.put("model", model);
