@@ -74,7 +74,8 @@ final class HttpDispatcher extends Handler.Abstract {
     String method = request.getMethod();
     if (!validQuery(request.getHttpURI().getQuery())) { // Jetty takes it; the upstream URI would not
       return error(request, response, callback, ApiError.invalidRequest("The query string is not a valid URI query "
-          + "(RFC 3986 section 3.4): percent-encode characters such as | ^ { } \" \\ and write % only before two hex digits."));
+          + "(RFC 3986 section 3.4): percent-encode characters such as | ^ { } \" \\ and any non-ASCII one, and write % only "
+          + "before two hex digits."));
     }
     if (browsers.isPreflight(request, path)) { // a browser asks first; no key needed (docs/gateway.md, "Browsers")
       browsers.preflight(request, response, path);
@@ -176,10 +177,20 @@ final class HttpDispatcher extends Handler.Abstract {
     };
   }
 
-  /** Whether {@code query} (raw, or null for none) parses as the query of a {@link URI}, as every upstream call's does. */
+  /**
+   * Whether {@code query} (raw, or null for none) is an RFC 3986 query: printable ASCII only (Jetty
+   * reads a raw non-ASCII byte as U+FFFD) that parses as the query of a {@link URI}, as every
+   * upstream call's does.
+   */
   private static boolean validQuery(String query) {
     if (query == null) {
       return true;
+    }
+    for (int i = 0; i < query.length(); i++) {
+      char c = query.charAt(i);
+      if (c <= ' ' || c >= 0x7f) {
+        return false;
+      }
     }
     try {
       new URI("?" + query);

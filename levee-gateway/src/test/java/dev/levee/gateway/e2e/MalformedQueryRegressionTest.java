@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
  * Regression (session 12 newcomer trial): a query string that is not a valid URI query ({@code
  * ?x=%ZZ}, {@code ?x=a|b}, …) was accepted by Jetty, then failed building the upstream URI: a 500
  * {@code api_error} with a stack trace in the log, on {@code /v1/messages}, {@code /v1/models} and
- * {@code /admin/route}. It is now the client's 400 {@code invalid_request_error}, at the door.
+ * {@code /admin/route}; a raw non-ASCII byte was forwarded as U+FFFD. Both are now the client's 400
+ * {@code invalid_request_error}, at the door.
  */
 class MalformedQueryRegressionTest {
 
@@ -26,6 +27,10 @@ class MalformedQueryRegressionTest {
       for (String target : BAD) {
         expectRefused(h, target);
       }
+      // newcomer trial 2: a raw non-ASCII byte (Latin-1 é) reached the upstream as U+FFFD
+      String answer = RawHttp.exchange(h, RawHttp.ascii("GET /v1/models?x="), new byte[] {(byte) 0xe9},
+          RawHttp.ascii(" HTTP/1.1\r\nhost: 127.0.0.1\r\nx-api-key: sk-ant-test\r\nconnection: close\r\n\r\n"));
+      assertThat(answer).as(answer).startsWith("HTTP/1.1 400");
       assertThat(answer(h, "/v1/messages?beta=true&x=%41b")).startsWith("HTTP/1.1 200");
     }
   }
