@@ -63,12 +63,16 @@ final class BrowserCalls {
       head.put("access-control-allow-headers", asked.trim().toLowerCase(Locale.ROOT)); // SDKs add x-stainless-*
     }
     head.put("access-control-max-age", Integer.toString(MAX_AGE_SECONDS));
-    head.add("vary", "access-control-request-method, access-control-request-headers");
+    head.add("vary", cors.anyOrigin() ? "access-control-request-method, access-control-request-headers"
+        : "origin, access-control-request-method, access-control-request-headers");
     response.setStatus(204);
   }
 
   /** Adds {@code access-control-allow-origin} to the answer of a request from an allowed origin on a path browsers may call. */
   void actual(Request request, Response response, String path) {
+    if (serves(path) && !cors.anyOrigin() && request.getHeaders().get("origin") != null) {
+      response.getHeaders().add("vary", "origin"); // the answer depends on the origin, allowed or not (shared caches)
+    }
     if (serves(path) && cors.allows(request.getHeaders().get("origin"))) {
       allowOrigin(request, response.getHeaders());
       response.getHeaders().put("access-control-expose-headers", "*"); // request-id, retry-after, x-levee-*
@@ -80,7 +84,6 @@ final class BrowserCalls {
       head.put("access-control-allow-origin", "*");
     } else {
       head.put("access-control-allow-origin", request.getHeaders().get("origin"));
-      head.add("vary", "origin");
     }
   }
 }

@@ -111,6 +111,8 @@ class BrowserPreflightRegressionTest {
       assertThat(other.statusCode()).isEqualTo(405);
       assertThat(other.headers().firstValue("access-control-allow-origin")).isEmpty();
       assertThat(otherPost.headers().firstValue("access-control-allow-origin")).isEmpty();
+      assertThat(String.join(",", otherPost.headers().allValues("vary")))
+          .as("review: a shared cache could serve this answer to the listed origin").contains("origin");
     }
   }
 
