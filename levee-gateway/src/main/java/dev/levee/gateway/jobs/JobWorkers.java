@@ -201,8 +201,11 @@ public final class JobWorkers implements AutoCloseable {
     synchronized (startLock) {
       if (running) {
         drain();
+        return;
       }
     }
+    replicaLease.release(); // closed while taking it: the id is given back as close() would have
+    started.completeExceptionally(new IllegalStateException("closed before the workers started"));
   }
 
   private void drain() {
