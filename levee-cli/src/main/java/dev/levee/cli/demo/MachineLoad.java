@@ -77,7 +77,7 @@ record MachineLoad(double oneMinute, int cores) {
       return null;
     }
     return String.format(Locale.ROOT, "WARNING: this machine was starved of CPU (load per core above %.1f: %s at the "
-            + "start, %s at the end), so the figures above are unreliable: timeouts, backoffs and the breaker measured "
+            + "start, %s at the end), so the demo's figures are unreliable: timeouts, backoffs and the breaker measured "
             + "the CPU's queue, not the incident. Run the demo again on a quieter machine.", STARVED_PER_CORE,
         perCore(start), perCore(end));
   }

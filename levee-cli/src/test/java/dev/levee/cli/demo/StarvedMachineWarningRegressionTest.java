@@ -24,7 +24,7 @@ class StarvedMachineWarningRegressionTest {
     assertThat(MachineLoad.describe(trial)).isEqualTo("load average 19.86 (1 min) on 2 cores, 9.93 per core");
     assertThat(MachineLoad.warning(new MachineLoad(0.4, 2), trial))
         .startsWith("WARNING: this machine was starved of CPU (load per core above 2.0: 0.20 at the start, 9.93 at the end)")
-        .contains("the figures above are unreliable");
+        .contains("the demo's figures are unreliable");
   }
 
   @Test
