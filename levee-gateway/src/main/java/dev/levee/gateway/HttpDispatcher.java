@@ -204,7 +204,11 @@ final class HttpDispatcher extends Handler.Abstract {
   private boolean notAllowed(Request request, Response response, Callback callback, String method, String path,
       String allowed) {
     response.getHeaders().put("allow", allowed);
-    return error(request, response, callback, new ApiError(405, "invalid_request_error", method + " is not allowed on " + path));
+    String why = method.equals("OPTIONS") && request.getHeaders().get("access-control-request-method") != null
+        ? ": a browser's CORS preflight from an origin server.cors does not allow (docs/gateway.md, \"Browsers (CORS)\")"
+        : "";
+    return error(request, response, callback, new ApiError(405, "invalid_request_error", method + " is not allowed on "
+        + path + why));
   }
 
   /**

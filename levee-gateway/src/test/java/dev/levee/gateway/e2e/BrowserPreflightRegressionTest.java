@@ -119,7 +119,9 @@ class BrowserPreflightRegressionTest {
   @Test
   void corsOffAnswersNoBrowser() throws Exception {
     try (Harness h = Harness.start(EmulatorOptions.defaults(), CONFIG, "cors: off")) {
-      assertThat(options(h, "/v1/messages", preflight(ORIGIN, "POST")).statusCode()).isEqualTo(405);
+      HttpResponse<String> refused = options(h, "/v1/messages", preflight(ORIGIN, "POST"));
+      assertThat(refused.statusCode()).isEqualTo(405);
+      assertThat(refused.body()).as("newcomer trial 2: the refusal said nothing of CORS").contains("server.cors");
       assertThat(h.post("/v1/messages", BODY, browserPost(ORIGIN)).headers().firstValue("access-control-allow-origin"))
           .isEmpty();
     }
