@@ -15,7 +15,7 @@ import java.util.Optional;
  */
 final class JsonContentType {
 
-  /** The most of a wrong {@code content-type} the error message repeats, in characters. */
+  /** The most of a wrong header the error message repeats, in characters. */
   private static final int SHOWN = 100;
 
   private JsonContentType() {}
@@ -36,8 +36,8 @@ final class JsonContentType {
         "The request body must be JSON sent with content-type: application/json (the request had " + sent + ")."));
   }
 
-  /** The value as sent, at most {@value #SHOWN} characters, control characters as spaces. */
-  private static String shown(String value) {
+  /** A header's value as sent, at most {@value #SHOWN} characters, control characters as spaces: for error messages. */
+  static String shown(String value) {
     String cut = value.length() > SHOWN ? value.substring(0, SHOWN) + "..." : value;
     return cut.replaceAll("\\p{Cntrl}", " ");
   }
