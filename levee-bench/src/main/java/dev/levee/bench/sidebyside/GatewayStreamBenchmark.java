@@ -1,24 +1,14 @@
 package dev.levee.bench.sidebyside;
 
-import dev.levee.anthropic.server.VirtualThreadServer;
-import dev.levee.gateway.Gateway;
-import dev.levee.gateway.config.ConfigLoader;
-import java.net.URI;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.eclipse.jetty.server.Server;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
@@ -38,51 +28,20 @@ import org.openjdk.jmh.annotations.Warmup;
 @Warmup(iterations = 4, time = 3)
 @Measurement(iterations = 5, time = 3)
 @Fork(value = 1, jvmArgs = {"-Xmx256m", "-Djdk.pollerMode=1"})
-public class GatewayStreamBenchmark {
+public class GatewayStreamBenchmark extends ThroughAProxy {
 
-  @Param({"levee", "jetty"})
-  public String proxy;
+  @Override
+  boolean asksForAStream() {
+    return true;
+  }
 
-  private FixedUpstream upstream;
-  private Gateway gateway;
-  private Server floor;
-  private LoopbackClient client;
-
-  @Setup(Level.Trial)
-  public void start() throws Exception {
-    upstream = FixedUpstream.start(30);
-    URI base;
-    if (proxy.equals("levee")) {
-      gateway = Gateway.start(new ConfigLoader(Map.of("UP", upstream.baseUrl().toString())::get).parse("""
-          server: { port: 0 }
-          upstreams: { up: { url: "${UP}" } }
-          models: { fast: { chain: [up/claude-fast] } }
-          """, "gateway-stream-benchmark"));
-      base = URI.create(gateway.baseUrl().toString().replaceAll("/$", ""));
-    } else {
-      floor = FloorProxy.jettyIn(upstream.baseUrl());
-      base = URI.create("http://127.0.0.1:" + VirtualThreadServer.port(floor));
-    }
-    client = new LoopbackClient(base, SideBySide.body("fast", true));
-    if (!client.exchange().completeStream(30)) {
-      throw new IllegalStateException("the stream through " + proxy + " is not whole");
-    }
+  @Override
+  boolean whole(LoopbackClient.Answer answer) {
+    return answer.completeStream(30);
   }
 
   @Benchmark
   public LoopbackClient.Answer stream() throws Exception {
     return client.exchange();
-  }
-
-  @TearDown(Level.Trial)
-  public void stop() throws Exception {
-    client.close();
-    if (gateway != null) {
-      gateway.close();
-    }
-    if (floor != null) {
-      floor.stop();
-    }
-    upstream.close();
   }
 }
