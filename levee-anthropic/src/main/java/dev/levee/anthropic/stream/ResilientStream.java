@@ -45,7 +45,8 @@ public final class ResilientStream implements AutoCloseable {
   private Target target;
   private Completion completion;
   private UpstreamStream upstream;
-  private int recoveries;
+  private int breaksRecovered; // bounded by StreamSettings#maxRecoveries
+  private int recoveries; // continuations spliced in: one per break recovered, one per goOn
   private int recoveryCalls;
   private long deltas;
   private Duration silent = Duration.ZERO; // the stalls' silences so far, recovered ones
@@ -129,7 +130,12 @@ public final class ResilientStream implements AutoCloseable {
     return target;
   }
 
-  /** Recoveries spliced in so far. */
+  /**
+   * Continuations spliced in so far: one per break recovered, and one more for each recovered
+   * answer that went on to the client's {@code max_tokens} after it stopped short ({@link
+   * StreamSplicer#stoppedShort()}). What {@code levee_stream_resumes_total} and the access log's
+   * {@code recoveries=} count; {@link StreamSettings#maxRecoveries()} bounds the breaks alone.
+   */
   public int recoveries() {
     return recoveries;
   }
@@ -180,6 +186,7 @@ public final class ResilientStream implements AutoCloseable {
     recoveryCalls += asked.calls();
     switch (asked) {
       case ChainResult.Answered<Reply> answered -> {
+        breaksRecovered++;
         recoveries++;
         splicer.beginRecovery(recovery.prefills(answered.target()));
         adopt(answered);
@@ -219,6 +226,7 @@ public final class ResilientStream implements AutoCloseable {
     recoveryCalls += asked.calls();
     switch (asked) {
       case ChainResult.Answered<Reply> answered -> {
+        recoveries++; // spliced in as any recovery is
         splicer.goOn(recovery.prefills(answered.target()));
         adopt(answered);
       }
@@ -238,8 +246,8 @@ public final class ResilientStream implements AutoCloseable {
     if (!splicer.transcript().recoverable()) {
       return "it broke inside a thinking block, which cannot be resumed";
     }
-    if (recoveries >= recovery.settings().maxRecoveries()) {
-      return "it broke " + (recoveries + 1) + " times";
+    if (breaksRecovered >= recovery.settings().maxRecoveries()) {
+      return "it broke " + (breaksRecovered + 1) + " times";
     }
     Duration silence = silenceOf(failure);
     if (silence.isPositive() && silent.compareTo(recovery.settings().recoveryWindow()) >= 0) {
