@@ -105,10 +105,13 @@ public final class ResilientStream implements AutoCloseable {
 
   /**
    * Whether {@link #next()} has an event at hand without waiting on the upstream (the caller may
-   * hold its flush until it has written them).
+   * hold its flush until it has written them). False once the answer is finished, though its
+   * upstream's unread rest (a continuation dropped at its {@code message_start}) be at hand: the
+   * next {@link #next()} returns null, and a caller holding its flush for it would never flush
+   * ({@code StreamEndFlushedRegressionTest}).
    */
   public boolean ready() {
-    return !toClient.isEmpty() || (upstream != null && upstream.ready());
+    return !toClient.isEmpty() || (!splicer.finished() && upstream != null && upstream.ready());
   }
 
   /**
