@@ -174,10 +174,14 @@ public final class ResilientStream implements AutoCloseable {
     }
     long spent = splicer.endAttempt();
     List<Target> order = recovery.order(target, failure.kind());
-    if (recovery.outputTokensLeft(spent) <= 0 && !mayCountLower(order.get(0))) {
+    boolean nothingLeft = recovery.outputTokensLeft(spent) <= 0;
+    if (nothingLeft && !mayCountLower(order.get(0))) {
       completion.failure(failure);
       toClient.addAll(splicer.finishAtMaxTokens()); // as an unbroken answer that reached max_tokens ends
       return;
+    }
+    if (nothingLeft) { // asked only for the count: another model's would be dropped at its message_start, unused
+      order = order.stream().filter(this::mayCountLower).toList();
     }
     silent = silent.plus(silenceOf(failure));
     if (order.get(0).equals(target)) {
@@ -195,6 +199,8 @@ public final class ResilientStream implements AutoCloseable {
         adopt(answered);
       }
       case ChainResult.Cancelled<Reply> cancelled -> throw clientGone();
+      case ChainResult<Reply> unanswered when nothingLeft ->
+          toClient.addAll(splicer.finishAtMaxTokens()); // as if it had not asked: the answer is at its limit as counted
       case ChainResult.Rejected<Reply> rejected ->
           fail(new StreamFailureException(rejected.failure(), incomplete(failure, rejected.failure(),
               "the recovery was refused")));
@@ -209,7 +215,11 @@ public final class ResilientStream implements AutoCloseable {
    * less than counted high ({@link OutputCount}): it is of the first attempt's model and the answer
    * holds no thinking. Then a break whose count leaves nothing still asks (for 1 token: {@link
    * RecoveryRequest} never asks for less), and the continuation is dropped at its {@code
-   * message_start} when the count leaves nothing after all.
+   * message_start} when the count leaves nothing after all. Only such targets are asked then: a
+   * continuation by another model is always dropped, its whole input billed for nothing (before
+   * session 13 the chain went on to them when the first model's targets failed: {@code
+   * NoWastedContinuationOnAnotherModelRegressionTest}); when none answers, the answer ends at its
+   * limit as counted, as it would have without asking.
    */
   private boolean mayCountLower(Target next) {
     return next.model().equals(opened.model()) && !splicer.transcript().hasThinking();
