@@ -1,5 +1,6 @@
 package dev.levee.gateway.jobs;
 
+import dev.levee.core.time.Sleeper;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -8,7 +9,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.Objects;
-import dev.levee.core.time.Sleeper;
 
 /**
  * This process's hold on its {@code queue.replica-id} in a shared job store: a row naming the id,

@@ -38,7 +38,8 @@ class StreamEndFlushedRegressionTest {
       assertThat(response.statusCode()).isEqualTo(200);
       assertThat(response.body()).as("calls: %s", upstream.calls)
           .contains(" abcdefghijklmnopqrs", " bcdefghijklmnopqrst", " cdefghijklmnopqrstu")
-          .doesNotContain("unread").contains("\"stop_reason\":\"max_tokens\"").endsWith("event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n");
+          .doesNotContain("unread").contains("\"stop_reason\":\"max_tokens\"")
+          .endsWith("event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n");
       assertThat(upstream.calls).hasSize(2);
     }
   }

@@ -8,9 +8,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 /**
  * Regression (session 12's leftovers): a gateway whose replica id another process held waited 1.5
