@@ -21,6 +21,12 @@ final class MessagesEndpoint {
   private static final ApiError PREFILL_REFUSED = ApiError.invalidRequest(
       "This model does not support assistant message prefill; end the conversation with a user message.");
 
+  /**
+   * The header that carries the scenario time a request is judged at, in ms since the start or the
+   * last reset (see {@link #incidentTime}).
+   */
+  static final String INCIDENT_TIME = "x-emulator-incident-ms";
+
   private final EmulatorState state;
   private final StreamResponder stream;
   private final JsonResponder json;
@@ -56,7 +62,7 @@ final class MessagesEndpoint {
     if (limited.isPresent() && !admitted(exchange, request, limited.get().rule())) {
       return;
     }
-    ScenarioRuntime.Verdict verdict = state.scenario.decide(request.model(), state.elapsed());
+    ScenarioRuntime.Verdict verdict = state.scenario.decide(request.model(), incidentTime(exchange));
     Timing timing = Timing.of(state.options);
     if (verdict.phase() != null) {
       timing = timing.with(verdict.phase().ttft(), verdict.phase().deltaDelay());
@@ -169,5 +175,27 @@ final class MessagesEndpoint {
       case 503 -> exchange.fail(new ApiError(503, ApiError.typeFor(503), "Service unavailable"));
       default -> exchange.fail(ApiError.overloaded("Overloaded"));
     }
+  }
+
+  /**
+   * The scenario time {@code exchange}'s request is judged at: the {@value #INCIDENT_TIME} it
+   * carries (a drill sends each request's nominal send time, so that a CPU-starved machine that
+   * delivers it late does not move it out of its phase), else — the header absent, or not a
+   * whole number of ms ≥ 0 — the time since the start or the last reset. Rate limits and the log
+   * keep the arrival time.
+   */
+  private Duration incidentTime(Exchange exchange) {
+    String carried = exchange.request.getHeaders().get(INCIDENT_TIME);
+    if (carried != null) {
+      try {
+        long ms = Long.parseLong(carried.strip());
+        if (ms >= 0) {
+          return Duration.ofMillis(ms);
+        }
+      } catch (NumberFormatException notATime) {
+        // judged at its arrival
+      }
+    }
+    return state.elapsed();
   }
 }

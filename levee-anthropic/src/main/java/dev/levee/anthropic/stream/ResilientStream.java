@@ -45,7 +45,8 @@ public final class ResilientStream implements AutoCloseable {
   private Target target;
   private Completion completion;
   private UpstreamStream upstream;
-  private int recoveries;
+  private int breaksRecovered; // bounded by StreamSettings#maxRecoveries
+  private int recoveries; // continuations spliced in: one per break recovered, one per goOn
   private int recoveryCalls;
   private long deltas;
   private Duration silent = Duration.ZERO; // the stalls' silences so far, recovered ones
@@ -104,10 +105,13 @@ public final class ResilientStream implements AutoCloseable {
 
   /**
    * Whether {@link #next()} has an event at hand without waiting on the upstream (the caller may
-   * hold its flush until it has written them).
+   * hold its flush until it has written them). False once the answer is finished, though its
+   * upstream's unread rest (a continuation dropped at its {@code message_start}) be at hand: the
+   * next {@link #next()} returns null, and a caller holding its flush for it would never flush
+   * ({@code StreamEndFlushedRegressionTest}).
    */
   public boolean ready() {
-    return !toClient.isEmpty() || (upstream != null && upstream.ready());
+    return !toClient.isEmpty() || (!splicer.finished() && upstream != null && upstream.ready());
   }
 
   /**
@@ -129,7 +133,12 @@ public final class ResilientStream implements AutoCloseable {
     return target;
   }
 
-  /** Recoveries spliced in so far. */
+  /**
+   * Continuations spliced in so far: one per break recovered, and one more for each recovered
+   * answer that went on to the client's {@code max_tokens} after it stopped short ({@link
+   * StreamSplicer#stoppedShort()}). What {@code levee_stream_resumes_total} and the access log's
+   * {@code recoveries=} count; {@link StreamSettings#maxRecoveries()} bounds the breaks alone.
+   */
   public int recoveries() {
     return recoveries;
   }
@@ -165,10 +174,14 @@ public final class ResilientStream implements AutoCloseable {
     }
     long spent = splicer.endAttempt();
     List<Target> order = recovery.order(target, failure.kind());
-    if (recovery.outputTokensLeft(spent) <= 0 && !mayCountLower(order.get(0))) {
+    boolean nothingLeft = recovery.outputTokensLeft(spent) <= 0;
+    if (nothingLeft && !mayCountLower(order.get(0))) {
       completion.failure(failure);
       toClient.addAll(splicer.finishAtMaxTokens()); // as an unbroken answer that reached max_tokens ends
       return;
+    }
+    if (nothingLeft) { // asked only for the count: another model's would be dropped at its message_start, unused
+      order = order.stream().filter(this::mayCountLower).toList();
     }
     silent = silent.plus(silenceOf(failure));
     if (order.get(0).equals(target)) {
@@ -180,11 +193,14 @@ public final class ResilientStream implements AutoCloseable {
     recoveryCalls += asked.calls();
     switch (asked) {
       case ChainResult.Answered<Reply> answered -> {
+        breaksRecovered++;
         recoveries++;
         splicer.beginRecovery(recovery.prefills(answered.target()));
         adopt(answered);
       }
       case ChainResult.Cancelled<Reply> cancelled -> throw clientGone();
+      case ChainResult<Reply> unanswered when nothingLeft ->
+          toClient.addAll(splicer.finishAtMaxTokens()); // as if it had not asked: the answer is at its limit as counted
       case ChainResult.Rejected<Reply> rejected ->
           fail(new StreamFailureException(rejected.failure(), incomplete(failure, rejected.failure(),
               "the recovery was refused")));
@@ -199,7 +215,11 @@ public final class ResilientStream implements AutoCloseable {
    * less than counted high ({@link OutputCount}): it is of the first attempt's model and the answer
    * holds no thinking. Then a break whose count leaves nothing still asks (for 1 token: {@link
    * RecoveryRequest} never asks for less), and the continuation is dropped at its {@code
-   * message_start} when the count leaves nothing after all.
+   * message_start} when the count leaves nothing after all. Only such targets are asked then: a
+   * continuation by another model is always dropped, its whole input billed for nothing (before
+   * session 13 the chain went on to them when the first model's targets failed: {@code
+   * NoWastedContinuationOnAnotherModelRegressionTest}); when none answers, the answer ends at its
+   * limit as counted, as it would have without asking.
    */
   private boolean mayCountLower(Target next) {
     return next.model().equals(opened.model()) && !splicer.transcript().hasThinking();
@@ -219,6 +239,7 @@ public final class ResilientStream implements AutoCloseable {
     recoveryCalls += asked.calls();
     switch (asked) {
       case ChainResult.Answered<Reply> answered -> {
+        recoveries++; // spliced in as any recovery is
         splicer.goOn(recovery.prefills(answered.target()));
         adopt(answered);
       }
@@ -238,8 +259,8 @@ public final class ResilientStream implements AutoCloseable {
     if (!splicer.transcript().recoverable()) {
       return "it broke inside a thinking block, which cannot be resumed";
     }
-    if (recoveries >= recovery.settings().maxRecoveries()) {
-      return "it broke " + (recoveries + 1) + " times";
+    if (breaksRecovered >= recovery.settings().maxRecoveries()) {
+      return "it broke " + (breaksRecovered + 1) + " times";
     }
     Duration silence = silenceOf(failure);
     if (silence.isPositive() && silent.compareTo(recovery.settings().recoveryWindow()) >= 0) {

@@ -8,7 +8,8 @@ import java.time.Duration;
  * @param ttftTimeout the longest wait for an attempt's first content delta (default 15 s)
  * @param idleTimeout the longest silence between content events; pings do not count (default 30 s)
  * @param holdLimit the most events read before the first content delta (default 64)
- * @param maxRecoveries recoveries tried for one stream (default 5; config key {@code max-resumes})
+ * @param maxRecoveries breaks recovered for one stream (default 5; config key {@code max-resumes}); the
+ *     continuation that takes a recovered answer on to its {@code max_tokens} is part of its break's
  * @param recoveryWindow the time allowed to recover one break: a fresh deadline from the break,
  *     since a long healthy stream may outlive the request's own deadline (default 30 s); also the
  *     silence a stream may spend in stalls, summed, before a further stall is not recovered

@@ -59,8 +59,8 @@ public final class Drill {
     readings = new DemoReport.Readings(seconds);
     try (World levee = World.start("levee", true, incident);
          World baseline = World.start("baseline", false, incident);
-         Load withLevee = new Load(levee, clients, seconds);
-         Load without = new Load(baseline, clients, seconds)) {
+         Load withLevee = new Load(levee, clients, seconds, rate);
+         Load without = new Load(baseline, clients, seconds, rate)) {
       levee.reset(); // incident time restarts for the warm-up, then again at time zero
       baseline.reset();
       withLevee.warmUp();

@@ -165,7 +165,7 @@ public final class JobWorkers implements AutoCloseable {
    * gateway's {@code queue.replica-id} ({@link JobStore#recoverOwn}; none without one, and they wait
    * out their lease). With a replica id on a shared store it first takes the id ({@link
    * ReplicaLease}): free or released, at once; held by another process, on a thread of its own
-   * (the gateway serves and queues meanwhile), which waits half a lease to see whether that
+   * (the gateway serves and queues meanwhile), which waits two heartbeats (two thirds of a lease) to see whether that
    * process is alive: a crashed one's hold is taken over and draining starts; a live one's is an
    * error logged (two live replicas with one id), and this gateway's workers stay off. {@link
    * #started()} tells which.
@@ -189,7 +189,7 @@ public final class JobWorkers implements AutoCloseable {
 
   private void takeIdThenDrain() {
     try {
-      replicaLease.acquire(wall, config.lease().dividedBy(3));
+      replicaLease.acquire(wall, config.lease().dividedBy(3), Thread::sleep);
     } catch (IllegalStateException e) {
       LOG.error("{}; this gateway still serves and queues, and leaves queued jobs to the other replicas", e.getMessage());
       started.completeExceptionally(e);
@@ -241,7 +241,7 @@ public final class JobWorkers implements AutoCloseable {
       try {
         if (!replicaLease.beat(wall.instant())) {
           LOG.error("queue.replica-id {} is now held by another gateway process (this one could not renew its hold for "
-              + "half a lease, and one started with the same id took it over): the two may run each other's jobs "
+              + "two heartbeats, and one started with the same id took it over): the two may run each other's jobs "
               + "again when either restarts; give each replica its own id", store.replicaId());
         }
       } catch (RuntimeException e) {
@@ -542,7 +542,7 @@ public final class JobWorkers implements AutoCloseable {
       try {
         replicaLease.release(); // a clean stop: the next process with this id starts at once
       } catch (RuntimeException e) {
-        LOG.warn("cannot release queue.replica-id {}; its next process waits half a lease before taking it",
+        LOG.warn("cannot release queue.replica-id {}; its next process waits two heartbeats before taking it",
             store.replicaId(), e);
       }
     }

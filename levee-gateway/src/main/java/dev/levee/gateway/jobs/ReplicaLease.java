@@ -1,5 +1,6 @@
 package dev.levee.gateway.jobs;
 
+import dev.levee.core.time.Sleeper;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -19,18 +20,27 @@ import java.util.Objects;
  * other's running jobs again at start-up, and every such job would run twice (review). So a gateway
  * first takes the id ({@link #acquire}): free, or held by this id's previous process that stopped
  * cleanly ({@link #release} deleted the row), it is taken at once; held by another instance, the
- * gateway's workers wait {@code beatEvery} × 1.5 (on a thread of their own: the gateway serves
+ * gateway's workers wait {@code beatEvery} × 2 (on a thread of their own: the gateway serves
  * meanwhile, {@link JobWorkers#start}) and look again: a holder that beat meanwhile is alive, and
  * the take fails ({@link IllegalStateException}: a misconfiguration the operator must see, rather
  * than a generated id that would silently lose the restart recovery); one that did not is a crashed
  * predecessor, and its hold is taken over. Takes are compare-and-set, so of two gateways
  * starting together with one id only one gets it. The holder renews the row every {@code beatEvery}
- * ({@link #beat}); a renewal that finds the row another instance's (this gateway could not beat
+ * ({@link #beat}) after its previous heartbeat's work ended (a fixed delay): its beats are {@code
+ * beatEvery} plus that work apart, so a wait of two beats sees a live holder whose beat is late by
+ * up to a whole {@code beatEvery}, where the 1.5 beats waited before session 13 took over from a
+ * holder late by half of one ({@code ReplicaLeaseLateBeatRegressionTest}). A renewal that finds the row another instance's (this gateway could not beat
  * for a while and a new process took the id over) is logged as an error by the caller.
  *
  * <p>Thread-safe; each method is one short statement (or two, in {@link #tryAcquire} and {@link #acquire}).
  */
 final class ReplicaLease {
+
+  /**
+   * The heartbeats a newcomer waits for a holder's next beat: two, so that a beat late by up to one
+   * whole interval (its previous heartbeat's work, a paused process) is still seen.
+   */
+  static final int BEATS_WAITED = 2;
 
   private final Database db;
   private final String replicaId;
@@ -50,16 +60,19 @@ final class ReplicaLease {
   }
 
   /**
-   * Takes the replica id for this process, waiting up to {@code beatEvery} × 1.5 when another
-   * instance holds it, to tell a crashed predecessor from a live duplicate.
+   * Takes the replica id for this process, waiting {@link #BEATS_WAITED} × {@code beatEvery} when
+   * another instance holds it, to tell a crashed predecessor from a live duplicate (see the class doc).
    *
+   * @param wall the time written as this process's first beat
+   * @param beatEvery the holder's heartbeat interval (a third of {@code queue.lease}, {@link JobWorkers})
+   * @param sleeper how the wait is made (the calling thread parks; virtual time in tests)
    * @throws IllegalStateException when another live gateway holds the id
    * @throws InterruptedException when interrupted while waiting
    */
-  void acquire(InstantSource wall, Duration beatEvery) throws InterruptedException {
+  void acquire(InstantSource wall, Duration beatEvery, Sleeper sleeper) throws InterruptedException {
     Holder seen = holder();
     if (seen != null && !seen.instance().equals(instance)) {
-      Thread.sleep(beatEvery.plus(beatEvery.dividedBy(2)));
+      sleeper.sleep(beatEvery.multipliedBy(BEATS_WAITED));
       Holder now = holder();
       if (now != null && (!now.instance().equals(seen.instance()) || now.beatAt() != seen.beatAt())) {
         throw duplicate();

@@ -53,8 +53,9 @@ final class Execution {
    * whatever the router's order: the job is its trial (review: a routed alias's router ranked the
    * healed primary, its outage still in its statistics, below the fallback, which answered every
    * trial job while the primary was never tested). Its call is not hedged, whatever the plan's
-   * hedge delay (which was computed for the plan's first target): {@link FallbackChain} never hedges
-   * a trial, so the trial runs to its verdict.
+   * hedge delay: {@link FallbackChain} never hedges a trial, so the trial runs to its verdict. The
+   * hedge delay of any other call is the one of the target it calls first, once pacing and the
+   * cooldowns have set the order ({@link Plan#hedgeAfter(List)}).
    */
   ChainResult<Reply> execute(InboundRequest in, Plan plan, Cancellation cancellation, ReservedPermit reserved) {
     Target trial = reserved.target();
@@ -78,9 +79,10 @@ final class Execution {
       return TierBoard.refusal((CooldownPlan.Refuse) cooled);
     }
     return in.stream()
-        ? streams.open(plan.request(), go.targets(), plan.deadline(), cancellation, plan.hedgeAfter(), routing::reading)
+        ? streams.open(plan.request(), go.targets(), plan.deadline(), cancellation, plan.hedgeAfter(go.targets()),
+            routing::reading)
         : chain.execute(go.targets(), plan.deadline(), false, routing.reading(upstreams.json(plan.request(), cancellation)),
-            plan.hedgeAfter(), reserved);
+            plan.hedgeAfter(go.targets()), reserved);
   }
 
   /** {@code order} with {@code target} moved to the front. */

@@ -17,8 +17,7 @@ import java.util.List;
  * @param storeTtl how long the answer is cached: the feature's hot TTL, its cold TTL for a T2
  *     regeneration, zero when it is not cached
  * @param reduced whether the targets are the feature's reduced ones (T1, or T2 on a miss)
- * @param hedgeAfter how long the first call may go without its first byte before the next target
- *     is called too (the alias's {@code hedge}); null: no hedge
+ * @param hedge the alias's hedge delay ({@link #hedgeAfter(List)}); null: no hedge
  * @param route the scoring router's decision that ordered {@code targets} ({@code route: score}
  *     at T0), or null when the targets are the chain as written
  * @param changes below T0, what the tier's edits changed for this request ({@code reduced model
@@ -26,7 +25,7 @@ import java.util.List;
  *     by {@code ", "}); null when they changed nothing (or at T0)
  */
 record Plan(List<Target> targets, OriginalRequest request, Deadline deadline, boolean recover, Duration storeTtl,
-    boolean reduced, Duration hedgeAfter, RouteDecision route, String changes) {
+    boolean reduced, HedgeDelay hedge, RouteDecision route, String changes) {
 
   Plan {
     targets = List.copyOf(targets);
@@ -36,6 +35,20 @@ record Plan(List<Target> targets, OriginalRequest request, Deadline deadline, bo
   Plan(List<Target> targets, OriginalRequest request, Deadline deadline, boolean recover, Duration storeTtl,
       boolean reduced) {
     this(targets, request, deadline, recover, storeTtl, reduced, null, null, null);
+  }
+
+  /**
+   * How long the first call may go without its first byte before the next target is called too,
+   * when the chain runs in {@code order} (pacing and cooldowns may change the first target): the
+   * delay of the target called first; null without a hedge or a second target.
+   */
+  Duration hedgeAfter(List<Target> order) {
+    return hedge == null ? null : hedge.after(order);
+  }
+
+  /** {@link #hedgeAfter(List)} in the plan's own order. */
+  Duration hedgeAfter() {
+    return hedgeAfter(targets);
   }
 
   /**

@@ -29,9 +29,9 @@ import java.util.function.Function;
  * </ul>
  *
  * <p>A token count goes to the alias's chain unchanged. Every plan carries one deadline ({@code
- * policy.deadline}, from now). An answer through an alias with a {@code hedge} and at least two
- * targets carries its hedge delay: fixed, or the first target's measured p95 ({@link
- * HedgePolicy}). Thread-safe.
+ * policy.deadline}, from now). An answer through an alias with a {@code hedge} carries its hedge
+ * delay: fixed, or the measured p95 of the target called first, once the order is final ({@link
+ * HedgeDelay}). Thread-safe.
  */
 final class Planner {
 
@@ -69,7 +69,7 @@ final class Planner {
     List<Target> targets = reduced ? reducedTargets(in) : route != null ? route.order() : in.alias().targets();
     OriginalRequest shaped = shaped(in, tier);
     return new Plan(targets, shaped, requestDeadline, recover,
-        tier == Tier.T2 ? feature.coldTtl() : feature.hotTtl(), reduced, hedgeAfter(in.alias().hedge(), targets), route,
+        tier == Tier.T2 ? feature.coldTtl() : feature.hotTtl(), reduced, hedge(in.alias().hedge()), route,
         reduced ? changes(in, targets, shaped) : null);
   }
 
@@ -94,13 +94,9 @@ final class Planner {
     return changed.isEmpty() ? null : String.join(", ", changed);
   }
 
-  /** The hedge delay for a chain: null without a hedge policy or a second target. */
-  private Duration hedgeAfter(HedgePolicy hedge, List<Target> targets) {
-    if (hedge == null || targets.size() < 2) {
-      return null;
-    }
-    SliSnapshot first = measured.apply(targets.getFirst());
-    return first == null ? hedge.delay(0, null) : hedge.delay(first.successes(), Duration.ofMillis(first.p95Millis()));
+  /** The alias's hedge delay, read for the target each request calls first; null without a hedge policy. */
+  private HedgeDelay hedge(HedgePolicy hedge) {
+    return hedge == null ? null : new HedgeDelay(hedge, measured);
   }
 
   private static List<Target> reducedTargets(InboundRequest in) {

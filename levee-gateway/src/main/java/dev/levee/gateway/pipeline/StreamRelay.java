@@ -32,6 +32,7 @@ final class StreamRelay {
   private final Relay.Waits waits;
   private Failure failure; // why it failed, once it has
   private boolean atHand = true; // whether the next event is at hand without a wait (first: the held-back ones)
+  private boolean gathered; // events written and not flushed yet
 
   /**
    * @param body the client's stream, committed
@@ -83,10 +84,15 @@ final class StreamRelay {
           }
           SseEvent event = stream.next();
           if (event == null) {
+            if (gathered) {
+              out.flush(); // the last events were gathered while more seemed at hand
+            }
             return ResilientStream.Outcome.COMPLETE;
           }
           atHand = stream.ready();
-          out.write(event, flushes.after(event, atHand)); // before a wait, and at the first delta
+          boolean flush = flushes.after(event, atHand); // before a wait, and at the first delta
+          out.write(event, flush);
+          gathered = !flush;
           if (assembled != null) {
             assembled.accept(event);
           }

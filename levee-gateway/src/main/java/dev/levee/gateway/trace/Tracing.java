@@ -122,7 +122,9 @@ public final class Tracing implements AutoCloseable {
         .setAttribute("http.response.status_code", (long) r.status())
         .startSpan();
     if (r.target() != null) {
-      request.setAttribute("gen_ai.response.model", r.target().model());
+      if (r.status() < 400) { // the model that generated the answer; a refusal names its target alone
+        request.setAttribute("gen_ai.response.model", r.target().model());
+      }
       request.setAttribute("levee.target", r.target().id());
     }
     if (!r.usage().isEmpty()) {
