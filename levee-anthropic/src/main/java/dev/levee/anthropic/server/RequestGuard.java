@@ -120,9 +120,10 @@ public final class RequestGuard extends Handler.Wrapper {
   @Override
   public boolean handle(Request request, Response response, Callback callback) throws Exception {
     String path = Request.getPathInContext(request);
-    Optional<ApiError> coding = TransferCodings.check(request.getHeaders());
+    Optional<ApiError> coding = TransferCodings.check(request.getHeaders(),
+        request.getConnectionMetaData().getHttpVersion());
     if (coding.isPresent()) { // on every lane: the body's framing is not what it seems
-      response.getHeaders().put("x-should-retry", "false");
+      response.getHeaders().put("x-should-retry", "false"); // a retry would send the same framing
       refuse(request, response, callback, coding.get(), true);
       return true;
     }

@@ -7,6 +7,7 @@ import java.util.Locale;
 import java.util.Optional;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpVersion;
 
 /**
  * The transfer codings a request may be sent with: {@code chunked} only. Jetty frames a request
@@ -15,10 +16,11 @@ import org.eclipse.jetty.http.HttpHeader;
  * and forwarded with its coding dropped. RFC 9112 section 6.1: a server that receives a transfer
  * coding it does not understand should answer 501 (Not Implemented); it is answered so, typed
  * {@code invalid_request_error} (the client's doing) with {@code x-should-retry: false} (the SDKs
- * retry a 5xx otherwise), and the connection is closed. A request whose last coding is not {@code
- * chunked}, or that has both {@code Transfer-Encoding} and {@code Content-Length}, Jetty refuses
- * itself with 400 and closes (RFC 9112 section 6.3), answered in the API's shape by {@link
- * ApiErrorHandler}. Thread-safe (stateless).
+ * retry a 5xx otherwise), and the connection is closed. An HTTP/1.0 request with any {@code
+ * Transfer-Encoding} (which Jetty frames as chunked) has faulty framing by the same section: 400,
+ * closed. A request whose last coding is not {@code chunked}, or that has both {@code
+ * Transfer-Encoding} and {@code Content-Length}, Jetty refuses itself with 400 and closes (RFC 9112
+ * section 6.3), answered in the API's shape by {@link ApiErrorHandler}. Thread-safe (stateless).
  */
 final class TransferCodings {
 
@@ -29,12 +31,17 @@ final class TransferCodings {
 
   /**
    * @param headers the request's headers
+   * @param version the request's HTTP version
    * @return the 501 to answer when {@code Transfer-Encoding} names a coding other than {@code
-   *     chunked}; empty otherwise
+   *     chunked}, the 400 when an HTTP/1.0 request has one at all; empty otherwise
    */
-  static Optional<ApiError> check(HttpFields headers) {
+  static Optional<ApiError> check(HttpFields headers, HttpVersion version) {
     if (!headers.contains(HttpHeader.TRANSFER_ENCODING)) {
       return Optional.empty(); // nearly every request: no list, no allocation
+    }
+    if (version == HttpVersion.HTTP_1_0) { // HTTP/1.0 has no transfer codings: a proxy on the way framed it otherwise
+      return Optional.of(ApiError.invalidRequest("Transfer-Encoding is not defined for an HTTP/1.0 request; its framing"
+          + " is faulty (RFC 9112 section 6.1): send HTTP/1.1, or frame the body by Content-Length."));
     }
     List<String> values = headers.getValuesList(HttpHeader.TRANSFER_ENCODING);
     for (String value : values) {

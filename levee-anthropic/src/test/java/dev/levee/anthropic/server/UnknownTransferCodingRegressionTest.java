@@ -12,7 +12,9 @@ import org.junit.jupiter.api.Test;
  * with its coding dropped. RFC 9112 section 6.1: a coding the server does not understand gets 501
  * (Not Implemented); it is now refused so, in the API's shape, and the connection closed. The
  * framings RFC 9112 section 6.3 refuses (chunked not last; Transfer-Encoding with Content-Length)
- * stay refused with 400 and a closed connection.
+ * stay refused with 400 and a closed connection. Also: an HTTP/1.0 request with {@code
+ * Transfer-Encoding: chunked} was framed as chunked and answered 200; RFC 9112 section 6.1 calls
+ * its framing faulty (HTTP/1.0 has no transfer codings), so it is now refused with 400 and closed.
  */
 class UnknownTransferCodingRegressionTest {
 
@@ -85,6 +87,19 @@ class UnknownTransferCodingRegressionTest {
       assertThat(bothAnswer).startsWith("HTTP/1.1 400").contains("\"invalid_request_error\"")
           .containsIgnoringCase("connection: close");
       assertThat(bothAnswer.split("HTTP/1.1 ", -1)).as("nothing smuggled behind it is answered").hasSize(2);
+      assertThat(server.entered.availablePermits()).isZero();
+    }
+  }
+
+  @Test
+  void anHttp10RequestWithTransferEncodingIsRefusedWith400() throws Exception {
+    try (TestServer server = new TestServer(ServerLimits.DEFAULT); Socket socket = server.socket()) {
+      server.release.countDown();
+
+      String answer = TestServer.exchange(socket, post("Transfer-Encoding: chunked\r\n")
+          .replace("HTTP/1.1", "HTTP/1.0") + CHUNKED_BODY);
+
+      assertThat(answer).startsWith("HTTP/1.1 400").contains("\"invalid_request_error\"").contains("HTTP/1.0");
       assertThat(server.entered.availablePermits()).isZero();
     }
   }
