@@ -22,7 +22,9 @@ import java.util.regex.Pattern;
  * Reads and checks a {@code POST /v1/messages/batches} body — {@code {"requests": [{"custom_id",
  * "params"}, …]}} — all of it before anything is stored: the first problem refuses the whole batch
  * with the API's 400 {@code invalid_request_error} (413 {@code request_too_large} past the API's
- * limits: 100,000 requests, 256 MB; source: the Message Batches API documentation).
+ * limits: 100,000 requests, 256 MB; source: the Message Batches API documentation). A body that is
+ * not UTF-8 is refused as {@code /v1/messages} refuses it ({@link JsonSyntax#readsUtf8}); field
+ * names quoted in a refusal are cut ({@link ClientText#shown}).
  */
 final class BatchParser {
 
