@@ -2,8 +2,10 @@ package dev.levee.anthropic;
 
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.core.io.JsonEOFException;
+import dev.levee.anthropic.error.ClientText;
 import java.io.CharConversionException;
 import java.io.IOException;
 import java.util.Locale;
@@ -23,7 +25,23 @@ public final class JsonSyntax {
   private static final Pattern NON_STANDARD = Pattern.compile("Non-standard token '(.*?)'");
   private static final Pattern CONTROL_CHAR = Pattern.compile("Illegal unquoted character \\(\\(CTRL-CHAR, code (\\d+)\\)\\)");
 
+  /**
+   * Why a body in UTF-16 or UTF-32 is refused: JSON exchanged between systems must be UTF-8 (RFC
+   * 8259 section 8.1), and the upstream would read such a body otherwise than Levee.
+   */
+  public static final String NOT_UTF8 = "request body is not UTF-8; JSON must be sent as UTF-8 (RFC 8259 section 8.1)";
+
   private JsonSyntax() {}
+
+  /**
+   * Whether {@code parser}, made on bytes and past its first token, reads them as UTF-8 (a UTF-8
+   * BOM included). Jackson detects UTF-16 and UTF-32 by itself, from zero bytes or a BOM, and
+   * decodes them; such a parser has no byte offsets. Every body Levee reads as JSON is checked so
+   * ({@link #NOT_UTF8}): the Messages and the Message Batches endpoints alike.
+   */
+  public static boolean readsUtf8(JsonParser parser) {
+    return parser.currentTokenLocation().getByteOffset() >= 0;
+  }
 
   /**
    * What is wrong, e.g. {@code unexpected '}' where a field name in double quotes was expected
@@ -71,7 +89,7 @@ public final class JsonSyntax {
     }
     m = UNRECOGNIZED.matcher(message);
     if (m.lookingAt()) {
-      return "unexpected '" + shorten(m.group(1)) + "'";
+      return "unexpected '" + ClientText.shown(m.group(1)) + "'";
     }
     if (message.startsWith("Unexpected close marker")) {
       return "a closing bracket does not match its opening one";
@@ -101,9 +119,5 @@ public final class JsonSyntax {
 
   private static String codePoint(int code) {
     return String.format(Locale.ROOT, "U+%04X", code);
-  }
-
-  private static String shorten(String token) {
-    return token.length() > 40 ? token.substring(0, 40) + "..." : token;
   }
 }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.levee.anthropic.Json;
 import dev.levee.anthropic.Units;
 import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.error.ClientText;
 import dev.levee.anthropic.server.ServerIo;
 import dev.levee.core.tier.Tier;
 import dev.levee.gateway.jobs.JobsAdmin;
@@ -86,7 +87,8 @@ final class AdminHandler {
     } else if (path.equals("/admin/route") && request.getMethod().equals("GET") && routing != null) {
       route(request, response, callback);
     } else if (jobs == null || !jobs.handle(path, request, response, callback)) {
-      LeveeErrors.send(response, callback, ApiError.notFound("no admin endpoint " + request.getMethod() + " " + path));
+      LeveeErrors.send(response, callback, ApiError.notFound("no admin endpoint "
+          + ClientText.shown(request.getMethod()) + " " + ClientText.shown(path)));
     }
   }
 
@@ -97,7 +99,7 @@ final class AdminHandler {
     if (alias == null) {
       LeveeErrors.send(response, callback, name == null
           ? ApiError.invalidRequest("alias is required: /admin/route?alias=<configured alias>&task=code")
-          : ApiError.notFound("unknown alias '" + name + "'"));
+          : ApiError.notFound("unknown alias '" + ClientText.shown(name) + "'"));
       return;
     }
     long inputTokens;
@@ -119,7 +121,7 @@ final class AdminHandler {
 
   private void force(String feature, Request request, Response response, Callback callback) {
     if (!tiers.knows(feature)) {
-      LeveeErrors.send(response, callback, ApiError.notFound("unknown feature '" + feature + "'"));
+      LeveeErrors.send(response, callback, ApiError.notFound("unknown feature '" + ClientText.shown(feature) + "'"));
       return;
     }
     JsonNode body;

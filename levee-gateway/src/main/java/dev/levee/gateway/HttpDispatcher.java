@@ -2,6 +2,7 @@ package dev.levee.gateway;
 
 import dev.levee.anthropic.Json;
 import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.error.ClientText;
 import dev.levee.anthropic.server.ServerIo;
 import dev.levee.gateway.health.HealthReport;
 import dev.levee.gateway.health.Metrics;
@@ -142,7 +143,8 @@ final class HttpDispatcher extends Handler.Abstract {
           passThrough.handle(request, response, recorded(request, response, callback));
           return true;
         }
-        return error(request, response, callback, ApiError.notFound("Levee does not serve " + method + " " + path));
+        return error(request, response, callback, ApiError.notFound("Levee does not serve "
+            + ClientText.shown(method) + " " + ClientText.shown(path)));
       }
     }
     return true;
@@ -207,8 +209,8 @@ final class HttpDispatcher extends Handler.Abstract {
     String why = method.equals("OPTIONS") && request.getHeaders().get("access-control-request-method") != null
         ? ": a browser's CORS preflight from an origin server.cors does not allow (docs/gateway.md, \"Browsers (CORS)\")"
         : "";
-    return error(request, response, callback, new ApiError(405, "invalid_request_error", method + " is not allowed on "
-        + path + why));
+    return error(request, response, callback, new ApiError(405, "invalid_request_error",
+        ClientText.shown(method) + " is not allowed on " + ClientText.shown(path) + why));
   }
 
   /**

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
+import dev.levee.anthropic.error.ClientText;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
@@ -68,22 +69,23 @@ public final class MessagesRequest {
       if (p.nextToken() != JsonToken.START_OBJECT) {
         throw new InvalidRequestException("request body must be a JSON object");
       }
-      if (p.currentTokenLocation().getByteOffset() < 0) { // the parser took it for UTF-16 or UTF-32
-        throw new InvalidRequestException("request body is not UTF-8; JSON must be sent as UTF-8 (RFC 8259 section 8.1)");
+      if (!dev.levee.anthropic.JsonSyntax.readsUtf8(p)) { // the parser took it for UTF-16 or UTF-32
+        throw new InvalidRequestException(dev.levee.anthropic.JsonSyntax.NOT_UTF8);
       }
       JsonToken t;
       java.util.Set<String> seen = new java.util.HashSet<>();
       while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
         String field = p.currentName();
         if (!seen.add(field)) { // which one counts differs between parsers: Levee and the upstream must agree
-          throw new InvalidRequestException(field + ": given more than once");
+          throw new InvalidRequestException(ClientText.shown(field) + ": given more than once");
         }
         int keyStart = (int) p.currentTokenLocation().getByteOffset();
         JsonToken value = p.nextToken();
         int valueStart = (int) p.currentTokenLocation().getByteOffset();
         if (field.equals("max_tokens") && value == JsonToken.VALUE_NUMBER_INT) {
           if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
-            throw new InvalidRequestException("max_tokens: Input should be a valid integer, was " + p.getText());
+            throw new InvalidRequestException("max_tokens: Input should be a valid integer, was "
+                + ClientText.shown(p.getText()));
           }
           maxTokens = p.getLongValue();
         }

@@ -4,6 +4,7 @@ import dev.levee.anthropic.error.ApiError;
 import dev.levee.core.time.Spans;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
@@ -21,6 +22,8 @@ import org.slf4j.LoggerFactory;
  * The door of a Levee server, before its handler: two lanes, admission, the body, and shutdown.
  *
  * <ul>
+ *   <li><b>Framing</b>: a transfer coding other than {@code chunked} is refused on every lane, 501
+ *       and closed ({@link TransferCodings}).
  *   <li><b>Control lane</b> ({@code /health}, {@code /metrics}…): passed straight on, never
  *       limited, never waiting behind API traffic; while the server stops, the readiness path
  *       answers 503 {@code shutting_down}.
@@ -82,7 +85,7 @@ public final class RequestGuard extends Handler.Wrapper {
 
   /**
    * Hears the requests the server refuses before any handler sees them: over a concurrency limit
-   * (529, 429), during shutdown (503), a body too slow (408) or unreadable (400), headers too slow
+   * (529, 429), during shutdown (503), a transfer coding it does not understand (501), a body too slow (408) or unreadable (400), headers too slow
    * (408, {@link HeaderDeadline}), a request Jetty could not parse ({@link ApiErrorHandler}).
    * Called after the answer is written (headers too slow: on the sweeping thread, as it is
    * written); must not block.
@@ -117,6 +120,13 @@ public final class RequestGuard extends Handler.Wrapper {
   @Override
   public boolean handle(Request request, Response response, Callback callback) throws Exception {
     String path = Request.getPathInContext(request);
+    Optional<ApiError> coding = TransferCodings.check(request.getHeaders(),
+        request.getConnectionMetaData().getHttpVersion());
+    if (coding.isPresent()) { // on every lane: the body's framing is not what it seems
+      response.getHeaders().put("x-should-retry", "false"); // a retry would send the same framing
+      refuse(request, response, callback, coding.get(), true);
+      return true;
+    }
     if (lanes.control().test(path)) {
       if (draining && path.equals(lanes.readinessPath())) {
         ServerIo.json(response, callback, 503, NOT_READY);

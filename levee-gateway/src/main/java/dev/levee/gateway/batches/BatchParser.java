@@ -1,5 +1,6 @@
 package dev.levee.gateway.batches;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -7,6 +8,7 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.levee.anthropic.JsonSyntax;
 import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.error.ClientText;
 import dev.levee.anthropic.message.MessagesRequest;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -20,7 +22,9 @@ import java.util.regex.Pattern;
  * Reads and checks a {@code POST /v1/messages/batches} body — {@code {"requests": [{"custom_id",
  * "params"}, …]}} — all of it before anything is stored: the first problem refuses the whole batch
  * with the API's 400 {@code invalid_request_error} (413 {@code request_too_large} past the API's
- * limits: 100,000 requests, 256 MB; source: the Message Batches API documentation).
+ * limits: 100,000 requests, 256 MB; source: the Message Batches API documentation). A body that is
+ * not UTF-8 is refused as {@code /v1/messages} refuses it ({@link JsonSyntax#readsUtf8}); field
+ * names quoted in a refusal are cut ({@link ClientText#shown}).
  */
 final class BatchParser {
 
@@ -58,8 +62,11 @@ final class BatchParser {
       throw new Refused(ApiError.requestTooLarge("a batch may be at most 256 MB; this one is " + body.length + " bytes"));
     }
     JsonNode root;
-    try {
-      root = JSON.readTree(body);
+    try (JsonParser parser = JSON.createParser(body)) {
+      if (parser.nextToken() != null && !JsonSyntax.readsUtf8(parser)) {
+        throw bad(JsonSyntax.NOT_UTF8); // as /v1/messages: Jackson would decode it, and its params pass on as UTF-8
+      }
+      root = JSON.readTree(parser);
     } catch (IOException e) {
       throw bad("request body is not valid JSON: " + JsonSyntax.describe(e));
     } catch (NumberFormatException e) { // a float no BigDecimal holds (1e99999999999), as Json.tryParse
@@ -87,7 +94,7 @@ final class BatchParser {
     }
     for (Map.Entry<String, JsonNode> field : root.properties()) {
       if (!field.getKey().equals("requests")) {
-        throw bad(field.getKey() + ": Extra inputs are not permitted");
+        throw bad(ClientText.shown(field.getKey()) + ": Extra inputs are not permitted");
       }
     }
     List<Entry> entries = new ArrayList<>(requests.size());
@@ -121,7 +128,7 @@ final class BatchParser {
     }
     for (Map.Entry<String, JsonNode> field : request.properties()) {
       if (!field.getKey().equals("custom_id") && !field.getKey().equals("params")) {
-        throw bad(at + "." + field.getKey() + ": Extra inputs are not permitted");
+        throw bad(at + "." + ClientText.shown(field.getKey()) + ": Extra inputs are not permitted");
       }
     }
     checkParams(params, at + ".params");

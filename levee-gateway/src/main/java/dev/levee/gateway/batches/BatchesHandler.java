@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.levee.anthropic.Json;
 import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.error.ClientText;
 import dev.levee.anthropic.server.ServerIo;
 import dev.levee.gateway.cache.CacheKey;
 import dev.levee.gateway.cache.HeaderValues;
@@ -114,7 +115,8 @@ public final class BatchesHandler {
         }
         results(tenant, id, response, callback);
       } else {
-        LeveeErrors.send(response, callback, ApiError.notFound("Levee does not serve " + method + " " + path));
+        LeveeErrors.send(response, callback, ApiError.notFound("Levee does not serve "
+            + ClientText.shown(method) + " " + ClientText.shown(path)));
       }
     } catch (JobStore.StoreException e) {
       LeveeErrors.send(response, callback, ApiError.api("the job store failed; nothing was changed. " + e.getMessage()));
@@ -154,7 +156,7 @@ public final class BatchesHandler {
         if (!seal.enabled()) {
           response.getHeaders().put("x-should-retry", "false"); // a configuration matter: retrying cannot help
           LeveeErrors.send(response, callback, ApiError.api("this gateway is not configured for batches of '"
-              + entry.model() + "': its upstream has no api-key, so each request must keep your API key, and "
+              + ClientText.shown(entry.model()) + "': its upstream has no api-key, so each request must keep your API key, and "
               + "queue.secret (which seals kept keys) is not set. The gateway's operator must " + KeySeal.HOW_TO_ENABLE
               + ". Nothing was stored."));
           return;
@@ -182,7 +184,7 @@ public final class BatchesHandler {
     } catch (NumberFormatException ignored) {
       // refused below
     }
-    throw new IllegalArgumentException("x-levee-priority must be an integer from 0 to 9, was '" + header + "'");
+    throw new IllegalArgumentException("x-levee-priority must be an integer from 0 to 9, was '" + ClientText.shown(header) + "'");
   }
 
   private void list(Request request, Response response, Callback callback, String tenant) {
@@ -285,11 +287,12 @@ public final class BatchesHandler {
   }
 
   private static ApiError notFound(String id) {
-    return ApiError.notFound("No message batch with id '" + id + "'");
+    return ApiError.notFound("No message batch with id '" + ClientText.shown(id) + "'");
   }
 
   private static void notAllowed(Response response, Callback callback, String method, String path, String allowed) {
     response.getHeaders().put("allow", allowed);
-    LeveeErrors.send(response, callback, new ApiError(405, "invalid_request_error", method + " is not allowed on " + path));
+    LeveeErrors.send(response, callback, new ApiError(405, "invalid_request_error",
+        ClientText.shown(method) + " is not allowed on " + ClientText.shown(path)));
   }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.levee.anthropic.Json;
 import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.error.ClientText;
 import dev.levee.anthropic.server.ServerIo;
 import dev.levee.gateway.pipeline.LeveeErrors;
 import java.time.Instant;
@@ -187,13 +188,9 @@ public final class JobsAdmin {
     if (ID.matcher(id).matches()) {
       return true;
     }
-    LeveeErrors.send(response, callback, ApiError.invalidRequest(what + ": '" + shorten(id)
+    LeveeErrors.send(response, callback, ApiError.invalidRequest(what + ": '" + ClientText.shown(id)
         + "' is not a job id (job_ and 26 characters of 0-9 a-z)"));
     return false;
-  }
-
-  private static String shorten(String text) {
-    return text.length() <= 64 ? text : text.substring(0, 64) + "…";
   }
 
   /** A listed job: who and what, where it is, no bodies. */

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.levee.anthropic.Json;
 import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.error.ClientText;
 import dev.levee.anthropic.server.ServerIo;
 import dev.levee.gateway.cache.CacheKey;
 import dev.levee.gateway.pipeline.LeveeErrors;
@@ -49,13 +50,13 @@ public final class JobsHandler {
     if (!request.getMethod().equals("GET")) {
       response.getHeaders().put("allow", "GET");
       LeveeErrors.send(response, callback, new ApiError(405, "invalid_request_error",
-          request.getMethod() + " is not allowed on " + Request.getPathInContext(request)));
+          ClientText.shown(request.getMethod()) + " is not allowed on " + ClientText.shown(Request.getPathInContext(request))));
       return;
     }
     String id = Request.getPathInContext(request).substring(PREFIX.length());
     Optional<Job> job = store.job(CacheKey.tenantOf(ServerIo.headers(request)), id);
     if (job.isEmpty()) {
-      LeveeErrors.send(response, callback, ApiError.notFound("No job with id '" + id + "'"));
+      LeveeErrors.send(response, callback, ApiError.notFound("No job with id '" + ClientText.shown(id) + "'"));
       return;
     }
     ObjectNode view = view(job.get());

@@ -1,6 +1,7 @@
 package dev.levee.gateway.pipeline;
 
 import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.error.ClientText;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -27,7 +28,7 @@ final class IdentityContentEncoding {
     if (identity) {
       return Optional.empty();
     }
-    String sent = JsonContentType.shown(String.join(", ", values));
+    String sent = ClientText.shown(String.join(", ", values));
     return Optional.of(ApiError.invalidRequest("The request body must be sent uncompressed: Levee does not decode"
         + " request bodies (the request had content-encoding: " + sent + ")."));
   }

@@ -1,6 +1,7 @@
 package dev.levee.gateway.pipeline;
 
 import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.error.ClientText;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -15,9 +16,6 @@ import java.util.Optional;
  */
 final class JsonContentType {
 
-  /** The most of a wrong header the error message repeats, in characters. */
-  private static final int SHOWN = 100;
-
   private JsonContentType() {}
 
   /** The refusal for {@code contentType} (the header's value, null when absent), or empty when it is JSON. */
@@ -31,14 +29,8 @@ final class JsonContentType {
       }
     }
     String sent = contentType == null ? "no content-type header"
-        : "content-type: " + shown(contentType);
+        : "content-type: " + ClientText.shown(contentType);
     return Optional.of(ApiError.invalidRequest(
         "The request body must be JSON sent with content-type: application/json (the request had " + sent + ")."));
-  }
-
-  /** A header's value as sent, at most {@value #SHOWN} characters, control characters as spaces: for error messages. */
-  static String shown(String value) {
-    String cut = value.length() > SHOWN ? value.substring(0, SHOWN) + "..." : value;
-    return cut.replaceAll("\\p{Cntrl}", " ");
   }
 }
