@@ -10,6 +10,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -709,7 +710,9 @@ public final class JobStore {
         return new Cancel(was == JobState.CANCELLED ? Cancel.Kind.ALREADY_CANCELLED : Cancel.Kind.ENDED,
             before.get(), was);
       }
-      String why = "cancelled by an operator at " + now + " (POST /admin/jobs/" + id + "/cancel)"
+      // milliseconds, as created_at and expires_at are stored and shown (a wall clock may carry nanoseconds)
+      String why = "cancelled by an operator at " + now.truncatedTo(ChronoUnit.MILLIS) + " (POST /admin/jobs/" + id
+          + "/cancel)"
           + (was == JobState.RUNNING ? " while try " + before.get().attempts()
           + " ran: the try was stopped and nothing it returned was kept" : "");
       String sql = "UPDATE jobs SET state = 'cancelled', finished_at = ?, updated_at = ?, sealed_key = NULL, "
