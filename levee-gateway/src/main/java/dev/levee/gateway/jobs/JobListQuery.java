@@ -56,7 +56,7 @@ record JobListQuery(JobStore.Filter filter, String afterId, String beforeId, int
         return invalid(name + ": empty; give a value, or leave the parameter out"
             + (name.equals("limit") || name.endsWith("_id") ? "" : " to list every " + name));
       }
-      if (field.getValue().length() > MAX_NAME && !name.equals("state")) {
+      if (field.getValue().length() > MAX_NAME && List.of("alias", "tenant", "feature").contains(name)) {
         return invalid(name + ": at most " + MAX_NAME + " characters");
       }
     }
