@@ -6,6 +6,8 @@ import dev.levee.emulator.Scenario;
 import dev.levee.emulator.ScenarioException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -14,7 +16,9 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code levee emulator --port 9010 [--scenario FILE]}: a misbehaving Anthropic API for drills.
+ * {@code levee emulator --port 9010 [--scenario FILE] [--model NAME]… [--lenient]}: a misbehaving
+ * Anthropic API for drills, faithful by default ({@link EmulatorOptions#faithful()}: it refuses a
+ * request without {@code anthropic-version} and a model name it does not know, as the API does).
  * A bad port, address or scenario is one line on stderr and exit code 2; a port already taken,
  * exit code 1.
  */
@@ -37,10 +41,24 @@ final class EmulatorCommand implements Callable<Integer> {
   @Option(names = "--scenario", paramLabel = "FILE", description = "A YAML file of timed fault phases per model.")
   Path scenario;
 
+  @Option(names = "--model", paramLabel = "NAME", description = "A model name to answer besides the listed ones "
+      + "(GET /v1/models), the emu-* fault names and the names the scenario gives; repeatable. Any other name gets "
+      + "404 not_found_error, as from the API.")
+  List<String> models = new ArrayList<>();
+
+  @Option(names = "--lenient", description = "Answer any model name, and requests without anthropic-version (the API "
+      + "refuses both), as the emulator embedded in Levee's tests does.")
+  boolean lenient;
+
+  /** The options the flags ask for, before the scenario. */
+  EmulatorOptions.Builder options() {
+    return EmulatorOptions.builder().host(host).port(port).faithful(!lenient).models(models);
+  }
+
   @Override
   public Integer call() throws Exception {
     PrintWriter err = spec.commandLine().getErr();
-    EmulatorOptions.Builder options = EmulatorOptions.builder().host(host).port(port);
+    EmulatorOptions.Builder options = options();
     if (scenario != null) {
       Scenario loaded = ScenarioFiles.load(scenario, err);
       if (loaded == null) {

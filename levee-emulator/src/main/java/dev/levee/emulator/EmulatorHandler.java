@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Routes requests: {@code /_emulator/*} control endpoints (no credentials, not logged), and the
- * {@code /v1/*} API, where every request is read, logged, checked for credentials, then served.
+ * {@code /v1/*} API, where every request is read, logged, checked for credentials (and, when
+ * {@link EmulatorOptions#faithful}, for {@code anthropic-version}), then served.
  * Runs each request on a virtual thread (blocking handler).
  */
 final class EmulatorHandler extends Handler.Abstract {
@@ -80,11 +81,16 @@ final class EmulatorHandler extends Handler.Abstract {
       exchange.fail(unauthenticated);
       return;
     }
+    String version = exchange.request.getHeaders().get("anthropic-version");
+    if (state.options.faithful() && (version == null || version.isBlank())) {
+      exchange.fail(ApiError.invalidRequest("anthropic-version: header is required"));
+      return;
+    }
     if (method.equals("POST") && path.equals("/v1/messages")) {
       exchange.watchDisconnect();
       messages.handle(exchange, body);
     } else if (method.equals("POST") && path.equals("/v1/messages/count_tokens")) {
-      InfoEndpoints.countTokens(exchange, body);
+      InfoEndpoints.countTokens(exchange, body, state);
     } else if (method.equals("GET") && path.equals("/v1/models")) {
       InfoEndpoints.models(exchange);
     } else if (method.equals("GET") && path.startsWith("/v1/models/")) {

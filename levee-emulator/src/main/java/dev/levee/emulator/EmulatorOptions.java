@@ -5,7 +5,9 @@ import dev.levee.anthropic.time.SystemClock;
 import dev.levee.core.time.Sleeper;
 import dev.levee.core.time.Ticker;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * How an {@link Emulator} runs. Immutable; build with {@link #builder()} or take {@link
@@ -31,9 +33,17 @@ import java.util.Objects;
  *     (hang, stall) always uses real time
  * @param limits connections, header deadline, body rate and concurrency, as the gateway's
  *     {@code server.*}; default {@link ServerLimits#DEFAULT}
+ * @param faithful whether it refuses what the API refuses and a test double may let pass: a {@code
+ *     /v1} request without {@code anthropic-version} (400 {@code invalid_request_error}
+ *     "anthropic-version: header is required") and a model name it does not know (404 {@code
+ *     not_found_error} "model: &lt;name&gt;"; see {@link #knows}). Default false: Levee's tests name
+ *     their models freely ({@code claude-big}, {@code primary}) and send raw requests; {@code levee
+ *     emulator} turns it on
+ * @param models the model names it knows besides its listed models, when {@code faithful}; default none
  */
 public record EmulatorOptions(String host, int port, Scenario scenario, Duration timeToFirstToken, Duration deltaDelay,
-    Duration pingInterval, long seed, int continuationOverlap, Ticker ticker, Sleeper sleeper, ServerLimits limits) {
+    Duration pingInterval, long seed, int continuationOverlap, Ticker ticker, Sleeper sleeper, ServerLimits limits,
+    boolean faithful, Set<String> models) {
 
   public EmulatorOptions {
     Objects.requireNonNull(limits, "limits");
@@ -49,6 +59,17 @@ public record EmulatorOptions(String host, int port, Scenario scenario, Duration
     if (continuationOverlap < 0) {
       throw new IllegalArgumentException("continuationOverlap must be >= 0, was " + continuationOverlap);
     }
+    models = Set.copyOf(models);
+  }
+
+  /**
+   * Whether {@code model} (a name without a fault, not {@code emu-…}) is a model here: any name
+   * unless {@link #faithful}; else one that {@code GET /v1/models} lists, one of {@link #models},
+   * or one a phase of {@code playing} (the scenario now played) names.
+   */
+  boolean knows(String model, ScenarioRuntime playing) {
+    return !faithful || models.contains(model) || playing.names(model)
+        || InfoEndpoints.MODELS.stream().anyMatch(listed -> listed.id().equals(model));
   }
 
   /** All defaults: 127.0.0.1, any free port, no scenario, 20 ms to first token, 2 ms per delta. */
@@ -64,7 +85,7 @@ public record EmulatorOptions(String host, int port, Scenario scenario, Duration
   public Builder toBuilder() {
     return new Builder().host(host).port(port).scenario(scenario).timeToFirstToken(timeToFirstToken)
         .deltaDelay(deltaDelay).pingInterval(pingInterval).seed(seed).continuationOverlap(continuationOverlap)
-        .ticker(ticker).sleeper(sleeper).limits(limits);
+        .ticker(ticker).sleeper(sleeper).limits(limits).faithful(faithful).models(models);
   }
 
   private static void requireNonNegative(Duration duration, String name) {
@@ -87,6 +108,8 @@ public record EmulatorOptions(String host, int port, Scenario scenario, Duration
     private Ticker ticker = SystemClock.ticker();
     private Sleeper sleeper = SystemClock.sleeper();
     private ServerLimits limits = ServerLimits.DEFAULT;
+    private boolean faithful;
+    private Set<String> models = Set.of();
 
     private Builder() {}
 
@@ -145,10 +168,22 @@ public record EmulatorOptions(String host, int port, Scenario scenario, Duration
       return this;
     }
 
+    /** See {@link EmulatorOptions#faithful()}. */
+    public Builder faithful(boolean faithful) {
+      this.faithful = faithful;
+      return this;
+    }
+
+    /** The model names known besides the listed ones, when {@link #faithful}. */
+    public Builder models(Collection<String> models) {
+      this.models = Set.copyOf(models);
+      return this;
+    }
+
     /** @throws IllegalArgumentException when a value is out of range (messages name it) */
     public EmulatorOptions build() {
       return new EmulatorOptions(host, port, scenario, timeToFirstToken, deltaDelay, pingInterval, seed,
-          continuationOverlap, ticker, sleeper, limits);
+          continuationOverlap, ticker, sleeper, limits, faithful, models);
     }
   }
 }

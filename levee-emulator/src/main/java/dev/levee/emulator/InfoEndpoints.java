@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.levee.anthropic.Json;
 import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.server.PageLimit;
 import java.util.List;
 
 /** {@code POST /v1/messages/count_tokens} and {@code GET /v1/models[/{id}]}. */
@@ -31,12 +32,20 @@ final class InfoEndpoints {
 
   private InfoEndpoints() {}
 
-  /** {@code {"input_tokens": N}} with the same estimate as {@code usage.input_tokens}. */
-  static void countTokens(Exchange exchange, byte[] body) {
+  /**
+   * {@code {"input_tokens": N}} with the same estimate as {@code usage.input_tokens}; 404 {@code
+   * not_found_error} for a model name it does not know, as {@code POST /v1/messages}.
+   */
+  static void countTokens(Exchange exchange, byte[] body, EmulatorState state) {
     switch (MessagesRequest.parse(body, true, exchange.record.anthropicBeta())) {
       case MessagesRequest.Invalid invalid -> {
         exchange.record.request(invalid.model(), false, null);
         exchange.fail(invalid.error());
+      }
+      case MessagesRequest.Valid valid when !valid.request().model().startsWith("emu-")
+          && !state.options.knows(valid.request().model(), state.scenario) -> {
+        exchange.record.request(valid.request().model(), false, valid.request().lastRole());
+        exchange.fail(ApiError.notFound("model: " + valid.request().model()));
       }
       case MessagesRequest.Valid valid -> {
         exchange.record.request(valid.request().model(), false, valid.request().lastRole());
@@ -55,14 +64,9 @@ final class InfoEndpoints {
    */
   static void models(Exchange exchange) {
     var query = org.eclipse.jetty.server.Request.extractQueryParameters(exchange.request);
-    int limit;
-    try {
-      limit = query.getValue("limit") == null ? 20 : Integer.parseInt(query.getValue("limit"));
-    } catch (NumberFormatException e) {
-      limit = 0;
-    }
-    if (limit < 1 || limit > 1000) {
-      exchange.fail(ApiError.invalidRequest("limit: must be an integer from 1 to 1000"));
+    int limit = PageLimit.parse(query.getValue("limit"));
+    if (limit < 0) {
+      exchange.fail(PageLimit.invalid(query.getValue("limit")));
       return;
     }
     List<String> ids = MODELS.stream().map(Model::id).toList();

@@ -53,8 +53,9 @@ final class MessagesEndpoint {
       return;
     }
     Optional<RateLimitRule.Limited> limited = RateLimitRule.of(request.model());
-    Optional<FaultSpec> named = FaultSpec.of(limited.map(RateLimitRule.Limited::model).orElse(request.model()));
-    if (named.isEmpty()) {
+    String model = limited.map(RateLimitRule.Limited::model).orElse(request.model());
+    Optional<FaultSpec> named = FaultSpec.of(model);
+    if (named.isEmpty() || (!model.startsWith("emu-") && !state.options.knows(model, state.scenario))) {
       exchange.fail(ApiError.notFound("model: " + request.model()));
       return;
     }

@@ -34,6 +34,24 @@ final class ScenarioRuntime {
     return Verdict.NONE;
   }
 
+  /**
+   * Whether a phase names {@code model}: exactly, or by a prefix ending in {@code *} ({@code
+   * claude-*}); a phase for every model ({@code *}) names none.
+   */
+  synchronized boolean names(String model) {
+    if (scenario == null) {
+      return false;
+    }
+    for (Scenario.Phase phase : scenario.phases()) {
+      String named = phase.model();
+      if (named.equals(model) || (named.length() > 1 && named.endsWith("*")
+          && model.startsWith(named.substring(0, named.length() - 1)))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** Plays {@code next} (null: none) from now on, its draws from the start. */
   synchronized void replace(Scenario next) {
     scenario = next;

@@ -34,8 +34,9 @@ import org.eclipse.jetty.util.Fields;
  * "tier":"auto"} lifts it); {@code GET /admin/route?alias=…&task=…} (also {@code latency-budget},
  * {@code prefer}, {@code input-tokens}, default 1,000): what the scoring router would choose now
  * and why ({@link RouteReport}); {@code GET /admin/jobs}, {@code GET /admin/jobs/{id}} and {@code
- * POST /admin/jobs/{id}/cancel}: list and cancel queued work ({@link JobsAdmin}). All need {@code authorization: Bearer <admin.token>}; without a
- * configured token they answer 404.
+ * POST /admin/jobs/{id}/cancel}: list and cancel queued work ({@link JobsAdmin}). All need {@code
+ * authorization: Bearer <admin.token>}; without a configured token they answer 404. A path of
+ * theirs asked with another method gets 405 {@code invalid_request_error} with {@code allow}.
  */
 final class AdminHandler {
 
@@ -78,18 +79,41 @@ final class AdminHandler {
       LeveeErrors.send(response, callback, new ApiError(401, "authentication_error", "a valid admin token is required"));
       return;
     }
-    if (path.equals("/admin/tiers") && request.getMethod().equals("GET")) {
+    String allowed = allowed(path);
+    String method = request.getMethod();
+    if (allowed == null) {
+      LeveeErrors.send(response, callback, ApiError.notFound("no admin endpoint " + ClientText.shown(method) + " "
+          + ClientText.shown(path)));
+    } else if (!allowed.equals(method)) { // RFC 9110 §15.5.6, as the other paths answer a wrong method
+      response.getHeaders().put("allow", allowed);
+      LeveeErrors.send(response, callback, new ApiError(405, "invalid_request_error",
+          ClientText.shown(method) + " is not allowed on "
+          + ClientText.shown(path) + " (it takes " + allowed + ")"));
+    } else if (path.equals("/admin/tiers")) {
       ObjectNode body = Json.MAPPER.createObjectNode();
       body.set("features", tiers.status());
       send(response, callback, 200, body);
-    } else if (path.startsWith("/admin/tiers/") && request.getMethod().equals("POST")) {
+    } else if (path.startsWith("/admin/tiers/")) {
       force(path.substring("/admin/tiers/".length()), request, response, callback);
-    } else if (path.equals("/admin/route") && request.getMethod().equals("GET") && routing != null) {
+    } else if (path.equals("/admin/route")) {
       route(request, response, callback);
-    } else if (jobs == null || !jobs.handle(path, request, response, callback)) {
-      LeveeErrors.send(response, callback, ApiError.notFound("no admin endpoint "
-          + ClientText.shown(request.getMethod()) + " " + ClientText.shown(path)));
+    } else {
+      jobs.handle(path, request, response, callback);
     }
+  }
+
+  /** The method {@code path} takes, or null when no admin endpoint has it. */
+  private String allowed(String path) {
+    if (path.equals("/admin/tiers")) {
+      return "GET";
+    }
+    if (path.startsWith("/admin/tiers/")) {
+      return "POST";
+    }
+    if (path.equals("/admin/route")) {
+      return routing == null ? null : "GET";
+    }
+    return jobs == null ? null : JobsAdmin.allowed(path);
   }
 
   private void route(Request request, Response response, Callback callback) {

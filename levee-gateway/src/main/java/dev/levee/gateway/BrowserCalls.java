@@ -1,6 +1,7 @@
 package dev.levee.gateway;
 
 import dev.levee.gateway.config.Cors;
+import dev.levee.gateway.jobs.JobsHandler;
 import java.util.Locale;
 import java.util.regex.Pattern;
 import org.eclipse.jetty.http.HttpFields;
@@ -9,7 +10,8 @@ import org.eclipse.jetty.server.Response;
 
 /**
  * CORS for the API's paths ({@code /v1/messages}, {@code /v1/messages/*}, {@code /v1/models},
- * {@code /v1/models/*}), so that a browser client (the TypeScript SDK with {@code
+ * {@code /v1/models/*}) and the jobs API ({@code /v1/levee/jobs/*}, which a page polls when its
+ * message was queued: the same clients, with the same key), so that a browser client (the TypeScript SDK with {@code
  * dangerouslyAllowBrowser}) can call the gateway as it calls the Anthropic API: a preflight
  * ({@code OPTIONS} with {@code Origin} and {@code access-control-request-method}) gets 204 with
  * the {@code access-control-allow-*} headers and needs no key; an answer to a request with an
@@ -35,13 +37,16 @@ final class BrowserCalls {
   /** Whether browsers may call {@code path} (when {@code server.cors} allows their origin). */
   static boolean serves(String path) {
     return path.equals("/v1/messages") || path.startsWith("/v1/messages/") || path.equals("/v1/models")
-        || path.startsWith("/v1/models/");
+        || path.startsWith("/v1/models/") || path.startsWith(JobsHandler.PREFIX);
   }
 
   /** The methods {@code path} answers, for {@code access-control-allow-methods}. */
   static String methods(String path) {
     if (path.equals("/v1/messages") || path.equals("/v1/messages/count_tokens")) {
       return "POST";
+    }
+    if (path.startsWith(JobsHandler.PREFIX)) {
+      return "GET";
     }
     return path.startsWith("/v1/models") ? "GET, HEAD" : "GET, POST, DELETE"; // batches
   }

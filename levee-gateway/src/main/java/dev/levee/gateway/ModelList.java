@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.levee.anthropic.Json;
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.error.TransportError;
+import dev.levee.anthropic.server.PageLimit;
 import dev.levee.anthropic.upstream.Endpoint;
 import java.io.IOException;
 import java.net.URLDecoder;
@@ -34,8 +35,6 @@ import java.util.Set;
  */
 final class ModelList {
 
-  private static final int DEFAULT_LIMIT = 20;
-  private static final int MAX_LIMIT = 1000;
 
   /**
    * What the client gets: a status, a body, and when it is set, why the upstream's models are
@@ -87,10 +86,9 @@ final class ModelList {
         default -> others.add(pair);
       }
     }
-    int limit = limit(limitText);
+    int limit = PageLimit.parse(limitText);
     if (limit < 0) {
-      ApiError error = ApiError.invalidRequest("limit: must be an integer from 1 to " + MAX_LIMIT + ", was '" + limitText + "'");
-      return Page.of(error);
+      return Page.of(PageLimit.invalid(limitText));
     }
     List<String> ids = aliases.ids();
     if (before != null) {
@@ -197,19 +195,6 @@ final class ModelList {
     body.put("first_id", data.isEmpty() ? null : data.get(0).path("id").asText());
     body.put("last_id", data.isEmpty() ? null : data.get(data.size() - 1).path("id").asText());
     return new Page(200, Map.of(), Json.bytes(body), reason);
-  }
-
-  /** {@code limit} as sent, the default when absent, or -1 when it is not an integer from 1 to 1000. */
-  private static int limit(String text) {
-    if (text == null) {
-      return DEFAULT_LIMIT;
-    }
-    try {
-      int limit = Integer.parseInt(text.strip());
-      return limit >= 1 && limit <= MAX_LIMIT ? limit : -1;
-    } catch (NumberFormatException e) {
-      return -1;
-    }
   }
 
   /** The query string ({@code ?…}): {@code others} as sent (not re-encoded), then each {@code name, value} pair. */

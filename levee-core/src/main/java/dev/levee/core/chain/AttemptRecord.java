@@ -13,13 +13,30 @@ import java.time.Duration;
  * @param took how long the call took (zero for steps that made no call)
  * @param hedge whether this call was a hedge: started next to the first call while that one had
  *     not answered yet
+ * @param circuitOpened for a {@link Step#FAILED} step after which its target's circuit was OPEN
+ *     (this failure opened it): the time left until it admits a trial, as the chain read it then;
+ *     else {@link Duration#ZERO}. {@code x-levee-reason} says {@code "then its circuit opened"}
  */
 public record AttemptRecord(Target target, Step step, Failure failure, Duration waited, Duration took,
-    boolean hedge) {
+    boolean hedge, Duration circuitOpened) {
 
-  /** A step of a call that is not a hedge. */
+  public AttemptRecord {
+    java.util.Objects.requireNonNull(circuitOpened, "circuitOpened");
+  }
+
+  /** A step after which no circuit opened. */
+  public AttemptRecord(Target target, Step step, Failure failure, Duration waited, Duration took, boolean hedge) {
+    this(target, step, failure, waited, took, hedge, Duration.ZERO);
+  }
+
+  /** A step of a call that is not a hedge, after which no circuit opened. */
   public AttemptRecord(Target target, Step step, Failure failure, Duration waited, Duration took) {
     this(target, step, failure, waited, took, false);
+  }
+
+  /** This step, saying its failure left its target's circuit open for {@code left}. */
+  AttemptRecord withCircuitOpened(Duration left) {
+    return new AttemptRecord(target, step, failure, waited, took, hedge, left);
   }
 
   /** The kinds of step. */
@@ -48,6 +65,7 @@ public record AttemptRecord(Target target, Step step, Failure failure, Duration 
 
   @Override
   public String toString() {
-    return target + " " + step + (failure != null ? " (" + failure + ")" : "") + (hedge ? " hedge" : "");
+    return target + " " + step + (failure != null ? " (" + failure + ")" : "") + (hedge ? " hedge" : "")
+        + (circuitOpened.isPositive() ? " circuit opened" : "");
   }
 }

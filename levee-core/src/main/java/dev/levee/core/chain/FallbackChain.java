@@ -288,6 +288,10 @@ public final class FallbackChain {
           Completion.settle(permit, failure);
           observer.onFailure(target, failure, took);
           run.failed(target, failure, failed.response(), retry + 1);
+          Duration openLeft = breaker.state() == CircuitState.OPEN ? breaker.openRemaining() : null;
+          if (openLeft != null) { // said whether the chain answers or not, retries left or not
+            run.circuitOpenedBy(target, openLeft);
+          }
           if (race != null) {
             ChainResult<T> hedged = afterFailedFirstCall(run, race, failure);
             if (hedged != null) {
@@ -300,8 +304,8 @@ public final class FallbackChain {
           if (failure.kind() == FailureKind.TIMEOUT && !last) {
             return null; // a silent target: hand off to the next one rather than wait on it again
           }
-          if (breaker.state() == CircuitState.OPEN) {
-            run.circuitOpenedBy(target, breaker.openRemaining());
+          if (openLeft != null) {
+            run.offerRetryAfter(openLeft);
             return null; // this failure opened the circuit: waiting to retry would only spend the deadline
           }
           Optional<Duration> wait = waitBeforeRetry(failure, retry);
@@ -512,15 +516,24 @@ public final class FallbackChain {
       reportIfAbsent(TargetReport.of(target, Why.BUDGET_EXHAUSTED));
     }
 
-    /** {@code target}'s last failure opened its circuit: its report says so, and when it admits a trial. */
+    /**
+     * {@code target}'s last failure opened its circuit: its report and its step say so, and when it
+     * admits a trial (a retry it stopped also offers that time as the request's retry-after).
+     */
     void circuitOpenedBy(Target target, Duration left) {
+      for (int i = steps.size() - 1; i >= 0; i--) {
+        AttemptRecord step = steps.get(i);
+        if (step.target().equals(target) && step.step() == Step.FAILED) {
+          steps.set(i, step.withCircuitOpened(left));
+          break;
+        }
+      }
       for (int i = 0; i < reports.size(); i++) {
         TargetReport r = reports.get(i);
         if (r.target().equals(target) && r.why() == Why.FAILED) {
           reports.set(i, new TargetReport(target, Why.FAILED, r.calls(), r.failure(), left));
         }
       }
-      offerRetryAfter(left);
     }
 
     void offerRetryAfter(Duration d) {

@@ -88,7 +88,7 @@ class FallbackChainBreakerTest extends ChainFixture {
     assertThat(exhausted.retryAfter()).contains(Duration.ofSeconds(30));
     assertThat(reports(exhausted)).containsExactly(
         "anthropic/claude-a: circuit open (30 s left)",
-        "bedrock/claude-b: 529 overloaded_error (3 calls)");
+        "bedrock/claude-b: 529 overloaded_error (3 calls, then its circuit opened: 30 s left)"); // its 3rd failure did
   }
 
   @Test

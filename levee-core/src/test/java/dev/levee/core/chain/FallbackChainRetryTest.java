@@ -163,9 +163,9 @@ class FallbackChainRetryTest extends ChainFixture {
     ChainResult.Exhausted<String> exhausted = exhausted(run(A, B));
 
     assertThat(exhausted.calls()).isEqualTo(6);
-    assertThat(reports(exhausted)).containsExactly(
-        "anthropic/claude-a: 529 overloaded_error (3 calls)",
-        "bedrock/claude-b: 500 api_error (3 calls)");
+    assertThat(reports(exhausted)).as("each third failure opened its breaker").containsExactly(
+        "anthropic/claude-a: 529 overloaded_error (3 calls, then its circuit opened: 30 s left)",
+        "bedrock/claude-b: 500 api_error (3 calls, then its circuit opened: 30 s left)");
     assertThat(exhausted.lastFailure()).isEqualTo(Failures.serverError());
     assertThat(exhausted.lastResponse()).isEqualTo("claude-b: 500 body");
     assertThat(exhausted.allOpen()).isFalse();
@@ -180,7 +180,7 @@ class FallbackChainRetryTest extends ChainFixture {
     ChainResult.Exhausted<String> exhausted = exhausted(run(A));
 
     assertThat(exhausted.calls()).isEqualTo(3);
-    assertThat(reports(exhausted)).containsExactly("anthropic/claude-a: timeout (3 calls)");
+    assertThat(reports(exhausted)).containsExactly("anthropic/claude-a: timeout (3 calls, then its circuit opened: 30 s left)");
     assertThat(exhausted.lastResponse()).isNull();
     assertThat(exhausted.lastFailure().kind()).isEqualTo(FailureKind.TIMEOUT);
   }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.levee.anthropic.Json;
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.error.ClientText;
+import dev.levee.anthropic.server.PageLimit;
 import dev.levee.anthropic.server.ServerIo;
 import dev.levee.gateway.cache.CacheKey;
 import dev.levee.gateway.cache.HeaderValues;
@@ -189,14 +190,9 @@ public final class BatchesHandler {
 
   private void list(Request request, Response response, Callback callback, String tenant) {
     Fields query = Request.extractQueryParameters(request);
-    int limit;
-    try {
-      limit = query.getValue("limit") == null ? 20 : Integer.parseInt(query.getValue("limit"));
-    } catch (NumberFormatException e) {
-      limit = -1;
-    }
-    if (limit < 1 || limit > 1000) {
-      LeveeErrors.send(response, callback, ApiError.invalidRequest("limit: Input should be an integer from 1 to 1000"));
+    int limit = PageLimit.parse(query.getValue("limit"));
+    if (limit < 0) {
+      LeveeErrors.send(response, callback, PageLimit.invalid(query.getValue("limit")));
       return;
     }
     List<Batch> page = batches.list(tenant, limit, query.getValue("after_id"), query.getValue("before_id"));

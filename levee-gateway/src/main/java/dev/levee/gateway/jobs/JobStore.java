@@ -10,6 +10,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -594,7 +595,7 @@ public final class JobStore {
    */
   public record Filter(Set<JobState> states, String alias, String tenant, String feature) {}
 
-  /** One page of a listing: up to {@code limit} jobs, and whether older ones match too. */
+  /** One page of a listing: up to {@code limit} jobs, newest first, and whether more match in the direction paged. */
   public record Page(List<Job> jobs, boolean hasMore) {}
 
   /** The listed columns: a job's bodies (request, result) stay in the store. */
@@ -603,13 +604,16 @@ public final class JobStore {
 
   /**
    * Up to {@code limit} jobs matching {@code filter}, newest first ({@code created_at}, then id,
-   * descending), strictly after (older than) the job {@code afterId} when it is not null. The
-   * jobs come without their bodies: {@link Job#request()} has an empty body and no headers, and
-   * {@link Job#result()} only its status.
+   * descending): strictly after (older than) the job {@code afterId} when it is not null; else the
+   * {@code limit} jobs right before (newer than) the job {@code beforeId} when it is not null, as
+   * the Anthropic API's lists page with {@code before_id}; else the newest. {@link Page#hasMore()}
+   * says whether more match in the direction paged (older, or newer for {@code beforeId}). The jobs
+   * come without their bodies: {@link Job#request()} has an empty body and no headers, and {@link
+   * Job#result()} only its status.
    *
-   * @return empty when {@code afterId} names no job
+   * @return empty when the cursor ({@code afterId} or {@code beforeId}) names no job
    */
-  public Optional<Page> list(Filter filter, String afterId, int limit) {
+  public Optional<Page> list(Filter filter, String afterId, String beforeId, int limit) {
     StringBuilder sql = new StringBuilder("SELECT " + LISTED + " FROM jobs WHERE 1 = 1");
     List<Object> args = new ArrayList<>();
     if (filter.states() != null && !filter.states().isEmpty()) {
@@ -623,11 +627,13 @@ public final class JobStore {
         args.add(column[1]);
       }
     }
+    String cursor = afterId != null ? afterId : beforeId;
+    boolean newer = afterId == null && beforeId != null; // before_id: the nearest newer ones, shown newest first
     try (Connection c = db.connection()) {
-      if (afterId != null) {
+      if (cursor != null) {
         Long createdAt = null;
         try (PreparedStatement s = c.prepareStatement("SELECT created_at FROM jobs WHERE id = ?")) {
-          s.setString(1, afterId);
+          s.setString(1, cursor);
           try (ResultSet rs = s.executeQuery()) {
             if (rs.next()) {
               createdAt = rs.getLong(1);
@@ -637,12 +643,13 @@ public final class JobStore {
         if (createdAt == null) {
           return Optional.empty();
         }
-        sql.append(" AND (created_at < ? OR (created_at = ? AND id < ?))");
+        String cmp = newer ? ">" : "<";
+        sql.append(" AND (created_at ").append(cmp).append(" ? OR (created_at = ? AND id ").append(cmp).append(" ?))");
         args.add(createdAt);
         args.add(createdAt);
-        args.add(afterId);
+        args.add(cursor);
       }
-      sql.append(" ORDER BY created_at DESC, id DESC LIMIT ?");
+      sql.append(newer ? " ORDER BY created_at, id LIMIT ?" : " ORDER BY created_at DESC, id DESC LIMIT ?");
       args.add(limit + 1);
       try (PreparedStatement s = c.prepareStatement(sql.toString())) {
         for (int i = 0; i < args.size(); i++) {
@@ -655,7 +662,8 @@ public final class JobStore {
           }
         }
         boolean more = jobs.size() > limit;
-        return Optional.of(new Page(more ? jobs.subList(0, limit) : jobs, more));
+        List<Job> page = more ? jobs.subList(0, limit) : jobs; // the nearest to the cursor
+        return Optional.of(new Page(newer ? page.reversed() : page, more));
       }
     } catch (SQLException e) {
       throw new StoreException("cannot list jobs", e);
@@ -702,7 +710,9 @@ public final class JobStore {
         return new Cancel(was == JobState.CANCELLED ? Cancel.Kind.ALREADY_CANCELLED : Cancel.Kind.ENDED,
             before.get(), was);
       }
-      String why = "cancelled by an operator at " + now + " (POST /admin/jobs/" + id + "/cancel)"
+      // milliseconds, as created_at and expires_at are stored and shown (a wall clock may carry nanoseconds)
+      String why = "cancelled by an operator at " + now.truncatedTo(ChronoUnit.MILLIS) + " (POST /admin/jobs/" + id
+          + "/cancel)"
           + (was == JobState.RUNNING ? " while try " + before.get().attempts()
           + " ran: the try was stopped and nothing it returned was kept" : "");
       String sql = "UPDATE jobs SET state = 'cancelled', finished_at = ?, updated_at = ?, sealed_key = NULL, "

@@ -475,7 +475,7 @@ public final class JobWorkers implements AutoCloseable {
           yield store.retryLater(job, later.reason(), now.plus(wait), now);
         }
       };
-      if (!kept) {
+      if (!kept && !lost.isCancelled()) { // a run this pool stopped was logged when it was stopped
         LOG.info("job {} ended here after its claim was lost (queued again, taken over or cancelled): "
             + "its outcome is not recorded", job.id());
       }

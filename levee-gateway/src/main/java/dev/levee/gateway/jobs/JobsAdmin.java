@@ -9,17 +9,11 @@ import dev.levee.anthropic.server.ServerIo;
 import dev.levee.gateway.pipeline.LeveeErrors;
 import java.time.Instant;
 import java.time.InstantSource;
-import java.util.Arrays;
-import java.util.EnumSet;
 import java.util.Optional;
-import java.util.Set;
 import java.util.function.Supplier;
-import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
-import org.eclipse.jetty.util.Fields;
 
 /**
  * The operator's view of the job store, every tenant's jobs, behind the admin token ({@code
@@ -27,10 +21,10 @@ import org.eclipse.jetty.util.Fields;
  *
  * <ul>
  *   <li>{@code GET /admin/jobs?state=queued,running&alias=…&tenant=…&feature=…&limit=20&after_id=job_…}:
- *       newest first, {@code {"data": [job…], "has_more", "first_id", "last_id"}} (the shape of
- *       Anthropic's list endpoints); {@code limit} 1–{@value #MAX_LIMIT} (default {@value
- *       #DEFAULT_LIMIT}); {@code after_id} the last id of the page before. A listed job carries no
- *       bodies: {@code result_status} stands for its result.
+ *       newest first, {@code {"data": [job…], "has_more", "first_id", "last_id"}}, paged as
+ *       Anthropic's list endpoints are ({@code after_id}: older, {@code before_id}: newer); the
+ *       parameters: {@link JobListQuery}. A listed job carries no bodies: {@code result_status}
+ *       stands for its result.
  *   <li>{@code GET /admin/jobs/{id}}: one job, with its result.
  *   <li>{@code POST /admin/jobs/{id}/cancel}: a queued job ends {@code cancelled} at once; a running
  *       one too, and its try is stopped (at once on this gateway, at the next lease renewal on
@@ -39,18 +33,14 @@ import org.eclipse.jetty.util.Fields;
  *       invalid_request_error}.
  * </ul>
  *
- * Bad input answers 400 {@code invalid_request_error} naming the parameter; an unknown id 404
- * {@code not_found_error}.
+ * Bad input answers 400 {@code invalid_request_error} naming the parameter (an unknown, empty or
+ * repeated one included); an unknown id 404 {@code not_found_error}; a path of this API asked with
+ * another method 405 ({@link #allowed}, answered by {@code AdminHandler}).
  */
 public final class JobsAdmin {
 
   /** The path prefix served. */
   public static final String PREFIX = "/admin/jobs";
-
-  static final int DEFAULT_LIMIT = 20;
-  static final int MAX_LIMIT = 1000;
-  private static final Pattern ID = Pattern.compile("job_[0-9a-z]{26}");
-  private static final int MAX_NAME = 256;
 
   private final JobStore store;
   private final JobWorkers workers;
@@ -68,85 +58,62 @@ public final class JobsAdmin {
     this.wall = wall;
   }
 
-  /** Answers {@code path} under {@link #PREFIX}; false when no endpoint here matches it (the caller's 404). */
-  public boolean handle(String path, Request request, Response response, Callback callback) {
-    String method = request.getMethod();
-    if (path.equals(PREFIX) && method.equals("GET")) {
-      list(request, response, callback);
-      return true;
+  /**
+   * The method {@code path} takes ({@code "GET"} or {@code "POST"}), or null when it is no path of
+   * this API: the caller answers 404, or 405 with {@code allow} for another method.
+   */
+  public static String allowed(String path) {
+    if (path.equals(PREFIX)) {
+      return "GET";
     }
     if (!path.startsWith(PREFIX + "/")) {
-      return false;
+      return null;
     }
     String rest = path.substring(PREFIX.length() + 1);
-    if (rest.endsWith("/cancel") && method.equals("POST")) {
+    if (rest.endsWith("/cancel") && rest.indexOf('/') == rest.length() - "/cancel".length()) {
+      return "POST";
+    }
+    return rest.isEmpty() || rest.contains("/") ? null : "GET";
+  }
+
+  /** Answers {@code path}, which {@link #allowed} takes with the request's method. */
+  public void handle(String path, Request request, Response response, Callback callback) {
+    if (path.equals(PREFIX)) {
+      list(request, response, callback);
+      return;
+    }
+    String rest = path.substring(PREFIX.length() + 1);
+    if (rest.endsWith("/cancel")) {
       String id = rest.substring(0, rest.length() - "/cancel".length());
-      if (checkId(id, "the job id", response, callback)) {
+      if (checkId(id, response, callback)) {
         cancel(id, response, callback);
       }
-      return true;
+      return;
     }
-    if (!rest.contains("/") && method.equals("GET")) {
-      if (checkId(rest, "the job id", response, callback)) {
-        Optional<Job> job = store.anyTenantsJob(rest);
-        if (job.isEmpty()) {
-          LeveeErrors.send(response, callback, ApiError.notFound("No job with id '" + rest + "'"));
-        } else {
-          ServerIo.json(response, callback, 200, Json.bytes(full(job.get())));
-        }
+    if (checkId(rest, response, callback)) {
+      Optional<Job> job = store.anyTenantsJob(rest);
+      if (job.isEmpty()) {
+        LeveeErrors.send(response, callback, ApiError.notFound("No job with id '" + rest + "'"));
+      } else {
+        ServerIo.json(response, callback, 200, Json.bytes(full(job.get())));
       }
-      return true;
     }
-    return false;
   }
 
   private void list(Request request, Response response, Callback callback) {
-    Fields query = Request.extractQueryParameters(request);
-    String problem = null;
-    Set<JobState> states = EnumSet.noneOf(JobState.class);
-    String stateText = query.getValue("state");
-    if (stateText != null) {
-      for (String word : stateText.split(",", -1)) {
-        try {
-          states.add(JobState.ofWire(word.trim()));
-        } catch (IllegalArgumentException e) {
-          problem = "state: '" + word.trim() + "' is not a job state; expected one or more of "
-              + Arrays.stream(JobState.values()).map(JobState::wire).collect(Collectors.joining(", "))
-              + ", separated by commas";
-        }
+    JobListQuery query;
+    switch (JobListQuery.parse(Request.extractQueryParameters(request))) {
+      case JobListQuery.Invalid invalid -> {
+        LeveeErrors.send(response, callback, invalid.error());
+        return;
       }
+      case JobListQuery.Valid valid -> query = valid.query();
     }
-    int limit = DEFAULT_LIMIT;
-    String limitText = query.getValue("limit");
-    if (limitText != null) {
-      try {
-        limit = Integer.parseInt(limitText.trim());
-      } catch (NumberFormatException e) {
-        limit = -1;
-      }
-      if (limit < 1 || limit > MAX_LIMIT) {
-        problem = "limit: must be a whole number from 1 to " + MAX_LIMIT + ", was '" + limitText + "'";
-      }
-    }
-    for (String name : new String[] {"alias", "tenant", "feature"}) {
-      String value = query.getValue(name);
-      if (value != null && value.length() > MAX_NAME) {
-        problem = name + ": at most " + MAX_NAME + " characters";
-      }
-    }
-    if (problem != null) {
-      LeveeErrors.send(response, callback, ApiError.invalidRequest(problem));
-      return;
-    }
-    String afterId = query.getValue("after_id");
-    if (afterId != null && !checkId(afterId, "after_id", response, callback)) {
-      return;
-    }
-    JobStore.Filter filter = new JobStore.Filter(states, query.getValue("alias"), query.getValue("tenant"),
-        query.getValue("feature"));
-    Optional<JobStore.Page> page = store.list(filter, afterId, limit);
+    Optional<JobStore.Page> page = store.list(query.filter(), query.afterId(), query.beforeId(), query.limit());
     if (page.isEmpty()) {
-      LeveeErrors.send(response, callback, ApiError.notFound("after_id: no job with id '" + afterId + "'"));
+      String cursor = query.afterId() != null ? "after_id" : "before_id";
+      String id = query.afterId() != null ? query.afterId() : query.beforeId();
+      LeveeErrors.send(response, callback, ApiError.notFound(cursor + ": no job with id '" + id + "'"));
       return;
     }
     PauseGate.Paused paused = gate.get();
@@ -183,13 +150,12 @@ public final class JobsAdmin {
     }
   }
 
-  /** 400 unless {@code id} is shaped like a job id; true when it is. */
-  private static boolean checkId(String id, String what, Response response, Callback callback) {
-    if (ID.matcher(id).matches()) {
+  /** 400 unless {@code id} (in the path) is shaped like a job id; true when it is. */
+  private static boolean checkId(String id, Response response, Callback callback) {
+    if (JobListQuery.ID.matcher(id).matches()) {
       return true;
     }
-    LeveeErrors.send(response, callback, ApiError.invalidRequest(what + ": '" + ClientText.shown(id)
-        + "' is not a job id (job_ and 26 characters of 0-9 a-z)"));
+    LeveeErrors.send(response, callback, ApiError.invalidRequest(JobListQuery.notAnId("the job id", id)));
     return false;
   }
 

@@ -4,6 +4,7 @@ import dev.levee.core.chain.AttemptRecord;
 import dev.levee.core.chain.AttemptRecord.Step;
 import dev.levee.core.chain.Target;
 import dev.levee.core.retry.Failure;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -15,8 +16,10 @@ import java.util.Map;
  * failed" answer ({@link dev.levee.anthropic.error.TargetReports}), e.g. {@code "emu/a: 529
  * overloaded_error (3 calls); emu/b: answered"}, {@code "emu/a: 529 overloaded_error (1 call), then
  * answered"}, {@code "emu/a: circuit open; emu/b: answered"} or {@code "emu/a: cancelled after 500
- * ms, its hedge answered first; emu/b: answered (hedge)"}. Read from the chain's steps up to the
- * answer (a stream's: up to its commit point). Stateless.
+ * ms, its hedge answered first; emu/b: answered (hedge)"}; a target whose failure opened its
+ * circuit says so, as in the failure's words: {@code "emu/a: 529 overloaded_error (1 call, then its
+ * circuit opened: 30 s left); emu/b: answered"}. Read from the chain's steps up to the answer (a
+ * stream's: up to its commit point). Stateless.
  */
 final class AnsweredReason {
 
@@ -47,6 +50,7 @@ final class AnsweredReason {
   private static String ended(List<AttemptRecord> own) {
     int failed = 0;
     Failure last = null;
+    Duration opened = Duration.ZERO;
     boolean retryDenied = false;
     String end = null;
     for (AttemptRecord step : own) {
@@ -54,6 +58,7 @@ final class AnsweredReason {
         case FAILED -> {
           failed++;
           last = step.failure();
+          opened = step.circuitOpened();
         }
         case BUDGET_DENIED -> retryDenied = true;
         case SKIPPED_OPEN -> end = "circuit open";
@@ -64,7 +69,9 @@ final class AnsweredReason {
       }
     }
     String failures = last == null ? null : (last.status() > 0 ? last.status() + " " : "") + last.errorType()
-        + " (" + failed + (failed == 1 ? " call" : " calls") + (retryDenied ? ", then not retried: retry budget exhausted)" : ")");
+        + " (" + failed + (failed == 1 ? " call" : " calls")
+        + (opened.isPositive() ? ", then its circuit opened: " + Math.max(1, (opened.toMillis() + 999) / 1000) + " s left)"
+            : retryDenied ? ", then not retried: retry budget exhausted)" : ")");
     if (failures == null) {
       return end != null ? end : retryDenied ? "not tried: retry budget exhausted" : "not tried";
     }

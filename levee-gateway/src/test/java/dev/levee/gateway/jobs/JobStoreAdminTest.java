@@ -52,9 +52,9 @@ class JobStoreAdminTest {
     }
     Job running = store.claim(1, T0.plusSeconds(1), FAR, Set.of(), Set.of()).getFirst(); // the oldest: ids[0]
 
-    JobStore.Page first = store.list(ALL, null, 3).orElseThrow();
-    JobStore.Page second = store.list(ALL, first.jobs().getLast().id(), 3).orElseThrow();
-    JobStore.Page last = store.list(ALL, second.jobs().getLast().id(), 3).orElseThrow();
+    JobStore.Page first = store.list(ALL, null, null, 3).orElseThrow();
+    JobStore.Page second = store.list(ALL, first.jobs().getLast().id(), null, 3).orElseThrow();
+    JobStore.Page last = store.list(ALL, second.jobs().getLast().id(), null, 3).orElseThrow();
 
     assertThat(first.jobs()).extracting(Job::id).containsExactly(ids.get(6), ids.get(5), ids.get(4));
     assertThat(second.jobs()).extracting(Job::id).containsExactly(ids.get(3), ids.get(2), ids.get(1));
@@ -64,15 +64,15 @@ class JobStoreAdminTest {
     assertThat(running.id()).isEqualTo(ids.get(0));
     assertThat(first.jobs().getFirst().request().body()).as("no bodies in a listing").isEmpty();
 
-    assertThat(store.list(new JobStore.Filter(EnumSet.of(JobState.RUNNING), null, null, null), null, 10)
+    assertThat(store.list(new JobStore.Filter(EnumSet.of(JobState.RUNNING), null, null, null), null, null, 10)
         .orElseThrow().jobs()).extracting(Job::id).containsExactly(ids.get(0));
-    assertThat(store.list(new JobStore.Filter(Set.of(), "fast", null, null), null, 10).orElseThrow().jobs())
+    assertThat(store.list(new JobStore.Filter(Set.of(), "fast", null, null), null, null, 10).orElseThrow().jobs())
         .extracting(Job::id).containsExactly(ids.get(5), ids.get(2));
-    assertThat(store.list(new JobStore.Filter(Set.of(), null, "b", null), null, 10).orElseThrow().jobs())
+    assertThat(store.list(new JobStore.Filter(Set.of(), null, "b", null), null, null, 10).orElseThrow().jobs())
         .extracting(Job::id).containsExactly(ids.get(5), ids.get(2));
-    assertThat(store.list(new JobStore.Filter(EnumSet.of(JobState.QUEUED), "smart", "a", "reports"), null, 10)
+    assertThat(store.list(new JobStore.Filter(EnumSet.of(JobState.QUEUED), "smart", "a", "reports"), null, null, 10)
         .orElseThrow().jobs()).extracting(Job::id).containsExactly(ids.get(6), ids.get(4), ids.get(3), ids.get(1));
-    assertThat(store.list(ALL, "job_00000000000000000000000000", 10)).as("an unknown cursor").isEmpty();
+    assertThat(store.list(ALL, "job_00000000000000000000000000", null, 10)).as("an unknown cursor").isEmpty();
   }
 
   @ParameterizedTest
@@ -87,7 +87,7 @@ class JobStoreAdminTest {
     String after = null;
     JobStore.Page page;
     do {
-      page = store.list(ALL, after, 2).orElseThrow();
+      page = store.list(ALL, after, null, 2).orElseThrow();
       page.jobs().forEach(j -> seen.add(j.id()));
       after = page.jobs().isEmpty() ? null : page.jobs().getLast().id();
     } while (page.hasMore());
