@@ -19,6 +19,10 @@ import org.eclipse.jetty.io.RetainableByteBuffer;
  * another. A burst beyond {@value #WRITE_THROUGH} bytes is written through without waiting for
  * the flush.
  *
+ * <p>{@link #end()} writes what is gathered and ends the underlying stream: over an {@link Ending}
+ * stream (an HTTP response's body, whose end is its last chunk) in one write, so the last events
+ * of a stream and its end leave in one socket write.
+ *
  * <p>The gathering buffer is borrowed from a pool shared by every writer ({@link
  * ArrayByteBufferPool}, heap buffers of 4 KiB steps, at most {@value #POOL_BYTES} bytes kept) from
  * the first event after a flush until the flush: a stream waiting for its upstream holds none.
@@ -36,6 +40,18 @@ public final class SseWriter {
   private static final ByteBufferPool POOL = new ArrayByteBufferPool(0, 4096, 2 * WRITE_THROUGH, 1024, POOL_BYTES, 0);
   private static final byte[] EVENT = ascii("event: ");
   private static final byte[] DATA = ascii("data: ");
+  private static final byte[] EMPTY = {};
+
+  /**
+   * A stream whose end can go out with its last bytes in one write (an HTTP/1.1 response body:
+   * its last data chunk and the terminal chunk). {@link #end()} uses it instead of a write, a flush
+   * and a close.
+   */
+  public interface Ending {
+
+    /** Writes {@code len} bytes of {@code b} from {@code off} (may be none) and ends the stream; blocks until written. */
+    void end(byte[] b, int off, int len) throws IOException;
+  }
 
   private final OutputStream out;
   private RetainableByteBuffer borrowed; // null between a flush and the next event
@@ -84,6 +100,23 @@ public final class SseWriter {
       giveBack();
     }
     out.flush();
+  }
+
+  /**
+   * Writes what is gathered and ends the underlying stream: one write over an {@link Ending}
+   * stream, else a flush and a close. Nothing may be written after it.
+   */
+  public void end() throws IOException {
+    if (!(out instanceof Ending ending)) {
+      flush();
+      out.close();
+      return;
+    }
+    try {
+      ending.end(buffer == null ? EMPTY : buffer, 0, count);
+    } finally {
+      giveBack();
+    }
   }
 
   private void append(SseEvent event) {

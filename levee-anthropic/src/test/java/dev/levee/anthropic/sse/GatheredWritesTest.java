@@ -65,7 +65,7 @@ class GatheredWritesTest {
   }
 
   /** Logs each write with its bytes. */
-  private static final class Writes extends OutputStream {
+  private static class Writes extends OutputStream {
     private final List<String> log;
 
     Writes(List<String> log) {
@@ -158,6 +158,79 @@ class GatheredWritesTest {
     SseEvent big = new SseEvent("content_block_delta", "x".repeat(SseWriter.WRITE_THROUGH));
     writer.write(big, false);
     assertThat(out.size()).isEqualTo(SseWriter.encode(big).length);
+  }
+
+  /** Logs each write, and the end with the bytes written with it. */
+  private static final class EndingWrites extends OutputStream implements SseWriter.Ending {
+    private final List<String> log;
+
+    EndingWrites(List<String> log) {
+      this.log = log;
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) {
+      log.add("write " + new String(b, off, len, StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public void write(int b) {
+      throw new UnsupportedOperationException("one byte at a time");
+    }
+
+    @Override
+    public void flush() {
+      log.add("flush");
+    }
+
+    @Override
+    public void end(byte[] b, int off, int len) {
+      log.add("end " + new String(b, off, len, StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public void close() {
+      log.add("close");
+    }
+  }
+
+  @Test
+  void theLastEventsLeaveWithTheEndInOneWrite() throws IOException {
+    List<String> log = new ArrayList<>();
+    SseWriter writer = new SseWriter(new EndingWrites(log));
+    writer.write(new SseEvent("content_block_delta", "{\"i\":1}"), true);
+    writer.write(new SseEvent("content_block_delta", "{\"i\":2}"), false);
+    writer.write(new SseEvent("content_block_delta", "{\"i\":3}"), false);
+    writer.end();
+    assertThat(log).containsExactly("write " + A, "flush", "end " + B + C);
+  }
+
+  @Test
+  void anEndWithNothingGatheredEndsWithNoBytes() throws IOException {
+    List<String> log = new ArrayList<>();
+    SseWriter writer = new SseWriter(new EndingWrites(log));
+    writer.write(new SseEvent("content_block_delta", "{\"i\":1}"));
+    writer.end();
+    assertThat(log).containsExactly("write " + A, "flush", "end ");
+  }
+
+  @Test
+  void overAStreamThatCannotEndWithItsLastBytesTheEndFlushesAndCloses() throws IOException {
+    List<String> log = new ArrayList<>();
+    SseWriter writer = new SseWriter(new Writes(log) {
+      @Override
+      public void flush() {
+        log.add("flush");
+      }
+
+      @Override
+      public void close() {
+        log.add("close");
+      }
+    });
+    writer.write(new SseEvent("content_block_delta", "{\"i\":1}"), false);
+    writer.end();
+    assertThat(log).containsExactly("write " + A, "flush", "close");
   }
 
   @Test

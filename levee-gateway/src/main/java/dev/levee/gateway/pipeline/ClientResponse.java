@@ -1,6 +1,7 @@
 package dev.levee.gateway.pipeline;
 
 import dev.levee.anthropic.server.ServerShutdownException;
+import dev.levee.anthropic.sse.SseWriter;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
@@ -8,9 +9,9 @@ import java.util.List;
 import java.util.Map;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
-import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Blocker;
+import org.eclipse.jetty.util.BufferUtil;
 import org.eclipse.jetty.util.Callback;
 
 /**
@@ -23,7 +24,7 @@ final class ClientResponse {
 
   private final Response response;
   private final Callback callback;
-  private OutputStream stream;
+  private SseWriter stream;
   private int status;
   private boolean completed;
 
@@ -52,21 +53,28 @@ final class ClientResponse {
     complete();
   }
 
-  /** Commits a 200 {@code text/event-stream} answer and returns its body. */
-  OutputStream startStream(Map<String, List<String>> headers) {
+  /**
+   * Commits a 200 {@code text/event-stream} answer and returns the writer of its body: its head
+   * leaves with the first events written, and the events still gathered at {@link #endStream}
+   * leave with the body's last chunk.
+   */
+  SseWriter startStream(Map<String, List<String>> headers) {
     head(200, headers);
     HttpFields.Mutable fields = response.getHeaders();
     fields.put(HttpHeader.CONTENT_TYPE, "text/event-stream; charset=utf-8");
     fields.put(HttpHeader.CACHE_CONTROL, "no-cache");
     fields.remove(HttpHeader.CONTENT_LENGTH);
-    stream = Content.Sink.asOutputStream(response);
+    stream = new SseWriter(new Body(response));
     return stream;
   }
 
-  /** Ends a stream started with {@link #startStream}: writes its last chunk and completes. */
+  /**
+   * Ends a stream started with {@link #startStream}: writes the events still gathered with its
+   * last chunk, in one write, and completes.
+   */
   void endStream() {
     try {
-      stream.close();
+      stream.end();
     } catch (IOException e) {
       abort(e);
       return;
@@ -105,6 +113,49 @@ final class ClientResponse {
     if (!completed) {
       completed = true;
       callback.succeeded();
+    }
+  }
+
+  /**
+   * A streamed answer's body: each write is sent at once, a blocking write of the response (Jetty's
+   * core {@link Response} keeps nothing back), so {@link #flush()} has nothing to do — Jetty's own
+   * {@code Content.Sink.asOutputStream} sent an empty write for it, a pass through Jetty's write
+   * path per flush; the end goes out with the last bytes, as one chunk and the terminal chunk in
+   * one socket write.
+   */
+  private static final class Body extends OutputStream implements SseWriter.Ending {
+    private final Response response;
+    private final Blocker.Shared blocker = new Blocker.Shared();
+
+    Body(Response response) {
+      this.response = response;
+    }
+
+    @Override
+    public void write(int b) throws IOException {
+      write(new byte[] {(byte) b}, 0, 1);
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) throws IOException {
+      send(false, ByteBuffer.wrap(b, off, len));
+    }
+
+    @Override
+    public void end(byte[] b, int off, int len) throws IOException {
+      send(true, len == 0 ? BufferUtil.EMPTY_BUFFER : ByteBuffer.wrap(b, off, len));
+    }
+
+    @Override
+    public void close() throws IOException {
+      send(true, BufferUtil.EMPTY_BUFFER);
+    }
+
+    private void send(boolean last, ByteBuffer content) throws IOException {
+      try (Blocker.Callback written = blocker.callback()) {
+        response.write(last, content, written);
+        written.block();
+      }
     }
   }
 }

@@ -1,11 +1,11 @@
 package dev.levee.gateway.pipeline;
 
+import dev.levee.anthropic.sse.SseWriter;
 import dev.levee.anthropic.stream.ResilientStream;
 import dev.levee.anthropic.stream.StreamEngine;
 import dev.levee.anthropic.upstream.Cancellation;
 import dev.levee.anthropic.upstream.Reply;
 import dev.levee.core.chain.ChainResult;
-import java.io.OutputStream;
 import java.util.function.Supplier;
 
 /**
@@ -23,10 +23,13 @@ import java.util.function.Supplier;
  */
 final class Relay {
 
-  /** Commits the client's stream: sends the head for the answer that started it, returns the body. */
+  /**
+   * Commits the client's stream: the head for the answer that started it, sent with the first
+   * events; returns the body's writer, whose gathered events the responder writes with the end.
+   */
   @FunctionalInterface
   interface StreamStart {
-    OutputStream start(ChainResult.Answered<Reply> first, int calls);
+    SseWriter start(ChainResult.Answered<Reply> first, int calls);
   }
 
   /**

@@ -14,7 +14,6 @@ import dev.levee.core.tier.Tier;
 import dev.levee.gateway.config.Disclosure;
 import dev.levee.gateway.jobs.OutageQueue;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -141,7 +140,7 @@ final class Responder {
    *
    * @param plan the request's plan: its route ({@code x-levee-route}) and what its tier changed ({@code x-levee-degraded})
    */
-  OutputStream startStream(ClientResponse client, InboundRequest in, Admission.Proceed admitted,
+  SseWriter startStream(ClientResponse client, InboundRequest in, Admission.Proceed admitted,
       ChainResult.Answered<Reply> first, int calls, Plan plan) {
     Map<String, List<String>> head = relayed(first.response(), upstreamHead(in, admitted, calls, plan));
     put(head, LeveeHeaders.MODEL, first.target().id());
@@ -359,11 +358,9 @@ final class Responder {
       return;
     }
     try {
-      OutputStream body = client.startStream(head);
-      SseWriter out = new SseWriter(body);
-      List<SseEvent> events = message.events();
-      for (int i = 0; i < events.size(); i++) {
-        out.write(events.get(i), i == events.size() - 1); // all at hand: they leave together
+      SseWriter out = client.startStream(head);
+      for (SseEvent event : message.events()) {
+        out.write(event, false); // all at hand: they leave together, with the stream's end
       }
       client.endStream();
     } catch (IOException e) {

@@ -10,7 +10,6 @@ import dev.levee.core.chain.ChainResult;
 import dev.levee.core.retry.Failure;
 import dev.levee.core.retry.FailureKind;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.util.function.Supplier;
 
 /**
@@ -32,18 +31,18 @@ final class StreamRelay {
   private final Relay.Waits waits;
   private Failure failure; // why it failed, once it has
   private boolean atHand = true; // whether the next event is at hand without a wait (first: the held-back ones)
-  private boolean gathered; // events written and not flushed yet
 
   /**
-   * @param body the client's stream, committed
+   * @param out the writer of the client's stream, committed; what it still gathers when the relay
+   *     ends (the last events, or Levee's {@code event: error}) leaves with the stream's end
    * @param requestId Levee's id of the request, for the {@code request_id} of an {@code event: error} Levee writes
    * @param assemble whether to assemble a completed stream's message (for the cache)
    */
-  StreamRelay(ChainResult.Answered<Reply> first, ResilientStream stream, OutputStream body, String requestId,
+  StreamRelay(ChainResult.Answered<Reply> first, ResilientStream stream, SseWriter out, String requestId,
       boolean assemble, Relay.Waits waits) {
     this.first = first;
     this.stream = stream;
-    this.out = new SseWriter(body);
+    this.out = out;
     this.requestId = requestId;
     this.assembled = assemble ? new MessageAssembler() : null;
     this.waits = waits;
@@ -74,7 +73,11 @@ final class StreamRelay {
     }
   }
 
-  /** Null when the stream now waits with no thread; the writes before the wait were flushed. */
+  /**
+   * Null when the stream now waits with no thread; the writes before the wait were flushed. On
+   * any other return the events gathered last are still in {@link #out}: the responder writes
+   * them with the stream's end, in one write.
+   */
   private ResilientStream.Outcome pump() {
     try {
       try {
@@ -84,15 +87,10 @@ final class StreamRelay {
           }
           SseEvent event = stream.next();
           if (event == null) {
-            if (gathered) {
-              out.flush(); // the last events were gathered while more seemed at hand
-            }
             return ResilientStream.Outcome.COMPLETE;
           }
           atHand = stream.ready();
-          boolean flush = flushes.after(event, atHand); // before a wait, and at the first delta
-          out.write(event, flush);
-          gathered = !flush;
+          out.write(event, flushes.after(event, atHand)); // before a wait, and at the first delta; not the last
           if (assembled != null) {
             assembled.accept(event);
           }
@@ -103,7 +101,7 @@ final class StreamRelay {
           return ResilientStream.Outcome.CLIENT_GONE;
         }
         failure = e.failure();
-        out.write(e.errorEvent(requestId));
+        out.write(e.errorEvent(requestId), false); // leaves with the stream's end (the responder's)
         return ResilientStream.Outcome.FAILED;
       }
     } catch (IOException e) { // writing to the client failed: it went away
