@@ -19,7 +19,9 @@ import org.junit.jupiter.api.Test;
  *
  * <p>Here the primary's stream is cut after five deltas; its recovery asks the fallback, which is
  * overloaded (529), and the chain waits 10 s before trying it again. The client leaves during that
- * wait: the stream must end within 100 ms, with no upstream call after the 529.
+ * wait: the stream must end at once, with no upstream call after the 529. "At once" is under 2 s,
+ * far below the 5 s a missed disconnect holds it for here (the bound was 100 ms, which a loaded
+ * CI box's polls of {@code /health} alone can take).
  */
 class RecoveryBackoffDisconnectRegressionTest {
 
@@ -55,7 +57,7 @@ class RecoveryBackoffDisconnectRegressionTest {
       }
       Duration ended = Duration.ofNanos(System.nanoTime() - leftAt);
 
-      assertThat(ended).as("from the client leaving to the stream's end").isLessThan(Duration.ofMillis(100));
+      assertThat(ended).as("from the client leaving to the stream's end").isLessThan(Duration.ofSeconds(2));
       assertThat(h.emulator.log()).extracting(LogEntry::action).containsExactly("cut@5", "529");
     }
   }
