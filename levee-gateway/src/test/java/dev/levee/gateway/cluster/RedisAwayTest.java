@@ -77,6 +77,9 @@ class RedisAwayTest {
     assertThat(a.tiers().evaluates("chat")).isTrue();
     a.tiers().publish("chat", Tier.T2);
     assertThat(eventually(Duration.ofSeconds(5), () -> b.tiers().current("chat") == Tier.T2)).isTrue();
+    // counted from here: a first connect slow enough (a loaded box) to be reported away first
+    // counts its join as a switch too (CI: 3, not 2)
+    long switchesBefore = a.status().switches();
 
     stopServer();
 
@@ -93,7 +96,7 @@ class RedisAwayTest {
 
     assertThat(eventually(Duration.ofSeconds(5), () -> a.status().shared() && b.status().shared()))
         .as("both rejoin by themselves within 5 s").isTrue();
-    assertThat(a.status().switches()).isEqualTo(2);
+    assertThat(a.status().switches() - switchesBefore).as("away once, back once").isEqualTo(2);
     assertThat(a.breaker("emu/primary", config, null).state()).as("nothing known: CLOSED").isEqualTo(CircuitState.CLOSED);
     a.tiers().force("chat", Tier.T2, Duration.ofMinutes(1));
     assertThat(eventually(Duration.ofSeconds(5), () -> b.tiers().current("chat") == Tier.T2))

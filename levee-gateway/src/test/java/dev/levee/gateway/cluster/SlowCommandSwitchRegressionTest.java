@@ -22,6 +22,7 @@ class SlowCommandSwitchRegressionTest {
   private final RedisFixture redis = new RedisFixture();
   private final ManualClock clock = new ManualClock();
   private final FaultyRedisProxy proxy;
+  private long switchesAtStart;
 
   SlowCommandSwitchRegressionTest() throws Exception {
     proxy = new FaultyRedisProxy();
@@ -36,7 +37,9 @@ class SlowCommandSwitchRegressionTest {
   private RedisLink link() throws InterruptedException {
     ClusterConfig config = ClusterConfig.of(proxy.uri(), redis.config.name()).withTimeouts(TIMEOUT, Duration.ofMillis(50));
     RedisLink link = redis.replica(config, clock, true).link();
-    assertThat(link.status().switches()).isZero();
+    // counted from here: on a loaded box a first connect can be reported away first, and its join
+    // then counts as a switch before the test begins (full run at load ~20: 1, not 0)
+    switchesAtStart = link.status().switches();
     return link;
   }
 
@@ -55,21 +58,24 @@ class SlowCommandSwitchRegressionTest {
     }
 
     assertThat(slow).as("commands that timed out").isGreaterThanOrEqualTo(3);
-    assertThat(link.status().switches()).as("switches with %d slow commands among 60 in 300 ms", slow).isZero();
+    assertThat(link.status().switches() - switchesAtStart).as("switches with %d slow commands among 60 in 300 ms", slow)
+        .isZero();
     assertThat(link.shared()).isTrue();
   }
 
   @Test
   void aRedisSlowerThanTheTimeoutForEveryCommandStillSwitchesToLocal() throws Exception {
     RedisLink link = link();
-    proxy.delayReplies(1_000, Duration.ofMillis(60));
+    // each reply held far longer than the 30 ms timeout: with 60 ms, a timeout timer late by 30 ms on
+    // a loaded box let a reply in first (full run at load ~20: "PONG", not a timeout)
+    proxy.delayReplies(1_000, Duration.ofSeconds(1));
     for (int i = 0; i < 4 && link.shared(); i++) {
       assertThat(link.call(c -> c.ping())).isEmpty();
       clock.advance(TIMEOUT); // each failed command took the whole timeout
     }
 
     assertThat(link.shared()).as("left Redis after failures in a row spanning a timeout").isFalse();
-    assertThat(link.status().switches()).isEqualTo(1);
+    assertThat(link.status().switches() - switchesAtStart).isEqualTo(1);
     assertThat(link.call(c -> c.ping())).as("answered locally at once while the guard is open").isEmpty();
   }
 }

@@ -5,12 +5,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.levee.anthropic.Json;
 import dev.levee.emulator.EmulatorOptions;
 import dev.levee.emulator.LogEntry;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -38,9 +42,20 @@ class GatewayShutdownRegressionTest {
          HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
       CompletableFuture<HttpResponse<String>> json = http.sendAsync(post(h, "emu-hang", false),
           HttpResponse.BodyHandlers.ofString());
-      CompletableFuture<HttpResponse<String>> stream = http.sendAsync(post(h, "emu-stall-3", true),
-          HttpResponse.BodyHandlers.ofString());
+      CompletableFuture<HttpResponse<InputStream>> stream = http.sendAsync(post(h, "emu-stall-3", true),
+          HttpResponse.BodyHandlers.ofInputStream());
       h.emulator.awaitLog(log -> log.size() == 2, Duration.ofSeconds(20));
+      // the stream must be past its commit point before the shutdown: until its first delta reached
+      // the gateway it is answered 503 like a JSON request. Reaching the upstream (the log) was not
+      // enough on a loaded box: the first delta came after the 300 ms grace (CI: 503, not 200)
+      HttpResponse<InputStream> streamAnswer = stream.get(30, TimeUnit.SECONDS);
+      ByteArrayOutputStream streamed = new ByteArrayOutputStream();
+      byte[] buffer = new byte[8192];
+      while (!streamed.toString(StandardCharsets.UTF_8).contains("event: content_block_delta")) {
+        int n = streamAnswer.body().read(buffer);
+        assertThat(n).as("the stream ended before its first delta: %s", streamed).isNotNegative();
+        streamed.write(buffer, 0, n);
+      }
 
       h.gateway.close();
 
@@ -51,10 +66,10 @@ class GatewayShutdownRegressionTest {
       String id = jsonAnswer.headers().firstValue("x-levee-request-id").orElseThrow();
       assertThat(Json.tryParse(jsonAnswer.body()).path("request_id").asText())
           .as("the 503 names the request as its header does (newcomer trial)").isEqualTo(id);
-      HttpResponse<String> streamAnswer = stream.get();
       assertThat(streamAnswer.statusCode()).isEqualTo(200);
       String streamId = streamAnswer.headers().firstValue("x-levee-request-id").orElseThrow();
-      assertThat(streamAnswer.body()).contains("event: content_block_delta")
+      streamAnswer.body().transferTo(streamed);
+      assertThat(streamed.toString(StandardCharsets.UTF_8)).contains("event: content_block_delta")
           .endsWith("\"overloaded_error\",\"message\":\"gateway shutting down\"},\"request_id\":\"" + streamId + "\"}\n\n")
           .doesNotContain("message_stop");
       assertThat(h.emulator.awaitLog(log -> log.stream().allMatch(LogEntry::clientGoneEarly), Duration.ofSeconds(20)))

@@ -20,6 +20,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeoutException;
@@ -178,11 +179,14 @@ final class Harness implements AutoCloseable {
   }
 
   /**
-   * {@code /metrics} once it contains {@code line} (the access record of a request is written just
-   * after its answer went out), or as it is after 10 s.
+   * {@code /metrics} once it contains every one of {@code lines}, or as it is after 10 s. The access
+   * record of a request is written just after its answer went out, on the server's thread: a client
+   * holding its answer may scrape before it is counted, and the counts of two requests sent one
+   * after the other may land in either order — so wait for each line asserted on, not for the last
+   * request's alone.
    */
-  String awaitMetrics(String line) throws Exception {
-    return awaitMetrics(metrics -> metrics.contains(line));
+  String awaitMetrics(String... lines) throws Exception {
+    return awaitMetrics(metrics -> Arrays.stream(lines).allMatch(metrics::contains));
   }
 
   /** {@code /metrics} once {@code ready} holds for its text, or as it is after 10 s. */

@@ -26,17 +26,17 @@ class JobAndBatchRequestsRecordedRegressionTest {
           .statusCode()).isEqualTo(404);
 
       String jobs = "levee_requests_total{endpoint=\"jobs\",outcome=\"refused\",tier=\"-\"} 2.0";
-      String metrics = h.awaitMetrics(jobs);
       String listed = "levee_requests_total{endpoint=\"batches\",outcome=\"ok\",tier=\"-\"} 1.0";
-      if (!metrics.contains(listed)) {
-        metrics = h.awaitMetrics(listed);
-      }
-      assertThat(metrics).contains(jobs).contains(listed)
-          .contains("levee_requests_total{endpoint=\"batches\",outcome=\"refused\",tier=\"-\"} 1.0")
-          .contains("levee_request_duration_seconds_count{alias=\"-\",endpoint=\"jobs\",feature=\"-\","
-              + "status_class=\"4xx\",tier=\"-\"} 2")
-          .contains("levee_request_duration_seconds_count{alias=\"-\",endpoint=\"batches\",feature=\"-\","
-              + "status_class=\"2xx\",tier=\"-\"} 1")
+      String cancelRefused = "levee_requests_total{endpoint=\"batches\",outcome=\"refused\",tier=\"-\"} 1.0";
+      String jobsTimed = "levee_request_duration_seconds_count{alias=\"-\",endpoint=\"jobs\",feature=\"-\","
+          + "status_class=\"4xx\",tier=\"-\"} 2";
+      String batchesTimed = "levee_request_duration_seconds_count{alias=\"-\",endpoint=\"batches\",feature=\"-\","
+          + "status_class=\"2xx\",tier=\"-\"} 1";
+      // each exchange is counted (then timed) after its answer went out, on the server's thread: the
+      // four may land in any order and after the client holds the last answer, so wait for every line
+      String metrics = h.awaitMetrics(jobs, listed, cancelRefused, jobsTimed, batchesTimed);
+      assertThat(metrics).contains(jobs).contains(listed).contains(cancelRefused).contains(jobsTimed)
+          .contains(batchesTimed)
           .doesNotContain("job_nothing").doesNotContain("msgbatch_nothing")
           .as("a job's state is no answer of the Messages API").doesNotContain("source=\"none\"");
     }

@@ -72,7 +72,10 @@ class MetricsDuringFaultRunTest {
       Message streamed = h.streamed(Harness.params("s", "cut me"));
       assertThat(Harness.text(streamed)).isEqualTo(h.expectedText("cut me"));
 
-      Scrape after = new Scrape(h.awaitMetrics("levee_stream_recoveries_total{alias=\"s\"} 1.0"));
+      // the recovery is counted before the stream's end reaches the SDK, but its answer (source) and
+      // the in-flight gauge only after the end went out, on the server's thread: wait for all three
+      Scrape after = new Scrape(h.awaitMetrics("levee_stream_recoveries_total{alias=\"s\"} 1.0",
+          "levee_answers_total{feature=\"default\",source=\"primary\"} 1.0", "levee_requests_in_flight 0.0"));
       assertThat(after.value("levee_ttft_seconds_count", Map.of("target", "emu/emu-cut-5"))).isEqualTo(1);
       assertThat(after.value("levee_answers_total", Map.of("feature", "default", "source", "primary"))).isEqualTo(1);
       assertThat(after.value("levee_tokens_total", Map.of("model", "emu-cut-5", "type", "output")))

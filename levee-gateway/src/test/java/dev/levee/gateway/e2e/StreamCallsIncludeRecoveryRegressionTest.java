@@ -36,7 +36,9 @@ class StreamCallsIncludeRecoveryRegressionTest {
 
       assertThat(Harness.text(message)).isEqualTo(h.expectedText("count my calls"));
       assertThat(h.attempts("emu-cut-5")).hasSize(2); // the cut first call, then its continuation
-      String metrics = h.awaitMetrics("levee_request_upstream_calls_count");
+      // the summary is registered at start (count 0), and a request is counted after its answer went
+      // out: wait for the count itself, or the scrape can come first
+      String metrics = h.awaitMetrics("levee_request_upstream_calls_count 1\n");
       assertThat(metrics).contains("levee_request_upstream_calls_count 1\n")
           .contains("levee_request_upstream_calls_sum 2.0")
           .contains("outcome=\"stream_complete\"");
