@@ -19,9 +19,11 @@ import org.flywaydb.core.Flyway;
  * ({@code db/levee/sqlite} or {@code db/levee/postgresql} on the class path).
  *
  * <p><b>SQLite</b> (the embedded default): one connection, so every transaction is the only
- * writer: claiming a job is atomic without row locks. The folder belongs to one process, which
- * holds a {@link StoreLock} on it from before the file is opened until {@link #close}. WAL journal with {@code synchronous=NORMAL}:
- * a committed job survives the process being killed (not necessarily a power cut).
+ * writer: claiming a job is atomic without row locks. WAL journal with {@code synchronous=NORMAL}:
+ * a committed job survives the process being killed (not necessarily a power cut). The folder
+ * belongs to one process, which holds an OS lock on it ({@code StoreLock}, {@code levee.lock})
+ * from before the file is opened until {@link #close}: at start-up every job left {@code running}
+ * is queued again, which is only right when no other live gateway runs them.
  *
  * <p><b>PostgreSQL</b>: a small pool; several gateways share the tables and claim with {@code
  * FOR UPDATE SKIP LOCKED}.
