@@ -10,6 +10,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Locale;
@@ -62,12 +63,17 @@ public final class ClusterGatewayCost {
     }
   }
 
+  /** The gateway's config, with a job store of its own: one process holds an embedded store per gateway. */
+  private static GatewayConfig config(Emulator emulator, String yaml) throws Exception {
+    return new ConfigLoader(Map.of("EMU", emulator.baseUrl())::get).parse(
+        "server: { port: 0 }\nupstreams: { emu: { url: \"${EMU}\" } }\n" + yaml
+            + "queue: { folder: \"" + Files.createTempDirectory("levee-bench") + "\" }\n", "bench");
+  }
+
   private static void run(HttpClient http, Emulator emulator, ClusterConfig cluster, String name, String yaml)
       throws Exception {
-    GatewayConfig config = new ConfigLoader(Map.of("EMU", emulator.baseUrl())::get).parse(
-        "server: { port: 0 }\nupstreams: { emu: { url: \"${EMU}\" } }\n" + yaml, "bench");
-    try (Gateway off = Gateway.start(config);
-         Gateway on = Gateway.start(config.withCluster(cluster))) {
+    try (Gateway off = Gateway.start(config(emulator, yaml));
+         Gateway on = Gateway.start(config(emulator, yaml).withCluster(cluster))) {
       if (!on.cluster().orElseThrow().link().awaitShared(Duration.ofSeconds(5))) {
         throw new IllegalStateException("Redis did not answer at " + cluster.redis() + ": " + on.cluster().get().status());
       }

@@ -60,7 +60,9 @@ record Pair(URI gateway, URI emulator, DrillClock clock, Executor requests, Stri
     Emulator emulator = Emulator.start(EmulatorOptions.builder().ticker(clock).sleeper(clock)
         .timeToFirstToken(Duration.ZERO).deltaDelay(Duration.ZERO).seed(11).build());
     try {
-      var config = new ConfigLoader(Map.of("EMU", emulator.baseUrl())::get).parse(CONFIG, "levee drill (embedded)");
+      // a throw-away job store: levee-data/ may be held by a gateway serving in this directory
+      String queue = "queue: { folder: \"" + java.nio.file.Files.createTempDirectory("levee-drill") + "\" }\n";
+      var config = new ConfigLoader(Map.of("EMU", emulator.baseUrl())::get).parse(CONFIG + queue, "levee drill (embedded)");
       GatewayClock virtual = new GatewayClock(clock, clock, InstantSource.system(), new SplittableRandom(5), clock);
       Gateway gateway = Gateway.start(config, virtual);
       return new Pair(gateway.baseUrl(), URI.create(emulator.baseUrl()), DrillClock.virtual(clock, speed),

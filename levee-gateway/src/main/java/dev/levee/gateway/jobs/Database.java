@@ -20,7 +20,10 @@ import org.flywaydb.core.Flyway;
  *
  * <p><b>SQLite</b> (the embedded default): one connection, so every transaction is the only
  * writer: claiming a job is atomic without row locks. WAL journal with {@code synchronous=NORMAL}:
- * a committed job survives the process being killed (not necessarily a power cut).
+ * a committed job survives the process being killed (not necessarily a power cut). The folder
+ * belongs to one process, which holds an OS lock on it ({@code StoreLock}, {@code levee.lock})
+ * from before the file is opened until {@link #close}: at start-up every job left {@code running}
+ * is queued again, which is only right when no other live gateway runs them.
  *
  * <p><b>PostgreSQL</b>: a small pool; several gateways share the tables and claim with {@code
  * FOR UPDATE SKIP LOCKED}.
@@ -32,28 +35,46 @@ public final class Database implements AutoCloseable {
 
   private final HikariDataSource pool;
   private final Dialect dialect;
+  private final StoreLock lock; // SQLite's; null for PostgreSQL
 
-  private Database(HikariDataSource pool, Dialect dialect) {
+  private Database(HikariDataSource pool, Dialect dialect, StoreLock lock) {
     this.pool = pool;
     this.dialect = dialect;
+    this.lock = lock;
   }
 
   /**
    * Opens (creating and migrating when needed) the database {@code config} names.
    *
-   * @throws IllegalStateException when the database cannot be reached or migrated
+   * @throws IllegalStateException when the database cannot be reached or migrated, or when another
+   *     live process (or another open store of this one) holds the embedded store's folder
    */
   public static Database open(QueueConfig config) {
-    HikariConfig hikari = new HikariConfig();
-    hikari.setPoolName("levee-queue");
-    Dialect dialect;
+    StoreLock lock = null;
     if (config.store().isEmpty()) {
-      dialect = Dialect.SQLITE;
       try {
         Files.createDirectories(config.folderPath());
       } catch (IOException e) {
         throw new UncheckedIOException("cannot create the queue folder " + config.folderPath(), e);
       }
+      lock = StoreLock.take(config.folderPath()); // before the file is migrated or any job recovered
+    }
+    try {
+      return open(config, lock);
+    } catch (RuntimeException e) {
+      if (lock != null) {
+        lock.close();
+      }
+      throw e;
+    }
+  }
+
+  private static Database open(QueueConfig config, StoreLock lock) {
+    HikariConfig hikari = new HikariConfig();
+    hikari.setPoolName("levee-queue");
+    Dialect dialect;
+    if (lock != null) {
+      dialect = Dialect.SQLITE;
       Path file = config.folderPath().resolve("levee.db").toAbsolutePath();
       hikari.setJdbcUrl("jdbc:sqlite:" + file);
       hikari.addDataSourceProperty("journal_mode", "WAL");
@@ -86,7 +107,7 @@ public final class Database implements AutoCloseable {
       pool.close();
       throw new IllegalStateException("cannot migrate the queue store " + config.storeShown() + ": " + e.getMessage(), e);
     }
-    return new Database(pool, dialect);
+    return new Database(pool, dialect, lock);
   }
 
   public Dialect dialect() {
@@ -105,6 +126,9 @@ public final class Database implements AutoCloseable {
   @Override
   public void close() {
     pool.close();
+    if (lock != null) {
+      lock.close();
+    }
   }
 
   /**

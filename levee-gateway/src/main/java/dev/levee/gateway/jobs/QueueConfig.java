@@ -16,7 +16,8 @@ import java.util.Map;
  * @param schema the PostgreSQL schema holding Levee's tables (default {@code public}; created
  *     when missing); ignored for SQLite
  * @param folder the folder of the embedded database file {@code levee.db} (default {@code
- *     levee-data}, created when missing)
+ *     levee-data}, relative to the current directory, created when missing); one gateway process
+ *     holds it ({@code StoreLock}): another gateway started on it refuses to start
  * @param workers the most jobs executed at once by this gateway while no interactive request is
  *     around (default 8); {@code pacing} lowers it while there are
  * @param poll how often idle workers look for new work when nothing woke them (default 1 s)
@@ -48,7 +49,7 @@ import java.util.Map;
  *     under the same id, instead of waiting out their {@link #lease} (about a minute). Two live
  *     gateways sharing an id would take each other's running jobs at each restart (they run again;
  *     one result is kept), so never give two replicas the same one. Ignored for SQLite, whose
- *     file belongs to one process and is recovered whole at start-up
+ *     file belongs to one process (locked, {@code StoreLock}) and is recovered whole at start-up
  */
 public record QueueConfig(String store, String schema, String folder, Integer workers, Duration poll,
     Duration retryDelay, Duration lease, Duration batchTtl, String secret, List<String> onOutage,

@@ -28,7 +28,11 @@ class IdempotencyKeysTest {
   final TestDatabases databases = new TestDatabases();
 
   private IdempotencyKeys keys(QueueConfig config) {
-    return new IdempotencyKeys(databases.open(config), wall, d -> now = now.plus(d), TTL, LEASE);
+    return keys(databases.open(config));
+  }
+
+  private IdempotencyKeys keys(Database db) {
+    return new IdempotencyKeys(db, wall, d -> now = now.plus(d), TTL, LEASE);
   }
 
   private QueueConfig config(Database.Dialect dialect) {
@@ -43,10 +47,12 @@ class IdempotencyKeysTest {
   @EnumSource(Database.Dialect.class)
   void theSameKeyAndBodyGetTheFirstAnswerAgainEvenAfterARestart(Database.Dialect dialect) throws Exception {
     QueueConfig config = config(dialect);
-    IdempotencyKeys keys = keys(config);
+    Database before = databases.open(config);
+    IdempotencyKeys keys = keys(before);
     var owner = (IdempotencyKeys.Owner) keys.begin("key:a", "k1", "fp1", now);
     keys.finish(owner, answer(200, "{\"id\":\"msg_1\"}"));
 
+    databases.crash(before); // the restart: the first process's store closes (an embedded one is held by one process)
     IdempotencyKeys restarted = keys(config);
     IdempotencyKeys.Claim again = restarted.begin("key:a", "k1", "fp1", now);
 
