@@ -50,21 +50,21 @@ class ClusterProcessesTest {
   @Test
   void threeProcessesOpenOneBreakerAndLetOneTrialThrough() throws Exception {
     try (Emulator emulator = Emulator.start(EmulatorOptions.defaults())) {
-      Path config = Files.createTempFile("levee-cluster", ".yaml");
-      Files.writeString(config, """
-          server: { port: 0 }
-          upstreams: { emu: { url: "%s" } }
-          models:
-            smart: { chain: [emu/emu-529, emu/claude-fallback] }
-          policy:
-            retry: { max-retries: 0 }
-            breaker: { failures: 5, window: 60s, open-for: %ds }
-            retry-budget: { max: 1000, ratio: 0 }
-          queue: { folder: "%s" }
-          cluster: { redis: "redis://127.0.0.1:6379", name: %s, command-timeout: 500ms }
-          """.formatted(emulator.baseUrl(), OPEN_FOR.toSeconds(), Files.createTempDirectory("levee-queue"),
-          redis.config.name()));
       for (int i = 0; i < 3; i++) {
+        Path config = Files.createTempFile("levee-cluster", ".yaml"); // each process its own job store
+        Files.writeString(config, """
+            server: { port: 0 }
+            upstreams: { emu: { url: "%s" } }
+            models:
+              smart: { chain: [emu/emu-529, emu/claude-fallback] }
+            policy:
+              retry: { max-retries: 0 }
+              breaker: { failures: 5, window: 60s, open-for: %ds }
+              retry-budget: { max: 1000, ratio: 0 }
+            queue: { folder: "%s" }
+            cluster: { redis: "redis://127.0.0.1:6379", name: %s, command-timeout: 500ms }
+            """.formatted(emulator.baseUrl(), OPEN_FOR.toSeconds(), Files.createTempDirectory("levee-queue"),
+            redis.config.name()));
         Process process = GatewayProcess.launch(config);
         processes.add(process);
         bases.add("http://127.0.0.1:" + GatewayProcess.port(process));

@@ -45,11 +45,13 @@ final class Replicas implements AutoCloseable {
     emulator = Emulator.start(options);
     try {
       String yaml = "server: { port: 0 }\nupstreams:\n  emu:\n    url: ${EMU}\n" + sections
-          + "queue: { folder: " + Files.createTempDirectory("levee-queue") + " }\n"
+          + "queue: { folder: ${QUEUE} }\n" // each replica's own: an embedded job store is one process's
           + "cluster: { redis: \"" + redisUrl + "\", name: " + clusterName
           + ", command-timeout: 500ms }\n"; // generous: two shared CPU cores
-      GatewayConfig config = new ConfigLoader(Map.of("EMU", emulator.baseUrl())::get).parse(yaml, "cluster.yaml");
       for (int i = 0; i < count; i++) {
+        Map<String, String> env = Map.of("EMU", emulator.baseUrl(),
+            "QUEUE", Files.createTempDirectory("levee-queue").toString());
+        GatewayConfig config = new ConfigLoader(env::get).parse(yaml, "cluster.yaml");
         Gateway gateway = Gateway.start(config, clock);
         gateways.add(gateway);
         assertThat(gateway.cluster().orElseThrow().link().awaitShared(Duration.ofSeconds(5))).isTrue();
