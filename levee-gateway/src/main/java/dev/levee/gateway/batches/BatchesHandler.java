@@ -14,6 +14,7 @@ import dev.levee.gateway.jobs.JobRequest;
 import dev.levee.gateway.jobs.JobStore;
 import dev.levee.gateway.jobs.KeySeal;
 import dev.levee.gateway.jobs.NewJob;
+import dev.levee.gateway.pipeline.JsonContentType;
 import dev.levee.gateway.pipeline.LeveeErrors;
 import java.io.IOException;
 import java.io.InputStream;
@@ -26,6 +27,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Predicate;
+import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpURI;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Request;
@@ -124,6 +126,11 @@ public final class BatchesHandler {
   }
 
   private void create(Request request, Response response, Callback callback, String tenant) {
+    Optional<ApiError> notJson = JsonContentType.check(request.getHeaders().get(HttpHeader.CONTENT_TYPE));
+    if (notJson.isPresent()) { // as /v1/messages: the API takes JSON bodies only
+      LeveeErrors.send(response, callback, notJson.get());
+      return;
+    }
     Map<String, List<String>> headers = ServerIo.headers(request);
     byte[] body;
     try (InputStream in = Content.Source.asInputStream(request)) {
