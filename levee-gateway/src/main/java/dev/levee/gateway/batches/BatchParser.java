@@ -1,11 +1,10 @@
 package dev.levee.gateway.batches;
 
+import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.core.JsonStreamContext;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.json.JsonMapper;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.levee.anthropic.Json;
 import dev.levee.anthropic.JsonSyntax;
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.error.ClientText;
@@ -23,8 +22,11 @@ import java.util.regex.Pattern;
  * "params"}, …]}} — all of it before anything is stored: the first problem refuses the whole batch
  * with the API's 400 {@code invalid_request_error} (413 {@code request_too_large} past the API's
  * limits: 100,000 requests, 256 MB; source: the Message Batches API documentation). A body that is
- * not UTF-8 is refused as {@code /v1/messages} refuses it ({@link JsonSyntax#readsUtf8}); field
- * names quoted in a refusal are cut ({@link ClientText#shown}).
+ * not UTF-8 is refused as {@code /v1/messages} refuses it ({@link JsonSyntax#readsUtf8}), and so
+ * is a field given twice, at any depth ({@code requests.0.params.model: given more than once}); the
+ * body is read with {@link Json#MAPPER}'s limits, as a Messages request is (strings bounded by the
+ * body only, nesting {@value Json#MAX_NESTING_DEPTH} deep); field names quoted in a refusal are cut
+ * ({@link ClientText#shown}).
  */
 final class BatchParser {
 
@@ -34,14 +36,6 @@ final class BatchParser {
   static final long MAX_BYTES = 256L * 1024 * 1024;
 
   private static final Pattern CUSTOM_ID = Pattern.compile("[a-zA-Z0-9_-]{1,64}");
-  private static final ObjectMapper JSON = JsonMapper.builder(
-          com.fasterxml.jackson.core.JsonFactory.builder()
-              .enable(com.fasterxml.jackson.core.StreamReadFeature.STRICT_DUPLICATE_DETECTION).build())
-      .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-      .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-      .nodeFactory(JsonNodeFactory.withExactBigDecimals(true))
-      .build();
-
   /** A request of a batch that passed every check. */
   record Entry(String customId, byte[] params, String model) {}
 
@@ -62,11 +56,13 @@ final class BatchParser {
       throw new Refused(ApiError.requestTooLarge("a batch may be at most 256 MB; this one is " + body.length + " bytes"));
     }
     JsonNode root;
-    try (JsonParser parser = JSON.createParser(body)) {
+    try (JsonParser parser = Json.MAPPER.createParser(body)) {
+      // every field once at every depth: params are rebuilt from the tree, which would keep one of two silently
+      parser.enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
       if (parser.nextToken() != null && !JsonSyntax.readsUtf8(parser)) {
         throw bad(JsonSyntax.NOT_UTF8); // as /v1/messages: Jackson would decode it, and its params pass on as UTF-8
       }
-      root = JSON.readTree(parser);
+      root = readTree(parser);
     } catch (IOException e) {
       throw bad("request body is not valid JSON: " + JsonSyntax.describe(e));
     } catch (NumberFormatException e) { // a float no BigDecimal holds (1e99999999999), as Json.tryParse
@@ -105,6 +101,27 @@ final class BatchParser {
     return entries;
   }
 
+  /** The tree {@code parser} reads; a field given twice is refused in the words of {@code /v1/messages}, with its place. */
+  private static JsonNode readTree(JsonParser parser) throws IOException, Refused {
+    try {
+      return Json.MAPPER.readTree(parser);
+    } catch (JsonParseException e) {
+      if (e.getOriginalMessage() != null && e.getOriginalMessage().startsWith("Duplicate field '")) {
+        throw bad(place(parser.getParsingContext()) + ": given more than once");
+      }
+      throw e;
+    }
+  }
+
+  /** Where {@code context} is, as the API names a place: {@code requests.1.params.model}, each name cut. */
+  private static String place(JsonStreamContext context) {
+    List<String> steps = new ArrayList<>();
+    for (JsonStreamContext at = context; at != null && !at.inRoot(); at = at.getParent()) {
+      steps.addFirst(at.inArray() ? String.valueOf(at.getCurrentIndex()) : ClientText.shown(at.getCurrentName()));
+    }
+    return String.join(".", steps);
+  }
+
   private static Entry entry(JsonNode request, String at, Set<String> seen) throws Refused {
     if (!request.isObject()) {
       throw bad(at + ": Input should be a valid dictionary");
@@ -134,7 +151,7 @@ final class BatchParser {
     checkParams(params, at + ".params");
     byte[] bytes;
     try {
-      bytes = JSON.writeValueAsBytes(params);
+      bytes = Json.MAPPER.writeValueAsBytes(params);
     } catch (IOException e) {
       throw new IllegalStateException(e);
     }

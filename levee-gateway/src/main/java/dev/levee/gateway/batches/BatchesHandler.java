@@ -15,6 +15,8 @@ import dev.levee.gateway.jobs.JobRequest;
 import dev.levee.gateway.jobs.JobStore;
 import dev.levee.gateway.jobs.KeySeal;
 import dev.levee.gateway.jobs.NewJob;
+import dev.levee.gateway.pipeline.ClientNames;
+import dev.levee.gateway.pipeline.JsonContentType;
 import dev.levee.gateway.pipeline.LeveeErrors;
 import java.io.IOException;
 import java.io.InputStream;
@@ -27,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Predicate;
+import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpURI;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Request;
@@ -39,7 +42,10 @@ import org.eclipse.jetty.util.Fields;
  * list (newest first, paged by {@code after_id} / {@code before_id}, {@code limit} 1–1000,
  * default 20), cancel, delete (ended batches only) and results (JSONL, once ended). Each request
  * of a batch is a job run through the gateway's resilience path by the worker pool. Every batch
- * belongs to the tenant that created it; another tenant's id answers 404.
+ * belongs to the tenant that created it; another tenant's id answers 404. Creation refuses what
+ * {@code /v1/messages} refuses at the door — a body not sent as JSON ({@link JsonContentType}), a
+ * {@code model} no alias names that is not a plain name ({@link ClientNames}) — besides what {@link
+ * BatchParser} checks, and stores nothing then.
  */
 public final class BatchesHandler {
 
@@ -50,6 +56,7 @@ public final class BatchesHandler {
   private final JobStore jobs;
   private final KeySeal seal;
   private final Predicate<String> forwardsClientKey;
+  private final Predicate<String> configuredAlias;
   private final Predicate<String> knownFeature;
   private final InstantSource wall;
   private final Duration ttl;
@@ -59,16 +66,20 @@ public final class BatchesHandler {
   /**
    * @param forwardsClientKey whether calls for an alias carry the client's own key (some target's
    *     upstream has none): then the key is sealed with each job
+   * @param configuredAlias whether a {@code model} is a configured alias (any other name is checked as
+   *     ingress checks it, {@link ClientNames#model})
    * @param knownFeature whether {@code x-levee-feature} names a configured feature
    * @param ttl how long a batch may run before its unfinished requests expire
    * @param wake tells the worker pool new work is there
    */
   public BatchesHandler(BatchStore batches, JobStore jobs, KeySeal seal, Predicate<String> forwardsClientKey,
-      Predicate<String> knownFeature, InstantSource wall, Duration ttl, Runnable wake, IdempotentExchange idempotency) {
+      Predicate<String> configuredAlias, Predicate<String> knownFeature, InstantSource wall, Duration ttl,
+      Runnable wake, IdempotentExchange idempotency) {
     this.batches = batches;
     this.jobs = jobs;
     this.seal = seal;
     this.forwardsClientKey = forwardsClientKey;
+    this.configuredAlias = configuredAlias;
     this.knownFeature = knownFeature;
     this.wall = wall;
     this.ttl = ttl;
@@ -125,6 +136,11 @@ public final class BatchesHandler {
   }
 
   private void create(Request request, Response response, Callback callback, String tenant) {
+    Optional<ApiError> notJson = JsonContentType.check(request.getHeaders().get(HttpHeader.CONTENT_TYPE));
+    if (notJson.isPresent()) { // as /v1/messages: the API takes JSON bodies only
+      LeveeErrors.send(response, callback, notJson.get());
+      return;
+    }
     Map<String, List<String>> headers = ServerIo.headers(request);
     byte[] body;
     try (InputStream in = Content.Source.asInputStream(request)) {
@@ -139,6 +155,14 @@ public final class BatchesHandler {
     } catch (BatchParser.Refused refused) {
       LeveeErrors.send(response, callback, refused.error);
       return;
+    }
+    for (int i = 0; i < entries.size(); i++) {
+      String model = entries.get(i).model();
+      Optional<ApiError> badName = configuredAlias.test(model) ? Optional.empty() : ClientNames.model(model);
+      if (badName.isPresent()) { // as ingress refuses it, at the request's place
+        LeveeErrors.send(response, callback, ApiError.invalidRequest("requests." + i + ".params." + badName.get().message()));
+        return;
+      }
     }
     String feature = HeaderValues.first(headers, "x-levee-feature");
     feature = feature != null && knownFeature.test(feature) ? feature : "default";

@@ -14,9 +14,11 @@ import java.util.Optional;
  * control character, nothing beyond ASCII), and no brace — braces mark the hash tag of a Redis key.
  * That admits every model id the Anthropic API, Bedrock and Vertex use ({@code
  * claude-sonnet-4-5-20250929}, {@code anthropic.claude-3-5-sonnet-20240620-v1:0}, inference-profile
- * ARNs, {@code claude-3-5-sonnet@20240620}). Thread-safe (stateless).
+ * ARNs, {@code claude-3-5-sonnet@20240620}). Batch creation checks each request's {@code model} the
+ * same way ({@link #model}), so a batch is refused whole rather than each such request erroring
+ * when a worker runs it. Thread-safe (stateless).
  */
-final class ClientNames {
+public final class ClientNames {
 
   /** The longest model name no alias names, in characters (Anthropic model ids are a few dozen). */
   static final int MAX_MODEL = 256;
@@ -33,7 +35,7 @@ final class ClientNames {
    * @return the 400 {@code invalid_request_error} to answer, naming the {@code model} field; empty
    *     when the name may be used
    */
-  static Optional<ApiError> model(String model) {
+  public static Optional<ApiError> model(String model) {
     return fits(model, MAX_MODEL) ? Optional.empty() : Optional.of(ApiError.invalidRequest(
         "model: must be a configured alias or a model id of 1 to " + MAX_MODEL
             + " visible ASCII characters (no spaces, control characters or braces); got " + describe(model, MAX_MODEL)));

@@ -11,15 +11,15 @@ import java.util.Optional;
  * JSON bodies only and the official SDKs always send {@code application/json}; a request sent as
  * {@code text/plain}, as curl's {@code -d} default {@code application/x-www-form-urlencoded}, or
  * with no {@code content-type} is refused at the door with 400 {@code invalid_request_error}
- * saying what to send, and never forwarded. Only requests from clients are checked: a queued job
- * run again was checked when it arrived.
+ * saying what to send, and never forwarded. Only requests from clients are checked — by {@link
+ * Ingress} and by Message Batch creation — a queued job run again was checked when it arrived.
  */
-final class JsonContentType {
+public final class JsonContentType {
 
   private JsonContentType() {}
 
   /** The refusal for {@code contentType} (the header's value, null when absent), or empty when it is JSON. */
-  static Optional<ApiError> check(String contentType) {
+  public static Optional<ApiError> check(String contentType) {
     if (contentType != null) {
       int semicolon = contentType.indexOf(';');
       String mediaType = (semicolon < 0 ? contentType : contentType.substring(0, semicolon)).strip()

@@ -115,7 +115,7 @@ public final class QueuedWork implements AutoCloseable {
       }
       secretWarning(seal.enabled(), keepingKeys, queueing).ifPresent(LOG::warn);
       BatchesHandler batches = new BatchesHandler(new BatchStore(jobs), jobs, seal, forwardsClientKey,
-          tiers::knows, wall, queue.batchTtl(), workers::wake, idempotency);
+          model -> routes.resolve(model).configured(), tiers::knows, wall, queue.batchTtl(), workers::wake, idempotency);
       OutageQueue outage = new OutageQueue(queueing, jobs, seal, forwardsClientKey, wall,
           queue.batchTtl(), workers::wake, queue.callbacks());
       return new QueuedWork(db, jobs, workers, batches, idempotency, outage, executor,

@@ -276,6 +276,9 @@ class BatchesEndToEndTest {
         .header("x-api-key", key)
         .header("anthropic-version", "2023-06-01")
         .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+    if (body != null) {
+      request.header("content-type", "application/json"); // as the SDKs send it; batches refuse a body of another type
+    }
     try (HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
       return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }

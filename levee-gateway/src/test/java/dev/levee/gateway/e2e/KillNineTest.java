@@ -63,7 +63,7 @@ class KillNineTest {
             .append("\"}]}}");
       }
       HttpResponse<String> created = http.send(HttpRequest.newBuilder(URI.create(base + "/v1/messages/batches"))
-          .header("x-api-key", "sk-kill").POST(HttpRequest.BodyPublishers.ofString(batch.append("]}").toString()))
+          .header("x-api-key", "sk-kill").header("content-type", "application/json").POST(HttpRequest.BodyPublishers.ofString(batch.append("]}").toString()))
           .build(), HttpResponse.BodyHandlers.ofString());
       assertThat(created.statusCode()).isEqualTo(200);
       String id = Json.tryParse(created.body()).get("id").asText();
