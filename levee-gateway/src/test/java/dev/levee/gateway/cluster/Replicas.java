@@ -45,7 +45,7 @@ final class Replicas implements AutoCloseable {
     emulator = Emulator.start(options);
     try {
       String yaml = "server: { port: 0 }\nupstreams:\n  emu:\n    url: ${EMU}\n" + sections
-          + "queue: { folder: ${QUEUE} }\n" // each replica's own: an embedded job store is one process's
+          + "queue: { folder: \"${QUEUE}\" }\n" // each replica's own: an embedded job store is one process's
           + "cluster: { redis: \"" + redisUrl + "\", name: " + clusterName
           + ", command-timeout: 500ms }\n"; // generous: two shared CPU cores
       for (int i = 0; i < count; i++) {
