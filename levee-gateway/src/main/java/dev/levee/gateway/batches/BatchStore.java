@@ -91,8 +91,8 @@ public final class BatchStore {
           out.add(read(c, rs));
         }
       }
-      if (ascending) {
-        java.util.Collections.reverse(out);
+      if (ascending) { // newest first, the extra row (the farthest from the cursor) kept last, where it is cut
+        java.util.Collections.reverse(out.subList(0, Math.min(limit, out.size())));
       }
       return out;
     } catch (SQLException e) {

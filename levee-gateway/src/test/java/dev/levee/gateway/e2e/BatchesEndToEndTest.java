@@ -270,6 +270,28 @@ class BatchesEndToEndTest {
     assertThat(next.get("data").findValuesAsText("id")).containsExactly(ids.get(0));
   }
 
+  /**
+   * Regression (session 13): a {@code before_id} page with more batches beyond it showed the page
+   * one too far from the cursor: the store turned its nearest-first rows newest first with the
+   * extra row (the farthest) in front, and the handler cut the last one, the batch next to the cursor.
+   */
+  @Test
+  void aBeforeIdPageHoldsTheBatchesNextToTheCursor() throws Exception {
+    harness = Harness.start(EmulatorOptions.defaults(), yaml(), "");
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      ids.add(harness.sdk.messages().batches()
+          .create(BatchCreateParams.builder().addRequest(request("x", "emu-ok", "hi " + i)).build()).id());
+    }
+
+    JsonNode page = Json.tryParse(send("GET", "/v1/messages/batches?limit=2&before_id=" + ids.get(0), null,
+        "sk-test-client-key").body());
+
+    assertThat(page.get("data").findValuesAsText("id")).as("newest first, next to the cursor")
+        .containsExactly(ids.get(2), ids.get(1));
+    assertThat(page.get("has_more").asBoolean()).as("one more beyond them").isTrue();
+  }
+
   private HttpResponse<String> send(String method, String path, String body, String key) throws Exception {
     HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(harness.gateway.baseUrl() + path))
         .timeout(Duration.ofSeconds(20))
