@@ -33,8 +33,8 @@ final class StreamRelay {
   private boolean atHand = true; // whether the next event is at hand without a wait (first: the held-back ones)
 
   /**
-   * @param out the writer of the client's stream, committed; what it still gathers when the relay
-   *     ends (the last events, or Levee's {@code event: error}) leaves with the stream's end
+   * @param out the writer of the client's stream, committed; the relay flushes its last event
+   *     ({@code message_stop}, or Levee's {@code event: error}) before stage 6 records the stream
    * @param requestId Levee's id of the request, for the {@code request_id} of an {@code event: error} Levee writes
    * @param assemble whether to assemble a completed stream's message (for the cache)
    */
@@ -75,8 +75,8 @@ final class StreamRelay {
 
   /**
    * Null when the stream now waits with no thread; the writes before the wait were flushed. On
-   * any other return the events gathered last are still in {@link #out}: the responder writes
-   * them with the stream's end, in one write.
+   * any other return the events written have left (the last one flushed), but for any gathered
+   * while more seemed at hand when the stream ended: those leave with the stream's end.
    */
   private ResilientStream.Outcome pump() {
     try {
@@ -101,7 +101,7 @@ final class StreamRelay {
           return ResilientStream.Outcome.CLIENT_GONE;
         }
         failure = e.failure();
-        out.write(e.errorEvent(requestId), false); // leaves with the stream's end (the responder's)
+        out.write(e.errorEvent(requestId), true); // before stage 6: the client learns of the failure at once
         return ResilientStream.Outcome.FAILED;
       }
     } catch (IOException e) { // writing to the client failed: it went away

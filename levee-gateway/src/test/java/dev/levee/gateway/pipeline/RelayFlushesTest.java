@@ -28,6 +28,17 @@ class RelayFlushesTest {
     assertThat(flushes.after(DELTA, false)).as("nothing more at hand: flushed before the wait").isTrue();
   }
 
+  /**
+   * Regression (session 13, review): {@code message_stop} was held for the stream's end, written
+   * only after stage 6 recorded the stream, so a failure in recording (a cache store of an odd
+   * answer) lost it and the client saw a cut stream.
+   */
+  @Test
+  void messageStopLeavesBeforeTheStreamIsRecorded() {
+    flushes.after(DELTA, true);
+    assertThat(flushes.after(new SseEvent("message_stop", "{\"type\":\"message_stop\"}"), false)).isTrue();
+  }
+
   @Test
   void everyEventIsFlushedBeforeAWait() {
     assertThat(flushes.after(START, false)).isTrue();
