@@ -92,11 +92,11 @@ public final class MessageAssembler {
     }
   }
 
-  /** The finished message as JSON bytes, or null when the stream did not finish. */
+  /** The finished message as JSON bytes, or null when the stream did not finish or its usage is not an object. */
   public byte[] message() {
     ObjectNode out = complete ? parsed(start, "message") : null;
-    if (out == null) {
-      return null;
+    if (out == null || (out.has("usage") && !out.get("usage").isObject())) {
+      return null; // an odd answer is not kept: summing usage into a non-object threw in stage 6
     }
     for (byte[] bytes : messageDeltas) {
       JsonNode data = Json.tryParse(bytes);

@@ -51,4 +51,18 @@ class MessageAssemblerTest {
         Events.json(0, "{\"q\":"), Events.stop(0), Events.messageDelta("tool_use", 3), Events.messageStop()))
         .message()).isNull();
   }
+
+  /**
+   * Regression (session 13, review): a {@code message_start} whose usage is not an object made
+   * {@link MessageAssembler#message()} throw (Jackson's {@code withObjectProperty}), in stage 6's
+   * cache store, after the answer had streamed; such an answer is not kept.
+   */
+  @Test
+  void aMessageWhoseUsageIsNotAnObjectGivesNoMessage() {
+    SseEvent start = new SseEvent("message_start", "{\"type\":\"message_start\",\"message\":{\"id\":\"msg_4\","
+        + "\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"m\",\"usage\":\"n/a\"}}");
+
+    assertThat(fed(List.of(start, Events.textStart(0), Events.text(0, "Hi"), Events.stop(0),
+        Events.messageDelta("end_turn", 2), Events.messageStop())).message()).isNull();
+  }
 }
