@@ -1,6 +1,7 @@
 package dev.levee.anthropic.server;
 
 import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.error.ClientText;
 
 /**
  * The {@code limit} of a list endpoint, as the Anthropic API's lists take it ({@code GET
@@ -35,7 +36,7 @@ public final class PageLimit {
 
   /** 400 {@code invalid_request_error} {@code "limit: must be an integer from 1 to 1000, was '…'"}. */
   public static ApiError invalid(String text) {
-    String shown = text.length() <= 64 ? text : text.substring(0, 64) + "…";
-    return ApiError.invalidRequest("limit: must be an integer from 1 to " + MAX + ", was '" + shown + "'");
+    return ApiError.invalidRequest("limit: must be an integer from 1 to " + MAX + ", was '"
+        + ClientText.shown(text) + "'");
   }
 }
