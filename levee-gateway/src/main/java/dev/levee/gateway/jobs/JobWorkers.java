@@ -92,7 +92,7 @@ public final class JobWorkers implements AutoCloseable {
   private final Scheduler heartbeat;
   private final ScheduledThreadPoolExecutor ownHeartbeat;
   private volatile Scheduler.Scheduled nextBeat;
-  /** Counts {@link #wake} calls: work added while a claim ran keeps the store marked ready. */
+  /** Counts {@link #wake} calls and ended trial jobs: either, while a claim ran, keeps the store marked ready. */
   private final AtomicLong added = new AtomicLong();
   private final Thread dispatcher;
   /** This process's hold on its replica id in a shared store; null without one, or on the embedded store. */
@@ -493,9 +493,8 @@ public final class JobWorkers implements AutoCloseable {
       ReservedPermit trial = trialJobs.remove(job);
       if (trial != null) { // the trial decided: the circuit closed (its aliases' work may drain) or opened again
         trial.release(); // unused (the run stopped before the target): frees the trial at once
-        ready = true;
-      }
-      if (ready || heldBack) {
+        wake(); // counted, not only flagged: a claim running now must not mark the store drained over it
+      } else if (ready || heldBack) {
         wake.release();
       }
     }
