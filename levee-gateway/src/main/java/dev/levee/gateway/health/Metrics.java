@@ -84,6 +84,7 @@ public final class Metrics implements CallObserver, AutoCloseable {
   private final Map<String, AtomicReferenceArray<Counter>> tokens = new ConcurrentHashMap<>(); // model, type
   private final Map<String, Counter> cacheLookups = new HashMap<>();
   private final Map<String, Counter> hedges = new ConcurrentHashMap<>();
+  private final Map<String, Counter> bookkeepingFailures = new ConcurrentHashMap<>();
   private final Map<List<String>, Counter> routeChoices = new ConcurrentHashMap<>();
   private final Map<List<String>, Counter> transitions = new ConcurrentHashMap<>();
   private final Map<List<String>, Counter> dollars = new ConcurrentHashMap<>();
@@ -301,6 +302,16 @@ public final class Metrics implements CallObserver, AutoCloseable {
     if (recovered > 0) {
       recoveryCounter(labels.alias(alias)).increment(recovered);
     }
+  }
+
+  /**
+   * A part of stage 6's bookkeeping (or a call observer) threw and was skipped for one request:
+   * {@code levee_bookkeeping_failures_total{part}}. {@code part} is one of a few fixed words.
+   */
+  public void bookkeepingFailed(String part) {
+    bookkeepingFailures.computeIfAbsent(part, p -> Counter.builder("levee_bookkeeping_failures").tag("part", p)
+        .description("Parts of a request's bookkeeping (stage 6) or call observers that threw and were skipped")
+        .register(registry)).increment();
   }
 
   /** A T2 cache lookup found nothing. */

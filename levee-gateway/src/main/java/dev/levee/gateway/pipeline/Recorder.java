@@ -27,6 +27,11 @@ import java.util.List;
  * feature's budget and held it at T2). Metrics are written here too: from the outcome (retries,
  * time to first token, stream recoveries, token usage and its cost, a T2 cache miss) and from the
  * access record (duration, status, source of the answer).
+ *
+ * <p>Each of these parts runs on its own ({@link RecordParts}): one that throws (a bug, an answer
+ * of an odd shape) skips none of the others, never reaches the client's answer or the request's
+ * thread, and is logged once per part and counted in {@code levee_bookkeeping_failures_total}.
+ * The call is settled before anything else is done with the answer.
  * Thread-safe.
  */
 final class Recorder {
@@ -37,8 +42,16 @@ final class Recorder {
   private final Metrics metrics;
   private final Tracing tracing;
   private final Ticker ticker;
+  private final RecordParts parts;
 
   Recorder(CachedAnswers cache, TierBoard tiers, AccessLog log, Metrics metrics, Tracing tracing, Ticker ticker) {
+    this(cache, tiers, log, metrics, tracing, ticker, new RecordParts(metrics::bookkeepingFailed));
+  }
+
+  /** @param parts runs each part of the bookkeeping on its own (a test's, to see its warnings) */
+  Recorder(CachedAnswers cache, TierBoard tiers, AccessLog log, Metrics metrics, Tracing tracing, Ticker ticker,
+      RecordParts parts) {
+    this.parts = parts;
     this.cache = cache;
     this.tiers = tiers;
     this.log = log;
@@ -52,8 +65,8 @@ final class Recorder {
    * the SLO of its feature through its alias, metrics and trace.
    */
   void record(long startNanos, InboundRequest in, Admission.Proceed admitted, Plan plan, Outcome outcome) {
-    settle(admitted, plan, outcome);
-    feedSlo(startNanos, in, outcome);
+    settleAndStore(admitted, plan, outcome);
+    parts.run("slo", () -> feedSlo(startNanos, in, outcome));
     countAndTrace(startNanos, in, admitted, outcome, "client_gone");
   }
 
@@ -64,23 +77,27 @@ final class Recorder {
    */
   void recordJob(long startNanos, InboundRequest in, Admission.Proceed admitted, Plan plan, Outcome outcome,
       String stoppedAs) {
-    settle(admitted, plan, outcome);
+    settleAndStore(admitted, plan, outcome);
     countAndTrace(startNanos, in, admitted, outcome, stoppedAs);
   }
 
-  /** Settles a JSON answer's call and writes a finished answer back, as the admission's cache slot allows. */
-  private void settle(Admission.Proceed admitted, Plan plan, Outcome outcome) {
+  /**
+   * Settles a JSON answer's call, then writes a finished answer back as the admission's cache slot
+   * allows: two parts, so that a store that throws leaves the call settled.
+   */
+  private void settleAndStore(Admission.Proceed admitted, Plan plan, Outcome outcome) {
     switch (outcome) {
       case Outcome.Answered json -> {
+        parts.run("settle", () -> json.answered().completion().success());
         if (json.answered().response().status() == 200) {
-          cache.store(admitted.cache(), json.answered().response(), json.answered().target().model(),
-              plan.storeTtl());
+          parts.run("cache_store", () -> cache.store(admitted.cache(), json.answered().response(),
+              json.answered().target().model(), plan.storeTtl()));
         }
-        json.answered().completion().success();
       }
       case Outcome.Streamed stream -> {
         if (stream.message() != null) {
-          cache.store(admitted.cache(), stream.message(), stream.first().target().model(), plan.storeTtl());
+          parts.run("cache_store", () -> cache.store(admitted.cache(), stream.message(),
+              stream.first().target().model(), plan.storeTtl()));
         }
       }
       case Outcome.Rejected rejected -> { } // the client's own error: settled by the chain, which classified it
@@ -111,14 +128,27 @@ final class Recorder {
   /** @param cancelledAs the outcome word of a cancelled run: {@code client_gone}, or {@code lease_lost} / {@code cancelled} for a job */
   private void countAndTrace(long startNanos, InboundRequest in, Admission.Proceed admitted, Outcome outcome,
       String cancelledAs) {
-    TokenUsage usage = count(in, admitted, outcome);
+    parts.run("metrics", () -> count(in, admitted, outcome));
     if (tracing.enabled()) {
-      trace(startNanos, in, admitted.tier(), outcome, usage, cancelledAs);
+      parts.run("trace", () -> trace(startNanos, in, admitted.tier(), outcome, usage(outcome), cancelledAs));
     }
   }
 
-  /** The outcome's metrics: retries, time to first token, recoveries, usage and cost, a T2 miss; returns the usage. */
-  private TokenUsage count(InboundRequest in, Admission.Proceed admitted, Outcome outcome) {
+  /** The tokens an outcome's answer reported: none but for an answer (a JSON 200, or a stream's events). */
+  private static TokenUsage usage(Outcome outcome) {
+    return switch (outcome) {
+      case Outcome.Answered json -> json.answered().response().status() == 200
+          ? json.answered().response().usage() // read when the answer's shape was checked
+          : TokenUsage.NONE;
+      case Outcome.Streamed stream -> stream.usage();
+      case Outcome.Exhausted exhausted -> TokenUsage.NONE;
+      case Outcome.Rejected rejected -> TokenUsage.NONE;
+      case Outcome.Cancelled cancelled -> TokenUsage.NONE;
+    };
+  }
+
+  /** The outcome's metrics: retries, time to first token, recoveries, usage and cost, a T2 miss. */
+  private void count(InboundRequest in, Admission.Proceed admitted, Outcome outcome) {
     if (admitted.cacheMissed()) {
       metrics.cacheMiss();
     }
@@ -126,29 +156,18 @@ final class Recorder {
       case Outcome.Answered json -> {
         metrics.upstream(json.answered().steps());
         if (json.answered().response().status() == 200) {
-          TokenUsage usage = json.answered().response().usage(); // read when the answer's shape was checked
-          metrics.usage(in.feature(), admitted.tier(), json.answered().target().model(), usage);
-          return usage;
+          metrics.usage(in.feature(), admitted.tier(), json.answered().target().model(), usage(outcome));
         }
-        return TokenUsage.NONE;
       }
       case Outcome.Streamed stream -> {
         List<AttemptRecord> steps = stream.first().steps();
         metrics.upstream(steps);
         metrics.streamed(in.alias().alias(), stream.first().target(), steps.getLast().took(), stream.recoveries());
         metrics.usage(in.feature(), admitted.tier(), stream.first().target().model(), stream.usage());
-        return stream.usage();
       }
-      case Outcome.Exhausted exhausted -> {
-        metrics.upstream(exhausted.steps());
-        return TokenUsage.NONE;
-      }
-      case Outcome.Rejected rejected -> {
-        return TokenUsage.NONE;
-      }
-      case Outcome.Cancelled cancelled -> {
-        return TokenUsage.NONE;
-      }
+      case Outcome.Exhausted exhausted -> metrics.upstream(exhausted.steps());
+      case Outcome.Rejected rejected -> { }
+      case Outcome.Cancelled cancelled -> { }
     }
   }
 
@@ -176,14 +195,13 @@ final class Recorder {
   /** Writes the access record of a request answered without going upstream; a cached answer is a success. */
   void recordLocal(long startNanos, InboundRequest in, Admission.Decision decision, Sent sent) {
     if (decision instanceof Admission.FromCache) {
-      tiers.answered(in.feature(), in.alias().alias(), null);
+      parts.run("slo", () -> tiers.answered(in.feature(), in.alias().alias(), null));
     }
     log(startNanos, in, decision.tier(), sent);
     if (tracing.enabled()) {
-      String word = sent.outcome().split(" ", 2)[0];
-      tracing.record(new RequestTrace(in.request().headers(), in.alias().alias(), in.feature(), decision.tier(),
-          Duration.ofNanos(ticker.nanos() - startNanos), List.of(), null, false, 0, sent.status(), word,
-          TokenUsage.NONE));
+      parts.run("trace", () -> tracing.record(new RequestTrace(in.request().headers(), in.alias().alias(),
+          in.feature(), decision.tier(), Duration.ofNanos(ticker.nanos() - startNanos), List.of(), null, false, 0,
+          sent.status(), sent.outcome().split(" ", 2)[0], TokenUsage.NONE)));
     }
   }
 
@@ -222,17 +240,29 @@ final class Recorder {
 
   private void log(long startNanos, InboundRequest in, Tier tier, Sent sent, List<AttemptRecord> steps, String route,
       Endpoint endpoint) {
-    String cause = tier == null || tier == Tier.T0 ? null : tiers.cause(in.feature(), in.alias().alias());
     long took = ticker.nanos() - startNanos; // one reading for the record and the metrics
     AccessRecord r = new AccessRecord(in.id(), in.path(), in.alias().alias(), in.stream(), tier, sent.status(),
-        sent.target(), sent.calls(), sent.fallback(), took / 1_000_000, sent.outcome(), cause, steps, route);
-    log.write(r);
-    metrics.request(new ServedRequest(r.alias(), in.feature(), tier, r.status(), r.outcomeWord(), r.fallback(),
-        r.calls(), Duration.ofNanos(took), endpoint));
-    String hedge = r.hedge();
-    if (hedge != null) {
-      metrics.hedge(hedge);
+        sent.target(), sent.calls(), sent.fallback(), took / 1_000_000, sent.outcome(), cause(in, tier), steps,
+        route);
+    parts.run("access_log", () -> log.write(r));
+    parts.run("metrics", () -> {
+      metrics.request(new ServedRequest(r.alias(), in.feature(), tier, r.status(), r.outcomeWord(), r.fallback(),
+          r.calls(), Duration.ofNanos(took), endpoint));
+      String hedge = r.hedge();
+      if (hedge != null) {
+        metrics.hedge(hedge);
+      }
+    });
+  }
+
+  /** Why {@code tier} is below T0 for the request's feature and alias (null at T0, or when it cannot be read). */
+  private String cause(InboundRequest in, Tier tier) {
+    if (tier == null || tier == Tier.T0) {
+      return null;
     }
+    String[] cause = new String[1];
+    parts.run("tier_cause", () -> cause[0] = tiers.cause(in.feature(), in.alias().alias()));
+    return cause[0];
   }
 
   /** Writes the access record of a request refused before admission (at ingress, at the door, by Levee's own 404). */
@@ -246,8 +276,9 @@ final class Recorder {
    */
   void logUnadmitted(long startNanos, String id, String path, int status, String outcome) {
     long took = ticker.nanos() - startNanos;
-    log.write(new AccessRecord(id, path, null, false, null, status, null, 0, false, took / 1_000_000, outcome));
-    metrics.request(new ServedRequest(null, null, null, status, outcome.split(" ", 2)[0], false, 0,
-        Duration.ofNanos(took), Endpoint.of(path)));
+    parts.run("access_log", () -> log.write(new AccessRecord(id, path, null, false, null, status, null, 0, false,
+        took / 1_000_000, outcome)));
+    parts.run("metrics", () -> metrics.request(new ServedRequest(null, null, null, status, outcome.split(" ", 2)[0],
+        false, 0, Duration.ofNanos(took), Endpoint.of(path))));
   }
 }
