@@ -10,7 +10,6 @@ import dev.levee.anthropic.upstream.Upstreams;
 import dev.levee.anthropic.upstream.Watchdog;
 import dev.levee.core.breaker.Transition;
 import dev.levee.core.chain.Breakers;
-import dev.levee.core.chain.CallObserver;
 import dev.levee.core.chain.ChainPolicy;
 import dev.levee.core.chain.FallbackChain;
 import dev.levee.core.chain.RetryBudgets;
@@ -24,6 +23,7 @@ import dev.levee.gateway.cache.SemanticCache;
 import dev.levee.gateway.cluster.Cluster;
 import dev.levee.gateway.config.Feature;
 import dev.levee.gateway.config.GatewayConfig;
+import dev.levee.gateway.health.GuardedObservers;
 import dev.levee.gateway.health.HealthReport;
 import dev.levee.gateway.health.MetricLabels;
 import dev.levee.gateway.health.Metrics;
@@ -151,7 +151,9 @@ public final class Gateway implements AutoCloseable {
     }
     ChainPolicy chainPolicy = new ChainPolicy(policy.retry().policy(), policy.attemptTimeout(), policy.minAttemptTime());
     FallbackChain chain = new FallbackChain(chainPolicy, breakers, budgets,
-        CallObserver.both(stats, CallObserver.both(tiers, CallObserver.both(metrics, routing.observer()))), ticker,
+        GuardedObservers.of(metrics::bookkeepingFailed, new GuardedObservers.Named("target_stats", stats),
+            new GuardedObservers.Named("tiers", tiers), new GuardedObservers.Named("metrics", metrics),
+            new GuardedObservers.Named("routing", routing.observer())), ticker,
         clock.sleeper(), clock.random())
         .withHedging(clock.scheduler(), hedge -> Thread.ofVirtual().name("levee-hedge").start(hedge));
     Duration connectTimeout = config.upstreams().values().stream()
