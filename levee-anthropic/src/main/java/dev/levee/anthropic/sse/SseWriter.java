@@ -57,6 +57,7 @@ public final class SseWriter {
   private RetainableByteBuffer borrowed; // null between a flush and the next event
   private byte[] buffer;
   private int count;
+  private boolean discarded;
 
   public SseWriter(OutputStream out) {
     this.out = out;
@@ -81,6 +82,9 @@ public final class SseWriter {
    * {@value #WRITE_THROUGH} bytes (then written, not flushed).
    */
   public void write(SseEvent event, boolean flush) throws IOException {
+    if (discarded) {
+      throw new IOException("the stream was discarded"); // no event follows an abort
+    }
     append(event);
     if (flush) {
       flush();
@@ -107,6 +111,9 @@ public final class SseWriter {
    * stream, else a flush and a close. Nothing may be written after it.
    */
   public void end() throws IOException {
+    if (discarded) { // an aborted stream must not end as if it were finished
+      throw new IOException("the stream was discarded");
+    }
     if (!(out instanceof Ending ending)) {
       flush();
       out.close();
@@ -117,6 +124,18 @@ public final class SseWriter {
     } finally {
       giveBack();
     }
+  }
+
+  /**
+   * Drops what is gathered, unwritten, and gives its buffer back to the pool: for a stream being
+   * aborted (the relay failed, the client went away), whose gathered events — possibly a part of
+   * one, when gathering it failed — must not follow the failure. A later {@link #write} or {@link
+   * #end} throws {@link IOException} (the stream is not ended as if finished). Idempotent; writes
+   * nothing to the underlying stream.
+   */
+  public void discard() {
+    discarded = true;
+    giveBack();
   }
 
   private void append(SseEvent event) {

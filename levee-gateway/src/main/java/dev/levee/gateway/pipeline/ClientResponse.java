@@ -87,8 +87,14 @@ final class ClientResponse {
     return status;
   }
 
-  /** Ends the exchange abnormally (the client is gone, or the stream must not look finished). */
+  /**
+   * Ends the exchange abnormally (the client is gone, or the stream must not look finished): a
+   * stream's gathered events are dropped unwritten ({@link SseWriter#discard}).
+   */
   void abort(Throwable cause) {
+    if (stream != null) {
+      stream.discard();
+    }
     if (!completed) {
       completed = true;
       callback.failed(cause);

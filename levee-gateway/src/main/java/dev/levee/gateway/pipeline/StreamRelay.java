@@ -59,6 +59,7 @@ final class StreamRelay {
     try {
       ended = pump();
     } catch (RuntimeException | Error e) {
+      out.discard(); // what was gathered (maybe part of an event) must not follow the failure
       stream.close();
       throw e;
     }
