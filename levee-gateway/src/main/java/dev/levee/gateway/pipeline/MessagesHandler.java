@@ -249,23 +249,15 @@ public final class MessagesHandler {
 
   /**
    * Stages 6 and 7: the call settled and the books kept (none of which throws: {@link RecordParts}),
-   * the answer sent, then its access record — in a {@code finally}, so that an answer whose
-   * writing failed is still recorded, as the {@code error} it became ({@link Sent#unsent}).
+   * the answer sent, then its access record — in a {@code finally} ({@link
+   * Recorder#respondThenLog}), so that an answer whose writing failed is still recorded, as the
+   * {@code error} it became ({@link Sent#unsent}).
    */
   private void recordRespond(long start, ClientResponse client, InboundRequest in, Admission.Proceed admitted,
       Plan plan, String route, ChainResult<Reply> result, Outcome outcome) {
     recorder.record(start, in, admitted, plan, outcome);                             // 6. record
-    Sent sent = null;
-    RuntimeException failed = null;
-    try {
-      sent = responder.respond(client, in, admitted, outcome, plan);                // 7. respond
-    } catch (RuntimeException e) {
-      failed = e;
-      throw e;
-    } finally {
-      recorder.log(start, in, admitted.tier(), sent != null ? sent : Sent.unsent(outcome, client.status(), failed),
-          result.steps(), route);
-    }
+    recorder.respondThenLog(start, in, admitted.tier(), result.steps(), route, outcome, client::status,
+        () -> responder.respond(client, in, admitted, outcome, plan));              // 7. respond
   }
 
   /** The relay's outcome, closing {@code scope} once the relay has ended or failed (null: it waits with no thread). */

@@ -12,6 +12,8 @@ import dev.levee.gateway.trace.RequestTrace;
 import dev.levee.gateway.trace.Tracing;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.IntSupplier;
+import java.util.function.Supplier;
 
 /**
  * Stage 6, record: settles what the relay handed on and keeps the books. A JSON answer's call is
@@ -212,6 +214,31 @@ final class Recorder {
       total = total.plus(step.waited()).plus(step.took());
     }
     return total;
+  }
+
+  /**
+   * Runs stage 7 ({@code respond}) and then writes the request's access record ({@link #log(long,
+   * InboundRequest, Tier, Sent, List, String)}) in a {@code finally}: when {@code respond} throws,
+   * the record is {@link Sent#unsent} (the call's target and calls, the status already sent or the
+   * server's 500, outcome {@code error}) and the exception goes on.
+   *
+   * @param statusSent the status the client was sent so far (0 before any)
+   * @return what {@code respond} sent
+   */
+  Sent respondThenLog(long startNanos, InboundRequest in, Tier tier, List<AttemptRecord> steps, String route,
+      Outcome outcome, IntSupplier statusSent, Supplier<Sent> respond) {
+    Sent sent = null;
+    RuntimeException failed = null;
+    try {
+      sent = respond.get();
+      return sent;
+    } catch (RuntimeException e) {
+      failed = e;
+      throw e;
+    } finally {
+      log(startNanos, in, tier, sent != null ? sent : Sent.unsent(outcome, statusSent.getAsInt(), failed), steps,
+          route);
+    }
   }
 
   /** Writes the access record of an admitted request that made no upstream call. */

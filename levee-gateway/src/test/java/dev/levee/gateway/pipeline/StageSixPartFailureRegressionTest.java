@@ -121,6 +121,29 @@ class StageSixPartFailureRegressionTest {
   }
 
   /**
+   * Regression: the access record was written after stage 7 returned, so an answer whose writing
+   * threw left no record of a call that was made and settled ({@link UnsentAnswerRecordedRegressionTest}).
+   */
+  @Test
+  void anAnswerWhoseWritingThrowsIsStillRecordedAndTheExceptionGoesOn() throws Exception {
+    Recorder recorder = recorder();
+    InboundRequest in = Requests.ask("hello", Feature.defaults());
+    Outcome.Answered answered = new Outcome.Answered(new ChainResult.Answered<>(Reply.whole(200, Map.of(),
+        new byte[0]), BIG, null, false, List.of()), 1);
+
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> recorder.respondThenLog(clock.nanos(), in, Tier.T0,
+        List.of(), null, answered, () -> 0, () -> {
+          throw new IllegalStateException("head refused");
+        })).isInstanceOf(IllegalStateException.class).hasMessage("head refused");
+    Sent sent = recorder.respondThenLog(clock.nanos(), in, Tier.T0, List.of(), null, answered, () -> 200,
+        () -> new Sent(200, BIG, 1, false, "ok"));
+
+    assertThat(sent.outcome()).isEqualTo("ok");
+    assertThat(count("levee_requests", "outcome", "error")).as("the failed answer, recorded").isEqualTo(1);
+    assertThat(count("levee_requests", "outcome", "ok")).isEqualTo(1);
+  }
+
+  /**
    * docs/gateway.md: a stream cut on one target and finished on another is, in its trace, the
    * finishing target's ({@code levee.target}); its access record's {@code target=} is the one it
    * started on (its {@code last=} the finishing one, {@link Responder#respond}).

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
  * Regression (stage 6 robustness): the access record of an admitted request was written after
  * the responder returned, so an answer whose writing threw (a bug in the responder, Jetty refusing
  * the head) left no access line and no {@code levee_requests_total} count though its call was
- * made and settled. The handler now writes it in a {@code finally}, from {@link Sent#unsent}:
+ * made and settled. The handler now writes it in a {@code finally} ({@link Recorder#respondThenLog}), from {@link Sent#unsent}:
  * the call's real target and calls, the status the client got, outcome {@code error}.
  */
 class UnsentAnswerRecordedRegressionTest {
