@@ -100,7 +100,7 @@ class ModelsListIncludesAliasesRegressionTest {
       }
 
       HttpResponse<String> raw = http.send(HttpRequest.newBuilder(URI.create(gateway.baseUrl() + "/v1/models"))
-          .header("x-api-key", "sk-x").GET().build(), HttpResponse.BodyHandlers.ofString());
+          .header("x-api-key", "sk-x").header("anthropic-version", "2023-06-01").GET().build(), HttpResponse.BodyHandlers.ofString());
       assertThat(raw.statusCode()).isEqualTo(200);
       assertThat(Json.tryParse(raw.body()).path("has_more").asBoolean()).isFalse();
       assertThat(raw.headers().firstValue("x-levee-reason")).get().asString().startsWith("upstream models not listed: ");
