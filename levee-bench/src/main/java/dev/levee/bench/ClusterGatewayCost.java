@@ -111,7 +111,7 @@ public final class ClusterGatewayCost {
 
   private static HttpRequest request(Gateway gateway) {
     return HttpRequest.newBuilder(URI.create(gateway.baseUrl() + "/v1/messages"))
-        .header("x-api-key", "bench").header("content-type", "application/json")
+        .header("x-api-key", "bench").header("content-type", "application/json").header("anthropic-version", "2023-06-01")
         .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"smart\",\"max_tokens\":64,"
             + "\"messages\":[{\"role\":\"user\",\"content\":\"How does a levee work?\"}]}"))
         .build();

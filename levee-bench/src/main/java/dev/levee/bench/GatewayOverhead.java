@@ -64,7 +64,7 @@ public final class GatewayOverhead {
 
   private static Result measure(HttpClient http, String base, String model, boolean stream) throws Exception {
     HttpRequest request = HttpRequest.newBuilder(URI.create(base + "/v1/messages"))
-        .header("x-api-key", "bench").header("content-type", "application/json")
+        .header("x-api-key", "bench").header("content-type", "application/json").header("anthropic-version", "2023-06-01")
         .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"" + model + "\",\"max_tokens\":64,\"stream\":" + stream
             + ",\"messages\":[{\"role\":\"user\",\"content\":\"How does a levee work?\"}]}"))
         .build();

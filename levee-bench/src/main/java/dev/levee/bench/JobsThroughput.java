@@ -271,6 +271,7 @@ public final class JobsThroughput {
       batch.append("]}");
       HttpResponse<String> created = http.send(HttpRequest.newBuilder(base.resolve("/v1/messages/batches"))
           .header("x-api-key", "bench").header("content-type", "application/json")
+          .header("anthropic-version", "2023-06-01")
           .POST(HttpRequest.BodyPublishers.ofString(batch.toString())).build(), HttpResponse.BodyHandlers.ofString());
       if (created.statusCode() != 200) {
         throw new IllegalStateException("batch refused: " + created.body());
@@ -280,7 +281,8 @@ public final class JobsThroughput {
 
     JsonNode status(String id) throws Exception {
       return Json.tryParse(http.send(HttpRequest.newBuilder(base.resolve("/v1/messages/batches/" + id))
-          .header("x-api-key", "bench").GET().build(), HttpResponse.BodyHandlers.ofString()).body());
+          .header("x-api-key", "bench").header("anthropic-version", "2023-06-01").GET().build(),
+          HttpResponse.BodyHandlers.ofString()).body());
     }
 
     /** Waits for batch {@code id} to end with every one of its {@code requests} succeeded. */

@@ -202,7 +202,8 @@ public final class SlowClientsLoad {
 
   private static HttpRequest request(String base, String model, boolean stream, String key) {
     return HttpRequest.newBuilder(URI.create(base + "/v1/messages"))
-        .header("x-api-key", key).header("content-type", "application/json").timeout(Duration.ofSeconds(120))
+        .header("x-api-key", key).header("content-type", "application/json").header("anthropic-version", "2023-06-01")
+        .timeout(Duration.ofSeconds(120))
         .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"" + model + "\",\"max_tokens\":32,\"stream\":" + stream
             + ",\"messages\":[{\"role\":\"user\",\"content\":\"How does a levee work?\"}]}"))
         .build();

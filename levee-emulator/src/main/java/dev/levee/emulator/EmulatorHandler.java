@@ -104,6 +104,8 @@ final class EmulatorHandler extends Handler.Abstract {
       throws IOException {
     byte[] body;
     int status = 200;
+    String requestId = state.ids.controlRequestId(); // on every answer, as the API's paths do
+    response.getHeaders().put("request-id", requestId);
     if (method.equals("GET") && path.equals("/_emulator/log")) {
       body = Json.bytes(state.log.snapshot());
     } else if (method.equals("POST") && path.equals("/_emulator/reset")) {
@@ -116,11 +118,11 @@ final class EmulatorHandler extends Handler.Abstract {
         body = ("{\"scenario\":true,\"phases\":" + next.phases().size() + "}").getBytes(StandardCharsets.UTF_8);
       } catch (ScenarioException e) {
         status = 400;
-        body = ApiError.invalidRequest(e.getMessage()).toBytes(null);
+        body = ApiError.invalidRequest(e.getMessage()).toBytes(requestId);
       }
     } else {
       status = 404;
-      body = ApiError.notFound("Not Found").toBytes(null);
+      body = ApiError.notFound("Not Found").toBytes(requestId);
     }
     response.setStatus(status);
     response.getHeaders().put("content-type", "application/json");

@@ -8,6 +8,7 @@ final class Ids {
 
   private final long seed;
   private long counter;
+  private long controlCounter;
 
   Ids(long seed) {
     this.seed = seed;
@@ -21,6 +22,15 @@ final class Ids {
   /** A new {@code req_} id. */
   String requestId() {
     return "req_011C" + AnswerGenerator.base62(next(), 20);
+  }
+
+  /**
+   * A new {@code req_} id for an answer of the control endpoints ({@code /_emulator/*}), from a
+   * sequence of its own: a harness polling the log does not change the ids the API's answers carry.
+   */
+  synchronized String controlRequestId() {
+    return "req_011C" + AnswerGenerator.base62(new Prng(Prng.hash("control-id", Long.toString(seed),
+        Long.toString(controlCounter++))), 20);
   }
 
   private synchronized Prng next() {

@@ -9,7 +9,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.time.Duration;
 import java.util.HexFormat;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** {@code GET /_emulator/log} and {@code POST /_emulator/reset}, and what the log records. */
@@ -111,6 +113,39 @@ class ControlEndpointsTest extends InstantEmulatorTest {
 
     assertThat(emulator.log()).extracting(LogEntry::path).containsExactly("/v1/messages/count_tokens", "/v1/models");
     assertThat(emulator.log()).extracting(LogEntry::method).containsExactly("POST", "GET");
+  }
+
+  /** Regression: the control endpoints answered without the {@code request-id} every other answer carries. */
+  @Test
+  void everyControlAnswerCarriesARequestIdAndPollingChangesNoApiId() throws Exception {
+    String before = wire.post("/v1/messages", Wire.body("emu-ok", false, "hi")).headers().firstValue("request-id")
+        .orElseThrow();
+    HttpResponse<String> log = wire.get("/_emulator/log");
+    HttpResponse<String> bad = wire.post("/_emulator/scenario", "phases:\n  - status: 418\n");
+    HttpResponse<String> missing = wire.get("/_emulator/nothing");
+    HttpResponse<String> reset = wire.post("/_emulator/reset", "");
+
+    for (HttpResponse<String> control : List.of(log, bad, missing, reset)) {
+      assertThat(control.headers().firstValue("request-id")).as(control.uri().getPath()).hasValueSatisfying(
+          id -> assertThat(id).startsWith("req_011C").isNotEqualTo(before));
+    }
+    assertThat(Json.tryParse(bad.body()).path("request_id").asText()).isEqualTo(bad.headers().firstValue("request-id")
+        .orElseThrow());
+    assertThat(Json.tryParse(missing.body()).path("request_id").asText())
+        .isEqualTo(missing.headers().firstValue("request-id").orElseThrow());
+    assertThat(List.of(log, bad, missing, reset)).extracting(r -> r.headers().firstValue("request-id").orElseThrow())
+        .doesNotHaveDuplicates();
+
+    try (Emulator quiet = Emulator.start(EmulatorOptions.builder()
+        .timeToFirstToken(Duration.ZERO).deltaDelay(Duration.ZERO).build())) { // the same seed, the log never polled
+      Wire plain = new Wire(quiet);
+      plain.post("/v1/messages", Wire.body("emu-ok", false, "hi"));
+      String unpolled = plain.post("/v1/messages", Wire.body("emu-ok", false, "hi")).headers()
+          .firstValue("request-id").orElseThrow();
+      String polled = wire.post("/v1/messages", Wire.body("emu-ok", false, "hi")).headers().firstValue("request-id")
+          .orElseThrow();
+      assertThat(polled).as("the API's ids follow their own sequence").isEqualTo(unpolled);
+    }
   }
 
   private static String sha256(String text) throws Exception {

@@ -66,9 +66,13 @@ public final class Gateway implements AutoCloseable {
   private final Readiness readiness;
   private final Tracing tracing;
   private final Cluster cluster; // null when cluster: is not configured
+  private final Duration shutdownGrace; // server.shutdown-grace: requests in flight and running jobs share it
+  private final Ticker ticker;
 
   private Gateway(Server server, FallbackChain chain, UpstreamClient client, TierBoard tiers, QueuedWork work,
-      Metrics metrics, Readiness readiness, Tracing tracing, Cluster cluster) {
+      Metrics metrics, Readiness readiness, Tracing tracing, Cluster cluster, Duration shutdownGrace, Ticker ticker) {
+    this.shutdownGrace = shutdownGrace;
+    this.ticker = ticker;
     this.work = work;
     this.tracing = tracing;
     this.cluster = cluster;
@@ -203,7 +207,8 @@ public final class Gateway implements AutoCloseable {
     }
     readiness.ready();
     LOG.info("Levee gateway listening on http://{}:{}", config.server().host(), VirtualThreadServer.port(server));
-    return new Gateway(server, chain, client, tiers, work, metrics, readiness, tracing, cluster);
+    return new Gateway(server, chain, client, tiers, work, metrics, readiness, tracing, cluster,
+        config.server().limits().shutdownGrace(), ticker);
   }
 
   /** {@code /v1/models}: the aliases' model objects, dated by their first models' upstreams, and the default upstream's list. */
@@ -264,11 +269,20 @@ public final class Gateway implements AutoCloseable {
     server.join();
   }
 
+  /**
+   * Stops the gateway: not ready from now on; no queued job starts; requests in flight and running
+   * jobs get {@code server.shutdown-grace} (one window for both) to finish; requests still in flight
+   * are then ended by the server, and jobs still running are handed back to the queue ({@link
+   * QueuedWork#close(Duration)}); then the rest closes.
+   */
   @Override
   public void close() throws Exception {
+    long start = ticker.nanos();
     readiness.draining(); // /health/ready answers 503 from now on
+    work.stopClaiming(); // queued work stays queued: none starts only to be stopped
     VirtualThreadServer.shutdown(server); // drains within server.shutdown-grace (ServerLanes)
-    work.close();
+    Duration left = shutdownGrace.minusNanos(ticker.nanos() - start);
+    work.close(left.isNegative() ? Duration.ZERO : left);
     tiers.close();
     client.close();
     metrics.close();

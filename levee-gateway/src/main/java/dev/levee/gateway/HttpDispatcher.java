@@ -26,7 +26,8 @@ import org.eclipse.jetty.util.thread.Invocable;
 /**
  * Dispatches each HTTP request to its handler by path and method ({@code /v1/messages}, {@code
  * /health}, {@code /health/ready}, {@code /health/live}, {@code /metrics}, {@code /admin/*}, {@code /v1/models}); runs on virtual threads
- * (blocking is fine). Not the model router of DESIGN.md, which chooses a target.
+ * (blocking is fine). The API's paths are refused without {@code anthropic-version} here, before
+ * any stage ({@link ApiVersionHeader}). Not the model router of DESIGN.md, which chooses a target.
  */
 final class HttpDispatcher extends Handler.Abstract {
 
@@ -91,6 +92,10 @@ final class HttpDispatcher extends Handler.Abstract {
         }
         // named here, so idempotency-key errors and replays carry the id the pipeline then uses
         response.getHeaders().put(LeveeHeaders.REQUEST_ID, ids.next());
+        ApiError version = ApiVersionHeader.check(request.getHeaders());
+        if (version != null) { // before idempotency, cache, tiers and the queue: none may answer in the API's place
+          return error(request, response, callback, version);
+        }
         work.idempotency().handle(request, response, callback, messages::handle, messages::answeredByIdempotencyKey);
       }
       case "/health" -> {
@@ -126,6 +131,12 @@ final class HttpDispatcher extends Handler.Abstract {
             && (method.equals("GET") || method.equals("HEAD")); // HEAD: GET's status and headers, no body
         if (BatchesHandler.serves(path) || path.startsWith(JobsHandler.PREFIX) || path.startsWith("/admin/") || models) {
           response.getHeaders().put(LeveeHeaders.REQUEST_ID, ids.next()); // findable in the logs, errors included
+        }
+        if (BatchesHandler.serves(path) || models) {
+          ApiError version = ApiVersionHeader.check(request.getHeaders());
+          if (version != null) { // the API's paths: refused as the API refuses, before the batch store or upstream
+            return error(request, response, callback, version);
+          }
         }
         if (BatchesHandler.serves(path)) {
           work.batches().handle(request, response, recorded(request, response, callback));

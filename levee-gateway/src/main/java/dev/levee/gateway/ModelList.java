@@ -22,9 +22,11 @@ import java.util.Set;
  * "(Levee alias: …)"} in its {@code display_name}), then the models the default upstream lists,
  * as one list paged the Models API's way: {@code limit} (default 20, 1 to 1000, else 400 {@code
  * invalid_request_error}), {@code after_id} and {@code before_id} (an alias or an upstream model
- * id), {@code data}, {@code has_more}, {@code first_id}, {@code last_id}. Other query parameters
- * go to the upstream as sent. An upstream model named like an alias is left out (requests for
- * that name go to the alias).
+ * id), {@code data}, {@code has_more}, {@code first_id}, {@code last_id}. Any other query
+ * parameter (the SDKs' {@code beta=true}, one a later API version adds) changes nothing Levee
+ * lists and goes to the upstream as sent, which judges it; a page within the aliases makes no
+ * upstream call, so there it is simply ignored. An upstream model named like an alias is left out
+ * (requests for that name go to the alias).
  *
  * <p>When the upstream cannot list (unreachable, 5xx, 408, 429, 529), a page that holds aliases
  * still answers with them, with {@code has_more: false} and {@code x-levee-reason} saying why the

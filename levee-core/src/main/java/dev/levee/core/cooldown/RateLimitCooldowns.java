@@ -26,8 +26,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * cooldown in force. A cooldown ends on its own; nothing else clears it.
  *
  * <p><b>Planning.</b> {@link #plan} leaves cooling targets out of a request's chain. When every
- * target cools, the request waits for the first one to be ready if that wait and a minimal attempt
- * fit the deadline, else it is refused with that time as its {@code retry-after}.
+ * target cools, the request waits for the first one to be ready if that wait is no longer than the
+ * longest stated wait Levee sits out ({@code max-retry-after}, as for a 429 met during the request:
+ * {@link dev.levee.core.retry.RetryAfterPolicy}) and it and a minimal attempt fit the deadline;
+ * else it is refused at once with that time as its {@code retry-after}.
  *
  * <p>Fed as a {@link CallObserver} (only {@link FailureKind#RATE_LIMITED} failures with a stated
  * wait count; a spend limit states none). At most {@link #MAX_TARGETS} targets cool at once; past
@@ -143,12 +145,15 @@ public final class RateLimitCooldowns implements CallObserver {
    * @param deadline the request's deadline
    * @param minAttemptTime an attempt is not started with less time left (the chain's {@code
    *     min-attempt-time})
+   * @param maxWait the longest cooldown a request sits out (the chain's {@code max-retry-after});
+   *     a longer one is refused at once, whatever the deadline
    * @return {@link CooldownPlan.Go} with the targets not cooling; when all cool, {@code Go} with
-   *     the first ready one and the wait for it if that fits the deadline, else {@link
-   *     CooldownPlan.Refuse}
+   *     the first ready one and the wait for it if that is at most {@code maxWait} and fits the
+   *     deadline, else {@link CooldownPlan.Refuse}
    */
-  public CooldownPlan plan(List<Target> targets, Deadline deadline, Duration minAttemptTime) {
+  public CooldownPlan plan(List<Target> targets, Deadline deadline, Duration minAttemptTime, Duration maxWait) {
     if (targets.isEmpty()) throw new IllegalArgumentException("a plan needs at least one target");
+    Objects.requireNonNull(maxWait, "maxWait");
     long now = ticker.nanos();
     List<Target> ready = new ArrayList<>(targets.size());
     List<Target> skipped = new ArrayList<>(0);
@@ -169,7 +174,7 @@ public final class RateLimitCooldowns implements CallObserver {
     if (!ready.isEmpty()) {
       return new CooldownPlan.Go(ready, Duration.ZERO, skipped);
     }
-    if (deadline.fits(firstLeft, minAttemptTime)) {
+    if (firstLeft.compareTo(maxWait) <= 0 && deadline.fits(firstLeft, minAttemptTime)) {
       skipped.remove(first);
       return new CooldownPlan.Go(List.of(first), firstLeft, skipped);
     }

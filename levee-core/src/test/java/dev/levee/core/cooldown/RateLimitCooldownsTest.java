@@ -18,6 +18,7 @@ class RateLimitCooldownsTest {
   private static final Target PRIMARY = Target.parse("anthropic/claude-opus-4-6");
   private static final Target FALLBACK = Target.parse("anthropic/claude-haiku-4-5");
   private static final Duration MIN_ATTEMPT = Duration.ofMillis(100);
+  private static final Duration MAX_WAIT = Duration.ofSeconds(60);
 
   private final ManualClock clock = new ManualClock();
   private final RateLimitCooldowns cooldowns = new RateLimitCooldowns(clock);
@@ -63,7 +64,8 @@ class RateLimitCooldownsTest {
   void aPlanSkipsCoolingTargetsAndKeepsTheOrderOfTheOthers() {
     cooldowns.coolFor(PRIMARY, Duration.ofSeconds(30));
 
-    CooldownPlan plan = cooldowns.plan(List.of(PRIMARY, FALLBACK), Deadline.after(Duration.ofSeconds(60), clock), MIN_ATTEMPT);
+    CooldownPlan plan = cooldowns.plan(List.of(PRIMARY, FALLBACK), Deadline.after(Duration.ofSeconds(60), clock),
+        MIN_ATTEMPT, MAX_WAIT);
 
     assertThat(plan).isEqualTo(new CooldownPlan.Go(List.of(FALLBACK), Duration.ZERO, List.of(PRIMARY)));
   }
@@ -73,7 +75,8 @@ class RateLimitCooldownsTest {
     cooldowns.coolFor(PRIMARY, Duration.ofSeconds(10));
     cooldowns.coolFor(FALLBACK, Duration.ofSeconds(4));
 
-    CooldownPlan plan = cooldowns.plan(List.of(PRIMARY, FALLBACK), Deadline.after(Duration.ofSeconds(30), clock), MIN_ATTEMPT);
+    CooldownPlan plan = cooldowns.plan(List.of(PRIMARY, FALLBACK), Deadline.after(Duration.ofSeconds(30), clock),
+        MIN_ATTEMPT, MAX_WAIT);
 
     assertThat(plan).isEqualTo(new CooldownPlan.Go(List.of(FALLBACK), Duration.ofSeconds(4), List.of(PRIMARY)));
   }
@@ -82,9 +85,25 @@ class RateLimitCooldownsTest {
   void whenTheWaitDoesNotFitTheDeadlineTheRequestIsRefusedWithTheRemainingTime() {
     cooldowns.coolFor(PRIMARY, Duration.ofSeconds(30));
 
-    CooldownPlan plan = cooldowns.plan(List.of(PRIMARY), Deadline.after(Duration.ofSeconds(30), clock), MIN_ATTEMPT);
+    CooldownPlan plan = cooldowns.plan(List.of(PRIMARY), Deadline.after(Duration.ofSeconds(30), clock),
+        MIN_ATTEMPT, MAX_WAIT);
 
     assertThat(plan).isEqualTo(new CooldownPlan.Refuse(PRIMARY, Duration.ofSeconds(30)));
+  }
+
+  @Test
+  void aCooldownLongerThanTheLongestWaitSatOutIsRefusedThoughTheDeadlineHoldsIt() {
+    cooldowns.coolFor(PRIMARY, Duration.ofSeconds(61));
+    cooldowns.coolFor(FALLBACK, Duration.ofSeconds(90));
+
+    CooldownPlan plan = cooldowns.plan(List.of(PRIMARY, FALLBACK), Deadline.after(Duration.ofMinutes(10), clock),
+        MIN_ATTEMPT, MAX_WAIT);
+
+    assertThat(plan).isEqualTo(new CooldownPlan.Refuse(PRIMARY, Duration.ofSeconds(61)));
+    clock.advance(Duration.ofSeconds(1));
+    assertThat(cooldowns.plan(List.of(PRIMARY, FALLBACK), Deadline.after(Duration.ofMinutes(10), clock), MIN_ATTEMPT,
+        MAX_WAIT)).as("exactly max-retry-after is sat out")
+        .isEqualTo(new CooldownPlan.Go(List.of(PRIMARY), Duration.ofSeconds(60), List.of(FALLBACK)));
   }
 
   @Test

@@ -394,6 +394,10 @@ public final class JobStore {
   static final String LEASE_LOST = "lease_lost: its worker's lease ran out before the job ended (its gateway stopped, "
       + "or could not renew the lease); run again";
 
+  /** The {@code last_error} of a running job its gateway queued again as it stopped ({@link JobWorkers#close(java.time.Duration)}). */
+  static final String SHUTDOWN = "shutdown: its gateway stopped before the job ended (past server.shutdown-grace); "
+      + "run again";
+
   /** The {@code last_error} of a job its own gateway queued again at start-up. */
   static final String RESTARTED = "its gateway stopped before the job ended; run again";
 

@@ -71,6 +71,19 @@ public final class JobWorkers implements AutoCloseable {
   /** The {@link Cancellation#reason} of a run stopped because its claim was lost (its lease ran out). */
   public static final String LEASE_LOST = "lease_lost";
 
+  /**
+   * The {@link Cancellation#reason} of a run stopped because the gateway stopped and the run
+   * outlived the shutdown grace ({@link #close(Duration)}): its job was handed back to the queue
+   * first, so nothing the run still returns is recorded.
+   */
+  public static final String SHUTDOWN = "shutdown";
+
+  /** The grace {@link #close()} gives running jobs: what the pool gave them before it took one. */
+  static final Duration DEFAULT_GRACE = Duration.ofSeconds(5);
+
+  /** How long runs stopped at shutdown get to unwind (close their calls) before the store closes. */
+  private static final Duration UNWIND = Duration.ofSeconds(5);
+
   private final JobStore store;
   private final JobExecutor executor;
   private final Supplier<PauseGate.Paused> gate;
@@ -508,14 +521,56 @@ public final class JobWorkers implements AutoCloseable {
     }
   }
 
-  @Override
-  public void close() {
+  /**
+   * Stops claiming: the dispatcher ends, so no queued job starts from now on, while the jobs
+   * running go on (their leases still renewed). The first step of a shutdown, taken before the
+   * server drains so that queued work is not started only to be stopped. Idempotent.
+   */
+  public void stopClaiming() {
     synchronized (startLock) {
       running = false;
     }
     Thread taker = idTaker;
     if (taker != null) {
       taker.interrupt();
+    }
+    dispatcher.interrupt();
+    try {
+      dispatcher.join(5_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** {@link #close(Duration)} with a grace of 5 s. */
+  @Override
+  public void close() {
+    close(DEFAULT_GRACE);
+  }
+
+  /**
+   * Stops the pool: no job starts from now on ({@link #stopClaiming}); the running jobs get {@code
+   * grace} to finish, and their results are recorded as usual. A job still running after it is
+   * handed back — queued again at once, with {@code last_error} {@code "shutdown: …"} and its run
+   * stopped ({@link #SHUTDOWN}) — before the store is left: the next process (or another replica)
+   * runs it, and the stopped run's late outcome is not recorded (the claim is no longer current).
+   * Queued jobs stay queued. Neither lost nor recorded twice; a job whose hand-back fails (the
+   * store is away) stays {@code running} and is recovered as after a crash (its lease, or the
+   * next start on an embedded store). Then pending callbacks stop and the replica id is released.
+   *
+   * @param grace how long running jobs may take to finish (the gateway passes {@code
+   *     server.shutdown-grace}, what requests in flight get too); zero hands them back at once
+   */
+  public void close(Duration grace) {
+    stopClaiming();
+    threads.shutdown();
+    try {
+      if (!threads.awaitTermination(Math.max(0, grace.toMillis()), TimeUnit.MILLISECONDS)) {
+        handBack();
+        threads.awaitTermination(UNWIND.toMillis(), TimeUnit.MILLISECONDS);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
     Scheduler.Scheduled beat = nextBeat;
     if (beat != null) {
@@ -524,19 +579,7 @@ public final class JobWorkers implements AutoCloseable {
     if (ownHeartbeat != null) {
       ownHeartbeat.shutdown(); // a renewal under way ends; no further one starts
     }
-    dispatcher.interrupt();
-    try {
-      dispatcher.join(5_000);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
     callbacks.close();
-    threads.shutdown();
-    try {
-      threads.awaitTermination(5, TimeUnit.SECONDS); // unfinished jobs stay running: their lease recovers them
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
     if (replicaLease != null) {
       try {
         replicaLease.release(); // a clean stop: the next process with this id starts at once
@@ -544,6 +587,29 @@ public final class JobWorkers implements AutoCloseable {
         LOG.warn("cannot release queue.replica-id {}; its next process waits two heartbeats before taking it",
             store.replicaId(), e);
       }
+    }
+  }
+
+  /**
+   * Queues again every job still running, then stops its run: the store first, so that whatever
+   * the run returns meanwhile finds its claim gone and is not recorded.
+   */
+  private void handBack() {
+    int handedBack = 0;
+    for (Map.Entry<Job, Cancellation> run : runningJobs.entrySet()) {
+      Job job = run.getKey();
+      try {
+        Instant now = wall.instant();
+        if (store.retryLater(job, JobStore.SHUTDOWN, now, now)) {
+          handedBack++;
+        }
+      } catch (RuntimeException e) {
+        LOG.warn("cannot hand job {} back to the queue at shutdown; it is recovered as after a crash", job.id(), e);
+      }
+      run.getValue().cancel(SHUTDOWN);
+    }
+    if (handedBack > 0) {
+      LOG.info("shutdown: {} jobs still running after the grace were queued again; they run again", handedBack);
     }
   }
 }

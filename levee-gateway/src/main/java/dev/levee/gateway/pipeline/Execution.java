@@ -22,8 +22,8 @@ import java.util.List;
  * <p>Before the chain runs, a routed plan is paced: the first candidate whose rate limit covers
  * the request goes first; when none does, the request waits for the earliest reset if the
  * deadline holds it, else it is refused with 429 and {@code retry-after}. Targets cooling after
- * a rate limit are skipped; when every one cools, the request waits for the first if the deadline
- * holds it, else it is refused likewise. Every answer's rate-limit headers are read for pacing.
+ * a rate limit are skipped; when every one cools, the request waits for the first if that wait is
+ * at most {@code max-retry-after} and the deadline holds it, else it is refused likewise. Every answer's rate-limit headers are read for pacing.
  * Waits end at once when the request's thread is interrupted (the client left). Thread-safe.
  */
 final class Execution {
@@ -71,7 +71,8 @@ final class Execution {
         }
         targets = ((Paced.Go) paced).targets();
       }
-      cooled = tiers.awaitCooldowns(targets, plan.deadline(), chain.policy().minAttemptTime());
+      cooled = tiers.awaitCooldowns(targets, plan.deadline(), chain.policy().minAttemptTime(),
+          chain.policy().retry().retryAfter().maxRetryAfter());
     } catch (InterruptedException e) { // the client went away during the wait
       return new ChainResult.Cancelled<>(List.of());
     }

@@ -32,6 +32,9 @@ final class JobAnswers {
   private static final String LEASE_LOST_WHY = "this worker's lease on the job ran out before a renewal got through; "
       + "stopped here (it runs again elsewhere)";
 
+  private static final String SHUTDOWN_WHY = "the gateway stopped before the try ended (past server.shutdown-grace); "
+      + "the job was queued again and nothing this try returns is kept";
+
   private static final String CANCELLED_WHY = "an operator cancelled the job while it ran; its try was stopped and "
       + "nothing it returns is kept";
 
@@ -49,7 +52,8 @@ final class JobAnswers {
    * @param jobId the job's id, for its access record ({@code ok job=<id>}, {@code exhausted job=<id> <why>},
    *     …): a try can be found by its job; null when not known ({@code ok job})
    * @param stoppedAs why a stopped try was stopped: {@link JobWorkers#CANCELLED} (an operator
-   *     cancelled the job), else (null included) {@value #LEASE_LOST}
+   *     cancelled the job), {@link JobWorkers#SHUTDOWN} (the gateway stopped), else (null included)
+   *     {@value #LEASE_LOST}
    */
   static Answer of(Outcome outcome, Tier tier, String jobId, String stoppedAs) {
     int calls = outcome.calls();
@@ -84,6 +88,9 @@ final class JobAnswers {
       case Outcome.Cancelled cancelled when JobWorkers.CANCELLED.equals(stoppedAs) -> new Answer(
           new JobExecutor.RetryLater(JobWorkers.CANCELLED + ": " + CANCELLED_WHY, null),
           new Sent(499, null, calls, false, JobWorkers.CANCELLED + " " + job));
+      case Outcome.Cancelled cancelled when JobWorkers.SHUTDOWN.equals(stoppedAs) -> new Answer(
+          new JobExecutor.RetryLater(JobWorkers.SHUTDOWN + ": " + SHUTDOWN_WHY, null),
+          new Sent(503, null, calls, false, JobWorkers.SHUTDOWN + " " + job));
       case Outcome.Cancelled cancelled -> new Answer(new JobExecutor.RetryLater(LEASE_LOST + ": " + LEASE_LOST_WHY, null),
           new Sent(499, null, calls, false, LEASE_LOST + " " + job));
       case Outcome.Streamed streamed -> throw new IllegalStateException("a queued request is never a stream");

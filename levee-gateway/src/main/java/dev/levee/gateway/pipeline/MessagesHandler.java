@@ -379,7 +379,8 @@ public final class MessagesHandler {
    * @param apiKey the client's key to send, or null when the upstream has its own
    * @param lost fires when the worker lost its claim on the job: closes the upstream calls and
    *     stops the chain, as a client going away does (the access record says {@code lease_lost}, or
-   *     {@code cancelled} when its reason is {@link JobWorkers#CANCELLED}: an operator cancelled it)
+   *     {@code cancelled} when its reason is {@link JobWorkers#CANCELLED}: an operator cancelled it;
+   *     {@code shutdown} for {@link JobWorkers#SHUTDOWN}: the gateway stopped past its grace)
    * @param trial the half-open trial permit the worker took for this job ({@link ReservedPermit#NONE}
    *     when it is not a trial): the chain's first call to that target goes out under it; the
    *     worker releases it after the run
@@ -412,7 +413,8 @@ public final class MessagesHandler {
     Outcome outcome = relay.relay(result, in.id(), plan, admitted.cache().mayStore(), lost,    // 5. relay
         (first, calls) -> { throw new IllegalStateException("a queued request is never a stream"); },
         Relay.Waits.NEVER);
-    String stoppedAs = JobWorkers.CANCELLED.equals(lost.reason()) ? JobWorkers.CANCELLED : JobAnswers.LEASE_LOST;
+    String stoppedAs = JobWorkers.CANCELLED.equals(lost.reason()) || JobWorkers.SHUTDOWN.equals(lost.reason())
+        ? lost.reason() : JobAnswers.LEASE_LOST;
     recorder.recordJob(start, in, admitted, plan, outcome, stoppedAs);                         // 6. record (no SLO)
     JobAnswers.Answer answer = JobAnswers.of(outcome, admitted.tier(), jobId(job), stoppedAs); // 7. the job's answer
     recorder.logQueued(start, in, admitted.tier(), answer.sent(), result.steps(), plan.explainRoute());

@@ -75,7 +75,7 @@ final class Recorder {
   /**
    * Settles a queued job's try as {@link #record} does a client's answer, without feeding any SLO.
    *
-   * @param stoppedAs the outcome word of a stopped try: {@code lease_lost} or {@code cancelled}
+   * @param stoppedAs the outcome word of a stopped try: {@code lease_lost}, {@code cancelled} or {@code shutdown}
    */
   void recordJob(long startNanos, InboundRequest in, Admission.Proceed admitted, Plan plan, Outcome outcome,
       String stoppedAs) {

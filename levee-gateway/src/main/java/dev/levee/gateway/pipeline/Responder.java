@@ -34,7 +34,9 @@ import org.eclipse.jetty.server.Request;
  *       and its end; a cached, static or fail-closed answer Levee gives itself;
  *   <li>failures: the client's own error as the upstream said it, or one Anthropic-shaped error
  *       with {@code x-should-retry: false} (Levee owns retries, promise 2) — unless a cached answer
- *       can stand in (stale-if-error);
+ *       can stand in (stale-if-error), or a fail-open feature's queue kept the request (a 200
+ *       placeholder naming the job, with neither {@code x-should-retry} nor {@code retry-after}:
+ *       the work was accepted, and an SDK reading either would send it again);
  *   <li>the {@link CancellationScope} that lets a client leaving cut execute and relay short.
  * </ul>
  *
@@ -225,20 +227,21 @@ final class Responder {
       return new Sent(client.status(), last, exhausted.calls(), false,
           "last_resort_" + found.status() + (found.semantic() ? " semantic " : " ") + failure.reason());
     }
-    put(head, LeveeHeaders.SHOULD_RETRY, "false");
-    failure.retryAfter().ifPresent(wait -> put(head, "retry-after", RetryAfter.seconds(wait)));
     Optional<OutageAnswer> queued = OutageAnswer.queue(outage, in, failure.error()); // queue.on-outage
     if (queued.isPresent()) {
       put(head, LeveeHeaders.JOB, queued.get().job());
       if (queued.get().status() == 200) { // fail-open: a placeholder message, not the answer
+        // accepted work: no x-should-retry nor retry-after, which would have an SDK send it again
         put(head, LeveeHeaders.DEGRADED, disclosed(in, "queued: every target failed"));
-      }
-      if (queued.get().status() != 200 && !head.containsKey("retry-after")) { // when to ask for the job's answer
-        put(head, "retry-after", RetryAfter.seconds(failClosedRetryAfter));
+      } else { // fail-closed: a final 503 naming the job, and when to ask for the job's answer
+        put(head, LeveeHeaders.SHOULD_RETRY, "false");
+        put(head, "retry-after", RetryAfter.seconds(failure.retryAfter().orElse(failClosedRetryAfter)));
       }
       client.send(queued.get().status(), head, "application/json", queued.get().body());
       return new Sent(client.status(), last, exhausted.calls(), false, "queued " + failure.reason());
     }
+    put(head, LeveeHeaders.SHOULD_RETRY, "false");
+    failure.retryAfter().ifPresent(wait -> put(head, "retry-after", RetryAfter.seconds(wait)));
     client.send(failure.error().status(), head, "application/json", failure.error().toBytes(in.id()));
     return new Sent(client.status(), last, exhausted.calls(), false, "exhausted " + failure.reason());
   }

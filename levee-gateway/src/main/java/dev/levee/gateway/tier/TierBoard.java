@@ -489,15 +489,17 @@ public final class TierBoard implements CallObserver, AutoCloseable {
 
   /**
    * The targets a request may try now: cooling targets left out; when every target cools, waits
-   * (interruptibly, on the board's sleeper) for the first ready one if that fits the deadline.
+   * (interruptibly, on the board's sleeper) for the first ready one if that wait is at most {@code
+   * maxWait} and fits the deadline.
    *
+   * @param maxWait the longest cooldown sat out ({@code policy.retry.max-retry-after})
    * @return {@link CooldownPlan.Go} after any wait, or {@link CooldownPlan.Refuse} when the wait
-   *     does not fit (answer 429 with its {@code retry-after}, see {@link #refusal})
+   *     is too long or does not fit (answer 429 with its {@code retry-after}, see {@link #refusal})
    * @throws InterruptedException when the client went away during the wait
    */
-  public CooldownPlan awaitCooldowns(List<Target> targets, Deadline deadline, Duration minAttemptTime)
-      throws InterruptedException {
-    CooldownPlan plan = cooldowns.plan(targets, deadline, minAttemptTime);
+  public CooldownPlan awaitCooldowns(List<Target> targets, Deadline deadline, Duration minAttemptTime,
+      Duration maxWait) throws InterruptedException {
+    CooldownPlan plan = cooldowns.plan(targets, deadline, minAttemptTime, maxWait);
     if (plan instanceof CooldownPlan.Go go && go.waitFirst().isPositive()) {
       sleeper.sleep(go.waitFirst());
     }
@@ -508,7 +510,8 @@ public final class TierBoard implements CallObserver, AutoCloseable {
   public static <T> ChainResult<T> refusal(CooldownPlan.Refuse refused) {
     long seconds = Math.max(1, (refused.retryAfter().toMillis() + 999) / 1000);
     Failure failure = new Failure(FailureKind.RATE_LIMITED, 429, "rate_limit_error",
-        "Every target is cooling after a rate limit (" + seconds + " s left); the wait does not fit the deadline",
+        "Every target is cooling after a rate limit (" + seconds + " s left); the wait is longer than "
+            + "max-retry-after or does not fit the deadline",
         Optional.of(refused.retryAfter()), Optional.of(false));
     return new ChainResult.Exhausted<>(failure, null, Optional.of(refused.retryAfter()), false,
         List.of(new ChainResult.TargetReport(refused.target(), ChainResult.Why.COOLING, 0, null, refused.retryAfter())),

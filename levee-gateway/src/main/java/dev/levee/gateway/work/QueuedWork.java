@@ -228,9 +228,24 @@ public final class QueuedWork implements AutoCloseable {
     return workers;
   }
 
+  /** No queued job starts from now on; running ones go on ({@link JobWorkers#stopClaiming}). */
+  public void stopClaiming() {
+    workers.stopClaiming();
+  }
+
+  /** {@link #close(java.time.Duration)} with the workers' default grace (5 s). */
   @Override
   public void close() {
     workers.close();
+    db.close();
+  }
+
+  /**
+   * Stops the workers, giving running jobs {@code grace} to finish and handing back the rest
+   * ({@link JobWorkers#close(java.time.Duration)}), then closes the store.
+   */
+  public void close(java.time.Duration grace) {
+    workers.close(grace);
     db.close();
   }
 }

@@ -107,6 +107,7 @@ class ClusterProcessesTest {
     return http.send(HttpRequest.newBuilder(URI.create(bases.get(n % 3) + "/v1/messages"))
         .timeout(Duration.ofSeconds(20))
         .header("content-type", "application/json").header("x-api-key", "sk-test-client-key")
+        .header("anthropic-version", "2023-06-01")
         .POST(HttpRequest.BodyPublishers.ofString(
             "{\"model\":\"smart\",\"max_tokens\":64,\"messages\":[{\"role\":\"user\",\"content\":\"hi " + n + "\"}]}"))
         .build(), HttpResponse.BodyHandlers.ofString());

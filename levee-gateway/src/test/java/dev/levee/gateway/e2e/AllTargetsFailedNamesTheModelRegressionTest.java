@@ -87,7 +87,7 @@ class AllTargetsFailedNamesTheModelRegressionTest {
   private static HttpRequest request(Harness h, String model) {
     String body = "{\"model\":\"" + model + "\",\"max_tokens\":16,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
     return HttpRequest.newBuilder(URI.create(h.gateway.baseUrl() + "/v1/messages"))
-        .header("x-api-key", "k").header("content-type", "application/json")
+        .header("x-api-key", "k").header("content-type", "application/json").header("anthropic-version", "2023-06-01")
         .POST(HttpRequest.BodyPublishers.ofString(body)).build();
   }
 }

@@ -35,7 +35,7 @@ class BatchContentTypeRegressionTest {
       HttpResponse<String> plain = h.post("/v1/messages/batches", BATCH,
           Map.of("x-api-key", "k", "content-type", "text/plain"));
       HttpResponse<String> none = http.send(HttpRequest.newBuilder(URI.create(h.gateway.baseUrl() + "/v1/messages/batches"))
-          .header("x-api-key", "k").POST(HttpRequest.BodyPublishers.ofString(BATCH)).build(),
+          .header("x-api-key", "k").header("anthropic-version", "2023-06-01").POST(HttpRequest.BodyPublishers.ofString(BATCH)).build(),
           HttpResponse.BodyHandlers.ofString());
 
       assertRefused(plain, "content-type: text/plain");

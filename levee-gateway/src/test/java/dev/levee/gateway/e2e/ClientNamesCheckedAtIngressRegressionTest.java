@@ -65,7 +65,7 @@ class ClientNamesCheckedAtIngressRegressionTest {
     String body = "{\"model\":" + Json.MAPPER.writeValueAsString(model)
         + ",\"max_tokens\":16,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
     HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(h.gateway.baseUrl() + "/v1/messages"))
-        .header("x-api-key", "k").header("content-type", "application/json")
+        .header("x-api-key", "k").header("content-type", "application/json").header("anthropic-version", "2023-06-01")
         .POST(HttpRequest.BodyPublishers.ofString(body));
     headers.forEach(request::header);
     return http.send(request.build(), HttpResponse.BodyHandlers.ofString());

@@ -31,8 +31,8 @@ class ContentEncodedBodyRegressionTest {
       for (String encoding : new String[] {"gzip", "br", "gzip, identity"}) {
         byte[] body = encoding.equals("gzip") ? gzipped.toByteArray() : BODY.getBytes(StandardCharsets.UTF_8);
         String answer = RawHttp.exchange(h, RawHttp.ascii("POST /v1/messages HTTP/1.1\r\nHost: x\r\nx-api-key: k\r\n"
-            + "content-type: application/json\r\ncontent-encoding: " + encoding + "\r\ncontent-length: " + body.length
-            + "\r\nconnection: close\r\n\r\n"), body);
+            + "anthropic-version: 2023-06-01\r\ncontent-type: application/json\r\ncontent-encoding: " + encoding
+            + "\r\ncontent-length: " + body.length + "\r\nconnection: close\r\n\r\n"), body);
 
         assertThat(answer).as(encoding).startsWith("HTTP/1.1 400 ");
         JsonNode error = RawHttp.body(answer).path("error");
@@ -48,8 +48,8 @@ class ContentEncodedBodyRegressionTest {
     try (Harness h = Harness.start(CONFIG)) {
       byte[] body = BODY.getBytes(StandardCharsets.UTF_8);
       String answer = RawHttp.exchange(h, RawHttp.ascii("POST /v1/messages HTTP/1.1\r\nHost: x\r\nx-api-key: k\r\n"
-          + "content-type: application/json\r\ncontent-encoding: identity\r\ncontent-length: " + body.length
-          + "\r\nconnection: close\r\n\r\n"), body);
+          + "anthropic-version: 2023-06-01\r\ncontent-type: application/json\r\ncontent-encoding: identity\r\n"
+          + "content-length: " + body.length + "\r\nconnection: close\r\n\r\n"), body);
 
       assertThat(answer).startsWith("HTTP/1.1 200 ");
     }

@@ -79,7 +79,8 @@ class GatewayShutdownRegressionTest {
 
   private static HttpRequest post(Harness h, String model, boolean stream) {
     return HttpRequest.newBuilder(URI.create(h.gateway.baseUrl() + "/v1/messages"))
-        .header("x-api-key", "test").header("content-type", "application/json").timeout(Duration.ofSeconds(30))
+        .header("x-api-key", "test").header("content-type", "application/json").header("anthropic-version", "2023-06-01")
+        .timeout(Duration.ofSeconds(30))
         .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"" + model + "\",\"max_tokens\":64,\"stream\":" + stream
             + ",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"))
         .build();

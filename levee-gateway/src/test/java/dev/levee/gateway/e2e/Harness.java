@@ -34,6 +34,11 @@ import java.util.stream.Collectors;
  */
 final class Harness implements AutoCloseable {
 
+  /** The header every Anthropic client sends, and the value {@link #post} and the GETs send unless told otherwise. */
+  static final String VERSION = "anthropic-version";
+
+  static final String DEFAULT_VERSION = "2023-06-01";
+
   static final String BASE_POLICY = """
       policy:
         deadline: 10s
@@ -142,8 +147,9 @@ final class Harness implements AutoCloseable {
   }
 
   /**
-   * A raw HTTP exchange with the gateway; {@code content-type: application/json} unless {@code
-   * headers} name one (as every Anthropic client sends it; the gateway refuses a body of another type).
+   * A raw HTTP exchange with the gateway; {@code content-type: application/json} and {@code
+   * anthropic-version: 2023-06-01} unless {@code headers} name them (as every Anthropic client
+   * sends them; the gateway refuses a body of another type, and a request without a version).
    */
   HttpResponse<String> post(String path, String body, Map<String, String> headers) throws Exception {
     return post(path, body, headers, Duration.ofSeconds(20));
@@ -158,23 +164,27 @@ final class Harness implements AutoCloseable {
     if (headers.keySet().stream().noneMatch("content-type"::equalsIgnoreCase)) {
       request.header("content-type", "application/json");
     }
+    if (headers.keySet().stream().noneMatch(VERSION::equalsIgnoreCase)) {
+      request.header(VERSION, DEFAULT_VERSION);
+    }
     try (HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
       return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }
   }
 
-  /** A GET with {@code x-api-key: key} (jobs and batches are per tenant). */
+  /** A GET with {@code x-api-key: key} (jobs and batches are per tenant) and {@code anthropic-version: 2023-06-01}. */
   HttpResponse<String> getWith(String path, String key) throws Exception {
     try (HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
-      return http.send(HttpRequest.newBuilder(URI.create(gateway.baseUrl() + path)).header("x-api-key", key).GET()
-          .build(), HttpResponse.BodyHandlers.ofString());
+      return http.send(HttpRequest.newBuilder(URI.create(gateway.baseUrl() + path)).header("x-api-key", key)
+          .header(VERSION, DEFAULT_VERSION).GET().build(), HttpResponse.BodyHandlers.ofString());
     }
   }
 
+  /** A GET with {@code anthropic-version: 2023-06-01} and no key. */
   HttpResponse<String> get(String path) throws Exception {
     try (HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
-      return http.send(HttpRequest.newBuilder(URI.create(gateway.baseUrl() + path)).GET().build(),
-          HttpResponse.BodyHandlers.ofString());
+      return http.send(HttpRequest.newBuilder(URI.create(gateway.baseUrl() + path)).header(VERSION, DEFAULT_VERSION)
+          .GET().build(), HttpResponse.BodyHandlers.ofString());
     }
   }
 

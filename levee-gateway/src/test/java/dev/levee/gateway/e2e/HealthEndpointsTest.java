@@ -37,7 +37,7 @@ class HealthEndpointsTest {
           .isEqualTo(405);
 
       CompletableFuture<HttpResponse<String>> hanging = http.sendAsync(HttpRequest.newBuilder(
-              URI.create(base + "/v1/messages")).header("x-api-key", "k")
+              URI.create(base + "/v1/messages")).header("x-api-key", "k").header("anthropic-version", "2023-06-01")
           .header("content-type", "application/json")
           .POST(HttpRequest.BodyPublishers.ofString(
               "{\"model\":\"emu-hang\",\"max_tokens\":8,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"))

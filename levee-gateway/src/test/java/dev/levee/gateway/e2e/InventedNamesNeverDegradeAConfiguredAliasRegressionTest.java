@@ -76,7 +76,7 @@ class InventedNamesNeverDegradeAConfiguredAliasRegressionTest {
   private static HttpResponse<String> send(Harness h, HttpClient http, String tenant, String model) throws Exception {
     String body = "{\"model\":\"" + model + "\",\"max_tokens\":3000,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
     return http.send(HttpRequest.newBuilder(URI.create(h.gateway.baseUrl() + "/v1/messages"))
-        .header("x-api-key", "sk-" + tenant).header("content-type", "application/json")
+        .header("x-api-key", "sk-" + tenant).header("content-type", "application/json").header("anthropic-version", "2023-06-01")
         .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
   }
 }

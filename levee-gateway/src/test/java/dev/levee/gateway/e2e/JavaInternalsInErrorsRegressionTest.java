@@ -38,7 +38,7 @@ class JavaInternalsInErrorsRegressionTest {
       for (String path : List.of("/v1/messages", "/v1/messages/count_tokens")) {
         for (byte[] body : MALFORMED) {
           HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(h.gateway.baseUrl() + path))
-              .header("x-api-key", "k").header("content-type", "application/json")
+              .header("x-api-key", "k").header("content-type", "application/json").header("anthropic-version", "2023-06-01")
               .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(), HttpResponse.BodyHandlers.ofString());
 
           assertPlainRefusal(response, 400, "invalid_request_error");

@@ -59,7 +59,8 @@ class KeepAliveLoadRegressionTest {
 
   private static HttpRequest request(Harness h, boolean stream) {
     return HttpRequest.newBuilder(URI.create(h.gateway.baseUrl() + "/v1/messages"))
-        .header("x-api-key", "test").header("content-type", "application/json").timeout(Duration.ofSeconds(30))
+        .header("x-api-key", "test").header("content-type", "application/json").header("anthropic-version", "2023-06-01")
+        .timeout(Duration.ofSeconds(30))
         .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"claude-a\",\"max_tokens\":32,\"stream\":" + stream
             + ",\"messages\":[{\"role\":\"user\",\"content\":\"How does a levee work?\"}]}"))
         .build();

@@ -63,7 +63,8 @@ class KillNineTest {
             .append("\"}]}}");
       }
       HttpResponse<String> created = http.send(HttpRequest.newBuilder(URI.create(base + "/v1/messages/batches"))
-          .header("x-api-key", "sk-kill").header("content-type", "application/json").POST(HttpRequest.BodyPublishers.ofString(batch.append("]}").toString()))
+          .header("x-api-key", "sk-kill").header("content-type", "application/json").header("anthropic-version", "2023-06-01")
+          .POST(HttpRequest.BodyPublishers.ofString(batch.append("]}").toString()))
           .build(), HttpResponse.BodyHandlers.ofString());
       assertThat(created.statusCode()).isEqualTo(200);
       String id = Json.tryParse(created.body()).get("id").asText();
@@ -81,7 +82,7 @@ class KillNineTest {
         JsonNode status = awaitEnded(http, base2, id);
         assertThat(status.at("/request_counts/succeeded").asInt()).isEqualTo(REQUESTS);
         String results = http.send(HttpRequest.newBuilder(URI.create(base2 + "/v1/messages/batches/" + id + "/results"))
-            .header("x-api-key", "sk-kill").build(), HttpResponse.BodyHandlers.ofString()).body();
+            .header("x-api-key", "sk-kill").header("anthropic-version", "2023-06-01").build(), HttpResponse.BodyHandlers.ofString()).body();
         List<JsonNode> lines = results.lines().map(Json::tryParse).toList();
         assertThat(lines).hasSize(REQUESTS);
         assertThat(lines.stream().map(l -> l.get("custom_id").asText()).collect(Collectors.toSet())).hasSize(REQUESTS);
@@ -108,7 +109,7 @@ class KillNineTest {
 
   private static JsonNode awaitEnded(HttpClient http, String base, String id) throws Exception {
     HttpRequest get = HttpRequest.newBuilder(URI.create(base + "/v1/messages/batches/" + id))
-        .header("x-api-key", "sk-kill").build();
+        .header("x-api-key", "sk-kill").header("anthropic-version", "2023-06-01").build();
     long until = System.nanoTime() + Duration.ofSeconds(90).toNanos();
     JsonNode status;
     do {

@@ -36,7 +36,7 @@ class ModelHeadAndDateRegressionTest {
       for (String path : new String[] {"/v1/models/chat", "/v1/models", "/v1/models/claude-opus-4-6"}) {
         HttpResponse<String> get = h.getWith(path, "sk-ant-test");
         HttpResponse<String> head = http.send(HttpRequest.newBuilder(URI.create(h.gateway.baseUrl() + path))
-            .header("x-api-key", "sk-ant-test").method("HEAD", HttpRequest.BodyPublishers.noBody()).build(),
+            .header("x-api-key", "sk-ant-test").header("anthropic-version", "2023-06-01").method("HEAD", HttpRequest.BodyPublishers.noBody()).build(),
             HttpResponse.BodyHandlers.ofString());
 
         assertThat(head.statusCode()).as(path).isEqualTo(get.statusCode()).isEqualTo(200);
@@ -45,7 +45,7 @@ class ModelHeadAndDateRegressionTest {
         assertThat(head.headers().firstValue("x-levee-request-id")).as(path).isPresent();
       }
       HttpResponse<String> unknown = http.send(HttpRequest.newBuilder(URI.create(h.gateway.baseUrl() + "/v1/models/nope"))
-          .header("x-api-key", "sk-ant-test").method("HEAD", HttpRequest.BodyPublishers.noBody()).build(),
+          .header("x-api-key", "sk-ant-test").header("anthropic-version", "2023-06-01").method("HEAD", HttpRequest.BodyPublishers.noBody()).build(),
           HttpResponse.BodyHandlers.ofString());
       assertThat(unknown.statusCode()).isEqualTo(404);
     }

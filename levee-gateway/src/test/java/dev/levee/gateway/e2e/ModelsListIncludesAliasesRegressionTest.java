@@ -85,6 +85,23 @@ class ModelsListIncludesAliasesRegressionTest {
   }
 
   @Test
+  void unknownQueryParametersAreIgnoredAndReachTheUpstreamAsSent() throws Exception {
+    try (Harness h = Harness.start(CONFIG)) {
+      JsonNode plain = page(h, "?limit=3");
+      JsonNode unknown = page(h, "?beta=true&limit=3&colour=blue%20green");
+      JsonNode aliasesOnly = page(h, "?colour=blue&limit=1");
+
+      assertThat(ids(plain)).containsExactly("chat", "fast", "claude-opus-4-6");
+      assertThat(ids(unknown)).isEqualTo(ids(plain));
+      assertThat(unknown.path("has_more").asBoolean()).isEqualTo(plain.path("has_more").asBoolean()).isTrue();
+      assertThat(ids(aliasesOnly)).as("a page within the aliases: no upstream call").containsExactly("chat");
+      assertThat(h.emulator.log()).filteredOn(e -> "/v1/models".equals(e.path())).extracting(e -> e.query())
+          .as("Levee's own limit, the client's other parameters as sent")
+          .containsExactly("limit=1", "beta=true&colour=blue%20green&limit=1");
+    }
+  }
+
+  @Test
   void anUnreachableUpstreamStillListsTheAliases() throws Exception {
     String yaml = "server: { port: 0 }\nupstreams:\n  gone:\n    url: http://127.0.0.1:19401\n"
         + "models:\n  chat: { chain: [gone/claude-haiku-4-5] }\n"
@@ -100,7 +117,8 @@ class ModelsListIncludesAliasesRegressionTest {
       }
 
       HttpResponse<String> raw = http.send(HttpRequest.newBuilder(URI.create(gateway.baseUrl() + "/v1/models"))
-          .header("x-api-key", "sk-x").GET().build(), HttpResponse.BodyHandlers.ofString());
+          .header("x-api-key", "sk-x").header("anthropic-version", "2023-06-01").GET().build(),
+          HttpResponse.BodyHandlers.ofString());
       assertThat(raw.statusCode()).isEqualTo(200);
       assertThat(Json.tryParse(raw.body()).path("has_more").asBoolean()).isFalse();
       assertThat(raw.headers().firstValue("x-levee-reason")).get().asString().startsWith("upstream models not listed: ");

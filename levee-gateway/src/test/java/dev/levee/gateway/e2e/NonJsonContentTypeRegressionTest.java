@@ -61,6 +61,7 @@ class NonJsonContentTypeRegressionTest {
   private static HttpResponse<String> withoutContentType(Harness h) throws Exception {
     try (HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
       return http.send(HttpRequest.newBuilder(URI.create(h.gateway.baseUrl() + "/v1/messages")).header("x-api-key", "k")
+          .header("anthropic-version", "2023-06-01")
           .POST(HttpRequest.BodyPublishers.ofString(BODY)).build(), HttpResponse.BodyHandlers.ofString());
     }
   }

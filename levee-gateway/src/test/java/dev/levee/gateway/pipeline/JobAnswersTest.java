@@ -27,6 +27,14 @@ class JobAnswersTest {
         .isEqualTo("cancelled job=job_abc");
   }
 
+  @Test
+  void aTryTheStoppingGatewayEndedIsLoggedAsShutdownNotLeaseLost() {
+    Sent sent = JobAnswers.of(new Outcome.Cancelled(1), Tier.T0, "job_abc", JobWorkers.SHUTDOWN).sent();
+
+    assertThat(sent.outcome()).isEqualTo("shutdown job=job_abc");
+    assertThat(sent.status()).isEqualTo(503);
+  }
+
   /** Regression: every target failed, and the try's access line said {@code target=-}. */
   @Test
   void anExhaustedTrysRecordNamesTheLastTargetThatFailedRegressionTest() {

@@ -55,7 +55,7 @@ class TracingTest {
       try (Gateway gateway = Gateway.start(config, GatewayClock.system(), Tracing.of(otel));
            HttpClient http = HttpClient.newHttpClient()) {
         HttpResponse<String> answer = http.send(HttpRequest.newBuilder(URI.create(gateway.baseUrl() + "/v1/messages"))
-            .header("x-api-key", "k").header("content-type", "application/json")
+            .header("x-api-key", "k").header("content-type", "application/json").header("anthropic-version", "2023-06-01")
             .header("traceparent", "00-" + TRACE_ID + "-" + PARENT + "-01")
             .POST(HttpRequest.BodyPublishers.ofString(
                 "{\"model\":\"smart\",\"max_tokens\":32,\"messages\":[{\"role\":\"user\",\"content\":\"trace me\"}]}"))

@@ -1,0 +1,40 @@
+package dev.levee.gateway;
+
+import dev.levee.anthropic.error.ApiError;
+import org.eclipse.jetty.http.HttpFields;
+
+/**
+ * The {@code anthropic-version} request header, checked at the door of every path that speaks the
+ * Anthropic API ({@code /v1/messages}, {@code /v1/messages/count_tokens}, {@code
+ * /v1/messages/batches*}, {@code /v1/models*}) before idempotency keys, the cache, tiers, the
+ * outage queue or batches see the request: a request the API would refuse never gets a replayed,
+ * cached or queued answer instead of that refusal.
+ *
+ * <p>Anthropic's versioning page says every API request must send the header ("When making API
+ * requests, you must send an {@code anthropic-version} request header"); without it the API
+ * answers 400 {@code invalid_request_error} "anthropic-version: header is required", and so does
+ * the gateway. Only presence is checked here: the value passes to the upstream untouched
+ * (DESIGN.md, promise 1), which judges it. The documented versions are {@code 2023-01-01} (the
+ * first), {@code 2023-06-01} and later dated ones; a list kept here would refuse the next version
+ * the day Anthropic ships it. Levee's own jobs API ({@code /v1/levee/jobs/*}), health, metrics and
+ * admin paths do not need the header. Stateless, thread-safe.
+ */
+final class ApiVersionHeader {
+
+  /** The header's name. */
+  static final String NAME = "anthropic-version";
+
+  /** The API's refusal of a request without the header: 400 {@code invalid_request_error}. */
+  static final ApiError MISSING = ApiError.invalidRequest("anthropic-version: header is required");
+
+  private ApiVersionHeader() {}
+
+  /**
+   * The refusal for {@code headers}, or null when they carry a non-blank {@code anthropic-version}
+   * (any value: the upstream judges it).
+   */
+  static ApiError check(HttpFields headers) {
+    String version = headers.get(NAME);
+    return version == null || version.isBlank() ? MISSING : null;
+  }
+}
