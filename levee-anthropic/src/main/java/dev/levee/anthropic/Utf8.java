@@ -42,20 +42,24 @@ public final class Utf8 {
     int end = off + len;
     int i = off;
     while (i < end) {
-      if (i + 8 <= end && ((long) LONGS.get(bytes, i) & HIGH_BITS) == 0) {
+      while (i + 8 <= end && ((long) LONGS.get(bytes, i) & HIGH_BITS) == 0) {
         i += 8; // eight ASCII bytes
-        continue;
       }
-      int b = bytes[i];
-      if (b >= 0) {
-        i++;
-        continue;
+      while (i < end) { // byte by byte up to the next multi-byte sequence, then back to words
+        int b = bytes[i];
+        if (b >= 0) {
+          i++;
+          continue;
+        }
+        int n = sequenceEnd(bytes, i, end);
+        if (n < 0) {
+          return i;
+        }
+        i = n;
+        if (i < end && bytes[i] >= 0) {
+          break; // ASCII again: perhaps a run of it
+        }
       }
-      int n = sequenceEnd(bytes, i, end);
-      if (n < 0) {
-        return i;
-      }
-      i = n;
     }
     return -1;
   }
