@@ -3,9 +3,6 @@ package dev.levee.gateway.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.levee.anthropic.Json;
-import java.io.InputStream;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import org.junit.jupiter.api.Test;
@@ -47,22 +44,15 @@ class RepeatedContentTypeRegressionTest {
 
   private static void assertRefused(String answer, String says) {
     assertThat(answer).startsWith("HTTP/1.1 400");
-    JsonNode error = Json.tryParse(answer.substring(answer.indexOf("\r\n\r\n") + 4)).path("error");
+    JsonNode error = RawHttp.body(answer).path("error");
     assertThat(error.path("type").asText()).isEqualTo("invalid_request_error");
     assertThat(error.path("message").asText()).contains(says);
   }
 
-  /** One POST with the given content-type lines, over a raw socket; the whole answer, read to the close. */
+  /** One POST with the given content-type lines ({@link RawHttp}); the whole answer, read to the close. */
   private static String raw(Harness h, String path, String typeLines, String body) throws Exception {
-    java.net.URI base = java.net.URI.create(String.valueOf(h.gateway.baseUrl()));
-    try (Socket socket = new Socket("127.0.0.1", base.getPort())) {
-      socket.setSoTimeout(20_000);
-      byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-      socket.getOutputStream().write(("POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: k\r\n" + typeLines
-          + "Content-Length: " + bytes.length + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
-      socket.getOutputStream().write(bytes);
-      InputStream in = socket.getInputStream();
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    }
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    return RawHttp.exchange(h, RawHttp.ascii("POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: k\r\n"
+        + typeLines + "Content-Length: " + bytes.length + "\r\nConnection: close\r\n\r\n"), bytes);
   }
 }
