@@ -140,6 +140,9 @@ final class HeaderDeadline extends AbstractLifeCycle {
             continue;
           }
           if (silentFor > 0) { // silent at two sweeps in a row: no request to answer, closed without a word
+            if (!endPoint.isOpen()) {
+              continue; // the idle timeout closed (and counted) it a moment ago; it is still being removed
+            }
             quiet++;
             lateNow.put(endPoint, CUT); // never counted twice while it closes
             silentClosed.run(); // before the close: a client that sees its end sees the count
