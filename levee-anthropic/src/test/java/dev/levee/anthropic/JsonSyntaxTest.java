@@ -33,7 +33,7 @@ class JsonSyntaxTest {
     assertThat(refusal("{\"model\":\"m\nx\"}".getBytes(StandardCharsets.UTF_8)))
         .startsWith("request body is not valid JSON: a control character (U+000A) inside a string must be escaped");
     assertThat(refusal(new byte[] {'{', '"', 'm', (byte) 0xff, '"', ':', '1', '}'}))
-        .startsWith("request body is not valid JSON: it is not valid UTF-8");
+        .startsWith("request body is not valid UTF-8: the byte at offset 3 (0xFF) is not a UTF-8 character"); // Utf8, before the parser's words
     assertThat(refusal(("{\"x\":" + "[".repeat(3000) + "]".repeat(3000) + "}").getBytes(StandardCharsets.UTF_8)))
         .startsWith("request body is not valid JSON: it is nested more than 2000 levels deep");
     assertThat(refusal(("{\"x\":1" + "0".repeat(20_000) + "}").getBytes(StandardCharsets.UTF_8)))

@@ -3,6 +3,7 @@ package dev.levee.emulator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.levee.anthropic.Json;
+import dev.levee.anthropic.Utf8;
 import dev.levee.anthropic.error.ApiError;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,7 +43,8 @@ record MessagesRequest(String model, int maxTokens, boolean stream, JsonNode sys
   static final String MID_CONVERSATION_SYSTEM_BETA = "mid-conversation-system-2026-04-07";
 
   /**
-   * Reads and minimally validates a body the way the API does: malformed JSON, a missing {@code
+   * Reads and minimally validates a body the way the API does: ill-formed UTF-8 (named by the byte
+   * offset of its first bad sequence, as the gateway names it), malformed JSON, a missing {@code
    * model}, {@code max_tokens} or {@code messages}, a bad role, or a final assistant message
    * ending in whitespace give a 400 {@code invalid_request_error} with the API's wording.
    *
@@ -52,6 +54,10 @@ record MessagesRequest(String model, int maxTokens, boolean stream, JsonNode sys
    *     {@value #MID_CONVERSATION_SYSTEM_BETA}, messages of role {@code system} are accepted
    */
   static Parsed parse(byte[] body, boolean countTokens, String betas) {
+    int malformed = body == null ? -1 : Utf8.firstMalformed(body, 0, body.length);
+    if (malformed >= 0) { // as the gateway: Jackson skips most strings undecoded and lets overlong forms by
+      return new Invalid(ApiError.invalidRequest(Utf8.refusal(body, malformed)), null, false);
+    }
     JsonNode root = Json.tryParse(body);
     if (root == null) {
       return new Invalid(ApiError.invalidRequest("There was an issue with the request body: it is not valid JSON."),

@@ -58,7 +58,8 @@ final class Wire {
   }
 
   HttpRequest.Builder request(String path, Object body) {
-    byte[] bytes = body instanceof String text ? text.getBytes(StandardCharsets.UTF_8) : Json.bytes(body);
+    byte[] bytes = body instanceof byte[] raw ? raw // sent as it is, whatever its bytes
+        : body instanceof String text ? text.getBytes(StandardCharsets.UTF_8) : Json.bytes(body);
     return HttpRequest.newBuilder(URI.create(emulator.baseUrl() + path))
         .header("x-api-key", "test")
         .header("anthropic-version", "2023-06-01")

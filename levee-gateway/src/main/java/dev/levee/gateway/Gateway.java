@@ -196,6 +196,7 @@ public final class Gateway implements AutoCloseable {
           return id;
         }).heardBy(messages::refusedAtTheDoor)); // in the access log and metrics like any refusal
     metrics.watchInFlight(VirtualThreadServer.guard(server)::inFlight);
+    metrics.watchSilentConnections(() -> VirtualThreadServer.silentConnectionsClosed(server));
     try {
       server.start();
     } catch (Exception e) {

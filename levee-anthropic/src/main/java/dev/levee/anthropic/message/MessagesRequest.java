@@ -51,7 +51,8 @@ public final class MessagesRequest {
    *
    * @throws InvalidRequestException when the body is not a single JSON object, names a top-level
    *     field twice, or {@code model} is missing or not a string, or {@code stream} is not a
-   *     boolean, or it is not UTF-8 (a UTF-8 BOM is allowed); the message is fit for an Anthropic-shaped 400 (it says what is wrong and where,
+   *     boolean, or it is not UTF-8 (a UTF-8 BOM is allowed), or holds an ill-formed UTF-8 sequence
+   *     anywhere (its byte offset is named, {@link dev.levee.anthropic.Utf8}); the message is fit for an Anthropic-shaped 400 (it says what is wrong and where,
    *     never the parser's own words)
    */
   public static MessagesRequest parse(byte[] body) throws InvalidRequestException {
@@ -72,6 +73,7 @@ public final class MessagesRequest {
       if (!dev.levee.anthropic.JsonSyntax.readsUtf8(p)) { // the parser took it for UTF-16 or UTF-32
         throw new InvalidRequestException(dev.levee.anthropic.JsonSyntax.NOT_UTF8);
       }
+      refuseIfNotUtf8(body); // the parser skips most strings undecoded, and lets overlong forms and surrogates by
       JsonToken t;
       java.util.Set<String> seen = new java.util.HashSet<>();
       while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
@@ -119,6 +121,7 @@ public final class MessagesRequest {
     } catch (InvalidRequestException e) {
       throw e;
     } catch (IOException e) {
+      refuseIfNotUtf8(body); // the first token failed on a bad byte: say where, not what the parser made of it
       throw new InvalidRequestException("request body is not valid JSON: " + dev.levee.anthropic.JsonSyntax.describe(e));
     }
     if (model == null) {
@@ -131,6 +134,13 @@ public final class MessagesRequest {
       throw new IllegalStateException("model string offsets do not point at quotes");
     }
     return new MessagesRequest(body, model, modelStart, modelEnd, stream, java.util.List.copyOf(fields), maxTokens);
+  }
+
+  private static void refuseIfNotUtf8(byte[] body) throws InvalidRequestException {
+    int bad = dev.levee.anthropic.Utf8.firstMalformed(body, 0, body.length);
+    if (bad >= 0) {
+      throw new InvalidRequestException(dev.levee.anthropic.Utf8.refusal(body, bad));
+    }
   }
 
   /** The {@code model} the client asked for (an alias or a real model name). */

@@ -35,10 +35,12 @@ import org.slf4j.LoggerFactory;
  * request late (a torn read once answered 408 to a request being answered: the fresh-clone CI run
  * of session 6, a {@code WritePendingException} beside it). A cut comes at most one sweep late.
  *
- * <p>A connection that has sent nothing at all since it was accepted is answered the same 408 and
- * closed once it is older than the timeout (and at least {@link #SILENT_FLOOR}): before, the deadline started at a
- * request's first byte, so a silent socket held one of {@link ServerLimits#maxConnections()}
- * until Jetty's idle timeout (minutes), and a few thousand of them locked out {@code /health}.
+ * <p>A connection that has sent nothing at all since it was accepted is closed, without a word,
+ * once it is older than the timeout (and at least {@link #SILENT_FLOOR}), and counted ({@link
+ * SilentConnections}): before, the deadline started at a request's first byte, so a silent socket
+ * held one of {@link ServerLimits#maxConnections()} until Jetty's idle timeout (minutes), and a few
+ * thousand of them locked out {@code /health}. It is not answered 408 (it once was): it sent no
+ * request to answer, and a client that later sends one on it could take that 408 for its answer.
  * A kept-alive connection between requests is left to the idle timeout. As for late headers, a
  * silent connection is closed only when two sweeps in a row saw it silent. Its age is counted on
  * the monotonic clock from the first sweep that saw it (so up to one sweep short): a step of the
@@ -77,19 +79,25 @@ final class HeaderDeadline extends AbstractLifeCycle {
   private Set<EndPoint> silent = Set.of(); // silent since accepted at the last sweep; the sweeper's own
   private Map<EndPoint, Long> seenSince = Map.of(); // when a sweep first saw each connection (nanos); the sweeper's own
   private final LongSupplier nanos;
+  private final Runnable silentClosed;
 
-  /** @param lanes how each 408 is named and who hears of it */
-  HeaderDeadline(Connector connector, Duration timeout, RequestGuard.Lanes lanes) {
-    this(connector, timeout, lanes, NanoTime::now);
+  /**
+   * @param lanes how each 408 is named and who hears of it
+   * @param silentClosed called once for each silent connection closed
+   */
+  HeaderDeadline(Connector connector, Duration timeout, RequestGuard.Lanes lanes, Runnable silentClosed) {
+    this(connector, timeout, lanes, silentClosed, NanoTime::now);
   }
 
   /**
    * @param nanos the monotonic clock, in nanoseconds: Jetty's ({@link NanoTime#now()}, which its
    *     parsers' begin times are read on) but in tests
    */
-  HeaderDeadline(Connector connector, Duration timeout, RequestGuard.Lanes lanes, LongSupplier nanos) {
+  HeaderDeadline(Connector connector, Duration timeout, RequestGuard.Lanes lanes, Runnable silentClosed,
+      LongSupplier nanos) {
     this.connector = connector;
     this.nanos = nanos;
+    this.silentClosed = silentClosed;
     this.lanes = lanes;
     this.timeoutNanos = timeout.toNanos();
     this.silentNanos = Math.max(timeoutNanos, SILENT_FLOOR.toNanos());
@@ -112,6 +120,7 @@ final class HeaderDeadline extends AbstractLifeCycle {
   void sweep() {
     long now = nanos.getAsLong();
     int cut = 0;
+    int quiet = 0;
     Map<EndPoint, Long> lateNow = new HashMap<>();
     Set<EndPoint> silentNow = new HashSet<>();
     Map<EndPoint, Long> seenNow = new HashMap<>();
@@ -130,11 +139,21 @@ final class HeaderDeadline extends AbstractLifeCycle {
             silentNow.add(endPoint); // cut at the next sweep if it is still silent
             continue;
           }
-          long begin = silentFor > 0 ? now - silentFor : lateSince(http.getParser(), now);
+          if (silentFor > 0) { // silent at two sweeps in a row: no request to answer, closed without a word
+            if (!endPoint.isOpen()) {
+              continue; // the idle timeout closed (and counted) it a moment ago; it is still being removed
+            }
+            quiet++;
+            lateNow.put(endPoint, CUT); // never counted twice while it closes
+            silentClosed.run(); // before the close: a client that sees its end sees the count
+            endPoint.close();
+            continue;
+          }
+          long begin = lateSince(http.getParser(), now);
           if (begin == 0) {
             continue;
           }
-          if (silentFor == 0 && (seen == null || seen != begin)) {
+          if (seen == null || seen != begin) {
             lateNow.put(endPoint, begin); // cut at the next sweep if it is still the same request's headers
             continue;
           }
@@ -154,7 +173,10 @@ final class HeaderDeadline extends AbstractLifeCycle {
     silent = silentNow;
     seenSince = seenNow;
     if (cut > 0) {
-      LOG.info("{} connections sent their request headers too slowly or not at all: answered 408 and closed", cut);
+      LOG.info("{} connections sent their request headers too slowly: answered 408 and closed", cut);
+    }
+    if (quiet > 0) {
+      LOG.info("{} connections sent nothing since they were accepted: closed", quiet);
     }
   }
 

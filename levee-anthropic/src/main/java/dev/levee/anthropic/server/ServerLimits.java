@@ -16,7 +16,8 @@ import java.util.Objects;
  * @param headerTimeout the longest a client may take from the first byte of a request to the
  *     end of its headers (default 10 s); it also opens the body's allowance. A client too slow
  *     gets 408 {@code timeout_error} and the connection is closed; a new connection that sends no
- *     byte for this long (at least 5 s) gets the same 408
+ *     byte for this long (at least 5 s) is closed without an answer ({@link
+ *     VirtualThreadServer#silentConnectionsClosed})
  * @param minBodyRate the slowest average body upload accepted, bytes per second, after the
  *     {@code headerTimeout} allowance (default 1,024): a body of n bytes must have arrived
  *     within {@code headerTimeout + n / minBodyRate} of the request's first byte, else 408

@@ -20,7 +20,10 @@ import org.eclipse.jetty.http.HttpVersion;
  * Transfer-Encoding} (which Jetty frames as chunked) has faulty framing by the same section: 400,
  * closed. A request whose last coding is not {@code chunked}, or that has both {@code
  * Transfer-Encoding} and {@code Content-Length}, Jetty refuses itself with 400 and closes (RFC 9112
- * section 6.3), answered in the API's shape by {@link ApiErrorHandler}. Thread-safe (stateless).
+ * section 6.3), answered in the API's shape by {@link ApiErrorHandler}. Empty list elements ({@code
+ * chunked, }, {@code , chunked}, an empty {@code Transfer-Encoding} line beside a {@code chunked}
+ * one) are ignored, as RFC 9110 section 5.6.1 asks of a recipient, and Jetty frames such a request
+ * by its chunks. Thread-safe (stateless).
  */
 final class TransferCodings {
 
@@ -33,7 +36,7 @@ final class TransferCodings {
    * @param headers the request's headers
    * @param version the request's HTTP version
    * @return the 501 to answer when {@code Transfer-Encoding} names a coding other than {@code
-   *     chunked}, the 400 when an HTTP/1.0 request has one at all; empty otherwise
+   *     chunked} (empty list elements are not codings), the 400 when an HTTP/1.0 request has one at all; empty otherwise
    */
   static Optional<ApiError> check(HttpFields headers, HttpVersion version) {
     if (!headers.contains(HttpHeader.TRANSFER_ENCODING)) {
@@ -47,7 +50,7 @@ final class TransferCodings {
     for (String value : values) {
       for (String coding : value.split(",")) {
         String name = coding.strip().toLowerCase(Locale.ROOT);
-        if (!name.equals("chunked")) {
+        if (!name.isEmpty() && !name.equals("chunked")) { // empty elements do not count (RFC 9110 section 5.6.1)
           return Optional.of(new ApiError(NOT_IMPLEMENTED, "invalid_request_error", "Transfer-Encoding: "
               + ClientText.shown(String.join(", ", values)) + " is not supported: send the request body as it is,"
               + " framed by Content-Length or Transfer-Encoding: chunked alone (RFC 9112 section 6.1)."));

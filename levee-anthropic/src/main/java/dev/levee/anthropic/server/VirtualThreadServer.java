@@ -5,7 +5,6 @@ import java.util.concurrent.TimeoutException;
 import org.eclipse.jetty.io.ArrayByteBufferPool;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
-import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.NetworkConnectionLimit;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
@@ -84,7 +83,7 @@ public final class VirtualThreadServer {
     http.setSendServerVersion(false);
     http.setSendDateHeader(true);
     http.addCustomizer(new OverloadedReason()); // "529 Overloaded", not "529 529"
-    HttpConnectionFactory http1 = new HttpConnectionFactory(http);
+    SilentConnections http1 = new SilentConnections(http);
     http1.setInputBufferSize(REQUEST_BUFFER_BYTES);
     ServerConnector connector = new ServerConnector(server, http1);
     connector.setHost(host);
@@ -93,7 +92,7 @@ public final class VirtualThreadServer {
     connector.setAcceptQueueSize(limits.acceptQueue());
     server.addConnector(connector);
     server.addBean(new NetworkConnectionLimit(limits.maxConnections(), connector));
-    server.addBean(new HeaderDeadline(connector, limits.headerTimeout(), lanes));
+    server.addBean(new HeaderDeadline(connector, limits.headerTimeout(), lanes, http1::closedOne));
     server.setHandler(new RequestGuard(limits, lanes, handler));
     server.setErrorHandler(new ApiErrorHandler(lanes));
     server.setStopTimeout(2000);
@@ -103,6 +102,15 @@ public final class VirtualThreadServer {
   /** The port a started server listens on. */
   public static int port(Server server) {
     return ((ServerConnector) server.getConnectors()[0]).getLocalPort();
+  }
+
+  /**
+   * How many connections a server made by {@link #create} has closed having received nothing on
+   * them — not a byte, so no request to answer — at its idle timeout or its header deadline; closed
+   * without a word, never answered 408. Each counted once.
+   */
+  public static long silentConnectionsClosed(Server server) {
+    return server.getConnectors()[0].getConnectionFactory(SilentConnections.class).closed();
   }
 
   /** The guard in front of a server's handler. */

@@ -73,8 +73,8 @@ class ServerLimitsRegressionTest {
    * Newcomer trial, session 11: a connection that sent no byte held its slot until the idle
    * timeout (300 s in the gateway); with {@code max-connections: 20}, 25 silent sockets locked out
    * {@code /health} and {@code /v1/messages} alike. Now it is closed once older than the header
-   * timeout (408, as a request whose headers are too slow), and a kept-alive connection between
-   * requests is not.
+   * timeout, and a kept-alive connection between requests is not. (It was answered 408 until
+   * session 15: it sent no request, so it is now closed without an answer, and counted.)
    */
   @Test
   void aConnectionThatSendsNothingIsClosedAfterTheHeaderTimeoutAndAKeptAliveOneIsNot() throws Exception {
@@ -87,7 +87,8 @@ class ServerLimitsRegressionTest {
       assertThat(headOf(keptAlive)).startsWith("HTTP/1.1 200");
 
       assertThat(new String(silent.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII))
-          .as("the silent connection is answered 408 and closed").startsWith("HTTP/1.1 408").contains("timeout_error");
+          .as("the silent connection is closed without an answer").isEmpty();
+      assertThat(VirtualThreadServer.silentConnectionsClosed(server.server)).isEqualTo(1);
       keptAlive.setSoTimeout(500);
       assertThatThrownBy(() -> keptAlive.getInputStream().read()).as("the kept-alive connection stays open")
           .isInstanceOf(java.net.SocketTimeoutException.class);

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.JsonStreamContext;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.levee.anthropic.Json;
 import dev.levee.anthropic.JsonSyntax;
+import dev.levee.anthropic.Utf8;
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.error.ClientText;
 import dev.levee.anthropic.message.MessagesRequest;
@@ -22,7 +23,8 @@ import java.util.regex.Pattern;
  * "params"}, …]}} — all of it before anything is stored: the first problem refuses the whole batch
  * with the API's 400 {@code invalid_request_error} (413 {@code request_too_large} past the API's
  * limits: 100,000 requests, 256 MB; source: the Message Batches API documentation). A body that is
- * not UTF-8 is refused as {@code /v1/messages} refuses it ({@link JsonSyntax#readsUtf8}), and so
+ * not UTF-8 is refused as {@code /v1/messages} refuses it ({@link JsonSyntax#readsUtf8}; an
+ * ill-formed UTF-8 sequence anywhere, by its byte offset, {@link Utf8}), and so
  * is a field given twice, at any depth ({@code requests.0.params.model: given more than once}); the
  * body is read with {@link Json#MAPPER}'s limits, as a Messages request is (strings bounded by the
  * body only, nesting {@value Json#MAX_NESTING_DEPTH} deep); field names quoted in a refusal are cut
@@ -51,6 +53,13 @@ final class BatchParser {
 
   private BatchParser() {}
 
+  private static void refuseIfNotUtf8(byte[] body) throws Refused {
+    int at = Utf8.firstMalformed(body, 0, body.length);
+    if (at >= 0) {
+      throw bad(Utf8.refusal(body, at));
+    }
+  }
+
   static List<Entry> parse(byte[] body) throws Refused {
     if (body.length > MAX_BYTES) {
       throw new Refused(ApiError.requestTooLarge("a batch may be at most 256 MB; this one is " + body.length + " bytes"));
@@ -62,8 +71,10 @@ final class BatchParser {
       if (parser.nextToken() != null && !JsonSyntax.readsUtf8(parser)) {
         throw bad(JsonSyntax.NOT_UTF8); // as /v1/messages: Jackson would decode it, and its params pass on as UTF-8
       }
+      refuseIfNotUtf8(body); // as /v1/messages: an overlong form or a surrogate would pass the parser
       root = readTree(parser);
     } catch (IOException e) {
+      refuseIfNotUtf8(body); // the parser stopped at a bad byte: say where
       throw bad("request body is not valid JSON: " + JsonSyntax.describe(e));
     } catch (NumberFormatException e) { // a float no BigDecimal holds (1e99999999999), as Json.tryParse
       throw bad("request body is not valid JSON: a number is out of range");

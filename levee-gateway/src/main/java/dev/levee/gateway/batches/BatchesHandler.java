@@ -29,7 +29,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Predicate;
-import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpURI;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Request;
@@ -136,7 +135,7 @@ public final class BatchesHandler {
   }
 
   private void create(Request request, Response response, Callback callback, String tenant) {
-    Optional<ApiError> notJson = JsonContentType.check(request.getHeaders().get(HttpHeader.CONTENT_TYPE));
+    Optional<ApiError> notJson = JsonContentType.check(request.getHeaders());
     if (notJson.isPresent()) { // as /v1/messages: the API takes JSON bodies only
       LeveeErrors.send(response, callback, notJson.get());
       return;

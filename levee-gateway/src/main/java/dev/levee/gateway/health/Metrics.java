@@ -44,6 +44,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.IntSupplier;
+import java.util.function.LongSupplier;
 
 /**
  * Levee's numbers in Prometheus form ({@code GET /metrics}), through Micrometer. Every metric,
@@ -254,6 +255,20 @@ public final class Metrics implements CallObserver, AutoCloseable {
   public void watchInFlight(IntSupplier inFlight) {
     Gauge.builder("levee_requests_in_flight", inFlight, IntSupplier::getAsInt).strongReference(true)
         .description("API requests being served now").register(registry);
+  }
+
+  private LongSupplier silentClosed; // held for its function counter
+
+  /**
+   * {@code levee_connections_closed_silent_total}: client connections the server closed having
+   * received no byte on them, at its header deadline or idle timeout (closed without an answer).
+   *
+   * @param closed the running count ({@code VirtualThreadServer.silentConnectionsClosed})
+   */
+  public void watchSilentConnections(LongSupplier closed) {
+    silentClosed = closed; // a function counter holds its object weakly
+    FunctionCounter.builder("levee_connections_closed_silent", closed, LongSupplier::getAsLong)
+        .description("client connections closed having sent nothing").register(registry);
   }
 
   // ---- the Recorder stage, once per client request ----

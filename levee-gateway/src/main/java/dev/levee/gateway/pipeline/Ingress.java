@@ -76,7 +76,7 @@ final class Ingress {
    * @throws Refused when the body is too large, unreadable or not a valid Messages request
    */
   InboundRequest read(Request request, String id) throws Refused {
-    refuseIf(JsonContentType.check(request.getHeaders().get(HttpHeader.CONTENT_TYPE)));
+    refuseIf(JsonContentType.check(request.getHeaders()));
     refuseIf(IdentityContentEncoding.check(request.getHeaders().getValuesList(HttpHeader.CONTENT_ENCODING)));
     return inbound(id, request.getHttpURI().getPath(), request.getHttpURI().getQuery(), ServerIo.headers(request),
         readBody(request), TenantKey.hasher(request));
