@@ -17,7 +17,9 @@ import org.junit.jupiter.api.Test;
  */
 class SlowCommandSwitchRegressionTest {
 
-  private static final Duration TIMEOUT = Duration.ofMillis(30);
+  // well above a loaded box's stalls: with 30 ms, a full run beside four builds (load ~8 on 2
+  // cores) timed out 24 of 60 plain pings, in rows long enough to switch
+  private static final Duration TIMEOUT = Duration.ofMillis(150);
 
   private final RedisFixture redis = new RedisFixture();
   private final ManualClock clock = new ManualClock();
@@ -49,7 +51,7 @@ class SlowCommandSwitchRegressionTest {
     int slow = 0;
     for (int i = 0; i < 60; i++) {
       if (i % 15 == 7) {
-        proxy.delayReplies(1, Duration.ofMillis(45)); // one reply held longer than the timeout
+        proxy.delayReplies(1, TIMEOUT.multipliedBy(2)); // one reply held longer than the timeout
       }
       if (link.call(c -> c.ping()).isEmpty()) {
         slow++;

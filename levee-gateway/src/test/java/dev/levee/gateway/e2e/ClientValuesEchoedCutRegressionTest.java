@@ -48,13 +48,13 @@ class ClientValuesEchoedCutRegressionTest {
   }
 
   private static String get(Harness h, String method, String path) throws Exception {
-    return RawHttp.exchange(h, RawHttp.ascii(method + " " + path + " HTTP/1.1\r\nHost: x\r\nx-api-key: k\r\n"
+    return RawHttp.exchange(h, RawHttp.ascii(method + " " + path + " HTTP/1.1\r\nHost: x\r\nx-api-key: k\r\nanthropic-version: 2023-06-01\r\n"
         + "connection: close\r\n\r\n"));
   }
 
   private static String post(Harness h, String path, String body) throws Exception {
     byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-    return RawHttp.exchange(h, RawHttp.ascii("POST " + path + " HTTP/1.1\r\nHost: x\r\nx-api-key: k\r\n"
+    return RawHttp.exchange(h, RawHttp.ascii("POST " + path + " HTTP/1.1\r\nHost: x\r\nx-api-key: k\r\nanthropic-version: 2023-06-01\r\n"
         + "content-type: application/json\r\ncontent-length: " + bytes.length + "\r\nconnection: close\r\n\r\n"), bytes);
   }
 }

@@ -47,7 +47,7 @@ class MalformedUtf8ThroughTheGatewayRegressionTest {
   }
 
   private static String post(Harness h, String path, byte[] body) throws Exception {
-    return RawHttp.exchange(h, RawHttp.ascii("POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: k\r\n"
+    return RawHttp.exchange(h, RawHttp.ascii("POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: k\r\nanthropic-version: 2023-06-01\r\n"
         + "Content-Type: application/json\r\nContent-Length: " + body.length + "\r\nConnection: close\r\n\r\n"), body);
   }
 }

@@ -52,7 +52,7 @@ class RepeatedContentTypeRegressionTest {
   /** One POST with the given content-type lines ({@link RawHttp}); the whole answer, read to the close. */
   private static String raw(Harness h, String path, String typeLines, String body) throws Exception {
     byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-    return RawHttp.exchange(h, RawHttp.ascii("POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: k\r\n"
+    return RawHttp.exchange(h, RawHttp.ascii("POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: k\r\nanthropic-version: 2023-06-01\r\n"
         + typeLines + "Content-Length: " + bytes.length + "\r\nConnection: close\r\n\r\n"), bytes);
   }
 }
