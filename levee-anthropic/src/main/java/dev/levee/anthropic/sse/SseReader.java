@@ -34,8 +34,8 @@ public final class SseReader implements AutoCloseable {
 
   /**
    * The buffer's first size, in bytes, and its size again whenever it is empty before a read that
-   * would wait (before a read of a burst it grows, up to {@link #BURST_BUFFER}): a slow stream's events are a few hundred bytes, and 10,000 idle streams then hold
-   * 2.5 MiB of buffers here, not 10 or more.
+   * would wait (a burst grows it, up to {@link #BURST_BUFFER}): a slow stream's events are a few
+   * hundred bytes, and 10,000 idle streams then hold 2.5 MiB of buffers here, not 10 or more.
    */
   static final int INITIAL_BUFFER = 256;
 

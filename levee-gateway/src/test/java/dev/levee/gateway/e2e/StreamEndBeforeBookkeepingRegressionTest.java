@@ -61,7 +61,8 @@ class StreamEndBeforeBookkeepingRegressionTest {
         });
         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
       try {
-        CompletableFuture<HttpResponse<String>> sent = http.sendAsync(post(gateway), HttpResponse.BodyHandlers.ofString());
+        CompletableFuture<HttpResponse<String>> sent =
+            http.sendAsync(post(gateway), HttpResponse.BodyHandlers.ofString());
 
         HttpResponse<String> response = sent.get(20, TimeUnit.SECONDS); // the body's end came: its last chunk read
         assertThat(response.statusCode()).isEqualTo(200);
@@ -115,10 +116,11 @@ class StreamEndBeforeBookkeepingRegressionTest {
     };
     OpenTelemetrySdk otel = OpenTelemetrySdk.builder()
         .setTracerProvider(SdkTracerProvider.builder().addSpanProcessor(stageSix).build()).build();
-    String yaml = "server: { port: 0 }\nupstreams:\n" + upstream.upstream("fake") + "models:\n  s:\n    chain: [fake/a]\n"
+    String yaml = "server: { port: 0 }\nupstreams:\n" + upstream.upstream("fake")
+        + "models:\n  s:\n    chain: [fake/a]\n"
         + Harness.BASE_POLICY + "queue: { folder: " + Files.createTempDirectory("levee-queue") + " }\n";
-    return Gateway.start(new ConfigLoader(Map.<String, String>of()::get).parse(yaml, "test.yaml"), GatewayClock.system(),
-        Tracing.of(otel));
+    return Gateway.start(new ConfigLoader(Map.<String, String>of()::get).parse(yaml, "test.yaml"),
+        GatewayClock.system(), Tracing.of(otel));
   }
 
   private static HttpRequest post(Gateway gateway) {
