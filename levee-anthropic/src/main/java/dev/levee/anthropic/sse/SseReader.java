@@ -21,7 +21,11 @@ import java.util.Arrays;
  * <p>Works on the bytes: an event's data is copied once out of the buffer, as the UTF-8 bytes that
  * arrived (no per-line strings); the Messages API's event names are shared constants. The buffer
  * starts at {@value #INITIAL_BUFFER} bytes, so that an idle stream holds little, and doubles
- * whenever one event does not fit.
+ * whenever one event does not fit. A burst takes few reads: after a read that filled the room it
+ * was given, or when more bytes are at hand than the buffer has room for, the buffer doubles, up to
+ * {@value #BURST_BUFFER} bytes, so events that arrived together are read, parsed and relayed
+ * together; before a read that would wait it goes back to {@value #INITIAL_BUFFER} bytes, or to
+ * twice what it keeps of a partial event.
  *
  * <p>Not thread-safe; one reader per stream. Reads through its own buffer, so the underlying
  * stream may be unbuffered.
@@ -30,10 +34,16 @@ public final class SseReader implements AutoCloseable {
 
   /**
    * The buffer's first size, in bytes, and its size again whenever it is empty before a read that
-   * would wait: a slow stream's events are a few hundred bytes, and 10,000 idle streams then hold
-   * 2.5 MiB of buffers here, not 10 or more.
+   * would wait (a burst grows it, up to {@link #BURST_BUFFER}): a slow stream's events are a few
+   * hundred bytes, and 10,000 idle streams then hold 2.5 MiB of buffers here, not 10 or more.
    */
   static final int INITIAL_BUFFER = 256;
+
+  /**
+   * The most the buffer grows to for a burst of events, in bytes (one event larger than this still
+   * gets a buffer it fits in).
+   */
+  static final int BURST_BUFFER = 16 * 1024;
 
   private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
   private static final byte[] EVENT = ascii("event");
@@ -48,6 +58,7 @@ public final class SseReader implements AutoCloseable {
   private int limit;
   private boolean skipLf; // the line before position ended in CR; an LF right after it belongs to it
   private boolean eof;
+  private boolean filled; // the last read filled the room it was given: more is likely at hand
   private SseEvent ready; // an event ready() found, for next()
 
   public SseReader(InputStream in) {
@@ -87,14 +98,14 @@ public final class SseReader implements AutoCloseable {
           return false;
         }
         compact(position); // between events no partial line is held elsewhere
-        if (limit == buffer.length) {
-          buffer = Arrays.copyOf(buffer, buffer.length * 2);
-        }
-        int n = in.read(buffer, limit, Math.min(available, buffer.length - limit));
+        roomFor(available);
+        int room = Math.min(available, buffer.length - limit);
+        int n = in.read(buffer, limit, room);
         if (n < 0) {
           eof = true;
           return false;
         }
+        filled = n == buffer.length - limit;
         limit += n;
       }
       return true;
@@ -241,18 +252,45 @@ public final class SseReader implements AutoCloseable {
       return -1;
     }
     compact(keep);
-    if (limit == 0 && buffer.length > INITIAL_BUFFER && in.available() == 0) {
-      buffer = new byte[INITIAL_BUFFER]; // about to wait with nothing kept: do not hold a grown buffer meanwhile
-    } else if (limit == buffer.length) {
-      buffer = Arrays.copyOf(buffer, buffer.length * 2);
+    boolean grown = buffer.length > INITIAL_BUFFER;
+    int available = grown || filled ? in.available() : 0; // asked only when it decides something
+    if (grown && available == 0 && limit < buffer.length / 2) {
+      // about to wait: do not hold a buffer grown for a burst meanwhile, only one the kept bytes fit in
+      int size = INITIAL_BUFFER;
+      while (size < 2 * limit) {
+        size *= 2;
+      }
+      buffer = Arrays.copyOf(buffer, size);
+      filled = false;
+    } else {
+      roomFor(filled ? Math.max(available, buffer.length - limit + 1) : available);
     }
-    int n = in.read(buffer, limit, buffer.length - limit);
+    int room = buffer.length - limit;
+    int n = in.read(buffer, limit, room);
     if (n <= 0) {
       eof = true;
       return -1;
     }
+    filled = n == room;
     limit += n;
     return keep;
+  }
+
+  /**
+   * Grows the buffer when it is full (doubled: one event does not fit, however large), or when
+   * {@code wanted} more bytes would not fit (doubled until they do, up to {@value #BURST_BUFFER}).
+   */
+  private void roomFor(int wanted) {
+    int size = buffer.length;
+    if (limit == size) {
+      size *= 2;
+    }
+    while (size - limit < wanted && size < BURST_BUFFER) {
+      size *= 2;
+    }
+    if (size != buffer.length) {
+      buffer = Arrays.copyOf(buffer, size);
+    }
   }
 
   /** Moves the bytes from {@code keep} to the buffer's start. */

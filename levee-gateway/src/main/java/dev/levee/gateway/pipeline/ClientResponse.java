@@ -27,15 +27,20 @@ final class ClientResponse {
   private SseWriter stream;
   private int status;
   private boolean completed;
+  private boolean shutdownAtTheEnd; // endedByShutdown() as it was when the exchange completed
 
   ClientResponse(Response response, Callback callback) {
     this.response = response;
     this.callback = callback;
   }
 
-  /** Whether the server ended this exchange because it is stopping (not the client leaving). */
+  /**
+   * Whether the server ended this exchange because it is stopping (not the client leaving); once
+   * the exchange completed, as it was then (a stream ends before stage 6, and Jetty may reuse the
+   * request's state once its callback completed).
+   */
   boolean endedByShutdown() {
-    return ServerShutdownException.endedByShutdown(response.getRequest());
+    return completed ? shutdownAtTheEnd : ServerShutdownException.endedByShutdown(response.getRequest());
   }
 
   /** Writes a whole answer and completes. */
@@ -70,9 +75,13 @@ final class ClientResponse {
 
   /**
    * Ends a stream started with {@link #startStream}: writes the events still gathered with its
-   * last chunk, in one write, and completes.
+   * last chunk, in one write, and completes. Nothing once the exchange has completed or been
+   * aborted (the handler ends a stream before stage 6; stage 7 asks again).
    */
   void endStream() {
+    if (completed) {
+      return;
+    }
     try {
       stream.end();
     } catch (IOException e) {
@@ -96,6 +105,7 @@ final class ClientResponse {
       stream.discard();
     }
     if (!completed) {
+      shutdownAtTheEnd = endedByShutdown();
       completed = true;
       callback.failed(cause);
     }
@@ -117,6 +127,7 @@ final class ClientResponse {
 
   private void complete() {
     if (!completed) {
+      shutdownAtTheEnd = endedByShutdown();
       completed = true;
       callback.succeeded();
     }

@@ -56,7 +56,9 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link Recorder} — settle the call, write the answer back to the cache; at the end, one
  *       access record;
  *   <li>{@link Responder} — every header and body, stale-if-error; and the {@link
- *       CancellationScope} under which a client leaving cuts execute and relay short.
+ *       CancellationScope} under which a client leaving cuts execute and relay short. A stream's
+ *       end is the one word it says early: written as soon as the relay has ended and the scope
+ *       closed, before stage 6, so the client does not wait on the bookkeeping.
  * </ol>
  *
  * <p>A request refused at ingress, answered by Levee or queued at admission, skips the stages
@@ -238,7 +240,7 @@ public final class MessagesHandler {
     }
     Relay.Waits waits = !ownThread ? Relay.Waits.NEVER : waitsWithNoThread(scope, client, in.id(),
         ended -> recordRespond(start, client, in, admitted, plan, route, result, ended));
-    Outcome outcome = relayed(scope, () -> relay.relay(result, in.id(), plan, admitted.cache().mayStore(), scope.cancellation(),
+    Outcome outcome = relayed(scope, client, () -> relay.relay(result, in.id(), plan, admitted.cache().mayStore(), scope.cancellation(),
         (first, calls) -> responder.startStream(client, in, admitted, first, calls, plan), waits)); // 5. relay
     if (outcome == null) {
       return false;
@@ -260,8 +262,13 @@ public final class MessagesHandler {
         () -> responder.respond(client, in, admitted, outcome, plan));              // 7. respond
   }
 
-  /** The relay's outcome, closing {@code scope} once the relay has ended or failed (null: it waits with no thread). */
-  private static Outcome relayed(CancellationScope scope, Supplier<Outcome> relay) {
+  /**
+   * The relay's outcome, closing {@code scope} once the relay has ended or failed (null: it waits
+   * with no thread). A stream that ended is ended for the client here, right after the scope
+   * closes and before stage 6 ({@link Responder#endStream}): its last events and the body's last
+   * chunk in one write, not waiting on the bookkeeping.
+   */
+  private Outcome relayed(CancellationScope scope, ClientResponse client, Supplier<Outcome> relay) {
     Outcome outcome;
     try {
       outcome = relay.get();
@@ -271,6 +278,7 @@ public final class MessagesHandler {
     }
     if (outcome != null) {
       scope.close();
+      responder.endStream(client, outcome);
     }
     return outcome;
   }
@@ -313,7 +321,7 @@ public final class MessagesHandler {
       public void resume(Supplier<Outcome> rest) {
         try {
           onAFreshThread(() -> {
-            Outcome outcome = relayed(scope, rest);
+            Outcome outcome = relayed(scope, client, rest);
             if (outcome == null) {
               return false;
             }

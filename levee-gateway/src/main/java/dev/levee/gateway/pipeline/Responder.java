@@ -5,6 +5,7 @@ import dev.levee.anthropic.error.RetryAfter;
 import dev.levee.anthropic.server.ClientGoneException;
 import dev.levee.anthropic.sse.SseEvent;
 import dev.levee.anthropic.sse.SseWriter;
+import dev.levee.anthropic.stream.ResilientStream;
 import dev.levee.anthropic.upstream.Headers;
 import dev.levee.anthropic.upstream.Reply;
 import dev.levee.core.chain.ChainResult;
@@ -152,6 +153,19 @@ final class Responder {
   }
 
   /**
+   * Ends a stream whose relay has ended, before stage 6 records it: one that completed or failed
+   * gets its last events (its {@code message_stop}, or an {@code event: error}) and the body's last
+   * chunk in one write, so the client has the whole stream without waiting on the bookkeeping and
+   * a failure there cannot cut it. Nothing for any other outcome, nor for a stream the client left
+   * ({@link #respond} aborts it). {@link #respond} then writes nothing more of it.
+   */
+  void endStream(ClientResponse client, Outcome outcome) {
+    if (outcome instanceof Outcome.Streamed stream && stream.ended() != ResilientStream.Outcome.CLIENT_GONE) {
+      client.endStream();
+    }
+  }
+
+  /**
    * Answers an admitted request from what going upstream came to.
    *
    * @param plan the request's plan: its route ({@code x-levee-route}) and what its tier changed ({@code x-levee-degraded})
@@ -171,7 +185,7 @@ final class Responder {
       }
       case Outcome.Streamed stream -> {
         switch (stream.ended()) {
-          case COMPLETE, FAILED -> client.endStream(); // a failed one has had its event: error
+          case COMPLETE, FAILED -> client.endStream(); // ended already by endStream, before stage 6
           case CLIENT_GONE -> client.abort(new ClientGoneException());
         }
         String detail = (stream.recoveries() > 0

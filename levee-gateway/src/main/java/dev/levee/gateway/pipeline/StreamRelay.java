@@ -33,8 +33,9 @@ final class StreamRelay {
   private boolean atHand = true; // whether the next event is at hand without a wait (first: the held-back ones)
 
   /**
-   * @param out the writer of the client's stream, committed; the relay flushes its last event
-   *     ({@code message_stop}, or Levee's {@code event: error}) before stage 6 records the stream
+   * @param out the writer of the client's stream, committed; the relay leaves its last event
+   *     ({@code message_stop}, or Levee's {@code event: error}) gathered in it, for the handler to
+   *     write with the stream's end as soon as the relay has ended, before stage 6
    * @param requestId Levee's id of the request, for the {@code request_id} of an {@code event: error} Levee writes
    * @param assemble whether to assemble a completed stream's message (for the cache)
    */
@@ -76,8 +77,8 @@ final class StreamRelay {
 
   /**
    * Null when the stream now waits with no thread; the writes before the wait were flushed. On
-   * any other return the events written have left (the last one flushed), but for any gathered
-   * while more seemed at hand when the stream ended: those leave with the stream's end.
+   * any other return the last events ({@code message_stop}, or an {@code event: error}) are still
+   * gathered in {@link #out}: they leave with the stream's end, in one write.
    */
   private ResilientStream.Outcome pump() {
     try {
@@ -91,7 +92,7 @@ final class StreamRelay {
             return ResilientStream.Outcome.COMPLETE;
           }
           atHand = stream.ready();
-          out.write(event, flushes.after(event, atHand)); // before a wait, and at the first delta; not the last
+          out.write(event, flushes.after(event, atHand)); // before a wait, and at the first delta; not message_stop
           if (assembled != null) {
             assembled.accept(event);
           }
@@ -102,7 +103,7 @@ final class StreamRelay {
           return ResilientStream.Outcome.CLIENT_GONE;
         }
         failure = e.failure();
-        out.write(e.errorEvent(requestId), true); // before stage 6: the client learns of the failure at once
+        out.write(e.errorEvent(requestId), false); // leaves with the stream's end, written before stage 6
         return ResilientStream.Outcome.FAILED;
       }
     } catch (IOException e) { // writing to the client failed: it went away

@@ -1,0 +1,131 @@
+package dev.levee.gateway.e2e;
+
+import static dev.levee.gateway.e2e.ScriptedUpstream.*;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.levee.gateway.Gateway;
+import dev.levee.gateway.GatewayClock;
+import dev.levee.gateway.config.ConfigLoader;
+import dev.levee.gateway.trace.Tracing;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.trace.ReadWriteSpan;
+import io.opentelemetry.sdk.trace.ReadableSpan;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.SpanProcessor;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Regression (issue "close to the null hop", and session 13's review): a stream's end — its
+ * {@code message_stop} (or {@code event: error}) and the body's last chunk — left only after stage
+ * 6 had recorded the stream (cache store, SLO, metrics, trace) and stage 7 had run, so the client
+ * waited on Levee's bookkeeping for an answer it already had, and a failure in that bookkeeping
+ * aborted the exchange: the client saw a complete answer cut before its end. The handler now ends
+ * the stream as soon as the relay has ended and the cancellation scope closed, before stage 6,
+ * with the last events and the last chunk in one write.
+ *
+ * <p>Stage 6 is watched through its trace: the request's server span ends in the Recorder, and a
+ * span processor here holds it on a latch, or throws.
+ */
+class StreamEndBeforeBookkeepingRegressionTest {
+
+  private static final String BODY = "{\"model\":\"s\",\"max_tokens\":64,\"stream\":true,"
+      + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+
+  private static final String STOP = "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
+
+  @Test
+  void theClientHasTheWholeStreamWhileStageSixIsHeld() throws Exception {
+    CountDownLatch recording = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    try (ScriptedUpstream upstream = new ScriptedUpstream(request -> Answer.stream(messageStart("a", 5), textStart(),
+        text("Hello"), text(" there"), end("end_turn", 2)));
+        Gateway gateway = gateway(upstream, span -> {
+          recording.countDown();
+          try {
+            release.await(); // stage 6 held until the test has checked what the client got
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        });
+        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
+      try {
+        CompletableFuture<HttpResponse<String>> sent =
+            http.sendAsync(post(gateway), HttpResponse.BodyHandlers.ofString());
+
+        HttpResponse<String> response = sent.get(20, TimeUnit.SECONDS); // the body's end came: its last chunk read
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.body()).contains("Hello", " there", "\"stop_reason\":\"end_turn\"").endsWith(STOP);
+        assertThat(recording.await(20, TimeUnit.SECONDS)).as("stage 6 ran, and is held still").isTrue();
+        assertThat(release.getCount()).isEqualTo(1);
+      } finally {
+        release.countDown();
+      }
+    }
+  }
+
+  @Test
+  void aFailureInStageSixCutsNoCompleteStream() throws Exception {
+    try (ScriptedUpstream upstream = new ScriptedUpstream(request -> Answer.stream(messageStart("a", 5), textStart(),
+        text("Hello"), end("end_turn", 1)));
+        Gateway gateway = gateway(upstream, span -> {
+          throw new IllegalStateException("bookkeeping failed");
+        });
+        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
+      HttpResponse<String> response = http.sendAsync(post(gateway), HttpResponse.BodyHandlers.ofString())
+          .get(20, TimeUnit.SECONDS); // an aborted exchange fails it (a body cut before its last chunk)
+
+      assertThat(response.statusCode()).isEqualTo(200);
+      assertThat(response.body()).contains("Hello").endsWith(STOP);
+    }
+  }
+
+  /** A gateway in front of {@code upstream} whose stage 6 runs {@code onRequestSpanEnd} as it traces the request. */
+  private static Gateway gateway(ScriptedUpstream upstream, Consumer<ReadableSpan> onRequestSpanEnd) throws Exception {
+    SpanProcessor stageSix = new SpanProcessor() {
+      @Override
+      public void onStart(Context parentContext, ReadWriteSpan span) {}
+
+      @Override
+      public boolean isStartRequired() {
+        return false;
+      }
+
+      @Override
+      public void onEnd(ReadableSpan span) {
+        if (span.getKind() == SpanKind.SERVER) {
+          onRequestSpanEnd.accept(span);
+        }
+      }
+
+      @Override
+      public boolean isEndRequired() {
+        return true;
+      }
+    };
+    OpenTelemetrySdk otel = OpenTelemetrySdk.builder()
+        .setTracerProvider(SdkTracerProvider.builder().addSpanProcessor(stageSix).build()).build();
+    String yaml = "server: { port: 0 }\nupstreams:\n" + upstream.upstream("fake")
+        + "models:\n  s:\n    chain: [fake/a]\n"
+        + Harness.BASE_POLICY + "queue: { folder: " + Files.createTempDirectory("levee-queue") + " }\n";
+    return Gateway.start(new ConfigLoader(Map.<String, String>of()::get).parse(yaml, "test.yaml"),
+        GatewayClock.system(), Tracing.of(otel));
+  }
+
+  private static HttpRequest post(Gateway gateway) {
+    return HttpRequest.newBuilder(URI.create(gateway.baseUrl() + "/v1/messages"))
+        .header("content-type", "application/json").header("x-api-key", "sk-test-client-key")
+        .header("anthropic-version", "2023-06-01").POST(HttpRequest.BodyPublishers.ofString(BODY)).build();
+  }
+}
