@@ -6,8 +6,6 @@ import dev.levee.core.retry.Failure;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -43,16 +41,15 @@ public final class GuardedObservers implements CallObserver {
     }
   }
 
-  private final List<Named> observers;
-  private final Consumer<String> counted;
-  private final BiConsumer<String, RuntimeException> warn;
-  private final Set<String> warned = ConcurrentHashMap.newKeySet();
+  /** An observer with its part's name in the log and the counter, {@code observer_<name>}, made once. */
+  private record Part(String name, CallObserver observer) {}
 
-  private GuardedObservers(List<Named> observers, Consumer<String> counted,
-      BiConsumer<String, RuntimeException> warn) {
-    this.observers = List.copyOf(observers);
-    this.counted = counted;
-    this.warn = warn;
+  private final List<Part> observers;
+  private final GuardedParts parts;
+
+  private GuardedObservers(List<Named> observers, GuardedParts parts) {
+    this.observers = observers.stream().map(n -> new Part("observer_" + n.name(), n.observer())).toList();
+    this.parts = parts;
   }
 
   /**
@@ -61,61 +58,35 @@ public final class GuardedObservers implements CallObserver {
    * @param counted told {@code observer_<name>} at every failure (e.g. {@link Metrics#bookkeepingFailed})
    */
   public static GuardedObservers of(Consumer<String> counted, Named... observers) {
-    return new GuardedObservers(List.of(observers), counted, (part, e) -> LOG.warn(
+    return new GuardedObservers(List.of(observers), new GuardedParts(counted, (part, e) -> LOG.warn(
         "call observer \"{}\" failed; the call and the other observers went on (logged once; "
-            + "levee_bookkeeping_failures_total counts each)", part, e));
+            + "levee_bookkeeping_failures_total counts each)", part, e)));
   }
 
   /** As {@link #of}, its first failures written to {@code warn} (a test's list) instead of the log. */
   static GuardedObservers of(Consumer<String> counted, BiConsumer<String, RuntimeException> warn,
       Named... observers) {
-    return new GuardedObservers(List.of(observers), counted, warn);
+    return new GuardedObservers(List.of(observers), new GuardedParts(counted, warn));
   }
 
   @Override
   public void onSuccess(Target target, Duration latency) {
-    for (Named n : observers) {
-      try {
-        n.observer().onSuccess(target, latency);
-      } catch (RuntimeException e) {
-        failed(n, e);
-      }
+    for (Part n : observers) {
+      parts.run(n.name(), () -> n.observer().onSuccess(target, latency));
     }
   }
 
   @Override
   public void onSuccess(Target target, Duration latency, boolean firstToken) {
-    for (Named n : observers) {
-      try {
-        n.observer().onSuccess(target, latency, firstToken);
-      } catch (RuntimeException e) {
-        failed(n, e);
-      }
+    for (Part n : observers) {
+      parts.run(n.name(), () -> n.observer().onSuccess(target, latency, firstToken));
     }
   }
 
   @Override
   public void onFailure(Target target, Failure failure, Duration latency) {
-    for (Named n : observers) {
-      try {
-        n.observer().onFailure(target, failure, latency);
-      } catch (RuntimeException e) {
-        failed(n, e);
-      }
-    }
-  }
-
-  private void failed(Named n, RuntimeException e) {
-    String part = "observer_" + n.name();
-    try {
-      counted.accept(part);
-    } catch (RuntimeException ignored) { // the counter's own failure must not undo the guard
-    }
-    if (warned.add(part)) {
-      try {
-        warn.accept(part, e);
-      } catch (RuntimeException ignored) { // nor the log's
-      }
+    for (Part n : observers) {
+      parts.run(n.name(), () -> n.observer().onFailure(target, failure, latency));
     }
   }
 }

@@ -250,7 +250,7 @@ public final class MessagesHandler {
   }
 
   /**
-   * Stages 6 and 7: the call settled and the books kept (none of which throws: {@link RecordParts}),
+   * Stages 6 and 7: the call settled and the books kept (none of which throws: {@link dev.levee.gateway.health.GuardedParts}),
    * the answer sent, then its access record — in a {@code finally} ({@link
    * Recorder#respondThenLog}), so that an answer whose writing failed is still recorded, as the
    * {@code error} it became ({@link Sent#unsent}).

@@ -4,6 +4,7 @@ import dev.levee.core.chain.AttemptRecord;
 import dev.levee.core.tier.Tier;
 import dev.levee.core.time.Ticker;
 import dev.levee.gateway.health.Endpoint;
+import dev.levee.gateway.health.GuardedParts;
 import dev.levee.gateway.health.Metrics;
 import dev.levee.gateway.health.ServedRequest;
 import dev.levee.anthropic.message.TokenUsage;
@@ -30,7 +31,7 @@ import java.util.function.Supplier;
  * time to first token, stream recoveries, token usage and its cost, a T2 cache miss) and from the
  * access record (duration, status, source of the answer).
  *
- * <p>Each of these parts runs on its own ({@link RecordParts}): one that throws (a bug, an answer
+ * <p>Each of these parts runs on its own ({@link GuardedParts}): one that throws (a bug, an answer
  * of an odd shape) skips none of the others, never reaches the client's answer or the request's
  * thread, and is logged once per part and counted in {@code levee_bookkeeping_failures_total}.
  * The call is settled before anything else is done with the answer.
@@ -44,15 +45,15 @@ final class Recorder {
   private final Metrics metrics;
   private final Tracing tracing;
   private final Ticker ticker;
-  private final RecordParts parts;
+  private final GuardedParts parts;
 
   Recorder(CachedAnswers cache, TierBoard tiers, AccessLog log, Metrics metrics, Tracing tracing, Ticker ticker) {
-    this(cache, tiers, log, metrics, tracing, ticker, new RecordParts(metrics::bookkeepingFailed));
+    this(cache, tiers, log, metrics, tracing, ticker, new GuardedParts(metrics::bookkeepingFailed));
   }
 
   /** @param parts runs each part of the bookkeeping on its own (a test's, to see its warnings) */
   Recorder(CachedAnswers cache, TierBoard tiers, AccessLog log, Metrics metrics, Tracing tracing, Ticker ticker,
-      RecordParts parts) {
+      GuardedParts parts) {
     this.parts = parts;
     this.cache = cache;
     this.tiers = tiers;

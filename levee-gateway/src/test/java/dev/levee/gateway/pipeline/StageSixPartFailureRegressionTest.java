@@ -13,6 +13,7 @@ import dev.levee.core.tier.Tier;
 import dev.levee.core.time.ManualClock;
 import dev.levee.gateway.cache.ResponseCache;
 import dev.levee.gateway.config.Feature;
+import dev.levee.gateway.health.GuardedParts;
 import dev.levee.gateway.health.MetricLabels;
 import dev.levee.gateway.health.Metrics;
 import dev.levee.core.route.PriceTable;
@@ -40,7 +41,7 @@ import org.junit.jupiter.api.Test;
  * them, so a part that threw — the cache store of a completed stream whose message could not be
  * assembled (an answer of an odd shape, as in 4c4d254e) — skipped the metrics, the trace and
  * everything after it, and reached the handler, which then never sent the stream's end. Now each
- * part runs on its own ({@link RecordParts}): the others still run, nothing is thrown, and the
+ * part runs on its own ({@link GuardedParts}): the others still run, nothing is thrown, and the
  * failing part is warned of once however many requests it fails.
  */
 class StageSixPartFailureRegressionTest {
@@ -76,7 +77,7 @@ class StageSixPartFailureRegressionTest {
         """, clock);
     return new Recorder(new CachedAnswers(cache, null), tiers, new AccessLog(), metrics,
         Tracing.of(OpenTelemetrySdk.builder().setTracerProvider(provider).build()), clock,
-        new RecordParts(metrics::bookkeepingFailed, (part, e) -> warned.add(part)));
+        new GuardedParts(metrics::bookkeepingFailed, (part, e) -> warned.add(part)));
   }
 
   /** A completed stream that started on {@code BIG} and was finished by {@code last}, whose message the cache gets from {@code message}. */

@@ -1,4 +1,4 @@
-package dev.levee.gateway.pipeline;
+package dev.levee.gateway.health;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
@@ -8,11 +8,11 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Stage 6's parts, each on its own: a part that throws skips no other, is counted each time and warned of once. */
-class RecordPartsTest {
+class GuardedPartsTest {
 
   private final List<String> counted = new ArrayList<>();
   private final List<String> warned = new ArrayList<>();
-  private final RecordParts parts = new RecordParts(counted::add, (part, e) -> warned.add(part + ": " + e.getMessage()));
+  private final GuardedParts parts = new GuardedParts(counted::add, (part, e) -> warned.add(part + ": " + e.getMessage()));
 
   @Test
   void aPartThatThrowsSkipsNoOtherAndThrowsNothing() {
@@ -60,7 +60,7 @@ class RecordPartsTest {
 
   @Test
   void aCounterOrALogThatThrowsStillLeavesThePartGuarded() {
-    RecordParts shaky = new RecordParts(part -> {
+    GuardedParts shaky = new GuardedParts(part -> {
       throw new IllegalStateException("registry closed");
     }, (part, e) -> {
       throw new IllegalStateException("appender broken");

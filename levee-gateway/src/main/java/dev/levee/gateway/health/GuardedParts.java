@@ -1,4 +1,4 @@
-package dev.levee.gateway.pipeline;
+package dev.levee.gateway.health;
 
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -8,10 +8,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs the parts of stage 6's bookkeeping (settling the call, the cache store, the SLO, metrics,
- * the trace, the access record) each on its own: a part that throws (a bug, an answer of an odd
- * shape) skips none of the others and never reaches the request's thread or the client's
- * connection — the client's answer is paid for, and the books come after it.
+ * Runs named parts of bookkeeping each on its own — stage 6's (settling the call, the cache store,
+ * the SLO, metrics, the trace, the access record) and the fallback chain's call observers ({@link
+ * GuardedObservers}): a part that throws (a bug, an answer of an odd shape) skips none of the
+ * others and never reaches the request's thread or the client's connection — the client's answer
+ * is paid for, and the books come after it.
  *
  * <p>A part's first failure is logged at WARN with its stack trace; later failures of the same
  * part are not logged (a bug in one part would otherwise log once per request), only counted
@@ -20,22 +21,26 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe.
  */
-final class RecordParts {
+public final class GuardedParts {
 
-  private static final Logger LOG = LoggerFactory.getLogger(RecordParts.class);
+  private static final Logger LOG = LoggerFactory.getLogger(GuardedParts.class);
 
   private final Set<String> warned = ConcurrentHashMap.newKeySet();
   private final BiConsumer<String, RuntimeException> warn;
   private final Consumer<String> counted;
 
-  /** @param counted told the part's name at every failure of it (a metrics counter); must not throw */
-  RecordParts(Consumer<String> counted) {
-    this(counted, (part, e) -> LOG.warn("stage 6 part \"{}\" failed; the request's other bookkeeping went on "
-        + "(logged once per part; levee_bookkeeping_failures_total counts each)", part, e));
+  /**
+   * Stage 6's parts, a first failure logged as one.
+   *
+   * @param counted told the part's name at every failure of it (a metrics counter)
+   */
+  public GuardedParts(Consumer<String> counted) {
+    this(counted, (part, e) -> LOG.warn("bookkeeping part \"{}\" failed; the request and its other bookkeeping "
+        + "went on (logged once per part; levee_bookkeeping_failures_total counts each)", part, e));
   }
 
   /** @param warn writes a part's first failure (the WARN line; a test's list) */
-  RecordParts(Consumer<String> counted, BiConsumer<String, RuntimeException> warn) {
+  public GuardedParts(Consumer<String> counted, BiConsumer<String, RuntimeException> warn) {
     this.counted = counted;
     this.warn = warn;
   }
@@ -46,7 +51,7 @@ final class RecordParts {
    *
    * @param part the part's name, one of a few fixed words (a metrics label)
    */
-  void run(String part, Runnable body) {
+  public void run(String part, Runnable body) {
     try {
       body.run();
     } catch (RuntimeException e) {
