@@ -26,8 +26,8 @@ import org.eclipse.jetty.util.thread.Invocable;
 /**
  * Dispatches each HTTP request to its handler by path and method ({@code /v1/messages}, {@code
  * /health}, {@code /health/ready}, {@code /health/live}, {@code /metrics}, {@code /admin/*}, {@code /v1/models}); runs on virtual threads
- * (blocking is fine). The API's paths are refused without {@code anthropic-version} here, before
- * any stage ({@link ApiVersionHeader}). Not the model router of DESIGN.md, which chooses a target.
+ * (blocking is fine). The API's paths are refused without {@code anthropic-version}, or with a key or version header twice, here, before
+ * any stage ({@link ApiHeaders}). Not the model router of DESIGN.md, which chooses a target.
  */
 final class HttpDispatcher extends Handler.Abstract {
 
@@ -92,9 +92,9 @@ final class HttpDispatcher extends Handler.Abstract {
         }
         // named here, so idempotency-key errors and replays carry the id the pipeline then uses
         response.getHeaders().put(LeveeHeaders.REQUEST_ID, ids.next());
-        ApiError version = ApiVersionHeader.check(request.getHeaders());
-        if (version != null) { // before idempotency, cache, tiers and the queue: none may answer in the API's place
-          return error(request, response, callback, version);
+        ApiError refused = ApiHeaders.check(request.getHeaders());
+        if (refused != null) { // before idempotency, cache, tiers and the queue: none may answer in the API's place
+          return error(request, response, callback, refused);
         }
         work.idempotency().handle(request, response, callback, messages::handle, messages::answeredByIdempotencyKey);
       }
@@ -133,9 +133,9 @@ final class HttpDispatcher extends Handler.Abstract {
           response.getHeaders().put(LeveeHeaders.REQUEST_ID, ids.next()); // findable in the logs, errors included
         }
         if (BatchesHandler.serves(path) || models) {
-          ApiError version = ApiVersionHeader.check(request.getHeaders());
-          if (version != null) { // the API's paths: refused as the API refuses, before the batch store or upstream
-            return error(request, response, callback, version);
+          ApiError refused = ApiHeaders.check(request.getHeaders());
+          if (refused != null) { // the API's paths: refused as the API refuses, before the batch store or upstream
+            return error(request, response, callback, refused);
           }
         }
         if (BatchesHandler.serves(path)) {

@@ -1,10 +1,12 @@
 package dev.levee.gateway;
 
 import dev.levee.anthropic.error.ApiError;
+import java.util.List;
+import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpFields;
 
 /**
- * The {@code anthropic-version} request header, checked at the door of every path that speaks the
+ * The request headers checked at the door of every path that speaks the
  * Anthropic API ({@code /v1/messages}, {@code /v1/messages/count_tokens}, {@code
  * /v1/messages/batches*}, {@code /v1/models*}) before idempotency keys, the cache, tiers, the
  * outage queue or batches see the request: a request the API would refuse never gets a replayed,
@@ -17,9 +19,15 @@ import org.eclipse.jetty.http.HttpFields;
  * (DESIGN.md, promise 1), which judges it. The documented versions are {@code 2023-01-01} (the
  * first), {@code 2023-06-01} and later dated ones; a list kept here would refuse the next version
  * the day Anthropic ships it. Levee's own jobs API ({@code /v1/levee/jobs/*}), health, metrics and
- * admin paths do not need the header. Stateless, thread-safe.
+ * admin paths do not need the header.
+ *
+ * <p>{@code anthropic-version}, {@code x-api-key} and {@code authorization} must each come at most
+ * once: two lines of one are refused 400 {@code invalid_request_error} naming the header (never its
+ * values), as two {@code content-type} lines are. Levee reads the first — its tenant is the hash of
+ * the first key — while an upstream or a proxy on the way may take the other, so a request could be
+ * counted, cached and limited as one tenant while it is billed to another. Stateless, thread-safe.
  */
-final class ApiVersionHeader {
+final class ApiHeaders {
 
   /** The header's name. */
   static final String NAME = "anthropic-version";
@@ -27,13 +35,28 @@ final class ApiVersionHeader {
   /** The API's refusal of a request without the header: 400 {@code invalid_request_error}. */
   static final ApiError MISSING = ApiError.invalidRequest("anthropic-version: header is required");
 
-  private ApiVersionHeader() {}
+  /** The headers a request may send at most once, lower case. */
+  private static final List<String> SINGLETONS = List.of(NAME, "x-api-key", "authorization");
+
+  private ApiHeaders() {}
 
   /**
    * The refusal for {@code headers}, or null when they carry a non-blank {@code anthropic-version}
-   * (any value: the upstream judges it).
+   * (any value: the upstream judges it) and none of {@code anthropic-version}, {@code x-api-key},
+   * {@code authorization} twice.
    */
   static ApiError check(HttpFields headers) {
+    for (String name : SINGLETONS) {
+      int lines = 0;
+      for (HttpField field : headers) {
+        if (field.is(name)) {
+          lines++;
+        }
+      }
+      if (lines > 1) {
+        return ApiError.invalidRequest("The request has " + lines + " " + name + " headers; send exactly one.");
+      }
+    }
     String version = headers.get(NAME);
     return version == null || version.isBlank() ? MISSING : null;
   }
