@@ -60,6 +60,7 @@ final class PassThrough {
       if (path.startsWith(MODEL_PREFIX)) { // a configured alias is Levee's to describe; the upstream would answer 404
         var alias = aliases.model(path.substring(MODEL_PREFIX.length()), headers, true);
         if (alias.isPresent()) {
+          idWhereTheSdksLook(response);
           ServerIo.json(response, callback, 200, Json.bytes(alias.get()));
           return;
         }
@@ -84,6 +85,18 @@ final class PassThrough {
     if (!response.getHeaders().contains("content-type")) {
       response.getHeaders().put("content-type", "application/json");
     }
+    idWhereTheSdksLook(response);
     response.write(true, ByteBuffer.wrap(body), callback);
+  }
+
+  /**
+   * Levee's id of the exchange in {@code request-id}, where the official SDKs read an answer's id,
+   * unless the upstream's answer brought its own (kept: Anthropic's id, for their support).
+   */
+  private static void idWhereTheSdksLook(Response response) {
+    String own = response.getHeaders().get(LeveeHeaders.REQUEST_ID);
+    if (own != null && !response.getHeaders().contains(LeveeHeaders.ANSWER_REQUEST_ID)) {
+      response.getHeaders().put(LeveeHeaders.ANSWER_REQUEST_ID, own);
+    }
   }
 }
