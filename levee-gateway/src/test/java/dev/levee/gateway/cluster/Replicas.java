@@ -80,7 +80,7 @@ final class Replicas implements AutoCloseable {
         .header("anthropic-version", "2023-06-01")
         .POST(HttpRequest.BodyPublishers.ofString(
             "{\"model\":\"" + model + "\",\"max_tokens\":64,\"messages\":[{\"role\":\"user\",\"content\":\"hi " + n + "\"}]}"));
-    headers.forEach(request::header);
+    headers.forEach(request::setHeader); // in place of the defaults: two x-api-key lines are refused
     return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
   }
 

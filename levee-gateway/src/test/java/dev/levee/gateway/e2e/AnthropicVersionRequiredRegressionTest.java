@@ -78,7 +78,7 @@ class AnthropicVersionRequiredRegressionTest {
     if (method.equals("POST")) {
       request.header("content-type", "application/json");
     }
-    headers.forEach(request::header);
+    headers.forEach(request::setHeader);
     try (HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
       return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }

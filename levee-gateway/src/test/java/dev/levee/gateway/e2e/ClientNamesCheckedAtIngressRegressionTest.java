@@ -67,7 +67,7 @@ class ClientNamesCheckedAtIngressRegressionTest {
     HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(h.gateway.baseUrl() + "/v1/messages"))
         .header("x-api-key", "k").header("content-type", "application/json").header("anthropic-version", "2023-06-01")
         .POST(HttpRequest.BodyPublishers.ofString(body));
-    headers.forEach(request::header);
+    headers.forEach(request::setHeader);
     return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
   }
 }
