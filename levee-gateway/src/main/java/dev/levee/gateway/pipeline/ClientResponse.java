@@ -27,6 +27,7 @@ final class ClientResponse {
   private SseWriter stream;
   private int status;
   private boolean completed;
+  private boolean aborted;
   private boolean shutdownAtTheEnd; // endedByShutdown() as it was when the exchange completed
 
   ClientResponse(Response response, Callback callback) {
@@ -107,8 +108,18 @@ final class ClientResponse {
     if (!completed) {
       shutdownAtTheEnd = endedByShutdown();
       completed = true;
+      aborted = true;
       callback.failed(cause);
     }
+  }
+
+  /**
+   * Whether the exchange ended abnormally ({@link #abort}): the client went away, a write failed
+   * — a stream whose end could not be written did not reach the client whole, whatever its relay
+   * saw.
+   */
+  boolean aborted() {
+    return aborted;
   }
 
   private void head(int status, Map<String, List<String>> headers) {

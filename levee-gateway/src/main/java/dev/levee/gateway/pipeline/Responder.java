@@ -191,8 +191,10 @@ final class Responder {
         String detail = (stream.recoveries() > 0
             ? " recoveries=" + stream.recoveries() + " last=" + stream.last().id() : "")
             + streamFailure(stream.failure());
+        ResilientStream.Outcome ended = stream.ended() == ResilientStream.Outcome.COMPLETE && client.aborted()
+            ? ResilientStream.Outcome.CLIENT_GONE : stream.ended(); // its end was not written: the client has no message_stop
         String how = client.endedByShutdown() // ended by the stopping server (RequestGuard)
-            ? "shutdown stream" : "stream_" + stream.ended().name().toLowerCase(java.util.Locale.ROOT) + detail;
+            ? "shutdown stream" : "stream_" + ended.name().toLowerCase(java.util.Locale.ROOT) + detail;
         how += upstreamId(stream.first().response());
         yield new Sent(client.status(), stream.first().target(), calls, stream.first().fallback(), how);
       }
