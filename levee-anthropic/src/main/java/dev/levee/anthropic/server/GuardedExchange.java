@@ -59,6 +59,9 @@ final class GuardedExchange {
         return false;
       }
       takenOver = true;
+      // said before any write can fail on the takeover: a handler that completes its exchange on
+      // that failure reads then whether the server ended it
+      request.setAttribute(ServerShutdownException.ATTRIBUTE, Boolean.TRUE);
       if (writing) {
         afterWrite = action;
         action = null;
@@ -67,7 +70,6 @@ final class GuardedExchange {
     if (action != null) {
       action.run();
     }
-    request.setAttribute(ServerShutdownException.ATTRIBUTE, Boolean.TRUE);
     ServerShutdownException cause = new ServerShutdownException();
     failureListeners.forEach(listener -> listener.accept(cause)); // the handler stops its upstream work
     return true;
