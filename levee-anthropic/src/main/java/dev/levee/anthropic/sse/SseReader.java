@@ -260,7 +260,9 @@ public final class SseReader implements AutoCloseable {
       while (size < 2 * limit) {
         size *= 2;
       }
-      buffer = Arrays.copyOf(buffer, size);
+      if (size < buffer.length) { // else the kept bytes need all of it: no copy of the same size
+        buffer = Arrays.copyOf(buffer, size);
+      }
       filled = false;
     } else {
       roomFor(filled ? Math.max(available, buffer.length - limit + 1) : available);
