@@ -472,7 +472,9 @@ public final class JobWorkers implements AutoCloseable {
       // the job's id rides along for its access record; Levee's own headers never reach the upstream
       JobExecutor.Outcome outcome = executor.execute(job.request().with(LeveeHeaders.JOB, job.id()), key, lost,
           trialJobs.getOrDefault(job, ReservedPermit.NONE));
-      runningJobs.remove(job); // ended: no renewal from here on, and none can find it lost
+      if (runningJobs.remove(job) == null) { // ended: no renewal from here on, and none can find it lost
+        return; // handed back at shutdown meanwhile (handBack took it out first): queued again, not recorded
+      }
       Instant now = wall.instant();
       boolean kept = switch (outcome) {
         case JobExecutor.Finished f -> {
@@ -592,12 +594,18 @@ public final class JobWorkers implements AutoCloseable {
 
   /**
    * Queues again every job still running, then stops its run: the store first, so that whatever
-   * the run returns meanwhile finds its claim gone and is not recorded.
+   * the run returns meanwhile finds its claim gone and is not recorded. A job is taken out of the
+   * running ones first, as a run that returns takes itself out before it records its result: the
+   * one that does so first decides, so a result that came back just as the grace ran out is
+   * recorded, not thrown away and paid for again.
    */
   private void handBack() {
     int handedBack = 0;
-    for (Map.Entry<Job, Cancellation> run : runningJobs.entrySet()) {
-      Job job = run.getKey();
+    for (Job job : List.copyOf(runningJobs.keySet())) {
+      Cancellation run = runningJobs.remove(job); // whoever takes it out, this or the run's end, ends it
+      if (run == null) {
+        continue; // its run returned meanwhile: its own result is recorded
+      }
       try {
         Instant now = wall.instant();
         if (store.retryLater(job, JobStore.SHUTDOWN, now, now)) {
@@ -606,7 +614,7 @@ public final class JobWorkers implements AutoCloseable {
       } catch (RuntimeException e) {
         LOG.warn("cannot hand job {} back to the queue at shutdown; it is recovered as after a crash", job.id(), e);
       }
-      run.getValue().cancel(SHUTDOWN);
+      run.cancel(SHUTDOWN);
     }
     if (handedBack > 0) {
       LOG.info("shutdown: {} jobs still running after the grace were queued again; they run again", handedBack);
