@@ -2,12 +2,6 @@ package dev.levee.anthropic.sse;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.Deque;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,51 +11,6 @@ import org.junit.jupiter.api.Test;
  * a small one before a read that waits.
  */
 class BurstReadsTest {
-
-  /**
-   * Hands out one arrival at a time, the first there from the start; {@code available()} is what
-   * is left of the current one (0: the next has not come yet).
-   */
-  private static final class Arrivals extends InputStream {
-    private final Deque<byte[]> arrivals = new ArrayDeque<>();
-    private byte[] current = new byte[0];
-    private int at;
-    final List<Integer> reads = new ArrayList<>(); // the length of each read, in bytes
-
-    Arrivals(String... arrivals) {
-      for (String a : arrivals) {
-        this.arrivals.add(a.getBytes(StandardCharsets.UTF_8));
-      }
-      current = this.arrivals.poll();
-    }
-
-    @Override
-    public int read() {
-      byte[] one = new byte[1];
-      return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
-    }
-
-    @Override
-    public int read(byte[] b, int off, int len) {
-      if (at == current.length) {
-        if (arrivals.isEmpty()) {
-          return -1;
-        }
-        current = arrivals.poll();
-        at = 0;
-      }
-      int n = Math.min(len, current.length - at);
-      System.arraycopy(current, at, b, off, n);
-      at += n;
-      reads.add(n);
-      return n;
-    }
-
-    @Override
-    public int available() {
-      return current.length - at;
-    }
-  }
 
   private static String delta(int i) {
     return "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":"

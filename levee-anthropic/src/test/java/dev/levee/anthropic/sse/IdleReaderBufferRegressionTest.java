@@ -2,10 +2,6 @@ package dev.levee.anthropic.sse;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -15,45 +11,6 @@ import org.junit.jupiter.api.Test;
  * with nothing kept.
  */
 class IdleReaderBufferRegressionTest {
-
-  /** Hands out one chunk per arrival; {@code available()} is 0 between chunks (the next has not come yet). */
-  private static final class Arrivals extends InputStream {
-    private final Deque<byte[]> chunks = new ArrayDeque<>();
-    private byte[] current = new byte[0];
-    private int at;
-
-    Arrivals(String... events) {
-      for (String e : events) {
-        chunks.add(e.getBytes(StandardCharsets.UTF_8));
-      }
-    }
-
-    @Override
-    public int read() {
-      byte[] one = new byte[1];
-      return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
-    }
-
-    @Override
-    public int read(byte[] b, int off, int len) {
-      if (at == current.length) {
-        if (chunks.isEmpty()) {
-          return -1;
-        }
-        current = chunks.poll();
-        at = 0;
-      }
-      int n = Math.min(len, current.length - at);
-      System.arraycopy(current, at, b, off, n);
-      at += n;
-      return n;
-    }
-
-    @Override
-    public int available() {
-      return current.length - at;
-    }
-  }
 
   @Test
   void aBufferGrownForALargeEventShrinksBeforeTheNextWait() throws Exception {
