@@ -46,15 +46,18 @@ final class ApiHeaders {
    * {@code authorization} twice.
    */
   static ApiError check(HttpFields headers) {
-    for (String name : SINGLETONS) {
-      int lines = 0;
-      for (HttpField field : headers) {
-        if (field.is(name)) {
-          lines++;
+    int[] lines = new int[SINGLETONS.size()];
+    for (HttpField field : headers) { // one pass over the request's fields
+      for (int i = 0; i < lines.length; i++) {
+        if (field.is(SINGLETONS.get(i))) {
+          lines[i]++;
         }
       }
-      if (lines > 1) {
-        return ApiError.invalidRequest("The request has " + lines + " " + name + " headers; send exactly one.");
+    }
+    for (int i = 0; i < lines.length; i++) {
+      if (lines[i] > 1) {
+        return ApiError.invalidRequest("The request has " + lines[i] + " " + SINGLETONS.get(i)
+            + " headers; send exactly one.");
       }
     }
     String version = headers.get(NAME);
