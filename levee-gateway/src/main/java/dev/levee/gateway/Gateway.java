@@ -15,7 +15,6 @@ import dev.levee.core.chain.FallbackChain;
 import dev.levee.core.chain.RetryBudgets;
 import dev.levee.core.chain.Target;
 import dev.levee.core.route.Circuits;
-import dev.levee.core.route.PriceTable;
 import dev.levee.core.time.Ticker;
 import dev.levee.gateway.cache.MiniLmEmbedder;
 import dev.levee.gateway.cache.ResponseCache;
@@ -109,7 +108,7 @@ public final class Gateway implements AutoCloseable {
     Readiness readiness = new Readiness();
     MetricLabels labels = MetricLabels.of(config, aliases.configuredTargets());
     Set<Target> configured = labels.targets(); // every alias's chain and every feature's reduced target
-    Metrics metrics = new Metrics(labels, PriceTable.defaults(), ticker);
+    Metrics metrics = new Metrics(labels, config.routing().priceTable(), ticker); // the router's prices, as configured
     TierBoard tiers = new TierBoard(config, ticker, clock.sleeper(), clock.wall(), clock.scheduler());
     TargetStats stats = new TargetStats(configured, ticker);
     Breakers breakers = policy.breaker().enabled()

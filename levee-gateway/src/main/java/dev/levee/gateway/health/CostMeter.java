@@ -14,8 +14,9 @@ import java.util.TreeMap;
 /**
  * Prices token usage and keeps the last hour of spend for {@code /health}.
  *
- * <p>Input and output tokens are priced at the model's {@link PriceTable} entry (levee-core's
- * documented defaults, shared with the router); prompt-cache reads at {@value #CACHE_READ} × and
+ * <p>Input and output tokens are priced at the model's {@link PriceTable} entry (the gateway gives
+ * it the router's table, {@code RoutingSettings#priceTable()}: levee-core's documented defaults
+ * with the configured {@code routing.prices}); prompt-cache reads at {@value #CACHE_READ} × and
  * cache writes at {@value #CACHE_WRITE} × the input price, Anthropic's multipliers for the
  * 5-minute prompt cache (<a href="https://platform.claude.com/docs/en/build-with-claude/prompt-caching">Prompt
  * caching</a>). A model the table does not know has no price: its usage is not turned into dollars.
@@ -37,6 +38,11 @@ public final class CostMeter {
   private final long startNanos;
   private final Map<String, Hour> hours = new TreeMap<>();
 
+  /**
+   * @param prices the dollars per 1k input and output tokens of each model; a model it does not
+   *     price is counted in no dollars
+   * @param ticker time for the one-minute buckets of the last hour (nanoseconds)
+   */
   public CostMeter(PriceTable prices, Ticker ticker) {
     this.prices = prices;
     this.ticker = ticker;

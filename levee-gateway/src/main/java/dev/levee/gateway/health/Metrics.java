@@ -94,7 +94,9 @@ public final class Metrics implements CallObserver, AutoCloseable {
 
   /**
    * @param labels the label values that get series of their own
-   * @param prices the price table that turns usage into dollars
+   * @param prices the price table that turns usage into dollars (per 1k tokens; the gateway
+   *     passes {@code RoutingSettings#priceTable()}, the router's: the defaults with the configured
+   *     {@code routing.prices})
    * @param ticker time for the cost window and the tier clock
    */
   public Metrics(MetricLabels labels, PriceTable prices, Ticker ticker) {

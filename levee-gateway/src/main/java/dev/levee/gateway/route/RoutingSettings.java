@@ -72,7 +72,11 @@ public record RoutingSettings(Duration halfLife, Map<String, Price> prices, Map<
     taskFitMatrix(taskFit); // validates task names and ranges
   }
 
-  /** The default list prices with the configured ones added. */
+  /**
+   * The default list prices ({@link PriceTable#defaults()}) with the configured ones added or
+   * replacing entries, in dollars per 1k tokens: the one table both the router and the cost
+   * metrics ({@code levee_cost_usd_total}, {@code /health}'s {@code cost}) price with.
+   */
   public PriceTable priceTable() {
     Map<String, ModelPrice> configured = new LinkedHashMap<>();
     prices.forEach((model, price) -> configured.put(model, ModelPrice.perMillion(price.input(), price.output())));
