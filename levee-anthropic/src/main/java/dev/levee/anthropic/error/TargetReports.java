@@ -1,6 +1,7 @@
 package dev.levee.anthropic.error;
 
 import dev.levee.core.chain.ChainResult.TargetReport;
+import java.time.Duration;
 import java.util.List;
 import java.util.stream.Collectors;
 
@@ -12,7 +13,9 @@ import java.util.stream.Collectors;
  * <p>For example {@code "emu/a: 529 overloaded_error (3 calls); emu/b: circuit open (20 s left)"}, or
  * {@code "emu/a: 529 overloaded_error (1 call, then not retried: retry budget exhausted)"} when the
  * target's own retry budget refused its retry (worded as a fallback the budget refused: {@code "not
- * tried: retry budget exhausted"}).
+ * tried: retry budget exhausted"}), or {@code "emu/a: 429 rate_limit_error (1 call, then not
+ * retried: retry-after 30 s does not fit in the 12 s left of the deadline)"} when the wait the
+ * upstream stated would outlast the request's deadline.
  */
 public final class TargetReports {
 
@@ -39,9 +42,34 @@ public final class TargetReports {
       case COOLING -> "cooling after a rate limit (" + seconds(report) + " s left)";
       case FAILED -> (report.failure().status() > 0 ? report.failure().status() + " " : "")
           + report.failure().errorType() + " (" + report.calls() + (report.calls() == 1 ? " call" : " calls")
-          + (report.openFor().isPositive() ? ", then its circuit opened: " + seconds(report) + " s left)"
-              : report.retryDenied() ? ", then not retried: retry budget exhausted)" : ")");
+          + then(report) + ")";
     };
+  }
+
+  /** What ended a failed target's calls other than its failures ({@code ", then …"}), or "". */
+  private static String then(TargetReport report) {
+    if (report.openFor().isPositive()) {
+      return ", then its circuit opened: " + seconds(report) + " s left";
+    }
+    if (report.retryDenied()) {
+      return ", then not retried: retry budget exhausted";
+    }
+    if (report.deadlineLeft() != null) {
+      return ", then not retried: " + statedWaitBeyondDeadline(report.failure().retryAfter().orElseThrow(),
+          report.deadlineLeft());
+    }
+    return "";
+  }
+
+  /**
+   * Why a target whose stated wait outlasts the deadline was not retried, e.g. {@code "retry-after
+   * 30 s does not fit in the 12 s left of the deadline"}: the wait rounded up, the time left rounded
+   * down, to whole seconds (the wait is jittered and the next call needs {@code min-attempt-time}
+   * too, so the two may round to the same number).
+   */
+  private static String statedWaitBeyondDeadline(Duration stated, Duration left) {
+    return "retry-after " + (stated.toMillis() + 999) / 1000 + " s does not fit in the " + left.toSeconds()
+        + " s left of the deadline";
   }
 
   /** The report's time left, rounded up to whole seconds (at least 1). */

@@ -41,7 +41,9 @@ import java.util.random.RandomGenerator;
  *       retryable one is retried on the same target up to {@code max-retries} times after a
  *       wait (the stated retry-after plus jitter, else full-jitter backoff), unless the wait does
  *       not fit the deadline or the stated wait exceeds {@code max-retry-after}; then the next
- *       target is tried. A {@link FailureKind#TIMEOUT} (attempt timeout, slow first token, stall)
+ *       target is tried (a stated wait beyond the deadline is recorded as a {@link Step#DEADLINE}
+ *       step on its target, with the time left, so that a client is told why it was not retried).
+ *       A {@link FailureKind#TIMEOUT} (attempt timeout, slow first token, stall)
  *       hands off at once: the next target is tried, and a silent target is retried only when
  *       it is the last of the chain. A failure that may never go to another target (the client's own
  *       error, even one the upstream's {@code x-should-retry: true} let us retry) ends the chain
@@ -309,8 +311,14 @@ public final class FallbackChain {
             return null; // this failure opened the circuit: waiting to retry would only spend the deadline
           }
           Optional<Duration> wait = waitBeforeRetry(failure, retry);
-          if (wait.isEmpty() || !deadline.fits(wait.get(), policy.minAttemptTime())) {
-            return null; // the stated wait is too long, or would not leave time to try
+          if (wait.isEmpty()) {
+            return null; // the stated wait is longer than max-retry-after
+          }
+          if (!deadline.fits(wait.get(), policy.minAttemptTime())) {
+            if (failure.retryAfter().isPresent()) { // the upstream named the wait: say it outlasts the deadline
+              run.statedWaitBeyondDeadline(target, deadline.remaining());
+            }
+            return null; // the wait would not leave time to try
           }
           sleeper.sleep(wait.get());
           waited = wait.get();
@@ -514,6 +522,21 @@ public final class FallbackChain {
         }
       }
       reportIfAbsent(TargetReport.of(target, Why.BUDGET_EXHAUSTED));
+    }
+
+    /**
+     * {@code target}'s last failure stated a wait (within {@code max-retry-after}) that does not fit
+     * in the {@code left} of the deadline: a {@link Step#DEADLINE} step and its report say it was
+     * not retried, and why.
+     */
+    void statedWaitBeyondDeadline(Target target, Duration left) {
+      steps.add(AttemptRecord.statedWaitBeyondDeadline(target, left));
+      for (int i = 0; i < reports.size(); i++) {
+        TargetReport r = reports.get(i);
+        if (r.target().equals(target) && r.why() == Why.FAILED) {
+          reports.set(i, r.withDeadlineLeft(left));
+        }
+      }
     }
 
     /**

@@ -141,7 +141,10 @@ abstract class ChainFixture {
       case FAILED -> (r.failure().status() > 0 ? r.failure().status() + " " : "") + r.failure().errorType()
           + " (" + r.calls() + (r.calls() == 1 ? " call" : " calls")
           + (r.openFor().isPositive() ? ", then its circuit opened: " + (r.openFor().toMillis() + 999) / 1000 + " s left)"
-              : r.retryDenied() ? ", then not retried: retry budget exhausted)" : ")");
+              : r.retryDenied() ? ", then not retried: retry budget exhausted)"
+              : r.deadlineLeft() != null ? ", then not retried: retry-after " + r.failure().retryAfter().orElseThrow()
+                  .toSeconds() + " s does not fit in the " + r.deadlineLeft().toSeconds() + " s left of the deadline)"
+              : ")");
     };
   }
 

@@ -1,7 +1,10 @@
 package dev.levee.gateway.pipeline;
 
+import dev.levee.anthropic.error.TargetReports;
 import dev.levee.core.chain.AttemptRecord;
 import dev.levee.core.chain.AttemptRecord.Step;
+import dev.levee.core.chain.ChainResult.TargetReport;
+import dev.levee.core.chain.ChainResult.Why;
 import dev.levee.core.chain.Target;
 import dev.levee.core.retry.Failure;
 import java.time.Duration;
@@ -18,8 +21,10 @@ import java.util.Map;
  * answered"}, {@code "emu/a: circuit open; emu/b: answered"} or {@code "emu/a: cancelled after 500
  * ms, its hedge answered first; emu/b: answered (hedge)"}; a target whose failure opened its
  * circuit says so, as in the failure's words: {@code "emu/a: 529 overloaded_error (1 call, then its
- * circuit opened: 30 s left); emu/b: answered"}. Read from the chain's steps up to the answer (a
- * stream's: up to its commit point). Stateless.
+ * circuit opened: 30 s left); emu/b: answered"}, as does one whose stated wait outlasted the
+ * deadline: {@code "emu/a: 429 rate_limit_error (1 call, then not retried: retry-after 30 s does not
+ * fit in the 12 s left of the deadline); emu/b: answered"}. Read from the chain's steps up to the
+ * answer (a stream's: up to its commit point). Stateless.
  */
 final class AnsweredReason {
 
@@ -42,16 +47,17 @@ final class AnsweredReason {
     Map<Target, List<AttemptRecord>> byTarget = new LinkedHashMap<>();
     met.forEach(step -> byTarget.computeIfAbsent(step.target(), t -> new ArrayList<>()).add(step));
     List<String> parts = new ArrayList<>(byTarget.size());
-    byTarget.forEach((target, own) -> parts.add(target.id() + ": " + ended(own)));
+    byTarget.forEach((target, own) -> parts.add(target.id() + ": " + ended(target, own)));
     return String.join("; ", parts);
   }
 
   /** How one target's steps ended. */
-  private static String ended(List<AttemptRecord> own) {
+  private static String ended(Target target, List<AttemptRecord> own) {
     int failed = 0;
     Failure last = null;
     Duration opened = Duration.ZERO;
     boolean retryDenied = false;
+    Duration deadlineLeft = null; // its stated wait did not fit in the deadline
     String end = null;
     for (AttemptRecord step : own) {
       switch (step.step()) {
@@ -59,19 +65,24 @@ final class AnsweredReason {
           failed++;
           last = step.failure();
           opened = step.circuitOpened();
+          deadlineLeft = null; // a give-up belongs to the failure just before it
         }
         case BUDGET_DENIED -> retryDenied = true;
         case SKIPPED_OPEN -> end = "circuit open";
-        case DEADLINE -> end = "not tried: deadline reached";
+        case DEADLINE -> {
+          if (step.deadlineLeft() != null) {
+            deadlineLeft = step.deadlineLeft();
+          } else {
+            end = "not tried: deadline reached";
+          }
+        }
         case CANCELLED -> end = "cancelled after " + step.took().toMillis() + " ms, "
             + (step.hedge() ? "the first call answered first (hedge)" : "its hedge answered first");
         case ANSWERED -> end = step.hedge() ? "answered (hedge)" : "answered";
       }
     }
-    String failures = last == null ? null : (last.status() > 0 ? last.status() + " " : "") + last.errorType()
-        + " (" + failed + (failed == 1 ? " call" : " calls")
-        + (opened.isPositive() ? ", then its circuit opened: " + Math.max(1, (opened.toMillis() + 999) / 1000) + " s left)"
-            : retryDenied ? ", then not retried: retry budget exhausted)" : ")");
+    String failures = last == null ? null // in the words of an all-failed answer
+        : TargetReports.outcome(new TargetReport(target, Why.FAILED, failed, last, opened, retryDenied, deadlineLeft));
     if (failures == null) {
       return end != null ? end : retryDenied ? "not tried: retry budget exhausted" : "not tried";
     }
