@@ -44,17 +44,24 @@ import org.eclipse.jetty.util.Fields;
  * belongs to the tenant that created it; another tenant's id answers 404. Creation refuses what
  * {@code /v1/messages} refuses at the door — a body not sent as JSON ({@link JsonContentType}), a
  * {@code model} no alias names that is not a plain name ({@link ClientNames}) — besides what {@link
- * BatchParser} checks, and stores nothing then.
+ * BatchParser} checks, and stores nothing then. A batch sent without an API key ({@code x-api-key}
+ * or a bearer token; an empty one counts as none) for a model whose every target forwards the
+ * client's key is refused 401 {@code authentication_error} as {@code /v1/messages} is refused by
+ * the upstream, instead of being stored to fail request by request.
  */
 public final class BatchesHandler {
 
   private static final String PREFIX = "/v1/messages/batches";
   private static final int RESULTS_PAGE = 1_000;
 
+  /** The API's answer to a request without a key, in its words (what {@code /v1/messages} relays from the upstream). */
+  private static final ApiError NO_KEY = new ApiError(401, "authentication_error", "x-api-key header is required");
+
   private final BatchStore batches;
   private final JobStore jobs;
   private final KeySeal seal;
   private final Predicate<String> forwardsClientKey;
+  private final Predicate<String> needsClientKey;
   private final Predicate<String> configuredAlias;
   private final Predicate<String> knownFeature;
   private final InstantSource wall;
@@ -65,6 +72,8 @@ public final class BatchesHandler {
   /**
    * @param forwardsClientKey whether calls for an alias carry the client's own key (some target's
    *     upstream has none): then the key is sealed with each job
+   * @param needsClientKey whether every target of a model forwards the client's key (no upstream of
+   *     its chain has an {@code api-key}): a batch for it without a key is refused 401
    * @param configuredAlias whether a {@code model} is a configured alias (any other name is checked as
    *     ingress checks it, {@link ClientNames#model})
    * @param knownFeature whether {@code x-levee-feature} names a configured feature
@@ -72,12 +81,13 @@ public final class BatchesHandler {
    * @param wake tells the worker pool new work is there
    */
   public BatchesHandler(BatchStore batches, JobStore jobs, KeySeal seal, Predicate<String> forwardsClientKey,
-      Predicate<String> configuredAlias, Predicate<String> knownFeature, InstantSource wall, Duration ttl,
-      Runnable wake, IdempotentExchange idempotency) {
+      Predicate<String> needsClientKey, Predicate<String> configuredAlias, Predicate<String> knownFeature,
+      InstantSource wall, Duration ttl, Runnable wake, IdempotentExchange idempotency) {
     this.batches = batches;
     this.jobs = jobs;
     this.seal = seal;
     this.forwardsClientKey = forwardsClientKey;
+    this.needsClientKey = needsClientKey;
     this.configuredAlias = configuredAlias;
     this.knownFeature = knownFeature;
     this.wall = wall;
@@ -163,6 +173,15 @@ public final class BatchesHandler {
         return;
       }
     }
+    String clientKey = JobRequest.clientKey(headers);
+    if (clientKey != null && clientKey.isBlank()) {
+      clientKey = null; // an empty x-api-key or bearer token is no key either
+    }
+    if (clientKey == null && entries.stream().anyMatch(e -> needsClientKey.test(e.model()))) {
+      // /v1/messages hears this 401 from the upstream at once; stored, each request would hear it later
+      LeveeErrors.send(response, callback, NO_KEY);
+      return;
+    }
     String feature = HeaderValues.first(headers, "x-levee-feature");
     feature = feature != null && knownFeature.test(feature) ? feature : "default";
     int priority;
@@ -172,7 +191,6 @@ public final class BatchesHandler {
       LeveeErrors.send(response, callback, ApiError.invalidRequest(e.getMessage()));
       return;
     }
-    String clientKey = JobRequest.clientKey(headers);
     List<NewJob> newJobs = new ArrayList<>(entries.size());
     for (BatchParser.Entry entry : entries) {
       byte[] sealed = null;

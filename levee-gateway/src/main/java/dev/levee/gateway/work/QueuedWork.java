@@ -114,7 +114,9 @@ public final class QueuedWork implements AutoCloseable {
         keepingKeys.add("models named directly (upstream " + routes.defaultUpstream() + ")");
       }
       secretWarning(seal.enabled(), keepingKeys, queueing).ifPresent(LOG::warn);
-      BatchesHandler batches = new BatchesHandler(new BatchStore(jobs), jobs, seal, forwardsClientKey,
+      Predicate<String> needsClientKey =
+          alias -> routes.resolve(alias).targets().stream().allMatch(upstreams::forwardsClientKey);
+      BatchesHandler batches = new BatchesHandler(new BatchStore(jobs), jobs, seal, forwardsClientKey, needsClientKey,
           model -> routes.resolve(model).configured(), tiers::knows, wall, queue.batchTtl(), workers::wake, idempotency);
       OutageQueue outage = new OutageQueue(queueing, jobs, seal, forwardsClientKey, wall,
           queue.batchTtl(), workers::wake, queue.callbacks());
