@@ -173,10 +173,7 @@ public final class BatchesHandler {
         return;
       }
     }
-    String clientKey = JobRequest.clientKey(headers);
-    if (clientKey != null && clientKey.isBlank()) {
-      clientKey = null; // an empty x-api-key or bearer token is no key either
-    }
+    String clientKey = JobRequest.clientKey(headers); // an empty x-api-key or bearer token is none
     if (clientKey == null && entries.stream().anyMatch(e -> needsClientKey.test(e.model()))) {
       // /v1/messages hears this 401 from the upstream at once; stored, each request would hear it later
       LeveeErrors.send(response, callback, NO_KEY);

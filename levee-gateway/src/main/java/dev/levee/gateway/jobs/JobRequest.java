@@ -50,21 +50,27 @@ public record JobRequest(String path, String query, Map<String, List<String>> he
     return new JobRequest(path, query, changed, body);
   }
 
-  /** The client's API key in {@code inbound} ({@code x-api-key}, else a bearer token), or null. */
+  /**
+   * The client's API key in {@code inbound} ({@code x-api-key}, else a bearer token), or null when
+   * there is none. An empty (or blank) one is none: the API answers it as a missing key (401 "x-api-key
+   * header is required"), so work that needs the client's key is refused or not queued for it alike
+   * (Message Batches, the outage queue).
+   */
   public static String clientKey(Map<String, List<String>> inbound) {
-    String bearer = null;
+    String key = null;
     for (Map.Entry<String, List<String>> h : inbound.entrySet()) {
       if (h.getValue().isEmpty()) {
         continue;
       }
       if (h.getKey().equalsIgnoreCase("x-api-key")) {
-        return h.getValue().getFirst();
+        key = h.getValue().getFirst();
+        break;
       }
       if (h.getKey().equalsIgnoreCase("authorization") && h.getValue().getFirst().regionMatches(true, 0, "Bearer ", 0, 7)) {
-        bearer = h.getValue().getFirst().substring(7).strip();
+        key = h.getValue().getFirst().substring(7).strip();
       }
     }
-    return bearer;
+    return key == null || key.isBlank() ? null : key;
   }
 
   @Override

@@ -15,6 +15,15 @@ import java.util.function.Predicate;
  * (every target failed, the feature at T3, or degraded mode) is stored as a job instead of being
  * lost, and the client is told its id; the worker pool runs it once targets answer again, and
  * {@code GET /v1/levee/jobs/{id}} returns the answer. Thread-safe.
+ *
+ * <p>A request is not queued, and gets what it would have got without {@code on-outage} (the
+ * outage error, the T3 answer, or in degraded mode the upstream's own answer), when it is a stream
+ * (a stream has no later), when the client's key would have to be kept and {@code queue.secret} is
+ * unset (never stored in clear), or when it carries no API key ({@link JobRequest#clientKey}: an
+ * empty one is none) and every target of its alias forwards the client's key: its job could only
+ * end with the upstream's 401 {@code authentication_error}, which the client would have been told
+ * "queued" for. Message Batches refuse such a batch with that 401 ({@code BatchesHandler}, the same
+ * predicate); here the request simply goes on as if its feature did not queue.
  */
 public final class OutageQueue {
 
@@ -22,6 +31,7 @@ public final class OutageQueue {
   private final JobStore store;
   private final KeySeal seal;
   private final Predicate<String> forwardsClientKey;
+  private final Predicate<String> needsClientKey;
   private final InstantSource wall;
   private final Duration ttl;
   private final Runnable wake;
@@ -29,18 +39,23 @@ public final class OutageQueue {
 
   /**
    * @param features the features that queue on an outage
-   * @param forwardsClientKey whether calls for an alias carry the client's own key
+   * @param forwardsClientKey whether calls for an alias carry the client's own key (some target's
+   *     upstream has none): then the key is sealed with the job
+   * @param needsClientKey whether every target of an alias forwards the client's key (no upstream of
+   *     its chain has an {@code api-key}): a request for it without a key is not queued
    * @param ttl how long a queued request may wait before it expires
    * @param wake tells the worker pool new work is there
    * @param callbacks per feature, where the answer is posted once the job ends
    */
   public OutageQueue(Set<String> features, JobStore store, KeySeal seal, Predicate<String> forwardsClientKey,
-      InstantSource wall, Duration ttl, Runnable wake, Map<String, String> callbacks) {
+      Predicate<String> needsClientKey, InstantSource wall, Duration ttl, Runnable wake,
+      Map<String, String> callbacks) {
     this.callbacks = Map.copyOf(callbacks);
     this.features = Set.copyOf(features);
     this.store = store;
     this.seal = seal;
     this.forwardsClientKey = forwardsClientKey;
+    this.needsClientKey = needsClientKey;
     this.wall = wall;
     this.ttl = ttl;
     this.wake = wake;
@@ -52,8 +67,9 @@ public final class OutageQueue {
   }
 
   /**
-   * Queues the request when its feature queues on an outage and it can be kept (not a stream; a
-   * client key that must be kept can be sealed).
+   * Queues the request when its feature queues on an outage and it can be kept and run later (not
+   * a stream; a client key that must be kept can be sealed; a key when every target needs the
+   * client's).
    *
    * @param tenant the request's tenant partition
    * @param alias the model or alias asked for
@@ -68,7 +84,10 @@ public final class OutageQueue {
       return Optional.empty();
     }
     byte[] sealed = null;
-    String key = JobRequest.clientKey(headers);
+    String key = JobRequest.clientKey(headers); // an empty one is none
+    if (key == null && needsClientKey.test(alias)) {
+      return Optional.empty(); // its job could only end with the upstream's 401: answered as it would be unqueued
+    }
     if (key != null && forwardsClientKey.test(alias)) {
       if (!seal.enabled()) {
         return Optional.empty(); // never stored in clear: the client gets the outage error instead

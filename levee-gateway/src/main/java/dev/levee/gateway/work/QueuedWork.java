@@ -114,11 +114,13 @@ public final class QueuedWork implements AutoCloseable {
         keepingKeys.add("models named directly (upstream " + routes.defaultUpstream() + ")");
       }
       secretWarning(seal.enabled(), keepingKeys, queueing).ifPresent(LOG::warn);
+      // without a key, work for such an alias can only end with the upstream's 401: batches refuse
+      // it, the outage queue does not keep it (JobRequest.clientKey: an empty key is none)
       Predicate<String> needsClientKey =
           alias -> routes.resolve(alias).targets().stream().allMatch(upstreams::forwardsClientKey);
       BatchesHandler batches = new BatchesHandler(new BatchStore(jobs), jobs, seal, forwardsClientKey, needsClientKey,
           model -> routes.resolve(model).configured(), tiers::knows, wall, queue.batchTtl(), workers::wake, idempotency);
-      OutageQueue outage = new OutageQueue(queueing, jobs, seal, forwardsClientKey, wall,
+      OutageQueue outage = new OutageQueue(queueing, jobs, seal, forwardsClientKey, needsClientKey, wall,
           queue.batchTtl(), workers::wake, queue.callbacks());
       return new QueuedWork(db, jobs, workers, batches, idempotency, outage, executor,
           new JobsHandler(jobs, gate::paused, wall), gate);
