@@ -1,6 +1,7 @@
 package dev.levee.anthropic.error;
 
 import dev.levee.core.chain.ChainResult.TargetReport;
+import dev.levee.core.chain.WaitTooLong;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -14,8 +15,9 @@ import java.util.stream.Collectors;
  * {@code "emu/a: 529 overloaded_error (1 call, then not retried: retry budget exhausted)"} when the
  * target's own retry budget refused its retry (worded as a fallback the budget refused: {@code "not
  * tried: retry budget exhausted"}), or {@code "emu/a: 429 rate_limit_error (1 call, then not
- * retried: retry-after 30 s does not fit in the 12 s left of the deadline)"} when the wait the
- * upstream stated would outlast the request's deadline.
+ * retried: retry-after 30 s does not fit in the 12 s left of the deadline)"} when the wait before
+ * its retry was too long (see {@link WaitTooLong}: also a stated wait over {@code max-retry-after},
+ * or a backoff beyond the deadline).
  */
 public final class TargetReports {
 
@@ -54,22 +56,45 @@ public final class TargetReports {
     if (report.retryDenied()) {
       return ", then not retried: retry budget exhausted";
     }
-    if (report.deadlineLeft() != null) {
-      return ", then not retried: " + statedWaitBeyondDeadline(report.failure().retryAfter().orElseThrow(),
-          report.deadlineLeft());
+    if (report.waitTooLong() != null) {
+      return ", then not retried: " + words(report.waitTooLong());
     }
     return "";
   }
 
   /**
-   * Why a target whose stated wait outlasts the deadline was not retried, e.g. {@code "retry-after
-   * 30 s does not fit in the 12 s left of the deadline"}: the wait rounded up, the time left rounded
-   * down, to whole seconds (the wait is jittered and the next call needs {@code min-attempt-time}
-   * too, so the two may round to the same number).
+   * Why a target was not retried when the wait before its retry was too long, in whole seconds for
+   * a stated wait and in ms for a backoff; the wait (and {@code min-attempt-time}) rounded up, the
+   * limit rounded down:
+   *
+   * <ul>
+   *   <li>{@code "retry-after 30 s does not fit in the 12 s left of the deadline"} (the wait sat out
+   *       would be the stated one plus its jitter (up to 10%), then {@code min-attempt-time}, so the time
+   *       left can read as long as the stated wait, or a little longer);
+   *   <li>{@code "retry-after 120 s is longer than max-retry-after 60 s"} (the first number always
+   *       the larger);
+   *   <li>{@code "a backoff of 812 ms and min-attempt-time 100 ms do not fit in the 900 ms left of
+   *       the deadline"} (the two always add up to more than the time left; the backoff is the one
+   *       drawn, full jitter, so another draw may have fit).
+   * </ul>
    */
-  private static String statedWaitBeyondDeadline(Duration stated, Duration left) {
-    return "retry-after " + (stated.toMillis() + 999) / 1000 + " s does not fit in the " + left.toSeconds()
-        + " s left of the deadline";
+  private static String words(WaitTooLong why) {
+    return switch (why) {
+      case WaitTooLong.StatedBeyondDeadline w -> "retry-after " + secondsUp(w.stated()) + " s does not fit in the "
+          + w.left().toSeconds() + " s left of the deadline";
+      case WaitTooLong.StatedOverMaxRetryAfter w -> "retry-after " + secondsUp(w.stated())
+          + " s is longer than max-retry-after " + w.maxRetryAfter().toSeconds() + " s";
+      case WaitTooLong.BackoffBeyondDeadline w -> "a backoff of " + millisUp(w.backoff()) + " ms and min-attempt-time "
+          + millisUp(w.minAttemptTime()) + " ms do not fit in the " + w.left().toMillis() + " ms left of the deadline";
+    };
+  }
+
+  private static long secondsUp(Duration d) {
+    return (d.toMillis() + 999) / 1000;
+  }
+
+  private static long millisUp(Duration d) {
+    return (d.toNanos() + 999_999) / 1_000_000;
   }
 
   /** The report's time left, rounded up to whole seconds (at least 1). */

@@ -16,23 +16,26 @@ import java.time.Duration;
  * @param circuitOpened for a {@link Step#FAILED} step after which its target's circuit was OPEN
  *     (this failure opened it): the time left until it admits a trial, as the chain read it then;
  *     else {@link Duration#ZERO}. {@code x-levee-reason} says {@code "then its circuit opened"}
- * @param deadlineLeft for a {@link Step#DEADLINE} step that ended the retries of a target whose
- *     last failure stated a wait ({@code retry-after}) within {@code max-retry-after} but too long
- *     for the deadline: the time the deadline had left then (the stated wait is that failure's);
- *     else null. {@code x-levee-reason} says {@code "then not retried: retry-after 30 s does not fit
- *     in the 12 s left of the deadline"}
+ * @param waitTooLong for the step that ended the calls of a target whose last failure allowed a
+ *     retry because the wait before it was too long (a {@link Step#DEADLINE} step for a wait beyond
+ *     the deadline, a {@link Step#OVER_MAX_RETRY_AFTER} step for a stated wait over {@code
+ *     max-retry-after}): which wait, and what it was too long for; else null. {@code x-levee-reason}
+ *     says {@code "then not retried: retry-after 30 s does not fit in the 12 s left of the deadline"}
  */
 public record AttemptRecord(Target target, Step step, Failure failure, Duration waited, Duration took,
-    boolean hedge, Duration circuitOpened, Duration deadlineLeft) {
+    boolean hedge, Duration circuitOpened, WaitTooLong waitTooLong) {
 
   public AttemptRecord {
     java.util.Objects.requireNonNull(circuitOpened, "circuitOpened");
-    if (deadlineLeft != null && step != Step.DEADLINE) {
-      throw new IllegalArgumentException("only a DEADLINE step gives the deadline's time left");
+    if (waitTooLong != null && step != stepOf(waitTooLong)) {
+      throw new IllegalArgumentException(waitTooLong + " is recorded by a " + stepOf(waitTooLong) + " step");
+    }
+    if (step == Step.OVER_MAX_RETRY_AFTER && waitTooLong == null) {
+      throw new IllegalArgumentException("an OVER_MAX_RETRY_AFTER step says which wait");
     }
   }
 
-  /** A step that did not end its target's retries for a stated wait beyond the deadline. */
+  /** A step that did not end its target's retries for a wait too long. */
   public AttemptRecord(Target target, Step step, Failure failure, Duration waited, Duration took, boolean hedge,
       Duration circuitOpened) {
     this(target, step, failure, waited, took, hedge, circuitOpened, null);
@@ -50,16 +53,17 @@ public record AttemptRecord(Target target, Step step, Failure failure, Duration 
 
   /** This step, saying its failure left its target's circuit open for {@code left}. */
   AttemptRecord withCircuitOpened(Duration left) {
-    return new AttemptRecord(target, step, failure, waited, took, hedge, left, deadlineLeft);
+    return new AttemptRecord(target, step, failure, waited, took, hedge, left, waitTooLong);
   }
 
-  /**
-   * The step that ends {@code target}'s retries because its last failure's stated wait does not fit
-   * in the {@code left} of the deadline: no call, nothing waited.
-   */
-  static AttemptRecord statedWaitBeyondDeadline(Target target, Duration left) {
-    return new AttemptRecord(target, Step.DEADLINE, null, Duration.ZERO, Duration.ZERO, false, Duration.ZERO,
-        java.util.Objects.requireNonNull(left, "left"));
+  /** The step that ends {@code target}'s retries because the wait before the next was too long: no call, nothing waited. */
+  static AttemptRecord notRetried(Target target, WaitTooLong why) {
+    return new AttemptRecord(target, stepOf(why), null, Duration.ZERO, Duration.ZERO, false, Duration.ZERO,
+        java.util.Objects.requireNonNull(why, "why"));
+  }
+
+  private static Step stepOf(WaitTooLong why) {
+    return why instanceof WaitTooLong.StatedOverMaxRetryAfter ? Step.OVER_MAX_RETRY_AFTER : Step.DEADLINE;
   }
 
   /** The kinds of step. */
@@ -74,10 +78,16 @@ public record AttemptRecord(Target target, Step step, Failure failure, Duration 
     BUDGET_DENIED,
     /**
      * No call: the wait or the attempt would not fit in the deadline. With {@link
-     * AttemptRecord#deadlineLeft()} set, it follows a failed call to the same target whose stated
-     * wait did not fit, and that target was not retried.
+     * AttemptRecord#waitTooLong()} set, it follows a failed call to the same target whose wait
+     * before a retry (stated or backoff) did not fit, and that target was not retried.
      */
     DEADLINE,
+    /**
+     * No call: the wait the last failure of the same target stated ({@code retry-after}) is longer
+     * than {@code max-retry-after}, so that target was not retried ({@link
+     * AttemptRecord#waitTooLong()} says by how much).
+     */
+    OVER_MAX_RETRY_AFTER,
     /**
      * A call was made and abandoned because the other call of its hedged pair answered first; its
      * connection was closed and it says nothing about the target.
@@ -94,6 +104,6 @@ public record AttemptRecord(Target target, Step step, Failure failure, Duration 
   public String toString() {
     return target + " " + step + (failure != null ? " (" + failure + ")" : "") + (hedge ? " hedge" : "")
         + (circuitOpened.isPositive() ? " circuit opened" : "")
-        + (deadlineLeft != null ? " (" + deadlineLeft.toMillis() + " ms left)" : "");
+        + (waitTooLong != null ? " (" + waitTooLong + ")" : "");
   }
 }

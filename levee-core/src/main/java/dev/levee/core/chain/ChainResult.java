@@ -77,12 +77,13 @@ public sealed interface ChainResult<T> {
    * @param retryDenied whether, when {@code why} is {@link Why#FAILED}, the target was not retried
    *     (again) because its retry budget had no token left (a retry of it was wanted and allowed by
    *     everything else); always false for the other reasons
-   * @param deadlineLeft when {@code why} is {@link Why#FAILED} and the target was not retried
-   *     (again) because the wait its last failure stated ({@link Failure#retryAfter()}, within {@code
-   *     max-retry-after}) does not fit in the deadline: the time the deadline had left then; else null
+   * @param waitTooLong when {@code why} is {@link Why#FAILED} and the target was not retried (again)
+   *     because the wait before that retry was too long (a stated wait beyond the deadline or over
+   *     {@code max-retry-after}, a backoff beyond the deadline): which wait, and what it was too
+   *     long for; else null
    */
   record TargetReport(Target target, Why why, int calls, Failure failure, Duration openFor, boolean retryDenied,
-      Duration deadlineLeft) {
+      WaitTooLong waitTooLong) {
 
     public TargetReport {
       java.util.Objects.requireNonNull(target, "target");
@@ -94,12 +95,12 @@ public sealed interface ChainResult<T> {
       if (retryDenied && why != Why.FAILED) {
         throw new IllegalArgumentException("only a target that failed can have had its retry denied");
       }
-      if (deadlineLeft != null && (failure == null || failure.retryAfter().isEmpty())) {
-        throw new IllegalArgumentException("only a failure that stated a wait can have found it beyond the deadline");
+      if (waitTooLong != null && why != Why.FAILED) {
+        throw new IllegalArgumentException("only a target that failed can have had a wait too long to retry it");
       }
     }
 
-    /** A report of a target whose retries did not end for a stated wait beyond the deadline. */
+    /** A report of a target whose retries did not end for a wait too long. */
     public TargetReport(Target target, Why why, int calls, Failure failure, Duration openFor, boolean retryDenied) {
       this(target, why, calls, failure, openFor, retryDenied, null);
     }
@@ -111,12 +112,12 @@ public sealed interface ChainResult<T> {
 
     /** This report of a failed target, saying its retry was refused by its retry budget. */
     TargetReport withRetryDenied() {
-      return new TargetReport(target, why, calls, failure, openFor, true, deadlineLeft);
+      return new TargetReport(target, why, calls, failure, openFor, true, waitTooLong);
     }
 
-    /** This report of a failed target, saying its stated wait did not fit in the {@code left} of the deadline. */
-    TargetReport withDeadlineLeft(Duration left) {
-      return new TargetReport(target, why, calls, failure, openFor, retryDenied, left);
+    /** This report of a failed target, saying it was not retried because the wait before that was too long. */
+    TargetReport withWaitTooLong(WaitTooLong wait) {
+      return new TargetReport(target, why, calls, failure, openFor, retryDenied, wait);
     }
 
     static TargetReport of(Target target, Why why) {

@@ -41,8 +41,10 @@ import java.util.random.RandomGenerator;
  *       retryable one is retried on the same target up to {@code max-retries} times after a
  *       wait (the stated retry-after plus jitter, else full-jitter backoff), unless the wait does
  *       not fit the deadline or the stated wait exceeds {@code max-retry-after}; then the next
- *       target is tried (a stated wait beyond the deadline is recorded as a {@link Step#DEADLINE}
- *       step on its target, with the time left, so that a client is told why it was not retried).
+ *       target is tried (a wait too long is recorded as a step on its target, {@link
+ *       Step#DEADLINE} or {@link Step#OVER_MAX_RETRY_AFTER}, with the {@link WaitTooLong} that
+ *       says which wait and what it was too long for, so that a client is told why it was not
+ *       retried).
  *       A {@link FailureKind#TIMEOUT} (attempt timeout, slow first token, stall)
  *       hands off at once: the next target is tried, and a silent target is retried only when
  *       it is the last of the chain. A failure that may never go to another target (the client's own
@@ -311,14 +313,17 @@ public final class FallbackChain {
             return null; // this failure opened the circuit: waiting to retry would only spend the deadline
           }
           Optional<Duration> wait = waitBeforeRetry(failure, retry);
-          if (wait.isEmpty()) {
-            return null; // the stated wait is longer than max-retry-after
+          if (wait.isEmpty()) { // the stated wait is longer than max-retry-after
+            run.notRetried(target, new WaitTooLong.StatedOverMaxRetryAfter(failure.retryAfter().orElseThrow(),
+                policy.retry().retryAfter().maxRetryAfter()));
+            return null;
           }
-          if (!deadline.fits(wait.get(), policy.minAttemptTime())) {
-            if (failure.retryAfter().isPresent()) { // the upstream named the wait: say it outlasts the deadline
-              run.statedWaitBeyondDeadline(target, deadline.remaining());
-            }
-            return null; // the wait would not leave time to try
+          if (!deadline.fits(wait.get(), policy.minAttemptTime())) { // the wait would not leave time to try
+            Duration left = deadline.remaining();
+            run.notRetried(target, failure.retryAfter().isPresent()
+                ? new WaitTooLong.StatedBeyondDeadline(failure.retryAfter().get(), left)
+                : new WaitTooLong.BackoffBeyondDeadline(wait.get(), policy.minAttemptTime(), left));
+            return null;
           }
           sleeper.sleep(wait.get());
           waited = wait.get();
@@ -525,16 +530,15 @@ public final class FallbackChain {
     }
 
     /**
-     * {@code target}'s last failure stated a wait (within {@code max-retry-after}) that does not fit
-     * in the {@code left} of the deadline: a {@link Step#DEADLINE} step and its report say it was
-     * not retried, and why.
+     * {@code target}'s last failure allowed a retry, but the wait before it was too long ({@code
+     * why}): a step and its report say it was not retried, and why.
      */
-    void statedWaitBeyondDeadline(Target target, Duration left) {
-      steps.add(AttemptRecord.statedWaitBeyondDeadline(target, left));
+    void notRetried(Target target, WaitTooLong why) {
+      steps.add(AttemptRecord.notRetried(target, why));
       for (int i = 0; i < reports.size(); i++) {
         TargetReport r = reports.get(i);
         if (r.target().equals(target) && r.why() == Why.FAILED) {
-          reports.set(i, r.withDeadlineLeft(left));
+          reports.set(i, r.withWaitTooLong(why));
         }
       }
     }

@@ -142,9 +142,19 @@ abstract class ChainFixture {
           + " (" + r.calls() + (r.calls() == 1 ? " call" : " calls")
           + (r.openFor().isPositive() ? ", then its circuit opened: " + (r.openFor().toMillis() + 999) / 1000 + " s left)"
               : r.retryDenied() ? ", then not retried: retry budget exhausted)"
-              : r.deadlineLeft() != null ? ", then not retried: retry-after " + r.failure().retryAfter().orElseThrow()
-                  .toSeconds() + " s does not fit in the " + r.deadlineLeft().toSeconds() + " s left of the deadline)"
+              : r.waitTooLong() != null ? ", then not retried: " + facts(r.waitTooLong()) + ")"
               : ")");
+    };
+  }
+
+  private static String facts(WaitTooLong why) {
+    return switch (why) {
+      case WaitTooLong.StatedBeyondDeadline w -> "retry-after " + w.stated().toSeconds() + " s does not fit in the "
+          + w.left().toSeconds() + " s left of the deadline";
+      case WaitTooLong.StatedOverMaxRetryAfter w -> "retry-after " + w.stated().toSeconds()
+          + " s is longer than max-retry-after " + w.maxRetryAfter().toSeconds() + " s";
+      case WaitTooLong.BackoffBeyondDeadline w -> "a backoff of " + w.backoff().toMillis() + " ms and min-attempt-time "
+          + w.minAttemptTime().toMillis() + " ms do not fit in the " + w.left().toMillis() + " ms left of the deadline";
     };
   }
 

@@ -44,11 +44,12 @@ class FallbackChainDeadlineTest extends ChainFixture {
     ChainResult.Exhausted<String> exhausted = exhausted(run(Duration.ofSeconds(1), A, B, C));
 
     assertThat(upstream.calls()).extracting(AttemptContext::target).containsExactly(A);
-    assertThat(steps(exhausted)).containsExactly(FAILED, Step.DEADLINE);
+    assertThat(steps(exhausted)).as("A not retried, B not tried").containsExactly(FAILED, Step.DEADLINE, Step.DEADLINE);
     assertThat(clock.nanos() - start).as("the backoff that did not fit was not slept")
         .isEqualTo(Duration.ofMillis(950).toNanos());
     assertThat(reports(exhausted)).containsExactly(
-        "anthropic/claude-a: 500 api_error (1 call)",
+        "anthropic/claude-a: 500 api_error (1 call, then not retried: "
+            + "a backoff of 250 ms and min-attempt-time 100 ms do not fit in the 50 ms left of the deadline)",
         "bedrock/claude-b: not tried: deadline reached",
         "vertex/claude-c: not tried");
   }

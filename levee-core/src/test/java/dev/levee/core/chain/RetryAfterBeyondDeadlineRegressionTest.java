@@ -39,7 +39,7 @@ class RetryAfterBeyondDeadlineRegressionTest extends ChainFixture {
     assertThat(steps(exhausted)).containsExactly(FAILED, Step.DEADLINE);
     AttemptRecord gaveUp = exhausted.steps().get(1);
     assertThat(gaveUp.target()).isEqualTo(A);
-    assertThat(gaveUp.deadlineLeft()).isEqualTo(Duration.ofSeconds(12));
+    assertThat(gaveUp.waitTooLong()).isEqualTo(new WaitTooLong.StatedBeyondDeadline(THIRTY, Duration.ofSeconds(12)));
     assertThat(gaveUp.called()).isFalse();
     assertThat(reports(exhausted)).containsExactly("anthropic/claude-a: 429 rate_limit_error "
         + "(1 call, then not retried: retry-after 30 s does not fit in the 12 s left of the deadline)");
@@ -56,8 +56,8 @@ class RetryAfterBeyondDeadlineRegressionTest extends ChainFixture {
     assertThat(answered.target()).isEqualTo(B);
     assertThat(steps(answered)).containsExactly(FAILED, Step.DEADLINE, ANSWERED);
     assertThat(answered.steps()).extracting(AttemptRecord::target).containsExactly(A, A, B);
-    assertThat(answered.steps()).extracting(AttemptRecord::deadlineLeft)
-        .containsExactly(null, Duration.ofSeconds(12), null);
+    assertThat(answered.steps()).extracting(AttemptRecord::waitTooLong)
+        .containsExactly(null, new WaitTooLong.StatedBeyondDeadline(THIRTY, Duration.ofSeconds(12)), null);
   }
 
   @Test
@@ -69,6 +69,6 @@ class RetryAfterBeyondDeadlineRegressionTest extends ChainFixture {
 
     assertThat(steps(answered)).containsExactly(FAILED, ANSWERED);
     assertThat(answered.steps().get(1).waited()).isEqualTo(Duration.ofSeconds(5));
-    assertThat(answered.steps()).extracting(AttemptRecord::deadlineLeft).containsOnlyNulls();
+    assertThat(answered.steps()).extracting(AttemptRecord::waitTooLong).containsOnlyNulls();
   }
 }

@@ -6,6 +6,7 @@ import dev.levee.core.chain.AttemptRecord.Step;
 import dev.levee.core.chain.ChainResult.TargetReport;
 import dev.levee.core.chain.ChainResult.Why;
 import dev.levee.core.chain.Target;
+import dev.levee.core.chain.WaitTooLong;
 import dev.levee.core.retry.Failure;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,9 +22,10 @@ import java.util.Map;
  * answered"}, {@code "emu/a: circuit open; emu/b: answered"} or {@code "emu/a: cancelled after 500
  * ms, its hedge answered first; emu/b: answered (hedge)"}; a target whose failure opened its
  * circuit says so, as in the failure's words: {@code "emu/a: 529 overloaded_error (1 call, then its
- * circuit opened: 30 s left); emu/b: answered"}, as does one whose stated wait outlasted the
- * deadline: {@code "emu/a: 429 rate_limit_error (1 call, then not retried: retry-after 30 s does not
- * fit in the 12 s left of the deadline); emu/b: answered"}. Read from the chain's steps up to the
+ * circuit opened: 30 s left); emu/b: answered"}, as does one whose wait before a retry was too long
+ * (its stated wait outlasted the deadline or {@code max-retry-after}, its backoff the deadline):
+ * {@code "emu/a: 429 rate_limit_error (1 call, then not retried: retry-after 30 s does not fit in
+ * the 12 s left of the deadline); emu/b: answered"}. Read from the chain's steps up to the
  * answer (a stream's: up to its commit point). Stateless.
  */
 final class AnsweredReason {
@@ -57,7 +59,7 @@ final class AnsweredReason {
     Failure last = null;
     Duration opened = Duration.ZERO;
     boolean retryDenied = false;
-    Duration deadlineLeft = null; // its stated wait did not fit in the deadline
+    WaitTooLong waitTooLong = null; // the wait before its retry was too long
     String end = null;
     for (AttemptRecord step : own) {
       switch (step.step()) {
@@ -65,24 +67,25 @@ final class AnsweredReason {
           failed++;
           last = step.failure();
           opened = step.circuitOpened();
-          deadlineLeft = null; // a give-up belongs to the failure just before it
+          waitTooLong = null; // a give-up belongs to the failure just before it
         }
         case BUDGET_DENIED -> retryDenied = true;
         case SKIPPED_OPEN -> end = "circuit open";
         case DEADLINE -> {
-          if (step.deadlineLeft() != null) {
-            deadlineLeft = step.deadlineLeft();
+          if (step.waitTooLong() != null) {
+            waitTooLong = step.waitTooLong();
           } else {
             end = "not tried: deadline reached";
           }
         }
+        case OVER_MAX_RETRY_AFTER -> waitTooLong = step.waitTooLong();
         case CANCELLED -> end = "cancelled after " + step.took().toMillis() + " ms, "
             + (step.hedge() ? "the first call answered first (hedge)" : "its hedge answered first");
         case ANSWERED -> end = step.hedge() ? "answered (hedge)" : "answered";
       }
     }
     String failures = last == null ? null // in the words of an all-failed answer
-        : TargetReports.outcome(new TargetReport(target, Why.FAILED, failed, last, opened, retryDenied, deadlineLeft));
+        : TargetReports.outcome(new TargetReport(target, Why.FAILED, failed, last, opened, retryDenied, waitTooLong));
     if (failures == null) {
       return end != null ? end : retryDenied ? "not tried: retry budget exhausted" : "not tried";
     }

@@ -168,6 +168,7 @@ public final class Tracing implements AutoCloseable {
       case SKIPPED_OPEN -> "skipped_open";
       case BUDGET_DENIED -> "budget_denied";
       case DEADLINE -> "deadline";
+      case OVER_MAX_RETRY_AFTER -> "over_max_retry_after";
       case CANCELLED -> "cancelled"; // a hedged pair's loser
     };
   }

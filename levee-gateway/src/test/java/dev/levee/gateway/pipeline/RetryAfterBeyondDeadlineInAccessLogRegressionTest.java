@@ -6,6 +6,7 @@ import dev.levee.core.chain.AttemptRecord;
 import dev.levee.core.chain.AttemptRecord.Step;
 import dev.levee.core.chain.ChainResult;
 import dev.levee.core.chain.Target;
+import dev.levee.core.chain.WaitTooLong;
 import dev.levee.core.retry.Failure;
 import dev.levee.core.retry.FailureKind;
 import dev.levee.core.tier.Tier;
@@ -34,7 +35,7 @@ class RetryAfterBeyondDeadlineInAccessLogRegressionTest {
   private static final List<AttemptRecord> GAVE_UP = List.of(
       new AttemptRecord(A, Step.FAILED, LIMITED, Duration.ZERO, Duration.ofMillis(40)),
       new AttemptRecord(A, Step.DEADLINE, null, Duration.ZERO, Duration.ZERO, false, Duration.ZERO,
-          Duration.ofMillis(12_900)));
+          new WaitTooLong.StatedBeyondDeadline(Duration.ofSeconds(30), Duration.ofMillis(12_900))));
 
   @Test
   void anAnswerFromTheNextTargetSaysWhyThePrimaryWasNotRetried() {
@@ -50,7 +51,7 @@ class RetryAfterBeyondDeadlineInAccessLogRegressionTest {
   @Test
   void anAllFailedAnswerSaysWhyInItsReason() {
     ChainResult.TargetReport report = new ChainResult.TargetReport(A, ChainResult.Why.FAILED, 1, LIMITED,
-        Duration.ZERO, false, Duration.ofMillis(12_900));
+        Duration.ZERO, false, new WaitTooLong.StatedBeyondDeadline(Duration.ofSeconds(30), Duration.ofMillis(12_900)));
     FailureResponse failure = FailureResponse.of(new ChainResult.Exhausted<>(LIMITED, null,
         Optional.of(Duration.ofSeconds(30)), false, List.of(report), GAVE_UP));
 
