@@ -68,9 +68,10 @@ public final class TargetReports {
    * limit rounded down:
    *
    * <ul>
-   *   <li>{@code "retry-after 30 s does not fit in the 12 s left of the deadline"} (the wait sat out
-   *       would be the stated one plus its jitter (up to 10%), then {@code min-attempt-time}, so the time
-   *       left can read as long as the stated wait, or a little longer);
+   *   <li>{@code "retry-after 30 s does not fit in the 12 s left of the deadline"}; when the stated
+   *       wait alone would not read as longer than the time left (the wait sat out is the stated one
+   *       plus up to 10% jitter, then {@code min-attempt-time}), that sum too: {@code "retry-after 28
+   *       s (with jitter and min-attempt-time 31 s) does not fit in the 30 s left of the deadline"};
    *   <li>{@code "retry-after 120 s is longer than max-retry-after 60 s"} (the first number always
    *       the larger);
    *   <li>{@code "a backoff of 812 ms and min-attempt-time 100 ms do not fit in the 900 ms left of
@@ -80,8 +81,10 @@ public final class TargetReports {
    */
   private static String words(WaitTooLong why) {
     return switch (why) {
-      case WaitTooLong.StatedBeyondDeadline w -> "retry-after " + secondsUp(w.stated()) + " s does not fit in the "
-          + w.left().toSeconds() + " s left of the deadline";
+      case WaitTooLong.StatedBeyondDeadline w -> "retry-after " + secondsUp(w.stated()) + " s"
+          + (secondsUp(w.stated()) > w.left().toSeconds() ? ""
+              : " (with jitter and min-attempt-time " + secondsUp(w.needed()) + " s)")
+          + " does not fit in the " + w.left().toSeconds() + " s left of the deadline";
       case WaitTooLong.StatedOverMaxRetryAfter w -> "retry-after " + secondsUp(w.stated())
           + " s is longer than max-retry-after " + w.maxRetryAfter().toSeconds() + " s";
       case WaitTooLong.BackoffBeyondDeadline w -> "a backoff of " + millisUp(w.backoff()) + " ms and min-attempt-time "

@@ -321,7 +321,7 @@ public final class FallbackChain {
           if (!deadline.fits(wait.get(), policy.minAttemptTime())) { // the wait would not leave time to try
             Duration left = deadline.remaining();
             run.notRetried(target, failure.retryAfter().isPresent()
-                ? new WaitTooLong.StatedBeyondDeadline(failure.retryAfter().get(), left)
+                ? new WaitTooLong.StatedBeyondDeadline(failure.retryAfter().get(), wait.get().plus(policy.minAttemptTime()), left)
                 : new WaitTooLong.BackoffBeyondDeadline(wait.get(), policy.minAttemptTime(), left));
             return null;
           }

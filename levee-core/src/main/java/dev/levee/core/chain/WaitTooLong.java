@@ -18,11 +18,13 @@ public sealed interface WaitTooLong {
    * AttemptRecord.Step#DEADLINE} step.
    *
    * @param stated the wait the upstream stated, before Levee's jitter
+   * @param needed the wait with its jitter, plus {@code min-attempt-time}: longer than {@code left}
    * @param left the time the deadline had left when the chain gave up
    */
-  record StatedBeyondDeadline(Duration stated, Duration left) implements WaitTooLong {
+  record StatedBeyondDeadline(Duration stated, Duration needed, Duration left) implements WaitTooLong {
     public StatedBeyondDeadline {
       Objects.requireNonNull(stated, "stated");
+      Objects.requireNonNull(needed, "needed");
       Objects.requireNonNull(left, "left");
     }
   }

@@ -149,8 +149,10 @@ abstract class ChainFixture {
 
   private static String facts(WaitTooLong why) {
     return switch (why) {
-      case WaitTooLong.StatedBeyondDeadline w -> "retry-after " + w.stated().toSeconds() + " s does not fit in the "
-          + w.left().toSeconds() + " s left of the deadline";
+      case WaitTooLong.StatedBeyondDeadline w -> "retry-after " + w.stated().toSeconds() + " s"
+          + (w.stated().toSeconds() > w.left().toSeconds() ? "" : " (with jitter and min-attempt-time "
+              + (w.needed().toMillis() + 999) / 1000 + " s)")
+          + " does not fit in the " + w.left().toSeconds() + " s left of the deadline";
       case WaitTooLong.StatedOverMaxRetryAfter w -> "retry-after " + w.stated().toSeconds()
           + " s is longer than max-retry-after " + w.maxRetryAfter().toSeconds() + " s";
       case WaitTooLong.BackoffBeyondDeadline w -> "a backoff of " + w.backoff().toMillis() + " ms and min-attempt-time "

@@ -35,7 +35,7 @@ class RetryAfterBeyondDeadlineInAccessLogRegressionTest {
   private static final List<AttemptRecord> GAVE_UP = List.of(
       new AttemptRecord(A, Step.FAILED, LIMITED, Duration.ZERO, Duration.ofMillis(40)),
       new AttemptRecord(A, Step.DEADLINE, null, Duration.ZERO, Duration.ZERO, false, Duration.ZERO,
-          new WaitTooLong.StatedBeyondDeadline(Duration.ofSeconds(30), Duration.ofMillis(12_900))));
+          new WaitTooLong.StatedBeyondDeadline(Duration.ofSeconds(30), Duration.ofSeconds(31), Duration.ofMillis(12_900))));
 
   @Test
   void anAnswerFromTheNextTargetSaysWhyThePrimaryWasNotRetried() {
@@ -51,11 +51,24 @@ class RetryAfterBeyondDeadlineInAccessLogRegressionTest {
   @Test
   void anAllFailedAnswerSaysWhyInItsReason() {
     ChainResult.TargetReport report = new ChainResult.TargetReport(A, ChainResult.Why.FAILED, 1, LIMITED,
-        Duration.ZERO, false, new WaitTooLong.StatedBeyondDeadline(Duration.ofSeconds(30), Duration.ofMillis(12_900)));
+        Duration.ZERO, false, new WaitTooLong.StatedBeyondDeadline(Duration.ofSeconds(30), Duration.ofSeconds(31), Duration.ofMillis(12_900)));
     FailureResponse failure = FailureResponse.of(new ChainResult.Exhausted<>(LIMITED, null,
         Optional.of(Duration.ofSeconds(30)), false, List.of(report), GAVE_UP));
 
     assertThat(failure.reason()).isEqualTo(WHY);
     assertThat(failure.error().status()).isEqualTo(429);
+  }
+
+  /** Regression: "retry-after 28 s does not fit in the 30 s left" read false; the wait with its jitter and min-attempt-time says why. */
+  @Test
+  void aStatedWaitShorterThanTheTimeLeftNamesWhatSittingItOutWouldTake() {
+    ChainResult.TargetReport report = new ChainResult.TargetReport(A, ChainResult.Why.FAILED, 1, LIMITED,
+        Duration.ZERO, false, new WaitTooLong.StatedBeyondDeadline(Duration.ofSeconds(28), Duration.ofMillis(30_900),
+            Duration.ofMillis(30_400)));
+    FailureResponse failure = FailureResponse.of(new ChainResult.Exhausted<>(LIMITED, null,
+        Optional.of(Duration.ofSeconds(28)), false, List.of(report), GAVE_UP));
+
+    assertThat(failure.reason()).isEqualTo("up/claude-x: 429 rate_limit_error (1 call, then not retried: "
+        + "retry-after 28 s (with jitter and min-attempt-time 31 s) does not fit in the 30 s left of the deadline)");
   }
 }
