@@ -67,10 +67,13 @@ public final class Gateway implements AutoCloseable {
   private final Cluster cluster; // null when cluster: is not configured
   private final Duration shutdownGrace; // server.shutdown-grace: requests in flight and running jobs share it
   private final Ticker ticker;
+  private final MessagesHandler messages;
 
   private Gateway(Server server, FallbackChain chain, UpstreamClient client, TierBoard tiers, QueuedWork work,
-      Metrics metrics, Readiness readiness, Tracing tracing, Cluster cluster, Duration shutdownGrace, Ticker ticker) {
+      Metrics metrics, Readiness readiness, Tracing tracing, Cluster cluster, Duration shutdownGrace, Ticker ticker,
+      MessagesHandler messages) {
     this.shutdownGrace = shutdownGrace;
+    this.messages = messages;
     this.ticker = ticker;
     this.work = work;
     this.tracing = tracing;
@@ -208,7 +211,7 @@ public final class Gateway implements AutoCloseable {
     readiness.ready();
     LOG.info("Levee gateway listening on http://{}:{}", config.server().host(), VirtualThreadServer.port(server));
     return new Gateway(server, chain, client, tiers, work, metrics, readiness, tracing, cluster,
-        config.server().limits().shutdownGrace(), ticker);
+        config.server().limits().shutdownGrace(), ticker, messages);
   }
 
   /** {@code /v1/models}: the aliases' model objects, dated by their first models' upstreams, and the default upstream's list. */
@@ -281,8 +284,11 @@ public final class Gateway implements AutoCloseable {
     readiness.draining(); // /health/ready answers 503 from now on
     work.stopClaiming(); // queued work stays queued: none starts only to be stopped
     VirtualThreadServer.shutdown(server); // drains within server.shutdown-grace (ServerLanes)
-    Duration left = shutdownGrace.minusNanos(ticker.nanos() - start);
-    work.close(left.isNegative() ? Duration.ZERO : left);
+    // a stream's exchange completes before its stage 6: its bookkeeping must not meet closed stores
+    if (!messages.awaitRequestsEnded(left(start))) {
+      LOG.warn("shutdown: requests still recording after server.shutdown-grace; their bookkeeping may be lost");
+    }
+    work.close(left(start));
     tiers.close();
     client.close();
     metrics.close();
@@ -290,5 +296,11 @@ public final class Gateway implements AutoCloseable {
     if (cluster != null) {
       cluster.close();
     }
+  }
+
+  /** What is left of server.shutdown-grace since {@code start} (a ticker reading), at least zero. */
+  private Duration left(long start) {
+    Duration left = shutdownGrace.minusNanos(ticker.nanos() - start);
+    return left.isNegative() ? Duration.ZERO : left;
   }
 }

@@ -25,6 +25,7 @@ import dev.levee.gateway.health.TargetStats;
 import dev.levee.gateway.route.ScoreRouting;
 import dev.levee.gateway.tier.TierBoard;
 import dev.levee.gateway.trace.Tracing;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -79,6 +80,7 @@ public final class MessagesHandler {
   private final Responder responder;
   private final Ticker ticker;
   private final StreamsInFlight streams = new StreamsInFlight();
+  private final RequestsInFlight inFlight = new RequestsInFlight(); // to their stage 7: what a shutdown waits for
   private volatile InteractiveTraffic traffic = InteractiveTraffic.NONE;
 
   /**
@@ -115,13 +117,13 @@ public final class MessagesHandler {
   }
 
   public void handle(Request request, Response response, Callback callback) {
-    traffic.enter();
+    enter();
     boolean streaming = false;
     try {
       streaming = handleCounted(request, response, callback);
     } finally {
       if (!streaming) {
-        traffic.exit(); // a stream's own thread reports its end
+        exit(); // a stream's own thread reports its end
       }
     }
   }
@@ -169,6 +171,28 @@ public final class MessagesHandler {
   /** Reports every client request (queued work not counted) to {@code traffic}: the worker pool steps aside for them. */
   public void reportTrafficTo(InteractiveTraffic traffic) {
     this.traffic = traffic;
+  }
+
+  /**
+   * Waits until every client request has ended its stage 7, for at most {@code within}: for a
+   * shutdown, once the server has drained (a stream's exchange completes before its stage 6, so
+   * the drain does not wait for its bookkeeping).
+   *
+   * @return whether none is left; false when {@code within} ran out first
+   * @throws InterruptedException when interrupted while waiting
+   */
+  public boolean awaitRequestsEnded(Duration within) throws InterruptedException {
+    return inFlight.awaitNone(within);
+  }
+
+  private void enter() {
+    inFlight.enter();
+    traffic.enter();
+  }
+
+  private void exit() {
+    traffic.exit();
+    inFlight.exit();
   }
 
   /**
@@ -334,7 +358,7 @@ public final class MessagesHandler {
           scope.close();
           client.abort(e);
           streams.exit();
-          traffic.exit();
+          exit();
         }
       }
     };
@@ -361,7 +385,7 @@ public final class MessagesHandler {
       } finally {
         if (ended) {
           streams.exit();
-          traffic.exit();
+          exit();
         } else {
           scope.letGoOfCurrentThread(); // it waits with no thread: a fresh one goes on
         }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.levee.gateway.Gateway;
 import dev.levee.gateway.GatewayClock;
 import dev.levee.gateway.config.ConfigLoader;
+import dev.levee.gateway.pipeline.StreamThresholds;
 import dev.levee.gateway.trace.Tracing;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.context.Context;
@@ -21,8 +22,11 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
@@ -88,6 +92,68 @@ class StreamEndBeforeBookkeepingRegressionTest {
 
       assertThat(response.statusCode()).isEqualTo(200);
       assertThat(response.body()).contains("Hello").endsWith(STOP);
+    }
+  }
+
+  /**
+   * Regression: the server's drain ends with the exchanges, and a stream's completes before its
+   * stage 6, so {@code Gateway.close} went on to close the stores (metrics, tracing, the job store)
+   * while the stage 6 of a stream that had just ended still ran. A shutdown now waits for it
+   * (within {@code server.shutdown-grace}). Streams on a thread of their own (many in flight)
+   * showed it: one on Jetty's thread returns from the handler only after its stage 7.
+   */
+  @Test
+  void aShutdownWaitsForTheStageSixOfAStreamThatHasEnded() throws Exception {
+    CountDownLatch recording = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    AtomicBoolean closeReturned = new AtomicBoolean();
+    AtomicBoolean closedBeforeStageSixEnded = new AtomicBoolean();
+    StreamThresholds.everyStreamOnItsOwnThread();
+    try (ScriptedUpstream upstream = new ScriptedUpstream(request -> Answer.stream(messageStart("a", 5), textStart(),
+        text("Hello"), end("end_turn", 1)));
+        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
+      Gateway gateway = gateway(upstream, span -> {
+        recording.countDown();
+        boolean interrupted = false;
+        while (true) { // bookkeeping that does not stop for an interrupt, as a store's write may not
+          try {
+            release.await();
+            break;
+          } catch (InterruptedException e) {
+            interrupted = true;
+          }
+        }
+        closedBeforeStageSixEnded.set(closeReturned.get()); // the last thing stage 6 does here
+        if (interrupted) {
+          Thread.currentThread().interrupt();
+        }
+      });
+      CompletableFuture<Void> closing;
+      try {
+        HttpResponse<String> response = http.sendAsync(post(gateway), HttpResponse.BodyHandlers.ofString())
+            .get(20, TimeUnit.SECONDS);
+        assertThat(response.body()).endsWith(STOP);
+        assertThat(recording.await(20, TimeUnit.SECONDS)).as("stage 6 ran, and is held").isTrue();
+        closing = CompletableFuture.runAsync(() -> {
+          try {
+            gateway.close();
+          } catch (Exception e) {
+            throw new CompletionException(e);
+          }
+          closeReturned.set(true);
+        });
+        try {
+          closing.get(1, TimeUnit.SECONDS); // the time a close that does not wait takes to return
+        } catch (TimeoutException waiting) {
+          // it waits for stage 6
+        }
+      } finally {
+        release.countDown();
+      }
+      closing.get(20, TimeUnit.SECONDS);
+      assertThat(closedBeforeStageSixEnded).as("close returned before the stream's stage 6 ended").isFalse();
+    } finally {
+      StreamThresholds.restore();
     }
   }
 
