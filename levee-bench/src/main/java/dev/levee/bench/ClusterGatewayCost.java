@@ -6,11 +6,11 @@ import dev.levee.gateway.Gateway;
 import dev.levee.gateway.cluster.ClusterConfig;
 import dev.levee.gateway.config.ConfigLoader;
 import dev.levee.gateway.config.GatewayConfig;
+import dev.levee.gateway.jobs.ThrowAwayStore;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Locale;
@@ -63,17 +63,18 @@ public final class ClusterGatewayCost {
     }
   }
 
-  /** The gateway's config, with a job store of its own: one process holds an embedded store per gateway. */
-  private static GatewayConfig config(Emulator emulator, String yaml) throws Exception {
+  /** The gateway's config, with {@code store} its job store: one process holds an embedded store per gateway. */
+  private static GatewayConfig config(Emulator emulator, String yaml, ThrowAwayStore store) throws Exception {
     return new ConfigLoader(Map.of("EMU", emulator.baseUrl())::get).parse(
-        "server: { port: 0 }\nupstreams: { emu: { url: \"${EMU}\" } }\n" + yaml
-            + "queue: { folder: \"" + Files.createTempDirectory("levee-bench") + "\" }\n", "bench");
+        "server: { port: 0 }\nupstreams: { emu: { url: \"${EMU}\" } }\n" + yaml + store.queueSection(), "bench");
   }
 
   private static void run(HttpClient http, Emulator emulator, ClusterConfig cluster, String name, String yaml)
       throws Exception {
-    try (Gateway off = Gateway.start(config(emulator, yaml));
-         Gateway on = Gateway.start(config(emulator, yaml).withCluster(cluster))) {
+    try (ThrowAwayStore offStore = ThrowAwayStore.create("levee-bench");
+         ThrowAwayStore onStore = ThrowAwayStore.create("levee-bench");
+         Gateway off = Gateway.start(config(emulator, yaml, offStore));
+         Gateway on = Gateway.start(config(emulator, yaml, onStore).withCluster(cluster))) {
       if (!on.cluster().orElseThrow().link().awaitShared(Duration.ofSeconds(5))) {
         throw new IllegalStateException("Redis did not answer at " + cluster.redis() + ": " + on.cluster().get().status());
       }

@@ -8,6 +8,7 @@ import dev.levee.emulator.EmulatorOptions;
 import dev.levee.gateway.Gateway;
 import dev.levee.gateway.config.ConfigLoader;
 import dev.levee.gateway.jobs.JobWorkers;
+import dev.levee.gateway.jobs.ThrowAwayStore;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.net.URI;
@@ -15,7 +16,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
@@ -97,8 +97,9 @@ public final class JobsThroughput {
       for (String store : o.stores()) {
         for (String pacing : o.pacing()) {
           if (store.equals("sqlite")) {
-            summaries.add(run("sqlite", pacing, "folder: " + Files.createTempDirectory("levee-bench-jobs"), emulator,
-                http, o));
+            try (ThrowAwayStore folder = ThrowAwayStore.create("levee-bench-jobs")) {
+              summaries.add(run("sqlite", pacing, "folder: '" + folder.folder() + "'", emulator, http, o));
+            }
             continue;
           }
           String schema = "levee_bench_" + System.nanoTime();

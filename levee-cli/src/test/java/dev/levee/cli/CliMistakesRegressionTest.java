@@ -81,7 +81,8 @@ class CliMistakesRegressionTest {
         "cannot listen on 999.1.1.1:0: no such address");
 
     Path config = write("levee.yaml",
-        "server:\n  host: 999.1.1.1\n  port: 0\nupstreams:\n  a:\n    url: http://127.0.0.1:1\n");
+        "server:\n  host: 999.1.1.1\n  port: 0\nupstreams:\n  a:\n    url: http://127.0.0.1:1\n"
+            + "queue:\n  folder: '" + dir.resolve("queue") + "'\n"); // not levee-data/ in the working directory
     err.getBuffer().setLength(0);
     assertOneLineMistake(levee("serve", "--config", config.toString()), "cannot listen on 999.1.1.1:0: no such address");
   }

@@ -9,6 +9,7 @@ import dev.levee.emulator.Scenario;
 import dev.levee.gateway.Gateway;
 import dev.levee.gateway.config.ConfigException;
 import dev.levee.gateway.config.ConfigLoader;
+import dev.levee.gateway.jobs.ThrowAwayStore;
 import java.util.List;
 import java.util.Map;
 
@@ -69,21 +70,27 @@ final class World implements AutoCloseable {
 
   final Emulator emulator;
   final Gateway gateway;
+  private final ThrowAwayStore store;
 
-  private World(Emulator emulator, Gateway gateway) {
+  private World(Emulator emulator, Gateway gateway, ThrowAwayStore store) {
     this.emulator = emulator;
     this.gateway = gateway;
+    this.store = store;
   }
 
   static World start(String name, boolean resilient, Scenario incident) throws Exception {
     Emulator emulator = Emulator.start(EmulatorOptions.builder().scenario(incident).build());
+    ThrowAwayStore store = null;
     try {
+      store = ThrowAwayStore.create("levee-demo"); // a demo keeps no work: its job store is a throw-away one
       var config = new ConfigLoader(Map.of("EMU", emulator.baseUrl())::get)
-          .parse((resilient ? RESILIENT : BASELINE) // a demo keeps no work: its job store is a throw-away one
-              + "queue: { folder: \"" + java.nio.file.Files.createTempDirectory("levee-demo") + "\" }\n", name + " demo config");
-      return new World(emulator, Gateway.start(config));
+          .parse((resilient ? RESILIENT : BASELINE) + store.queueSection(), name + " demo config");
+      return new World(emulator, Gateway.start(config), store);
     } catch (ConfigException | java.io.IOException | RuntimeException e) {
       emulator.close();
+      if (store != null) {
+        store.close();
+      }
       throw e;
     }
   }
@@ -112,7 +119,8 @@ final class World implements AutoCloseable {
 
   @Override
   public void close() throws Exception {
-    gateway.close();
-    emulator.close();
+    try (store; emulator) { // the store's folder goes last, once the gateway let go of it
+      gateway.close();
+    }
   }
 }

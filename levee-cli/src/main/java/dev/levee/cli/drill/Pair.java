@@ -6,6 +6,7 @@ import dev.levee.emulator.EmulatorOptions;
 import dev.levee.gateway.Gateway;
 import dev.levee.gateway.GatewayClock;
 import dev.levee.gateway.config.ConfigLoader;
+import dev.levee.gateway.jobs.ThrowAwayStore;
 import java.net.URI;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -59,19 +60,26 @@ record Pair(URI gateway, URI emulator, DrillClock clock, Executor requests, Stri
     ManualClock clock = new ManualClock();
     Emulator emulator = Emulator.start(EmulatorOptions.builder().ticker(clock).sleeper(clock)
         .timeToFirstToken(Duration.ZERO).deltaDelay(Duration.ZERO).seed(11).build());
+    // a throw-away job store: levee-data/ may be held by a gateway serving in this directory
+    ThrowAwayStore store = null;
     try {
-      // a throw-away job store: levee-data/ may be held by a gateway serving in this directory
-      String queue = "queue: { folder: \"" + java.nio.file.Files.createTempDirectory("levee-drill") + "\" }\n";
-      var config = new ConfigLoader(Map.of("EMU", emulator.baseUrl())::get).parse(CONFIG + queue, "levee drill (embedded)");
+      store = ThrowAwayStore.create("levee-drill");
+      var config = new ConfigLoader(Map.of("EMU", emulator.baseUrl())::get)
+          .parse(CONFIG + store.queueSection(), "levee drill (embedded)");
       GatewayClock virtual = new GatewayClock(clock, clock, InstantSource.system(), new SplittableRandom(5), clock);
       Gateway gateway = Gateway.start(config, virtual);
+      ThrowAwayStore started = store;
       return new Pair(gateway.baseUrl(), URI.create(emulator.baseUrl()), DrillClock.virtual(clock, speed),
           Runnable::run, "the embedded emulator and gateway (virtual time)", () -> {
-            gateway.close();
-            emulator.close();
+            try (started; emulator) { // the store's folder goes last, once its gateway let go of it
+              gateway.close();
+            }
           });
     } catch (Exception | Error e) {
       emulator.close();
+      if (store != null) {
+        store.close();
+      }
       throw e;
     }
   }

@@ -88,7 +88,7 @@ class DrillCommandTest {
     Emulator emulator = Emulator.start(EmulatorOptions.builder().timeToFirstToken(Duration.ZERO)
         .deltaDelay(Duration.ZERO).build());
     try (emulator; Gateway gateway = Gateway.start(new ConfigLoader(Map.of("EMU", emulator.baseUrl())::get)
-        .parse(Pair.CONFIG, "running pair"))) {
+        .parse(Pair.CONFIG + "queue: { folder: '" + dir.resolve("queue") + "' }\n", "running pair"))) {
       Path report = dir.resolve("running.html");
 
       // 30x: 2 s of calm, a 2 s storm, at most 11 s of recovery; the tiers run on real time, so the

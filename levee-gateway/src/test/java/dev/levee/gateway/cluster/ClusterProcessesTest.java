@@ -21,6 +21,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue 14: three gateway processes (one JVM each, same config and {@code cluster.name}) on
@@ -36,6 +37,8 @@ class ClusterProcessesTest {
   private final List<Process> processes = new ArrayList<>();
   private final List<String> bases = new ArrayList<>();
   private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+  @TempDir
+  Path dir; // the processes' configs and job stores, deleted once they are stopped
 
   @AfterEach
   void stop() throws Exception {
@@ -51,7 +54,7 @@ class ClusterProcessesTest {
   void threeProcessesOpenOneBreakerAndLetOneTrialThrough() throws Exception {
     try (Emulator emulator = Emulator.start(EmulatorOptions.defaults())) {
       for (int i = 0; i < 3; i++) {
-        Path config = Files.createTempFile("levee-cluster", ".yaml"); // each process its own job store
+        Path config = dir.resolve("levee-" + i + ".yaml"); // each process its own job store
         Files.writeString(config, """
             server: { port: 0 }
             upstreams: { emu: { url: "%s" } }
@@ -63,7 +66,7 @@ class ClusterProcessesTest {
               retry-budget: { max: 1000, ratio: 0 }
             queue: { folder: "%s" }
             cluster: { redis: "redis://127.0.0.1:6379", name: %s, command-timeout: 500ms }
-            """.formatted(emulator.baseUrl(), OPEN_FOR.toSeconds(), Files.createTempDirectory("levee-queue"),
+            """.formatted(emulator.baseUrl(), OPEN_FOR.toSeconds(), dir.resolve("queue-" + i),
             redis.config.name()));
         Process process = GatewayProcess.launch(config);
         processes.add(process);

@@ -9,12 +9,12 @@ import dev.levee.core.breaker.CircuitState;
 import dev.levee.core.tier.Tier;
 import dev.levee.core.time.ManualClock;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Redis down, then back: every shared operation answers from local state meanwhile, and the
@@ -25,7 +25,8 @@ class RedisAwayTest {
 
   private RedisFixture redis;
   private Process server;
-  private Path dir;
+  @TempDir
+  Path dir; // the redis-server's working folder and log
 
   @AfterEach
   void cleanUp() throws Exception {
@@ -133,7 +134,6 @@ class RedisAwayTest {
   }
 
   private void startServer(int port) throws IOException, InterruptedException {
-    dir = dir == null ? Files.createTempDirectory("levee-redis") : dir;
     server = new ProcessBuilder("redis-server", "--port", Integer.toString(port), "--bind", "127.0.0.1",
         "--save", "", "--appendonly", "no", "--dir", dir.toString(), "--enable-debug-command", "local")
         .redirectErrorStream(true).redirectOutput(dir.resolve("redis.log").toFile()).start();

@@ -10,7 +10,6 @@ import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,6 +21,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue 14: Redis stopped in the middle of a run, through the gateways. Three in-JVM replicas in
@@ -40,7 +40,8 @@ class RedisStoppedMidRunTest {
   private Replicas cluster;
   private List<Gateway> replicas;
   private Process server;
-  private Path dir;
+  @TempDir
+  Path dir; // the redis-server's working folder and log
 
   enum Phase { BEFORE, OUTAGE, AFTER }
 
@@ -163,7 +164,6 @@ class RedisStoppedMidRunTest {
   }
 
   private void startServer(int port) throws IOException, InterruptedException {
-    dir = dir == null ? Files.createTempDirectory("levee-redis") : dir;
     server = new ProcessBuilder("redis-server", "--port", Integer.toString(port), "--bind", "127.0.0.1",
         "--save", "", "--appendonly", "no", "--dir", dir.toString())
         .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("redis.log").toFile()))

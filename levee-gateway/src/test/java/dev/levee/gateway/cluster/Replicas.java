@@ -8,12 +8,12 @@ import dev.levee.gateway.Gateway;
 import dev.levee.gateway.GatewayClock;
 import dev.levee.gateway.config.ConfigLoader;
 import dev.levee.gateway.config.GatewayConfig;
+import dev.levee.gateway.jobs.ThrowAwayStore;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,6 +29,7 @@ final class Replicas implements AutoCloseable {
 
   final Emulator emulator;
   final List<Gateway> gateways = new ArrayList<>();
+  private final List<ThrowAwayStore> stores = new ArrayList<>(); // deleted once their gateways closed
   private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
   /**
@@ -49,8 +50,9 @@ final class Replicas implements AutoCloseable {
           + "cluster: { redis: \"" + redisUrl + "\", name: " + clusterName
           + ", command-timeout: 500ms }\n"; // generous: two shared CPU cores
       for (int i = 0; i < count; i++) {
-        Map<String, String> env = Map.of("EMU", emulator.baseUrl(),
-            "QUEUE", Files.createTempDirectory("levee-queue").toString());
+        ThrowAwayStore store = ThrowAwayStore.create("levee-queue");
+        stores.add(store);
+        Map<String, String> env = Map.of("EMU", emulator.baseUrl(), "QUEUE", store.folder().toString());
         GatewayConfig config = new ConfigLoader(env::get).parse(yaml, "cluster.yaml");
         Gateway gateway = Gateway.start(config, clock);
         gateways.add(gateway);
@@ -102,5 +104,6 @@ final class Replicas implements AutoCloseable {
     }
     emulator.close();
     http.close();
+    stores.forEach(ThrowAwayStore::close);
   }
 }

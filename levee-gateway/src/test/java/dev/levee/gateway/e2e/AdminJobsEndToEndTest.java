@@ -12,7 +12,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -53,7 +52,7 @@ class AdminJobsEndToEndTest {
       postgres = TestStores.postgres();
       store = "store: \"" + postgres.store() + "\"\n  schema: " + postgres.schema();
     } else {
-      store = "folder: " + Files.createTempDirectory("levee-admin-jobs");
+      store = "folder: ${QUEUE}";
     }
     return Harness.start(EmulatorOptions.defaults(), """
         policy:

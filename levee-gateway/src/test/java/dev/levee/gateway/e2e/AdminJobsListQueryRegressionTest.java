@@ -9,7 +9,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -45,12 +44,12 @@ class AdminJobsListQueryRegressionTest {
         admin:
           token: %s
         queue:
-          folder: %s
+          folder: ${QUEUE}
           secret: AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=
           poll: 20ms
           retry-delay: 1h
           pacing: { enabled: false }
-        """.formatted(TOKEN, Files.createTempDirectory("levee-admin-query")));
+        """.formatted(TOKEN));
     harness.gateway.work().workers().hold(true); // what the outage queues stays queued
   }
 

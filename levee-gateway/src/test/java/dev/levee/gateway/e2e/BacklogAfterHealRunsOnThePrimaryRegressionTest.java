@@ -52,7 +52,7 @@ class BacklogAfterHealRunsOnThePrimaryRegressionTest {
           breaker: { failures: 3, window: 30s, open-for: 10s, close-after: 1 }
         models:
           smart: { chain: [emu/claude-p, emu/claude-f] }
-        """ + DrainingQueue.section("levee-heal"));
+        """ + DrainingQueue.section());
     for (int i = 0; i < 3; i++) { // the outage: the fallback answers, the primary's circuit opens
       HttpResponse<String> answered = harness.post("/v1/messages", body("during " + i), headers());
       assertThat(answered.statusCode()).as(answered.body()).isEqualTo(200);

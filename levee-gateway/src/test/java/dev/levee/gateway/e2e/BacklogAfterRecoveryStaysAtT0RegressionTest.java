@@ -54,7 +54,7 @@ class BacklogAfterRecoveryStaysAtT0RegressionTest {
         features:
           reports: { fail-mode: closed, on-outage: queue }
           nightly: { fail-mode: open }
-        """ + DrainingQueue.section("levee-backlog"));
+        """ + DrainingQueue.section());
   }
 
   private static String body(String model, String prompt) {

@@ -8,7 +8,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -27,9 +26,9 @@ class BatchContentTypeRegressionTest {
   void aBatchNotSentAsJsonIsRefusedAndNothingStored() throws Exception {
     String yaml = "models:\n  chat:\n    chain: [emu/emu-ok]\n" + Harness.BASE_POLICY + """
         queue:
-          folder: %s
+          folder: ${QUEUE}
           secret: AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=
-        """.formatted(Files.createTempDirectory("levee-batch-type"));
+        """;
     try (Harness h = Harness.start(yaml);
         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
       HttpResponse<String> plain = h.post("/v1/messages/batches", BATCH,

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.levee.anthropic.Json;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -23,9 +22,9 @@ class BatchModelNameRegressionTest {
   void aBatchNamingAModelIngressWouldRefuseIsRefusedAtCreation() throws Exception {
     String yaml = "models:\n  chat:\n    chain: [emu/emu-ok]\n" + Harness.BASE_POLICY + """
         queue:
-          folder: %s
+          folder: ${QUEUE}
           secret: AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=
-        """.formatted(Files.createTempDirectory("levee-batch-model"));
+        """;
     try (Harness h = Harness.start(yaml)) {
       for (String model : new String[] {"claude 3", "a{b}", "c".repeat(257), "emu/x\r\nx-evil: 1"}) {
         HttpResponse<String> r = h.post("/v1/messages/batches", batch("chat", model), Map.of("x-api-key", "k"));

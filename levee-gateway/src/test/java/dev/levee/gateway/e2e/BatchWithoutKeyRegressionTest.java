@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.levee.anthropic.Json;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.util.List;
 import java.util.Map;
 import java.util.StringJoiner;
@@ -87,8 +86,8 @@ class BatchWithoutKeyRegressionTest {
     }
   }
 
-  private static String queue(boolean secret) throws Exception {
-    return "queue:\n  folder: " + Files.createTempDirectory("levee-batch-key") + "\n"
+  private static String queue(boolean secret) {
+    return "queue:\n  folder: ${QUEUE}\n"
         + (secret ? "  secret: AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=\n" : "");
   }
 

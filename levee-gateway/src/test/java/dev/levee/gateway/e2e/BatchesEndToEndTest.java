@@ -18,7 +18,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -52,12 +51,12 @@ class BatchesEndToEndTest {
           down:
             chain: [emu/emu-503]
         queue:
-          folder: %s
+          folder: ${QUEUE}
           secret: %s
           workers: 8
           poll: 50ms
           retry-delay: 1h
-        """.formatted(Files.createTempDirectory("levee-batches"), SECRET);
+        """.formatted(SECRET);
   }
 
   @Test

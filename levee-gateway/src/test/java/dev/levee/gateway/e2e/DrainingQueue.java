@@ -4,10 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.levee.anthropic.Json;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.Map;
 import java.util.function.IntFunction;
@@ -22,23 +19,20 @@ final class DrainingQueue {
   private DrainingQueue() {}
 
   /**
-   * A {@code queue:} section, for the end of a config: a fresh folder named {@code folder}…, the
-   * tests' secret, 8 workers polling every 20 ms, a failed try retried 20 ms later, no pacing.
+   * A {@code queue:} section, for the end of a config: the harness's throw-away folder ({@code
+   * ${QUEUE}}), the tests' secret, 8 workers polling every 20 ms, a failed try retried 20 ms later,
+   * no pacing.
    */
-  static String section(String folder) {
-    try {
-      return """
-          queue:
-            folder: %s
-            secret: AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=
-            workers: 8
-            poll: 20ms
-            retry-delay: 20ms
-            pacing: { enabled: false }
-          """.formatted(Files.createTempDirectory(folder));
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+  static String section() {
+    return """
+        queue:
+          folder: ${QUEUE}
+          secret: AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=
+          workers: 8
+          poll: 20ms
+          retry-delay: 20ms
+          pacing: { enabled: false }
+        """;
   }
 
   /**

@@ -12,7 +12,6 @@ import dev.levee.emulator.Scenario;
 import java.net.InetSocketAddress;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -70,11 +69,11 @@ class FeatureOutageQueueEndToEndTest {
           chat: { on-outage: queue, queued-text: "Queued as {job}; the answer follows." }
           plain: { fail-mode: closed }
         queue:
-          folder: %s
+          folder: ${QUEUE}
           secret: AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=
           poll: 50ms
           retry-delay: 100ms
-        """.formatted(receiver.getAddress().getPort(), Files.createTempDirectory("levee-feature-outage")));
+        """.formatted(receiver.getAddress().getPort()));
   }
 
   private static String body(String prompt, boolean stream) {

@@ -22,11 +22,16 @@ public final class GatewayProcess {
     gateway.join();
   }
 
-  /** Starts a gateway process on {@code config}, with this test run's classpath. */
+  /**
+   * Starts a gateway process on {@code config}, with this test run's classpath. Its temp files
+   * (SQLite's native library, which a killed process never deletes) go to {@code config}'s folder:
+   * give it one the test deletes ({@code @TempDir}).
+   */
   public static Process launch(Path config) throws Exception {
     String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-    return new ProcessBuilder(java.toString(), "--enable-native-access=ALL-UNNAMED", "-cp", classpath,
+    return new ProcessBuilder(java.toString(), "--enable-native-access=ALL-UNNAMED",
+        "-Djava.io.tmpdir=" + config.toAbsolutePath().getParent(), "-cp", classpath,
         GatewayProcess.class.getName(), config.toString())
         .redirectError(ProcessBuilder.Redirect.DISCARD)
         .start();

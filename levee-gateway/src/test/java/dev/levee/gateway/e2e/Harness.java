@@ -14,6 +14,7 @@ import dev.levee.gateway.Gateway;
 import dev.levee.gateway.GatewayClock;
 import dev.levee.gateway.config.ConfigLoader;
 import dev.levee.gateway.config.GatewayConfig;
+import dev.levee.gateway.jobs.ThrowAwayStore;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -30,7 +31,9 @@ import java.util.stream.Collectors;
 /**
  * An emulator and a gateway in front of it, on loopback, plus the official Java SDK pointed at
  * the gateway with its own retries off. The gateway's YAML names the emulator's upstream {@code
- * emu}; write {@code ${EMU}} for its URL.
+ * emu}; write {@code ${EMU}} for its URL. Each harness has a throw-away job store folder of its own
+ * ({@link ThrowAwayStore}), deleted when it closes: write {@code ${QUEUE}} for it in a {@code queue:}
+ * section ({@code folder: ${QUEUE}}); a YAML without one gets {@code queue: { folder: ${QUEUE} }}.
  */
 final class Harness implements AutoCloseable {
 
@@ -53,11 +56,13 @@ final class Harness implements AutoCloseable {
   final Emulator emulator;
   final Gateway gateway;
   final AnthropicClient sdk;
+  private final ThrowAwayStore store;
   private final List<AutoCloseable> closeables = new ArrayList<>();
 
-  private Harness(Emulator emulator, Gateway gateway) {
+  private Harness(Emulator emulator, Gateway gateway, ThrowAwayStore store) {
     this.emulator = emulator;
     this.gateway = gateway;
+    this.store = store;
     this.sdk = sdk(Duration.ofSeconds(20));
   }
 
@@ -79,14 +84,20 @@ final class Harness implements AutoCloseable {
   static Harness start(EmulatorOptions options, String yaml, String serverSettings, GatewayClock clock)
       throws Exception {
     Emulator emulator = Emulator.start(options);
+    ThrowAwayStore store = null;
     try {
+      store = ThrowAwayStore.create("levee-queue");
       String full = "upstreams:\n  emu:\n    url: ${EMU}\n" + yaml
-          + (yaml.contains("queue:") ? "" : "queue: { folder: " + java.nio.file.Files.createTempDirectory("levee-queue") + " }\n");
+          + (yaml.contains("queue:") ? "" : "queue: { folder: \"${QUEUE}\" }\n");
       String server = "server: { port: 0" + (serverSettings.isEmpty() ? "" : ", " + serverSettings) + " }\n";
-      GatewayConfig config = new ConfigLoader(Map.of("EMU", emulator.baseUrl())::get).parse(server + full, "test.yaml");
-      return new Harness(emulator, Gateway.start(config, clock));
+      GatewayConfig config = new ConfigLoader(Map.of("EMU", emulator.baseUrl(), "QUEUE", store.folder().toString())::get)
+          .parse(server + full, "test.yaml");
+      return new Harness(emulator, Gateway.start(config, clock), store);
     } catch (Exception | Error e) {
       emulator.close();
+      if (store != null) {
+        store.close();
+      }
       throw e;
     }
   }
@@ -215,7 +226,13 @@ final class Harness implements AutoCloseable {
     for (AutoCloseable c : closeables) {
       c.close();
     }
-    gateway.close();
-    emulator.close();
+    try (store; emulator) { // the store's folder goes last, once the gateway let go of it
+      gateway.close();
+    }
+  }
+
+  /** The folder of this harness's throw-away job store ({@code ${QUEUE}}): deleted by {@link #close}. */
+  java.nio.file.Path queueFolder() {
+    return store.folder();
   }
 }

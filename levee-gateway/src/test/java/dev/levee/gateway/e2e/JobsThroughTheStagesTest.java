@@ -8,7 +8,6 @@ import dev.levee.core.chain.Target;
 import dev.levee.emulator.EmulatorOptions;
 import dev.levee.emulator.LogEntry;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.AutoClose;
@@ -36,11 +35,11 @@ class JobsThroughTheStagesTest {
         features:
           nightly: { fail-mode: open }
         queue:
-          folder: %s
+          folder: ${QUEUE}
           secret: AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=
           poll: 50ms
           retry-delay: 50ms
-        """.formatted(Files.createTempDirectory("levee-stages")));
+        """);
   }
 
   private String batch(String prompt, Map<String, String> headers) throws Exception {

@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -40,11 +41,11 @@ class KillNineTest {
 
   @ParameterizedTest
   @EnumSource(Database.Dialect.class)
-  void aBatchSurvivesKillNineAndEveryRequestEndsOnce(Database.Dialect dialect) throws Exception {
+  void aBatchSurvivesKillNineAndEveryRequestEndsOnce(Database.Dialect dialect, @TempDir Path dir) throws Exception {
     QueueConfig store = TestStores.of(dialect);
     try (Emulator emulator = Emulator.start(EmulatorOptions.defaults());
          HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
-      Path config = Files.createTempFile("levee-kill", ".yaml");
+      Path config = dir.resolve("levee.yaml");
       // PostgreSQL: a dead gateway's claims come back when their lease runs out (2 s here, 60 s by default)
       String where = dialect == Database.Dialect.SQLITE ? "folder: \"" + store.folder() + "\""
           : "store: \"" + store.store() + "\", schema: " + store.schema() + ", lease: 2s";

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.levee.anthropic.Json;
 import dev.levee.emulator.EmulatorOptions;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -71,12 +70,12 @@ class LeaseLostRunNamedLeaseLostRegressionTest {
         models:
           slow: { chain: [emu/emu-hang-always] }
         queue:
-          folder: %s
+          folder: ${QUEUE}
           secret: AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=
           lease: 1s
           poll: 20ms
           pacing: { enabled: false }
-        """.formatted(Files.createTempDirectory("levee-lease-lost")));
+        """);
     HttpResponse<String> batch = harness.post("/v1/messages/batches", """
         {"requests":[{"custom_id":"a","params":{"model":"slow","max_tokens":8,"messages":[{"role":"user","content":"hi"}]}}]}""",
         Map.of("x-api-key", "sk-a", "anthropic-version", "2023-06-01", "content-type", "application/json"));

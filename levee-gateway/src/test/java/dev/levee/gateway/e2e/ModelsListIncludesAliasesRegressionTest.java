@@ -15,11 +15,12 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Regression (models-api): {@code GET /v1/models} was the upstream's list alone, so a client
@@ -102,10 +103,10 @@ class ModelsListIncludesAliasesRegressionTest {
   }
 
   @Test
-  void anUnreachableUpstreamStillListsTheAliases() throws Exception {
+  void anUnreachableUpstreamStillListsTheAliases(@TempDir Path queueFolder) throws Exception {
     String yaml = "server: { port: 0 }\nupstreams:\n  gone:\n    url: http://127.0.0.1:19401\n"
         + "models:\n  chat: { chain: [gone/claude-haiku-4-5] }\n"
-        + "queue: { folder: " + Files.createTempDirectory("levee-queue") + " }\n";
+        + "queue: { folder: '" + queueFolder + "' }\n";
     try (Gateway gateway = Gateway.start(new ConfigLoader(Map.<String, String>of()::get).parse(yaml, "test.yaml"));
         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
       AnthropicClient sdk = AnthropicOkHttpClient.builder().baseUrl(gateway.baseUrl().toString()).apiKey("sk-x")

@@ -12,7 +12,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -71,14 +70,14 @@ class OutageQueueEndToEndTest {
           reports: { fail-mode: closed }
           chat: { fail-mode: open }
         queue:
-          folder: %s
+          folder: ${QUEUE}
           secret: AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=
           on-outage: [reports, chat]
           poll: 50ms
           retry-delay: 50ms
           callbacks: { reports: "http://127.0.0.1:%d/hook" }
           callback-secret: hook-secret
-        """.formatted(Files.createTempDirectory("levee-outage"), receiver.getAddress().getPort()));
+        """.formatted(receiver.getAddress().getPort()));
     Map<String, String> reports = Map.of("x-api-key", "sk-a", "anthropic-version", "2023-06-01",
         "x-levee-feature", "reports");
 

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.levee.emulator.EmulatorOptions;
 import dev.levee.emulator.Scenario;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -29,7 +28,7 @@ class QueuedFailOpenAnswerNotRetriedRegressionTest {
         chat: { on-outage: queue }
         reports: { fail-mode: closed, on-outage: queue }
       queue:
-        folder: %s
+        folder: ${QUEUE}
         secret: AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=
       """;
 
@@ -38,7 +37,7 @@ class QueuedFailOpenAnswerNotRetriedRegressionTest {
     Scenario limited = Scenario.builder().phase(Scenario.Phase.builder().to(Duration.ofHours(1)).status(429)
         .retryAfter(Duration.ofSeconds(30)).build()).build();
     try (Harness h = Harness.start(EmulatorOptions.builder().scenario(limited).build(),
-        CONFIG.formatted(Files.createTempDirectory("levee-queued-open")))) {
+        CONFIG)) {
       HttpResponse<String> open = send(h, "chat");
       HttpResponse<String> closed = send(h, "reports");
 

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.levee.emulator.EmulatorOptions;
 import dev.levee.emulator.Scenario;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -30,9 +29,9 @@ class QueuedPlaceholderDegradedRegressionTest {
         features:
           chat: { on-outage: queue }
         queue:
-          folder: %s
+          folder: ${QUEUE}
           secret: AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=
-        """.formatted(Files.createTempDirectory("levee-queued-placeholder")))) {
+        """)) {
       HttpResponse<String> placeholder = h.post("/v1/messages",
           "{\"model\":\"smart\",\"max_tokens\":16,\"messages\":[{\"role\":\"user\",\"content\":\"later\"}]}",
           Map.of("x-api-key", "sk-a", "anthropic-version", "2023-06-01", "content-type", "application/json",

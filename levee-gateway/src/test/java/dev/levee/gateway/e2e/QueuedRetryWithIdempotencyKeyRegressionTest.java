@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.levee.anthropic.Json;
 import dev.levee.emulator.EmulatorOptions;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.AutoClose;
@@ -36,11 +35,11 @@ class QueuedRetryWithIdempotencyKeyRegressionTest {
         features:
           default: { fail-mode: closed, on-outage: queue }
         queue:
-          folder: %s
+          folder: ${QUEUE}
           secret: AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=   # the client's key is kept sealed
           poll: 50ms
           retry-delay: 50ms
-        """.formatted(MODEL, Files.createTempDirectory("levee-idem-queue")));
+        """.formatted(MODEL));
     harness.gateway.work().workers().hold(true); // the job waits until the test lets it run
     String body = "{\"model\":\"flaky\",\"max_tokens\":10,\"messages\":[{\"role\":\"user\",\"content\":\"idem-dup-check\"}]}";
     Map<String, String> headers = Map.of("x-api-key", "sk-ant-test", "anthropic-version", "2023-06-01",

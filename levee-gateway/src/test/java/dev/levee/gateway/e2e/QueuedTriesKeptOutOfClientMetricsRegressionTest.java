@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.anthropic.models.messages.batches.BatchCreateParams;
 import com.anthropic.models.messages.batches.MessageBatch;
 import dev.levee.emulator.EmulatorOptions;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.stream.IntStream;
@@ -29,10 +28,10 @@ class QueuedTriesKeptOutOfClientMetricsRegressionTest {
           smart:
             chain: [emu/emu-ok]
         queue:
-          folder: %s
+          folder: ${QUEUE}
           secret: %s
           poll: 50ms
-        """.formatted(Files.createTempDirectory("levee-queued-metrics"), SECRET), "")) {
+        """.formatted(SECRET), "")) {
       BatchCreateParams.Builder params = BatchCreateParams.builder();
       IntStream.range(0, 3).forEach(i -> params.addRequest(BatchCreateParams.Request.builder().customId("q-" + i)
           .params(BatchCreateParams.Request.Params.builder().model("smart").maxTokens(16)

@@ -8,7 +8,6 @@ import dev.levee.core.tier.Tier;
 import dev.levee.emulator.EmulatorOptions;
 import dev.levee.emulator.LogEntry;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -44,11 +43,11 @@ class QueuedWorkNotReducedAtT1RegressionTest {
         features:
           nightly: { fail-mode: open }
         queue:
-          folder: %s
+          folder: ${QUEUE}
           secret: AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=
           poll: 50ms
           retry-delay: 50ms
-        """.formatted(Files.createTempDirectory("levee-not-reduced")));
+        """);
     harness.gateway.tiers().controller("nightly").force(Tier.T1, Duration.ofMinutes(5));
   }
 

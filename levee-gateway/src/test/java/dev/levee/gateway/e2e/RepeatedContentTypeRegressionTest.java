@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,9 +23,9 @@ class RepeatedContentTypeRegressionTest {
   void twoContentTypesOrACommaJoinedOneAreRefusedOnMessagesAndBatches() throws Exception {
     String yaml = "models:\n  chat:\n    chain: [emu/emu-ok]\n" + Harness.BASE_POLICY + """
         queue:
-          folder: %s
+          folder: ${QUEUE}
           secret: AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=
-        """.formatted(Files.createTempDirectory("levee-repeated-type"));
+        """;
     try (Harness h = Harness.start(yaml)) {
       for (String path : new String[] {"/v1/messages", "/v1/messages/batches"}) {
         String body = path.endsWith("batches") ? BATCH : BODY;

@@ -54,7 +54,7 @@ class RoutedTrialJobGoesToItsTargetRegressionTest {
         models:
           smart: { chain: [emu/claude-p, emu/claude-f], route: score }
           direct: { chain: [emu/claude-p, emu/claude-f] }
-        """ + DrainingQueue.section("levee-routed-trial"));
+        """ + DrainingQueue.section());
     for (int i = 0; i < 3; i++) { // the outage, through an unrouted alias: the fallback answers, the primary's circuit opens
       HttpResponse<String> answered = harness.post("/v1/messages", body("direct", "during " + i), headers());
       assertThat(answered.statusCode()).as(answered.body()).isEqualTo(200);

@@ -7,7 +7,6 @@ import dev.levee.anthropic.Json;
 import dev.levee.core.tier.Tier;
 import dev.levee.emulator.EmulatorOptions;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.AutoClose;
@@ -38,11 +37,11 @@ class SickAliasDoesNotHoldAHealthyBatchRegressionTest {
           default: { on-outage: queue }
         tiers: { evaluate-every: 1h }   # the test evaluates the tiers itself
         queue:
-          folder: %s
+          folder: ${QUEUE}
           secret: AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=   # the client's key is kept sealed
           poll: 50ms
           retry-delay: 50ms
-        """.formatted(Files.createTempDirectory("levee-sick-alias")));
+        """);
     String stream = "{\"model\":\"sick\",\"max_tokens\":10,\"stream\":true,"
         + "\"messages\":[{\"role\":\"user\",\"content\":\"s%d\"}]}";
     for (int i = 0; i < 25; i++) {

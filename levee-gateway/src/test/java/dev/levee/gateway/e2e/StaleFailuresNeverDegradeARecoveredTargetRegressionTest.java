@@ -61,7 +61,7 @@ class StaleFailuresNeverDegradeARecoveredTargetRegressionTest {
           sick2: { chain: [emu/claude-sick] }
         features:
           reports: { fail-mode: closed, on-outage: queue }
-        """.formatted(breaker) + DrainingQueue.section("levee-stale"));
+        """.formatted(breaker) + DrainingQueue.section());
   }
 
   private static String body(String prompt) {

@@ -19,7 +19,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -29,6 +29,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Regression (issue "close to the null hop", and session 13's review): a stream's end — its
@@ -48,6 +49,9 @@ class StreamEndBeforeBookkeepingRegressionTest {
       + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
 
   private static final String STOP = "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
+
+  @TempDir
+  Path queueFolder; // the gateway's job store, deleted after each test
 
   @Test
   void theClientHasTheWholeStreamWhileStageSixIsHeld() throws Exception {
@@ -158,7 +162,7 @@ class StreamEndBeforeBookkeepingRegressionTest {
   }
 
   /** A gateway in front of {@code upstream} whose stage 6 runs {@code onRequestSpanEnd} as it traces the request. */
-  private static Gateway gateway(ScriptedUpstream upstream, Consumer<ReadableSpan> onRequestSpanEnd) throws Exception {
+  private Gateway gateway(ScriptedUpstream upstream, Consumer<ReadableSpan> onRequestSpanEnd) throws Exception {
     SpanProcessor stageSix = new SpanProcessor() {
       @Override
       public void onStart(Context parentContext, ReadWriteSpan span) {}
@@ -184,7 +188,7 @@ class StreamEndBeforeBookkeepingRegressionTest {
         .setTracerProvider(SdkTracerProvider.builder().addSpanProcessor(stageSix).build()).build();
     String yaml = "server: { port: 0 }\nupstreams:\n" + upstream.upstream("fake")
         + "models:\n  s:\n    chain: [fake/a]\n"
-        + Harness.BASE_POLICY + "queue: { folder: " + Files.createTempDirectory("levee-queue") + " }\n";
+        + Harness.BASE_POLICY + "queue: { folder: '" + queueFolder + "' }\n";
     return Gateway.start(new ConfigLoader(Map.<String, String>of()::get).parse(yaml, "test.yaml"),
         GatewayClock.system(), Tracing.of(otel));
   }

@@ -34,6 +34,7 @@ class CancelledRunLoggedOnceRegressionTest {
       workers.close();
     }
     db.close();
+    TestStores.drop(config);
   }
 
   private String enqueue(Instant now) {

@@ -166,7 +166,7 @@ class JobStoreTest {
   @EnumSource(Database.Dialect.class)
   void aSealedKeyIsErasedWhenTheJobEnds(Database.Dialect dialect) {
     JobStore store = fresh(dialect);
-    KeySeal seal = KeySeal.of(TestStores.sqlite().secret());
+    KeySeal seal = KeySeal.of(TestStores.SECRET);
     NewJob withKey = new NewJob("t", "default", "emu-ok", 5, null, job("t", 5, "k").request(), seal.seal("sk-secret"));
     String id = store.enqueue(withKey, T0, FAR);
     Job claimed = store.claim(1, T0, FAR, Set.of(), Set.of()).getFirst();

@@ -31,6 +31,7 @@ class JobWorkersTest {
       workers.close();
     }
     db.close();
+    TestStores.drop(config);
   }
 
   private String enqueue(String alias, byte[] sealedKey) {

@@ -62,5 +62,6 @@ final class OneTargetQueue implements AutoCloseable {
   public void close() {
     tiers.close();
     db.close();
+    TestStores.drop(config);
   }
 }

@@ -26,11 +26,13 @@ class ReplicaLeaseLateBeatRegressionTest {
 
   private final ManualClock clock = new ManualClock();
   private final InstantSource wall = () -> Instant.EPOCH.plusNanos(clock.nanos());
-  private final Database db = Database.open(TestStores.sqlite());
+  private final QueueConfig config = TestStores.sqlite();
+  private final Database db = Database.open(config);
 
   @AfterEach
   void close() {
     db.close();
+    TestStores.drop(config);
   }
 
   @ParameterizedTest(name = "late by {0} % of an interval")

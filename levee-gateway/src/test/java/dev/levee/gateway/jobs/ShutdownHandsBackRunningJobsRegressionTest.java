@@ -43,6 +43,7 @@ class ShutdownHandsBackRunningJobsRegressionTest {
       workers.close(Duration.ZERO);
     }
     db.close();
+    TestStores.drop(config);
   }
 
   private String enqueue(int n) {

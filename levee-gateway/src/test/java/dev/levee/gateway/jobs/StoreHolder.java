@@ -22,11 +22,15 @@ public final class StoreHolder {
     }
   }
 
-  /** Starts a holder of the store in {@code folder}, with this test run's classpath. */
+  /**
+   * Starts a holder of the store in {@code folder}, with this test run's classpath. Its temp files
+   * (SQLite's native library, which a killed process never deletes) go to {@code folder} too.
+   */
   static Process launch(Path folder) throws IOException {
     String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-    return new ProcessBuilder(java.toString(), "--enable-native-access=ALL-UNNAMED", "-cp", classpath,
+    return new ProcessBuilder(java.toString(), "--enable-native-access=ALL-UNNAMED",
+        "-Djava.io.tmpdir=" + folder.toAbsolutePath(), "-cp", classpath,
         StoreHolder.class.getName(), folder.toString())
         .redirectError(ProcessBuilder.Redirect.DISCARD)
         .start();

@@ -22,16 +22,20 @@ class TwoGatewaysOneEmbeddedStoreRegressionTest {
   @Test
   void aSecondStoreOnTheSameFolderIsRefusedNamingTheFolderAndTheKeyThatMovesIt() throws Exception {
     QueueConfig config = TestStores.sqlite();
-    try (Database first = Database.open(config)) {
-      assertThatThrownBy(() -> Database.open(config).close())
-          .isInstanceOf(IllegalStateException.class)
-          .hasMessageContaining(folder(config).toString())
-          .hasMessageContaining("queue.folder")
-          .hasMessageContaining("in use");
-      assertThat(first.dialect()).isEqualTo(Database.Dialect.SQLITE);
-    }
-    try (Database again = Database.open(config)) { // closed: the folder is free again
-      assertThat(again.dialect()).isEqualTo(Database.Dialect.SQLITE);
+    try {
+      try (Database first = Database.open(config)) {
+        assertThatThrownBy(() -> Database.open(config).close())
+            .isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining(folder(config).toString())
+            .hasMessageContaining("queue.folder")
+            .hasMessageContaining("in use");
+        assertThat(first.dialect()).isEqualTo(Database.Dialect.SQLITE);
+      }
+      try (Database again = Database.open(config)) { // closed: the folder is free again
+        assertThat(again.dialect()).isEqualTo(Database.Dialect.SQLITE);
+      }
+    } finally {
+      TestStores.drop(config);
     }
   }
 
@@ -56,6 +60,8 @@ class TwoGatewaysOneEmbeddedStoreRegressionTest {
       }
     } finally {
       holder.destroyForcibly();
+      holder.waitFor(30, TimeUnit.SECONDS); // its files closed before they are deleted
+      TestStores.drop(config);
     }
   }
 

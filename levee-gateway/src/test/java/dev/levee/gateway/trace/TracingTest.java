@@ -20,9 +20,11 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue 15, traces: one server span per client request, a child per attempt and per backoff
@@ -35,7 +37,8 @@ class TracingTest {
   private static final String PARENT = "b7ad6b7169203331";
 
   @Test
-  void aRequestWithRetriesAndAFallbackIsOneSpanWithAttemptsAndWaitsUnderTheClientsParent() throws Exception {
+  void aRequestWithRetriesAndAFallbackIsOneSpanWithAttemptsAndWaitsUnderTheClientsParent(@TempDir Path queue)
+      throws Exception {
     InMemorySpanExporter exported = InMemorySpanExporter.create();
     SdkTracerProvider provider = SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(exported)).build();
     OpenTelemetrySdk otel = OpenTelemetrySdk.builder().setTracerProvider(provider).build();
@@ -50,8 +53,10 @@ class TracingTest {
               chain: [emu/emu-529, emu/claude-sonnet-4-5]
           policy:
             retry: { max-retries: 2, base-delay: 10ms, max-delay: 50ms }
+          queue: { folder: "${QUEUE}" }
           """;
-      GatewayConfig config = new ConfigLoader(Map.of("EMU", emulator.baseUrl())::get).parse(yaml, "t.yaml");
+      GatewayConfig config = new ConfigLoader(Map.of("EMU", emulator.baseUrl(), "QUEUE", queue.toString())::get)
+          .parse(yaml, "t.yaml");
       try (Gateway gateway = Gateway.start(config, GatewayClock.system(), Tracing.of(otel));
            HttpClient http = HttpClient.newHttpClient()) {
         HttpResponse<String> answer = http.send(HttpRequest.newBuilder(URI.create(gateway.baseUrl() + "/v1/messages"))
