@@ -34,7 +34,9 @@ import java.util.Set;
  * counted as health); {@code degraded} when some such circuit is not CLOSED or such a target with at
  * least 5 calls in the last minute succeeded less than 95% of the time; else {@code healthy} (a
  * gateway nothing called yet included). A model name a client chose itself is listed
- * (with {@code "configured": false}, after the configured ones) but never moves the overall
+ * (with {@code "configured": false}, after the configured ones) once it carried a call or its
+ * circuit is not CLOSED (a name only client errors answered, such as a 404 for an unknown model,
+ * is not listed), but never moves the overall
  * status: one client's invented or broken name says nothing of the deployment (newcomer trial:
  * three OPEN client-named circuits kept {@code /health} degraded). Only with no configured target
  * at all (every request passed through) do client-named circuits decide it. {@code client_named}
@@ -99,7 +101,7 @@ public final class HealthReport {
     ClusterStatus clusterNow = cluster.get();
     boolean shared = clusterNow.mode() != ClusterStatus.Mode.OFF;
     RetryBudgetReport retryBudgets = new RetryBudgetReport(budgets, clusterNow.shared());
-    for (Target target : targets(circuits.keySet())) {
+    for (Target target : targets(circuits)) {
       CircuitBreaker breaker = circuits.get(target);
       CircuitBreaker.Snapshot circuit = (breaker != null ? breaker : breakers.of(target)).snapshot();
       if (shared && configured.contains(target)) { // the cluster's circuit, not only this replica's
@@ -187,7 +189,8 @@ public final class HealthReport {
    * while the trial runs, {@code healthy}) and back only on new failures:
    *
    * <ul>
-   *   <li>{@code unknown}: never called, circuit CLOSED (no call, no verdict).
+   *   <li>{@code unknown}: never called (a client error is no call of the target), circuit CLOSED
+   *       (no call, no verdict).
    *   <li>{@code unhealthy}: circuit OPEN, and its open period still running or a call of the last
    *       minute behind it (fresh evidence).
    *   <li>{@code awaiting_trial}: circuit OPEN, its open period over and no call in the last minute:
@@ -239,11 +242,17 @@ public final class HealthReport {
     return new Verdict("healthy", 200);
   }
 
-  /** Configured targets first, then at most {@value #MAX_OTHERS} others clients named. */
-  private Set<Target> targets(Set<Target> withBreakers) {
+  /**
+   * Configured targets first, then at most {@value #MAX_OTHERS} others clients named that something
+   * is known of: called (client errors not counted), or a circuit not CLOSED. A name only client
+   * errors answered (404 for a model the upstream does not know) is left out: nothing says it is
+   * healthy, and a client could list any number of names (newcomer trial).
+   */
+  private Set<Target> targets(Map<Target, CircuitBreaker> circuits) {
     Set<Target> all = new LinkedHashSet<>(configured);
-    withBreakers.stream().filter(t -> !configured.contains(t))
-        .limit(MAX_OTHERS).forEach(all::add);
+    circuits.entrySet().stream().filter(e -> !configured.contains(e.getKey()))
+        .filter(e -> stats.everCalled(e.getKey()) || e.getValue().snapshot().state() != CircuitState.CLOSED)
+        .map(Map.Entry::getKey).limit(MAX_OTHERS).forEach(all::add);
     return all;
   }
 

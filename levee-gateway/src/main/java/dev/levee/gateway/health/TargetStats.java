@@ -18,7 +18,7 @@ import java.util.Set;
 /**
  * A one-minute {@link SlidingWindow} per target, fed with every upstream call's outcome: the
  * numbers behind {@code /health}. Configured targets always keep their window; model names a
- * client invents get one each in a {@link BoundedTable} of at most {@value #MAX_OTHERS}, the least
+ * client invents get one each, once a call to one ends in more than the client's own error, in a {@link BoundedTable} of at most {@value #MAX_OTHERS}, the least
  * used evicted first and one idle for {@link #IDLE} dropped (its minute is long empty by then).
  * An evicted target starts again from an empty window; targets never share one. Thread-safe.
  */
@@ -63,8 +63,8 @@ public final class TargetStats implements CallObserver {
 
   /**
    * Whether a call to {@code target} has ever ended in an outcome that says something about it
-   * (cancellations do not count): always remembered for a configured target; for another, while
-   * its window is kept.
+   * (an answer, a server error, a 429; neither cancellations nor the client's own errors count):
+   * always remembered for a configured target; for another, while its window is kept.
    */
   public boolean everCalled(Target target) {
     Configured c = configured.get(target);
@@ -127,12 +127,19 @@ public final class TargetStats implements CallObserver {
   }
 
   private void record(Target target, SliOutcome outcome, Duration latency) {
+    boolean clientError = outcome == SliOutcome.CLIENT_ERROR; // says nothing of the target: not a call of it
     Configured c = configured.get(target);
     if (c == null) {
-      windows.get(target).record(outcome, latency);
+      // A client's own error (404 for a model the upstream does not know) makes no window: only a
+      // target that carried a call gets one, so only such a target counts as called and is listed
+      // (newcomer trial: one 404 for "no-such-model" listed it as healthy with 0 calls).
+      SlidingWindow window = clientError ? windows.peek(target) : windows.get(target);
+      if (window != null) {
+        window.record(outcome, latency);
+      }
       return;
     }
-    if (!c.called) {
+    if (!clientError && !c.called) {
       c.called = true;
     }
     c.window.record(outcome, latency);
