@@ -18,9 +18,10 @@ import java.util.Set;
 /**
  * A one-minute {@link SlidingWindow} per target, fed with every upstream call's outcome: the
  * numbers behind {@code /health}. Configured targets always keep their window; model names a
- * client invents get one each, once a call to one ends in more than the client's own error, in a {@link BoundedTable} of at most {@value #MAX_OTHERS}, the least
- * used evicted first and one idle for {@link #IDLE} dropped (its minute is long empty by then).
- * An evicted target starts again from an empty window; targets never share one. Thread-safe.
+ * client invents get one each, once a call to one ends in more than the client's own error, in a
+ * {@link BoundedTable} of at most {@value #MAX_OTHERS}, the least used evicted first and one idle
+ * for {@link #IDLE} dropped (its minute is long empty by then). An evicted target starts again
+ * from an empty window; targets never share one. Thread-safe.
  */
 public final class TargetStats implements CallObserver {
 
