@@ -62,6 +62,8 @@ final class ApiErrorHandler extends ErrorHandler {
     String id = lanes.name(response.getHeaders());
     ServerIo.json(response, callback, code, error.toBytes(id));
     String path = request.getHttpURI().getPath();
-    lanes.refusals().refused(BAD_MESSAGE.equals(path) ? null : path, request.getBeginNanoTime(), id, error);
+    boolean parsed = !BAD_MESSAGE.equals(path); // Jetty names an unparsable request BAD /badMessage
+    lanes.refusals().refused(parsed ? request.getMethod() : null, parsed ? path : null, request.getBeginNanoTime(), id,
+        error);
   }
 }

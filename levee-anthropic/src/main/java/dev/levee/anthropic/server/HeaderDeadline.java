@@ -162,7 +162,7 @@ final class HeaderDeadline extends AbstractLifeCycle {
           String id = lanes.name(headers);
           http.setAttribute(ANSWERED, id == null ? "" : id); // before the write: Jetty may fail the request as it closes
           endPoint.write(Callback.from(endPoint::close, x -> endPoint.close()), ByteBuffer.wrap(answer(headers, id)));
-          lanes.refusals().refused(null, begin, id, error);
+          lanes.refusals().refused(null, null, begin, id, error);
           lateNow.put(endPoint, CUT);
         }
       }

@@ -93,15 +93,17 @@ public final class RequestGuard extends Handler.Wrapper {
   @FunctionalInterface
   public interface Refusals {
     /** Hears nothing. */
-    Refusals NONE = (path, beganNanos, requestId, error) -> { };
+    Refusals NONE = (method, path, beganNanos, requestId, error) -> { };
 
     /**
+     * @param method the request's method, or null when it is not known (headers too slow, a request
+     *     line Jetty could not parse)
      * @param path the request's path, or null when it is not known (headers too slow)
      * @param beganNanos when the request's first byte arrived ({@link System#nanoTime()}'s clock)
      * @param requestId the id the answer carries, or null when the lanes name none
      * @param error the answer sent
      */
-    void refused(String path, long beganNanos, String requestId, ApiError error);
+    void refused(String method, String path, long beganNanos, String requestId, ApiError error);
   }
 
   private final ServerLimits limits;
@@ -266,6 +268,7 @@ public final class RequestGuard extends Handler.Wrapper {
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
     String id = idOf(response);
     response.write(true, ByteBuffer.wrap(error.toBytes(id)), callback);
-    lanes.refusals().refused(request.getHttpURI().getPath(), request.getBeginNanoTime(), id, error);
+    lanes.refusals().refused(request.getMethod(), request.getHttpURI().getPath(), request.getBeginNanoTime(), id,
+        error);
   }
 }

@@ -32,7 +32,7 @@ class HeaderTimeoutCountedOnceRegressionTest {
     List<String> refusals = new CopyOnWriteArrayList<>();
     CountDownLatch firstCounted = new CountDownLatch(1);
     RequestGuard.Lanes lanes = new RequestGuard.Lanes(path -> false, null, headers -> "id-" + refusals.size(),
-        (path, began, id, error) -> {
+        (method, path, began, id, error) -> {
           refusals.add(error.status() + " " + (path == null ? "-" : path) + " " + id);
           firstCounted.countDown();
         });

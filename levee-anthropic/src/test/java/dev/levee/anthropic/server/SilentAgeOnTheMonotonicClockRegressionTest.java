@@ -27,7 +27,7 @@ class SilentAgeOnTheMonotonicClockRegressionTest {
   void aSilentConnectionIsCutWhenTheMonotonicClockSaysSoAndNotBefore() throws Exception {
     List<Integer> refusals = new CopyOnWriteArrayList<>();
     RequestGuard.Lanes lanes = new RequestGuard.Lanes(path -> false, null, headers -> "id",
-        (path, began, id, error) -> refusals.add(error.status()));
+        (method, path, began, id, error) -> refusals.add(error.status()));
     // the server's own deadline waits an hour; the test sweeps with its own, on its own clock
     Server server = VirtualThreadServer.create("127.0.0.1", 0, Duration.ofMinutes(5), "silent", new Handler.Abstract() {
       @Override

@@ -44,7 +44,8 @@ class SilentConnectionClosedRegressionTest {
         return true;
       }
     }, ServerLimits.DEFAULT.withTimeouts(Duration.ofHours(1), 1_000),
-        new RequestGuard.Lanes(path -> false, null, headers -> "id", (path, began, id, error) -> refusals.add(error.status())));
+        new RequestGuard.Lanes(path -> false, null, headers -> "id",
+            (method, path, began, id, error) -> refusals.add(error.status())));
     server.getConnectors()[0].addEventListener(new Connection.Listener() {
       @Override
       public void onOpened(Connection connection) {

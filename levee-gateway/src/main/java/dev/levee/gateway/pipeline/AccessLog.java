@@ -14,15 +14,16 @@ final class AccessLog {
   void write(AccessRecord r) {
     if (r.refused()) {
       if (LOG.isInfoEnabled()) {
-        LOG.info("{} {} status={} ms={} outcome={}", r.id(), r.path(), r.status(), r.millis(), r.outcome());
+        LOG.info("{} {} {} status={} ms={} outcome={}", r.id(), r.method(), r.path(), r.status(), r.millis(),
+            r.outcome());
       }
       return;
     }
     String tier = r.tier() == null ? null : r.tier().name();
     String hedge = r.hedge();
     if (LOG.isInfoEnabled()) {
-      LOG.info("{} {} model={} stream={} tier={}{} status={} target={} calls={} fallback={} ms={} outcome={}{}{}{}",
-          r.id(), r.path(), r.alias(), r.stream(), tier == null ? "-" : tier,
+      LOG.info("{} {} {} model={} stream={} tier={}{} status={} target={} calls={} fallback={} ms={} outcome={}{}{}{}",
+          r.id(), r.method(), r.path(), r.alias(), r.stream(), tier == null ? "-" : tier,
           r.tierCause() == null ? "" : " cause=\"" + r.tierCause().replace('"', '\'') + "\"", r.status(),
           r.target() == null ? "-" : r.target().id(), r.calls(), r.fallback(), r.millis(), r.outcome(),
           hedge == null ? "" : " hedge=" + hedge + " attempts=" + r.attempts(),

@@ -11,6 +11,9 @@ import java.util.stream.Collectors;
  * which tier, and how it ended. Never headers or bodies (they hold API keys and user data).
  *
  * @param id Levee's request id
+ * @param method the request's HTTP method, or {@code -} when it is not known (a request Jetty could
+ *     not parse, or refused before its request line was read); {@code POST} for an admitted request
+ *     and a queued request's try
  * @param path the request path
  * @param alias the requested model; null when ingress refused the request
  * @param stream whether a stream was asked for
@@ -28,17 +31,18 @@ import java.util.stream.Collectors;
  * @param route the scoring router's candidates and scores ({@code x-levee-route}), or null when
  *     the request was not routed by score
  */
-record AccessRecord(String id, String path, String alias, boolean stream, Tier tier, int status, Target target,
-    int calls, boolean fallback, long millis, String outcome, String tierCause, List<AttemptRecord> steps,
-    String route) {
+record AccessRecord(String id, String method, String path, String alias, boolean stream, Tier tier, int status,
+    Target target, int calls, boolean fallback, long millis, String outcome, String tierCause,
+    List<AttemptRecord> steps, String route) {
 
   AccessRecord {
     steps = steps == null ? List.of() : List.copyOf(steps);
   }
 
-  AccessRecord(String id, String path, String alias, boolean stream, Tier tier, int status, Target target,
-      int calls, boolean fallback, long millis, String outcome) {
-    this(id, path, alias, stream, tier, status, target, calls, fallback, millis, outcome, null, List.of(), null);
+  AccessRecord(String id, String method, String path, String alias, boolean stream, Tier tier, int status,
+      Target target, int calls, boolean fallback, long millis, String outcome) {
+    this(id, method, path, alias, stream, tier, status, target, calls, fallback, millis, outcome, null, List.of(),
+        null);
   }
 
   /**

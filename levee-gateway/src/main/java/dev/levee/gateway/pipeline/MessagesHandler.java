@@ -132,18 +132,19 @@ public final class MessagesHandler {
    * Records a request the server refused before this handler saw it ({@link
    * RequestGuard.Refusals}: a concurrency limit, shutdown, a slow or unreadable body, headers too
    * slow, a request Jetty could not parse) as a refusal at ingress is recorded: one access-log line
-   * (path {@code -} when unknown), the {@code refused} outcome in metrics.
+   * (method and path {@code -} when unknown), the {@code refused} outcome in metrics.
    *
    * @param beganNanos when the request's first byte arrived, on Jetty's clock ({@link NanoTime})
    */
-  public void refusedAtTheDoor(String path, long beganNanos, String id, ApiError error) {
+  public void refusedAtTheDoor(String method, String path, long beganNanos, String id, ApiError error) {
     long waited = NanoTime.since(beganNanos); // a 408 waited for the headers or the body
-    recorder.logRefused(ticker.nanos() - waited, id, path == null ? "-" : path, error.status(), error.type());
+    recorder.logRefused(ticker.nanos() - waited, id, method == null ? "-" : method, path == null ? "-" : path,
+        error.status(), error.type());
   }
 
-  /** {@link #refusedAtTheDoor(String, long, String, ApiError)} for a request Levee's dispatcher refused. */
+  /** {@link #refusedAtTheDoor(String, String, long, String, ApiError)} for a request Levee's dispatcher refused. */
   public void refusedAtTheDoor(Request request, String id, ApiError error) {
-    refusedAtTheDoor(request.getHttpURI().getPath(), request.getBeginNanoTime(), id, error);
+    refusedAtTheDoor(request.getMethod(), request.getHttpURI().getPath(), request.getBeginNanoTime(), id, error);
   }
 
   /**
@@ -165,7 +166,7 @@ public final class MessagesHandler {
   public void answeredOutsideThePipeline(Request request, Response response, int status, String outcome) {
     long took = NanoTime.since(request.getBeginNanoTime()); // Jetty's clock: from the request's arrival
     recorder.logUnadmitted(ticker.nanos() - took, response.getHeaders().get(LeveeHeaders.REQUEST_ID),
-        request.getHttpURI().getPath(), status, outcome);
+        request.getMethod(), request.getHttpURI().getPath(), status, outcome);
   }
 
   /** Reports every client request (queued work not counted) to {@code traffic}: the worker pool steps aside for them. */
@@ -209,7 +210,8 @@ public final class MessagesHandler {
       in = ingress.read(request, id);                                              // 1. ingress
     } catch (Ingress.Refused refused) {
       responder.refuse(client, id, refused.error());
-      recorder.logRefused(start, id, request.getHttpURI().getPath(), client.status(), refused.error().type());
+      recorder.logRefused(start, id, request.getMethod(), request.getHttpURI().getPath(), client.status(),
+          refused.error().type());
       return false;
     }
     Admission.Decision decision = admission.admit(in);                               // 2. admission

@@ -269,9 +269,10 @@ final class Recorder {
   private void log(long startNanos, InboundRequest in, Tier tier, Sent sent, List<AttemptRecord> steps, String route,
       Endpoint endpoint) {
     long took = ticker.nanos() - startNanos; // one reading for the record and the metrics
-    AccessRecord r = new AccessRecord(in.id(), in.path(), in.alias().alias(), in.stream(), tier, sent.status(),
-        sent.target(), sent.calls(), sent.fallback(), took / 1_000_000, sent.outcome(), cause(in, tier), steps,
-        route);
+    // admitted: a POST on /v1/messages (the dispatcher answers any other method 405), and so is a queued try
+    AccessRecord r = new AccessRecord(in.id(), "POST", in.path(), in.alias().alias(), in.stream(), tier,
+        sent.status(), sent.target(), sent.calls(), sent.fallback(), took / 1_000_000, sent.outcome(),
+        cause(in, tier), steps, route);
     parts.run("access_log", () -> log.write(r));
     parts.run("metrics", () -> {
       metrics.request(new ServedRequest(r.alias(), in.feature(), tier, r.status(), r.outcomeWord(), r.fallback(),
@@ -293,19 +294,22 @@ final class Recorder {
     return cause[0];
   }
 
-  /** Writes the access record of a request refused before admission (at ingress, at the door, by Levee's own 404). */
-  void logRefused(long startNanos, String id, String path, int status, String errorType) {
-    logUnadmitted(startNanos, id, path, status, "refused " + errorType);
+  /**
+   * Writes the access record of a request refused before admission (at ingress, at the door, by
+   * Levee's own 404); {@code method} and {@code path} are {@code -} when not known.
+   */
+  void logRefused(long startNanos, String id, String method, String path, int status, String errorType) {
+    logUnadmitted(startNanos, id, method, path, status, "refused " + errorType);
   }
 
   /**
    * Writes the access record of an exchange answered before admission: {@code refused <type>}, or
    * {@code replayed} (its idempotency key's first answer); metrics count the outcome's first word.
    */
-  void logUnadmitted(long startNanos, String id, String path, int status, String outcome) {
+  void logUnadmitted(long startNanos, String id, String method, String path, int status, String outcome) {
     long took = ticker.nanos() - startNanos;
-    parts.run("access_log", () -> log.write(new AccessRecord(id, path, null, false, null, status, null, 0, false,
-        took / 1_000_000, outcome)));
+    parts.run("access_log", () -> log.write(new AccessRecord(id, method, path, null, false, null, status, null, 0,
+        false, took / 1_000_000, outcome)));
     parts.run("metrics", () -> metrics.request(new ServedRequest(null, null, null, status, outcome.split(" ", 2)[0],
         false, 0, Duration.ofNanos(took), Endpoint.of(path))));
   }

@@ -17,8 +17,8 @@ class AccessRecordTest {
   private static final Target OK = Target.parse("emu/emu-ok");
 
   private static AccessRecord record(AttemptRecord... steps) {
-    return new AccessRecord("lv_1", "/v1/messages", "s", false, Tier.T0, 200, OK, steps.length, true, 600, "ok",
-        null, List.of(steps), null);
+    return new AccessRecord("lv_1", "POST", "/v1/messages", "s", false, Tier.T0, 200, OK, steps.length, true, 600,
+        "ok", null, List.of(steps), null);
   }
 
   private static AttemptRecord step(Target target, Step step, boolean hedge) {
@@ -59,7 +59,7 @@ class AccessRecordTest {
   @Test
   void aRequestWithoutAHedgeHasNone() {
     assertThat(record(step(SLOW, Step.ANSWERED, false)).hedge()).isNull();
-    assertThat(new AccessRecord("lv_2", "/v1/messages", "s", false, Tier.T0, 200, OK, 1, false, 20, "ok").hedge())
-        .isNull();
+    assertThat(new AccessRecord("lv_2", "POST", "/v1/messages", "s", false, Tier.T0, 200, OK, 1, false, 20, "ok")
+        .hedge()).isNull();
   }
 }

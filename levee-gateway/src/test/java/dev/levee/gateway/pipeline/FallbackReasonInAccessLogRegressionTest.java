@@ -33,8 +33,8 @@ class FallbackReasonInAccessLogRegressionTest {
   }
 
   private static AccessRecord record(Target target, boolean fallback, String outcome, List<AttemptRecord> steps) {
-    return new AccessRecord("req_1", "/v1/messages", "smart", false, Tier.T0, 200, target, steps.size(), fallback, 50,
-        outcome, null, steps, null);
+    return new AccessRecord("req_1", "POST", "/v1/messages", "smart", false, Tier.T0, 200, target, steps.size(),
+        fallback, 50, outcome, null, steps, null);
   }
 
   @Test

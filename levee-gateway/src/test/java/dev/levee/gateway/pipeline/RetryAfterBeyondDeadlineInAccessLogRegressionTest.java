@@ -41,8 +41,8 @@ class RetryAfterBeyondDeadlineInAccessLogRegressionTest {
   void anAnswerFromTheNextTargetSaysWhyThePrimaryWasNotRetried() {
     List<AttemptRecord> steps = new java.util.ArrayList<>(GAVE_UP);
     steps.add(new AttemptRecord(B, Step.ANSWERED, null, Duration.ZERO, Duration.ofMillis(30)));
-    AccessRecord r = new AccessRecord("req_1", "/v1/messages", "smart", false, Tier.T0, 200, B, 2, true, 50, "ok",
-        null, steps, null);
+    AccessRecord r = new AccessRecord("req_1", "POST", "/v1/messages", "smart", false, Tier.T0, 200, B, 2, true, 50,
+        "ok", null, steps, null);
 
     assertThat(AccessLog.reason(r)).as("the time left rounds down")
         .isEqualTo(" reason=\"" + WHY + "; up/claude-y: answered\"");

@@ -42,8 +42,8 @@ class WaitTooLongWordsRegressionTest {
         new AttemptRecord(A, Step.FAILED, OVERLOADED, Duration.ofMillis(300), Duration.ofMillis(40)),
         new AttemptRecord(A, Step.DEADLINE, null, Duration.ZERO, Duration.ZERO, false, Duration.ZERO, backoff),
         new AttemptRecord(B, Step.ANSWERED, null, Duration.ZERO, Duration.ofMillis(30))));
-    AccessRecord r = new AccessRecord("req_1", "/v1/messages", "smart", false, Tier.T0, 200, B, 3, true, 50, "ok",
-        null, steps, null);
+    AccessRecord r = new AccessRecord("req_1", "POST", "/v1/messages", "smart", false, Tier.T0, 200, B, 3, true, 50,
+        "ok", null, steps, null);
 
     assertThat(AccessLog.reason(r)).isEqualTo(" reason=\"up/claude-x: 529 overloaded_error (2 calls, then not "
         + "retried: a backoff of 813 ms and min-attempt-time 100 ms do not fit in the 899 ms left of the deadline); "
