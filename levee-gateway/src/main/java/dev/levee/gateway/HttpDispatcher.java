@@ -139,8 +139,7 @@ final class HttpDispatcher extends Handler.Abstract {
           }
         }
         if (BatchesHandler.serves(path)) {
-          // Levee answers the batches API itself: its id is the answer's, where the official SDKs read it
-          response.getHeaders().put(LeveeHeaders.ANSWER_REQUEST_ID, response.getHeaders().get(LeveeHeaders.REQUEST_ID));
+          PassThrough.idWhereTheSdksLook(response); // Levee answers the batches API itself: its id is the answer's
           work.batches().handle(request, response, recorded(request, response, callback));
           return true;
         }

@@ -91,9 +91,10 @@ final class PassThrough {
 
   /**
    * Levee's id of the exchange in {@code request-id}, where the official SDKs read an answer's id,
-   * unless the upstream's answer brought its own (kept: Anthropic's id, for their support).
+   * unless the upstream's answer brought its own (kept: Anthropic's id, for their support). Also for
+   * the answers Levee makes itself outside the pipeline (the batches API: {@link HttpDispatcher}).
    */
-  private static void idWhereTheSdksLook(Response response) {
+  static void idWhereTheSdksLook(Response response) {
     String own = response.getHeaders().get(LeveeHeaders.REQUEST_ID);
     if (own != null && !response.getHeaders().contains(LeveeHeaders.ANSWER_REQUEST_ID)) {
       response.getHeaders().put(LeveeHeaders.ANSWER_REQUEST_ID, own);

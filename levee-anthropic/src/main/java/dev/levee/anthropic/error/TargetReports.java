@@ -102,6 +102,6 @@ public final class TargetReports {
 
   /** The report's time left, rounded up to whole seconds (at least 1). */
   private static long seconds(TargetReport report) {
-    return Math.max(1, (report.openFor().toMillis() + 999) / 1000);
+    return Math.max(1, secondsUp(report.openFor()));
   }
 }
