@@ -1,0 +1,205 @@
+package dev.levee.gateway.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.levee.anthropic.Json;
+import dev.levee.core.time.ManualClock;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * One gateway shared by several aliases and tenants, as in production, taken through a sequence of
+ * faults confined to some aliases' targets: a 429 with a retry-after longer than the deadline, an
+ * overloaded (529) target whose circuit opens, a model no alias names that the upstream does not
+ * know, and batches sent with and without a key. Between and after each step the healthy alias
+ * still answers at once, from its one target, with no retry, fallback or reduced tier; its target
+ * reads {@code healthy} with a CLOSED circuit in {@code /health}, no other configured target reads
+ * worse than {@code healthy} unless it is one of the faulted ones, and {@code /health}'s overall
+ * status is the one docs/gateway.md ("Health") derives from the configured targets' circuits and
+ * windows — never {@code unhealthy} while the healthy alias's circuit is CLOSED, and never moved by
+ * a model name a client invented.
+ *
+ * <p>Virtual time: the emulator and the gateway share one {@link ManualClock}; only the gateway's
+ * own backoff sleeps move it (a few tens of ms per 529 retry), so the 30 s retry-after is never sat
+ * out and the 529 target's 30 s open period does not run out within the test.
+ */
+class SharedGatewayFaultSequenceTest {
+
+  private static final String HEALTHY_TARGET = "emu/emu-ok";
+  private static final String LIMITED_TARGET = "emu/emu-429-ra30";
+  private static final String OVERLOADED_TARGET = "emu/emu-529";
+
+  /** The targets this test makes fail: only these may read worse than {@code healthy} in {@code /health}. */
+  private static final Set<String> FAULTED = Set.of(LIMITED_TARGET, OVERLOADED_TARGET);
+
+  private static final String SECRET = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=";
+
+  /** The Harness opens {@code upstreams:} with {@code emu}, which holds no API key of its own. */
+  private static final String CONFIG = """
+      models:
+        healthy: { chain: [emu/emu-ok] }
+        limited: { chain: [emu/emu-429-ra30] }
+        overloaded: { chain: [emu/emu-529] }
+      policy:
+        deadline: 12s
+        attempt-timeout: 5s
+        min-attempt-time: 10ms
+        retry: { max-retries: 2, base-delay: 10ms, max-delay: 50ms, max-retry-after: 60s }
+        breaker: default
+        retry-budget: { max: 100, ratio: 0.5 }
+      queue:
+        folder: ${QUEUE}
+        secret: %s
+      """.formatted(SECRET);
+
+  private ManualClock clock;
+  private Harness h;
+  private int asked;
+
+  @Test
+  void faultsOnSomeAliasesLeaveTheHealthyAliasAndTheGatewaysHealthAlone() throws Exception {
+    clock = new ManualClock();
+    // faithful: the emulator answers 404 for a model it does not know, as the API does
+    try (Harness harness = Harness.start(VirtualTime.emulator(clock).faithful(true).build(), CONFIG, "",
+        VirtualTime.gateway(clock, 11))) {
+      h = harness;
+
+      // 1. baseline
+      healthyAliasUnaffected("baseline");
+
+      // 2. a 429 whose retry-after (30 s) does not fit in the deadline (12 s): not waited for, and said so
+      HttpResponse<String> limited = ask("limited", "sk-tenant-b");
+      assertThat(limited.statusCode()).as(limited.body()).isEqualTo(429);
+      assertThat(limited.headers().firstValue("x-levee-attempts")).hasValue("1");
+      assertThat(limited.headers().firstValue("x-levee-reason")).hasValueSatisfying(reason -> assertThat(reason)
+          .startsWith(LIMITED_TARGET + ": 429 rate_limit_error (1 call, then not retried: retry-after 30 s ")
+          .matches(".*does not fit in the \\d+ s left of the deadline\\)"));
+      healthyAliasUnaffected("after the 429 with a long retry-after");
+
+      // 3. an overloaded target, asked until its circuit opens
+      List<HttpResponse<String>> overloaded = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        overloaded.add(ask("overloaded", "sk-tenant-c"));
+      }
+      for (HttpResponse<String> r : overloaded) {
+        assertThat(r.statusCode()).as(r.body()).isBetween(500, 599);
+        assertThat(Json.tryParse(r.body()).path("type").asText()).isEqualTo("error");
+        assertThat(r.headers().firstValue("x-levee-reason")).hasValueSatisfying(reason ->
+            assertThat(reason).startsWith(OVERLOADED_TARGET + ": "));
+      }
+      assertThat(target(health(), OVERLOADED_TARGET).path("circuit").asText())
+          .as("5 failures in 30 s (breaker: default) opened it").isEqualTo("OPEN");
+      healthyAliasUnaffected("after the 529s opened " + OVERLOADED_TARGET + "'s circuit");
+
+      // 4. a model no alias names, which the upstream does not know
+      HttpResponse<String> unknown = ask("no-such-model", "sk-tenant-d");
+      assertThat(unknown.statusCode()).as(unknown.body()).isEqualTo(404);
+      assertThat(Json.tryParse(unknown.body()).path("error").path("type").asText()).isEqualTo("not_found_error");
+      JsonNode targets = health().path("targets");
+      assertThat(targets.has("emu/no-such-model")).as("a name only a 404 answered is not listed: %s", targets)
+          .isFalse();
+      assertThat(targets.path("emu/no-such-model").path("health").asText()).isNotEqualTo("healthy");
+      healthyAliasUnaffected("after a 404 for an unknown model");
+
+      // 5. batches for the healthy alias, whose upstream holds no key: refused without one, taken with one
+      HttpResponse<String> keyless = createBatch(Map.of());
+      assertThat(keyless.statusCode()).as(keyless.body()).isEqualTo(401);
+      assertThat(Json.tryParse(keyless.body()).path("error").path("type").asText()).isEqualTo("authentication_error");
+      assertThat(h.get("/v1/messages/batches").body()).as("nothing stored").contains("\"data\":[]");
+      healthyAliasUnaffected("after a batch without a key");
+
+      HttpResponse<String> keyed = createBatch(Map.of("x-api-key", "sk-tenant-e"));
+      assertThat(keyed.statusCode()).as(keyed.body()).isEqualTo(200);
+      assertThat(keyed.headers().firstValue("request-id")).as("where the SDKs read an answer's id")
+          .hasValueSatisfying(id -> assertThat(id).isNotBlank());
+      String id = Json.tryParse(keyed.body()).path("id").asText();
+      assertThat(h.getWith("/v1/messages/batches", "sk-tenant-e").body()).contains(id);
+      healthyAliasUnaffected("after a batch with a key");
+    }
+  }
+
+  /**
+   * The healthy alias answers 200 from its one target at once (one call, no fallback, no reason,
+   * T0, no virtual time spent waiting), and {@code /health} shows the faults stayed where they were.
+   */
+  private void healthyAliasUnaffected(String step) throws Exception {
+    long before = clock.nanos();
+    HttpResponse<String> r = ask("healthy", "sk-tenant-a");
+    assertThat(Duration.ofNanos(clock.nanos() - before)).as("%s: answered at once", step)
+        .isLessThan(Duration.ofSeconds(1));
+    assertThat(r.statusCode()).as("%s: %s", step, r.body()).isEqualTo(200);
+    assertThat(r.headers().firstValue("x-levee-attempts")).as("%s: one call", step).hasValue("1");
+    assertThat(r.headers().firstValue("x-levee-fallback").orElse("false")).as("%s: no fallback", step)
+        .isEqualTo("false");
+    assertThat(r.headers().firstValue("x-levee-reason")).as("%s: nothing to explain", step).isEmpty();
+    assertThat(r.headers().firstValue("x-levee-tier").orElse("T0")).as("%s: full service", step).isEqualTo("T0");
+    assertThat(r.headers().firstValue("x-levee-degraded")).as("%s", step).isEmpty();
+
+    HttpResponse<String> answer = h.get("/health");
+    JsonNode health = Json.tryParse(answer.body());
+    JsonNode healthy = target(health, HEALTHY_TARGET);
+    assertThat(healthy.path("circuit").asText()).as("%s: %s", step, healthy).isEqualTo("CLOSED");
+    assertThat(healthy.path("health").asText()).as("%s: %s", step, healthy).isEqualTo("healthy");
+    assertThat(healthy.path("failed").asLong()).as("%s: %s", step, healthy).isZero();
+    health.path("targets").properties().forEach(t -> {
+      if (t.getValue().path("configured").asBoolean() && !FAULTED.contains(t.getKey())) {
+        assertThat(t.getValue().path("health").asText()).as("%s: %s, not faulted here: %s", step, t.getKey(),
+            t.getValue()).isIn("healthy", "unknown");
+      }
+    });
+    String documented = documentedStatus(health);
+    assertThat(health.path("status").asText()).as("%s: the documented verdict for %s", step, health.path("targets"))
+        .isEqualTo(documented);
+    assertThat(documented).as("%s: the healthy alias's target is CLOSED", step).isNotEqualTo("unhealthy");
+    assertThat(answer.statusCode()).as(step).isEqualTo(200);
+  }
+
+  /**
+   * The overall status docs/gateway.md ("Health") gives for these targets: from the configured ones
+   * with evidence (not {@code unknown}) only; {@code unhealthy} when every such circuit is OPEN,
+   * {@code degraded} when one is not CLOSED or one with at least 5 calls succeeded under 95%, else
+   * {@code healthy}. A name a client invented never counts (a gateway with aliases configured).
+   */
+  private static String documentedStatus(JsonNode health) {
+    List<JsonNode> known = new ArrayList<>();
+    health.path("targets").forEach(t -> {
+      if (t.path("configured").asBoolean() && !t.path("health").asText().equals("unknown")) {
+        known.add(t);
+      }
+    });
+    if (!known.isEmpty() && known.stream().allMatch(t -> t.path("circuit").asText().equals("OPEN"))) {
+      return "unhealthy";
+    }
+    boolean degraded = known.stream().anyMatch(t -> !t.path("circuit").asText().equals("CLOSED")
+        || (t.path("calls").asLong() >= 5 && t.path("success_rate").asDouble() < 0.95));
+    return degraded ? "degraded" : "healthy";
+  }
+
+  private JsonNode health() throws Exception {
+    return Json.tryParse(h.get("/health").body());
+  }
+
+  private static JsonNode target(JsonNode health, String id) {
+    JsonNode target = health.path("targets").path(id);
+    assertThat(target.isObject()).as("%s in %s", id, health.path("targets")).isTrue();
+    return target;
+  }
+
+  /** A JSON request for {@code model} from the tenant holding {@code key}, each with a prompt of its own. */
+  private HttpResponse<String> ask(String model, String key) throws Exception {
+    return h.post("/v1/messages", "{\"model\":\"" + model + "\",\"max_tokens\":16,\"messages\":"
+        + "[{\"role\":\"user\",\"content\":\"request " + (asked++) + "\"}]}", Map.of("x-api-key", key));
+  }
+
+  /** A batch of one request for the healthy alias. */
+  private HttpResponse<String> createBatch(Map<String, String> headers) throws Exception {
+    return h.post("/v1/messages/batches", "{\"requests\":[{\"custom_id\":\"r0\",\"params\":{\"model\":\"healthy\","
+        + "\"max_tokens\":10,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}}]}", headers);
+  }
+}
