@@ -15,9 +15,11 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
  * The fixed, fast upstream of the side-by-side benchmark: answers every {@code POST} at once
- * with the same bytes, a JSON message or (when the body asks {@code "stream":true}) a whole SSE
- * stream of {@code deltas} text deltas written in one go. Never fails, never waits: any time
- * measured beyond it is the proxy's.
+ * with the same bytes, a JSON message ({@code content-length}) or (when the body asks {@code
+ * "stream":true}) a whole SSE stream of {@code deltas} text deltas in one chunk of a {@code
+ * transfer-encoding: chunked} body, then its terminal chunk — chunked as the Messages API's streams
+ * are, so a proxy relays a stream as it would the API's rather than as a body of known length.
+ * Never fails, never waits: any time measured beyond it is the proxy's.
  */
 final class FixedUpstream implements AutoCloseable {
 
@@ -48,8 +50,14 @@ final class FixedUpstream implements AutoCloseable {
         response.setStatus(200);
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, stream ? "text/event-stream; charset=utf-8" : "application/json");
         response.getHeaders().put("request-id", "req_bench");
-        response.getHeaders().put(HttpHeader.CONTENT_LENGTH, answer.length);
-        response.write(true, ByteBuffer.wrap(answer), callback);
+        if (!stream) {
+          response.getHeaders().put(HttpHeader.CONTENT_LENGTH, answer.length);
+          response.write(true, ByteBuffer.wrap(answer), callback);
+          return true;
+        }
+        // chunked, as the Messages API streams: every event in one chunk, then the terminal chunk
+        response.write(false, ByteBuffer.wrap(answer), Callback.from(() -> response.write(true, null, callback),
+            callback::failed));
         return true;
       }
     });
