@@ -246,16 +246,25 @@ public final class FloorProxy {
    * arrives and returns null.
    */
   private byte[] forward(byte[] body, int from, int length, Relay relay) throws IOException {
-    Upstream u = idle.poll();
-    if (u == null) {
-      u = new Upstream(upstream);
-    }
     byte[] count = (length + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1);
     byte[] request = Arrays.copyOf(HEAD, HEAD.length + count.length + length);
     System.arraycopy(count, 0, request, HEAD.length, count.length);
     System.arraycopy(body, from, request, HEAD.length + count.length, length);
-    u.out.write(request);
+    Upstream u = idle.poll();
     int n = 0;
+    if (u != null) {
+      try {
+        u.out.write(request);
+        n = u.read(0);
+      } catch (IOException stale) { // the upstream closed it while idle (between scenarios): once more, on a fresh one
+        u.channel.close();
+        u = null;
+      }
+    }
+    if (u == null) {
+      u = new Upstream(upstream);
+      u.out.write(request);
+    }
     int end;
     while ((end = headEnd(u.buffer, n)) < 0) {
       n += u.read(n);
