@@ -60,6 +60,12 @@ public record TokenUsage(long input, long output, long cacheRead, long cacheCrea
         Math.max(cacheRead, other.cacheRead), Math.max(cacheCreation, other.cacheCreation));
   }
 
+  /** Each field the sum of the two: the usage of two calls (or two parts of one answer) together. */
+  public TokenUsage plus(TokenUsage other) {
+    return new TokenUsage(input + other.input, output + other.output, cacheRead + other.cacheRead,
+        cacheCreation + other.cacheCreation);
+  }
+
   public boolean isEmpty() {
     return input == 0 && output == 0 && cacheRead == 0 && cacheCreation == 0;
   }

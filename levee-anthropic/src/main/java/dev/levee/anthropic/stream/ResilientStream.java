@@ -2,6 +2,7 @@ package dev.levee.anthropic.stream;
 
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.error.TargetReports;
+import dev.levee.anthropic.message.TokenUsage;
 import dev.levee.anthropic.sse.SseEvent;
 import dev.levee.anthropic.upstream.Cancellation;
 import dev.levee.anthropic.upstream.Reply;
@@ -12,6 +13,7 @@ import dev.levee.core.retry.Failure;
 import dev.levee.core.retry.FailureKind;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 
@@ -43,6 +45,7 @@ public final class ResilientStream implements AutoCloseable {
 
   private final Target opened; // the target of the first attempt, whose input a continuation's is compared with
   private Target target;
+  private List<Target> continuedBy; // the target of each continuation spliced in, in order; null until one is
   private Completion completion;
   private UpstreamStream upstream;
   private int breaksRecovered; // bounded by StreamSettings#maxRecoveries
@@ -141,6 +144,40 @@ public final class ResilientStream implements AutoCloseable {
    */
   public int recoveries() {
     return recoveries;
+  }
+
+  /**
+   * The tokens this stream has used so far, by the target that served them, in the order they first
+   * served it (one entry per target: the one it opened on, then each other that continued it). Each
+   * attempt's input and cache tokens count for its own target, as its {@code message_start} and
+   * {@code message_delta} reported them (a continuation's whole input included, though the client
+   * never sees its {@code message_start}); the output tokens of the client's answer are split by
+   * the part each attempt produced (as {@link StreamSplicer} counts them: the upstream's own count
+   * where a continuation's input gave it, else counted high). The entries add up to the usage of
+   * the client's final {@code message_delta}; for a stream that did not finish they are what was
+   * reported so far. All counts in tokens; no event is read again to tell them.
+   */
+  public List<TargetUsage> usage() {
+    List<TokenUsage> attempts = splicer.usageByAttempt(); // the first attempt's, then each continuation's
+    if (continuedBy == null) {
+      return List.of(new TargetUsage(opened, attempts.getFirst()));
+    }
+    List<TargetUsage> byTarget = new ArrayList<>(2);
+    int served = Math.min(attempts.size(), 1 + continuedBy.size()); // a last attempt ended with no successor has none
+    for (int i = 0; i < served; i++) {
+      add(byTarget, i == 0 ? opened : continuedBy.get(i - 1), attempts.get(i));
+    }
+    return byTarget;
+  }
+
+  private static void add(List<TargetUsage> byTarget, Target target, TokenUsage usage) {
+    for (int i = 0; i < byTarget.size(); i++) {
+      if (byTarget.get(i).target().equals(target)) {
+        byTarget.set(i, new TargetUsage(target, byTarget.get(i).usage().plus(usage)));
+        return;
+      }
+    }
+    byTarget.add(new TargetUsage(target, usage));
   }
 
   /** Upstream calls made to recover this stream so far, failed ones included. */
@@ -287,7 +324,14 @@ public final class ResilientStream implements AutoCloseable {
     };
   }
 
+  /** Streams on from {@code answered}: the first answer, or a continuation after the splicer's attempt ended. */
   private void adopt(ChainResult.Answered<Reply> answered) {
+    if (target != null) {
+      if (continuedBy == null) {
+        continuedBy = new ArrayList<>(2);
+      }
+      continuedBy.add(answered.target());
+    }
     target = answered.target();
     completion = answered.completion();
     upstream = answered.response().stream();

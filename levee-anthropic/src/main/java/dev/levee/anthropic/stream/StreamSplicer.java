@@ -3,6 +3,7 @@ package dev.levee.anthropic.stream;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.levee.anthropic.Json;
+import dev.levee.anthropic.message.TokenUsage;
 import dev.levee.anthropic.sse.EventFields;
 import dev.levee.anthropic.sse.FrameFields;
 import dev.levee.anthropic.sse.SseEvent;
@@ -101,7 +102,7 @@ final class StreamSplicer {
         default -> messageStop(event);
       };
     }
-    FrameFields frame = event.frame(); // read once without a tree, shared with the assembler and the usage tap
+    FrameFields frame = event.frame(); // read once without a tree, shared with the assembler
     if (frame == null) {
       throw malformed(event);
     }
@@ -415,6 +416,15 @@ final class StreamSplicer {
   List<SseEvent> finishWithoutStop() {
     messageStopSent = true;
     return List.of(new SseEvent("message_stop", "{\"type\":\"message_stop\"}"));
+  }
+
+  /**
+   * The stream's token usage by attempt, in order ({@link UsageTotals#byAttempt()}): the first
+   * attempt's, then one per recovery or {@link #goOn} begun; the last is all zeros when the last
+   * attempt ended and none began after it. Adds up to the usage the client's final {@code message_delta} reports.
+   */
+  List<TokenUsage> usageByAttempt() {
+    return usage.byAttempt();
   }
 
   /** Content deltas that repeated the previous one byte for byte (dropped or not). */

@@ -3,9 +3,12 @@ package dev.levee.anthropic.stream;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.levee.anthropic.Json;
+import dev.levee.anthropic.message.TokenUsage;
 import dev.levee.anthropic.sse.FrameFields;
 import dev.levee.anthropic.sse.SseEvent;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -15,15 +18,30 @@ import java.util.Map;
  * answer's count before the last attempt ({@link OutputCount}: the upstream's own where a
  * continuation's input told it, else counted high) plus the last attempt's own, never more than
  * {@code max_tokens}. Output an attempt made that the client never got (a tool call held when the
- * stream broke, the words a continuation repeated) is not in it. Not thread-safe.
+ * stream broke, the words a continuation repeated) is not in it. The same figures split by attempt
+ * ({@link #byAttempt()}) tell which attempt used which tokens, for a stream whose attempts were
+ * served by different models. Not thread-safe.
  */
 final class UsageTotals {
 
+  private static final String INPUT = "input_tokens";
   private static final String OUTPUT = "output_tokens";
+  private static final String CACHE_READ = "cache_read_input_tokens";
+  private static final String CACHE_CREATION = "cache_creation_input_tokens";
 
   private final long maxTokens;
   private Map<String, Long> banked; // finished attempts; null until one broke (most streams never do)
+  private List<Ended> ended; // the same attempts one by one, in order; null with banked
   private final Map<String, Long> current = new HashMap<>(8); // the attempt now streaming
+
+  /**
+   * An attempt that ended.
+   *
+   * @param own its usage as it reported it
+   * @param answerAfter the output tokens of the client's answer once it ended (as {@link #bank} and
+   *     {@link #rebank} were told it), never fewer than after the attempt before it
+   */
+  private record Ended(TokenUsage own, long answerAfter) {}
 
   /**
    * @param maxTokens the {@code max_tokens} the stream was asked for, which its output tokens never
@@ -56,17 +74,62 @@ final class UsageTotals {
   void bank(long answer) {
     if (banked == null) {
       banked = new HashMap<>(8);
+      ended = new ArrayList<>(2);
     }
+    ended.add(new Ended(own(), 0));
     current.forEach((k, v) -> banked.merge(k, v, Long::sum));
     current.clear();
     rebank(answer);
   }
 
-  /** The answer's output tokens before the current attempt, now better known ({@link OutputCount#reconcile}). */
+  /**
+   * The answer's output tokens before the current attempt, now better known ({@link OutputCount#reconcile}):
+   * the last ended attempt ends there, and none before it later.
+   */
   void rebank(long answer) {
     if (banked != null) {
-      banked.put(OUTPUT, capped(answer));
+      long output = capped(answer);
+      banked.put(OUTPUT, output);
+      int last = ended.size() - 1;
+      ended.set(last, new Ended(ended.get(last).own(), output));
+      for (int i = last - 1; i >= 0 && ended.get(i).answerAfter() > output; i--) {
+        ended.set(i, new Ended(ended.get(i).own(), output));
+      }
     }
+  }
+
+  /**
+   * The usage split by attempt, in the order they streamed, the current attempt last (all zeros
+   * when none streamed since the last ended): each attempt's own input and cache tokens, and as
+   * output tokens its share of the client's answer — for an attempt that ended, the answer's output
+   * tokens after it less those before it; for the current one, its own, within {@code max_tokens}
+   * once an attempt has ended. The parts add up to the usage the client's final {@code
+   * message_delta} reports (the one {@link #summed} or {@link #maxTokensDelta} writes, or the
+   * upstream's own when no attempt ended). All counts in tokens.
+   */
+  List<TokenUsage> byAttempt() {
+    TokenUsage now = own();
+    if (ended == null) {
+      return List.of(now); // as it came: the client's message_delta goes unchanged
+    }
+    List<TokenUsage> parts = new ArrayList<>(ended.size() + 1);
+    long before = 0;
+    for (Ended attempt : ended) {
+      parts.add(withOutput(attempt.own(), attempt.answerAfter() - before));
+      before = attempt.answerAfter();
+    }
+    parts.add(withOutput(now, capped(before + now.output()) - before)); // before is capped: never negative
+    return parts;
+  }
+
+  /** The current attempt's usage as it reported it so far. */
+  private TokenUsage own() {
+    return new TokenUsage(current.getOrDefault(INPUT, 0L), current.getOrDefault(OUTPUT, 0L),
+        current.getOrDefault(CACHE_READ, 0L), current.getOrDefault(CACHE_CREATION, 0L));
+  }
+
+  private static TokenUsage withOutput(TokenUsage usage, long output) {
+    return new TokenUsage(usage.input(), output, usage.cacheRead(), usage.cacheCreation());
   }
 
   private long capped(long output) {

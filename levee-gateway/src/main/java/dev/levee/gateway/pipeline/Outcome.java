@@ -2,6 +2,7 @@ package dev.levee.gateway.pipeline;
 
 import dev.levee.anthropic.message.TokenUsage;
 import dev.levee.anthropic.stream.ResilientStream;
+import dev.levee.anthropic.stream.TargetUsage;
 import dev.levee.anthropic.upstream.Reply;
 import dev.levee.core.chain.AttemptRecord;
 import dev.levee.core.chain.ChainResult;
@@ -31,12 +32,23 @@ sealed interface Outcome {
    * @param recoveries continuations spliced in
    * @param message the whole answer for the cache, assembled when asked (once at most: the cache
    *     asks only when it will store it); null when it did not complete or may not be cached
-   * @param usage the tokens the stream's events reported (for metrics and cost)
+   * @param usage the tokens the stream used, by the target that served them ({@link
+   *     ResilientStream#usage()}): each counted and priced under its own target's model
    * @param failure why it {@link ResilientStream.Outcome#FAILED failed} (what its {@code event:
    *     error} said); null otherwise
    */
   record Streamed(ChainResult.Answered<Reply> first, ResilientStream.Outcome ended, Target last, int recoveries,
-      int calls, Supplier<byte[]> message, TokenUsage usage, Failure failure) implements Outcome {}
+      int calls, Supplier<byte[]> message, List<TargetUsage> usage, Failure failure) implements Outcome {
+
+    /** The tokens of the whole stream, every target's together (what its final {@code message_delta} reports). */
+    TokenUsage totalUsage() {
+      TokenUsage total = TokenUsage.NONE;
+      for (TargetUsage part : usage) {
+        total = total.plus(part.usage());
+      }
+      return total;
+    }
+  }
 
   /** The client's own error, to reach it at once with the upstream's status and body (reply may be null). */
   record Rejected(Target target, Failure failure, Reply reply, int calls) implements Outcome {}

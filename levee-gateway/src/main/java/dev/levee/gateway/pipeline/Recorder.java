@@ -8,6 +8,7 @@ import dev.levee.gateway.health.GuardedParts;
 import dev.levee.gateway.health.Metrics;
 import dev.levee.gateway.health.ServedRequest;
 import dev.levee.anthropic.message.TokenUsage;
+import dev.levee.anthropic.stream.TargetUsage;
 import dev.levee.gateway.tier.TierBoard;
 import dev.levee.gateway.trace.RequestTrace;
 import dev.levee.gateway.trace.Tracing;
@@ -28,8 +29,9 @@ import java.util.function.Supplier;
  * upstream calls still feed the breakers and the target windows, as every call does (newcomer
  * trial, session 9: a backlog's instant half-open refusals, 597 of them, burned a healthy
  * feature's budget and held it at T2). Metrics are written here too: from the outcome (retries,
- * time to first token, stream recoveries, token usage and its cost, a T2 cache miss) and from the
- * access record (duration, status, source of the answer).
+ * time to first token, stream recoveries, token usage and its cost — a recovered stream's under the
+ * model of each target that served part of it — a T2 cache miss) and from the access record
+ * (duration, status, source of the answer).
  *
  * <p>Each of these parts runs on its own ({@link GuardedParts}): one that throws (a bug, an answer
  * of an odd shape) skips none of the others, never reaches the client's answer or the request's
@@ -143,7 +145,7 @@ final class Recorder {
       case Outcome.Answered json -> json.answered().response().status() == 200
           ? json.answered().response().usage() // read when the answer's shape was checked
           : TokenUsage.NONE;
-      case Outcome.Streamed stream -> stream.usage();
+      case Outcome.Streamed stream -> stream.totalUsage();
       case Outcome.Exhausted exhausted -> TokenUsage.NONE;
       case Outcome.Rejected rejected -> TokenUsage.NONE;
       case Outcome.Cancelled cancelled -> TokenUsage.NONE;
@@ -166,7 +168,9 @@ final class Recorder {
         List<AttemptRecord> steps = stream.first().steps();
         metrics.upstream(steps);
         metrics.streamed(in.alias().alias(), stream.first().target(), steps.getLast().took(), stream.recoveries());
-        metrics.usage(in.feature(), admitted.tier(), stream.first().target().model(), stream.usage());
+        for (TargetUsage part : stream.usage()) { // a continuation on another model counts and is priced as that model
+          metrics.usage(in.feature(), admitted.tier(), part.target().model(), part.usage());
+        }
       }
       case Outcome.Exhausted exhausted -> metrics.upstream(exhausted.steps());
       case Outcome.Rejected rejected -> { }

@@ -27,7 +27,6 @@ final class StreamRelay {
   private final String requestId;
   private final MessageAssembler assembled;
   private final RelayFlushes flushes = new RelayFlushes();
-  private final UsageTap usage = new UsageTap();
   private final Relay.Waits waits;
   private Failure failure; // why it failed, once it has
   private boolean atHand = true; // whether the next event is at hand without a wait (first: the held-back ones)
@@ -70,7 +69,7 @@ final class StreamRelay {
     try (stream) {
       int calls = first.calls() + stream.recoveryCalls(); // every upstream call, failed recovery calls included
       Supplier<byte[]> message = assembled != null && ended == ResilientStream.Outcome.COMPLETE ? assembled::message : null;
-      return new Outcome.Streamed(first, ended, stream.target(), stream.recoveries(), calls, message, usage.usage(),
+      return new Outcome.Streamed(first, ended, stream.target(), stream.recoveries(), calls, message, stream.usage(),
           failure);
     }
   }
@@ -96,7 +95,6 @@ final class StreamRelay {
           if (assembled != null) {
             assembled.accept(event);
           }
-          usage.accept(event);
         }
       } catch (StreamFailureException e) {
         if (e.failure().kind() == FailureKind.CANCELLED) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 
 import dev.levee.anthropic.message.TokenUsage;
 import dev.levee.anthropic.stream.ResilientStream;
+import dev.levee.anthropic.stream.TargetUsage;
 import dev.levee.anthropic.upstream.Reply;
 import dev.levee.core.chain.AttemptRecord;
 import dev.levee.core.chain.ChainResult;
@@ -87,7 +88,7 @@ class StageSixPartFailureRegressionTest {
     ChainResult.Answered<Reply> first = new ChainResult.Answered<>(Reply.whole(200, Map.of(), new byte[0]), BIG, null,
         false, List.of(answered));
     return new Outcome.Streamed(first, ResilientStream.Outcome.COMPLETE, last, recoveries, 1 + recoveries, message,
-        new TokenUsage(10, 20, 0, 0), null);
+        List.of(new TargetUsage(BIG, new TokenUsage(10, 20, 0, 0))), null);
   }
 
   /** The counter {@code name} of the given tags (key, value, …), 0 when none was registered. */
