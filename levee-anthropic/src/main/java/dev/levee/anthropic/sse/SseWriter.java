@@ -20,8 +20,9 @@ import org.eclipse.jetty.io.RetainableByteBuffer;
  * the flush.
  *
  * <p>{@link #end()} writes what is gathered and ends the underlying stream: over an {@link Ending}
- * stream (an HTTP response's body, whose end is its last chunk) in one write, so the last events
- * of a stream and its end leave in one socket write.
+ * stream (an HTTP response's body, whose end is its last chunk) in one call, so the last events
+ * and the end are handed to the server together. (Jetty 12.1's HTTP/1.1 generator still sends the
+ * terminal chunk in a system call of its own after them: docs/benchmarks.md, session 17.)
  *
  * <p>The gathering buffer is borrowed from a pool shared by every writer ({@link
  * ArrayByteBufferPool}, heap buffers of 4 KiB steps, at most {@value #POOL_BYTES} bytes kept) from

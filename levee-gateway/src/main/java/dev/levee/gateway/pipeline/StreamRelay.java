@@ -26,7 +26,6 @@ final class StreamRelay {
   private final SseWriter out;
   private final String requestId;
   private final MessageAssembler assembled;
-  private final RelayFlushes flushes = new RelayFlushes();
   private final Relay.Waits waits;
   private Failure failure; // why it failed, once it has
   private boolean atHand = true; // whether the next event is at hand without a wait (first: the held-back ones)
@@ -91,7 +90,7 @@ final class StreamRelay {
             return ResilientStream.Outcome.COMPLETE;
           }
           atHand = stream.ready();
-          out.write(event, flushes.after(event, atHand)); // before a wait, and at the first delta; not message_stop
+          out.write(event, RelayFlushes.after(event, atHand)); // before a wait; not message_stop
           if (assembled != null) {
             assembled.accept(event);
           }
