@@ -32,7 +32,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Run: {@code levee-bench/side-by-side} (builds the jar when missing), or {@code java -cp
  * levee-bench/target/levee-bench.jar dev.levee.bench.sidebyside.SideBySide [--rounds 3]
- * [--seconds 3] [--connections 64] [--deltas 30] [--warmup 4] [--levee-jvm "-XX:+FlightRecorder ..."]
+ * [--seconds 3] [--connections 64] [--deltas 30] [--warmup 4] [--jit-warmup 60] [--levee-jvm "-XX:+FlightRecorder ..."]
  * [--floor jetty|threads]}. {@code --floor} adds a {@link FloorProxy} as a fourth path in the same
  * rounds: {@code jetty} is Levee's own server with a bare forwarding handler, what the server and
  * its I/O model cost with no pipeline at all, so the ratio Levee / floor is what Levee's own code
@@ -45,7 +45,7 @@ public final class SideBySide {
 
   public static void main(String[] args) throws Exception {
     Map<String, String> opt = new LinkedHashMap<>(Map.of("rounds", "3", "seconds", "3", "connections", "64",
-        "deltas", "30", "levee-jvm", "-Xmx256m", "warmup", "4"));
+        "deltas", "30", "levee-jvm", "-Xmx256m", "warmup", "4", "jit-warmup", "60"));
     for (int i = 0; i + 1 < args.length; i += 2) {
       opt.put(args[i].replaceFirst("^--", ""), args[i + 1]);
     }
@@ -83,6 +83,16 @@ public final class SideBySide {
       // warm-up: connection pools, and Levee's JIT until C2 has settled: it compiles through tens of
       // seconds of traffic, each compilation holding one of two vCPUs for milliseconds, and with two
       // passes the first rounds' c=1 p99 paid for it (docs/benchmarks.md, session 5)
+      // then the JVMs alone until their JIT and heap have settled (session 18: after the passes
+      // above Levee's C2 threads still took 15 % of its CPU and G1's concurrent cycles 8 %; after 90 s
+      // of load 7 % and 1 %, and its CPU per JSON request was 25 % lower): a gateway runs for weeks
+      long settle = Long.parseLong(opt.get("jit-warmup"));
+      for (Map.Entry<String, URI> path : bases.entrySet()) {
+        boolean jvm = path.getKey().equals("Levee") || path.getKey().equals("floor");
+        for (long s = 0; jvm && s < settle; s += 10) {
+          load.run(path.getValue(), body("fast", s % 20 != 0), connections, Duration.ofSeconds(Math.min(10, settle - s)));
+        }
+      }
       for (int i = 0; i < Integer.parseInt(opt.get("warmup")); i++) {
         for (Map.Entry<String, URI> path : bases.entrySet()) {
           load.run(path.getValue(), body("fast", false), 1, time);
