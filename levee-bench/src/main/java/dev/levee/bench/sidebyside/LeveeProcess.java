@@ -2,6 +2,7 @@ package dev.levee.bench.sidebyside;
 
 import dev.levee.gateway.Gateway;
 import dev.levee.gateway.config.ConfigLoader;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -11,6 +12,13 @@ import java.util.Map;
  * {@code LEVEE <base url>} once listening; stops when its standard input closes.
  */
 public final class LeveeProcess {
+
+  /**
+   * The JVM flags the {@code levee} launcher runs Levee with ({@code -Djdk.pollerMode=1
+   * -XX:MaxHeapFreeRatio=100}); the benchmarks start Levee's and the floor proxy's JVMs with them
+   * too, before their {@code --levee-jvm} options, which may override them.
+   */
+  static final List<String> LAUNCHER_FLAGS = List.of("-Djdk.pollerMode=1", "-XX:MaxHeapFreeRatio=100");
 
   private LeveeProcess() {}
 

@@ -203,8 +203,7 @@ public final class ManyStreams {
       List<String> command = new ArrayList<>();
       command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
       if (main == LeveeProcess.class || main == FloorProxy.class) {
-        command.add("-Djdk.pollerMode=1"); // as the levee launcher runs it; --levee-jvm can override them
-        command.add("-XX:MaxHeapFreeRatio=100");
+        command.addAll(LeveeProcess.LAUNCHER_FLAGS); // --levee-jvm, after them, can override them
       }
       command.addAll(Arrays.asList(jvmOptions.trim().split("\\s+")));
       command.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
