@@ -4,9 +4,7 @@ import dev.levee.anthropic.error.ApiError;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Request;
@@ -18,18 +16,23 @@ public final class ServerIo {
 
   private ServerIo() {}
 
-  /** The request's headers as sent: names in arrival order, repeated names' values in order. */
-  public static Map<String, List<String>> headers(Request request) {
-    Map<String, List<String>> headers = new LinkedHashMap<>();
+  /**
+   * The request's headers, names lower-case (Jetty's own lower-case name for the headers it knows,
+   * so most names cost nothing), in arrival order; a name sent twice in any case is one entry, its
+   * values in order.
+   */
+  public static LowerCaseHeaders headers(Request request) {
+    LowerCaseHeaders headers = new LowerCaseHeaders();
     for (HttpField field : request.getHeaders()) {
-      List<String> values = headers.get(field.getName());
+      String name = field.getLowerCaseName();
+      List<String> values = headers.get(name);
       if (values == null) { // nearly always: one value, an immutable list of one (a stream keeps its request's headers)
-        headers.put(field.getName(), Collections.singletonList(field.getValue()));
+        headers.put(name, Collections.singletonList(field.getValue()));
       } else {
         List<String> more = new ArrayList<>(values.size() + 1);
         more.addAll(values);
         more.add(field.getValue());
-        headers.put(field.getName(), Collections.unmodifiableList(more));
+        headers.put(name, Collections.unmodifiableList(more));
       }
     }
     return headers;

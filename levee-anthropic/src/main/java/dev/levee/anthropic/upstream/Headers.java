@@ -1,5 +1,6 @@
 package dev.levee.anthropic.upstream;
 
+import dev.levee.anthropic.server.LowerCaseHeaders;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -91,20 +92,30 @@ public final class Headers {
    */
   static Set<String> connectionOptions(Map<String, List<String>> headers) {
     Set<String> named = null; // most messages have no Connection header: nothing allocated
-    for (Map.Entry<String, List<String>> header : headers.entrySet()) {
-      if (!header.getKey().equalsIgnoreCase("connection")) {
-        continue;
-      }
-      for (String value : header.getValue()) {
-        for (String token : value.split(",")) {
-          String option = token.strip().toLowerCase(Locale.ROOT);
-          if (!option.isEmpty()) {
-            named = named == null ? new HashSet<>() : named;
-            named.add(option);
-          }
+    if (headers instanceof LowerCaseHeaders lower) {
+      List<String> values = lower.get("connection");
+      named = values == null ? null : options(values, null);
+    } else {
+      for (Map.Entry<String, List<String>> header : headers.entrySet()) {
+        if (header.getKey().equalsIgnoreCase("connection")) {
+          named = options(header.getValue(), named);
         }
       }
     }
     return named == null ? Set.of() : named;
+  }
+
+  /** Adds each comma-separated token of {@code values}, lower-case, to {@code named} (made when null and needed). */
+  private static Set<String> options(List<String> values, Set<String> named) {
+    for (String value : values) {
+      for (String token : value.split(",")) {
+        String option = token.strip().toLowerCase(Locale.ROOT);
+        if (!option.isEmpty()) {
+          named = named == null ? new HashSet<>() : named;
+          named.add(option);
+        }
+      }
+    }
+    return named;
   }
 }

@@ -1,16 +1,25 @@
 package dev.levee.gateway.cache;
 
+import dev.levee.anthropic.server.LowerCaseHeaders;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-/** Case-insensitive reads of request headers kept as sent (names in any case). */
+/**
+ * Case-insensitive reads of request headers: by {@link Map#get} in a {@link LowerCaseHeaders} (a
+ * client's request: {@code name} must be lower-case, as every caller's is), else by comparing every
+ * name without case (a job's headers as stored, a test's map).
+ */
 public final class HeaderValues {
 
   private HeaderValues() {}
 
   /** Every value of {@code name}, across repeated headers, in order; empty when absent. Do not modify it. */
   static List<String> all(Map<String, List<String>> headers, String name) {
+    if (headers instanceof LowerCaseHeaders lower) {
+      List<String> values = lower.get(name);
+      return values == null ? List.of() : values;
+    }
     List<String> out = List.of();
     for (Map.Entry<String, List<String>> header : headers.entrySet()) {
       if (header.getKey() != null && header.getKey().equalsIgnoreCase(name) && header.getValue() != null) {
@@ -29,12 +38,25 @@ public final class HeaderValues {
 
   /** The first non-blank value of {@code name}, trimmed; null when absent. */
   public static String first(Map<String, List<String>> headers, String name) {
+    if (headers instanceof LowerCaseHeaders lower) {
+      return firstOf(lower.get(name));
+    }
     for (Map.Entry<String, List<String>> header : headers.entrySet()) {
-      if (header.getKey() != null && header.getKey().equalsIgnoreCase(name) && header.getValue() != null) {
-        for (String value : header.getValue()) {
-          if (value != null && !value.isBlank()) {
-            return value.strip();
-          }
+      if (header.getKey() != null && header.getKey().equalsIgnoreCase(name)) {
+        String value = firstOf(header.getValue());
+        if (value != null) {
+          return value;
+        }
+      }
+    }
+    return null;
+  }
+
+  private static String firstOf(List<String> values) {
+    if (values != null) {
+      for (String value : values) {
+        if (value != null && !value.isBlank()) {
+          return value.strip();
         }
       }
     }
