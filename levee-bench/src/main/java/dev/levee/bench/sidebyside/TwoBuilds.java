@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -26,9 +27,12 @@ import java.util.concurrent.TimeUnit;
  * few seconds apart, with both JVMs warm and alive, cancel it.
  *
  * <p>Run: {@code levee-bench/run TwoBuilds --a <dir> --b <dir> [--slices 12] [--seconds 6]
- * [--a-jvm "-Xmx256m"] [--b-jvm "-Xmx256m"] [--connections 64]}, where each dir holds a build's
- * {@code levee-bench.jar} and its {@code lib/} (copied from {@code levee-bench/target}); the same
- * dir twice with two {@code --*-jvm} compares JVM options. A benchmark, not a test.
+ * [--a-jvm "-Xmx256m"] [--b-jvm "-Xmx256m"] [--connections 64] [--deltas 30]}, where each dir holds a
+ * build's {@code levee-bench.jar} and its {@code lib/} (copied from {@code levee-bench/target}); the
+ * same dir twice with two {@code --*-jvm} compares JVM options (each replaces its default, {@code
+ * -Xmx256m}, after the launcher's flags). A fixed warm-up first (each build 20 s of JSON and 8 s of
+ * streams, twice: ~2 min), then {@code --slices} pairs of JSON slices and half as many (at least 3)
+ * of streams. An unknown option is refused. A benchmark, not a test.
  */
 public final class TwoBuilds {
 
@@ -37,12 +41,16 @@ public final class TwoBuilds {
   public static void main(String[] args) throws Exception {
     Map<String, String> opt = new LinkedHashMap<>(Map.of("slices", "12", "seconds", "6", "connections", "64",
         "a-jvm", "-Xmx256m", "b-jvm", "-Xmx256m", "deltas", "30"));
+    Set<String> known = Set.of("a", "b", "slices", "seconds", "connections", "a-jvm", "b-jvm", "deltas");
     for (int i = 0; i + 1 < args.length; i += 2) {
-      opt.put(args[i].replaceFirst("^--", ""), args[i + 1]);
+      String name = args[i].replaceFirst("^--", "");
+      if (!known.contains(name)) {
+        usage("unknown option " + args[i]);
+      }
+      opt.put(name, args[i + 1]);
     }
-    if (!opt.containsKey("a") || !opt.containsKey("b")) {
-      System.err.println("usage: TwoBuilds --a <dir with levee-bench.jar and lib/> --b <dir> [--slices 12] [--seconds 6]");
-      System.exit(2);
+    if (!opt.containsKey("a") || !opt.containsKey("b") || args.length % 2 != 0) {
+      usage("--a and --b are required, each option with one value");
     }
     int slices = Integer.parseInt(opt.get("slices"));
     Duration slice = Duration.ofSeconds(Long.parseLong(opt.get("seconds")));
@@ -65,6 +73,12 @@ public final class TwoBuilds {
       compare("JSON", a, b, load, json, connections, slice, slices);
       compare("stream", a, b, load, stream, connections, slice, Math.max(3, slices / 2));
     }
+  }
+
+  private static void usage(String why) {
+    System.err.println(why + "\nusage: TwoBuilds --a <dir with levee-bench.jar and lib/> --b <dir> [--slices 12] "
+        + "[--seconds 6] [--connections 64] [--a-jvm \"-Xmx256m\"] [--b-jvm \"-Xmx256m\"] [--deltas 30]");
+    System.exit(2);
   }
 
   private static void compare(String what, Build a, Build b, Load load, byte[] body, int connections, Duration slice,
