@@ -92,22 +92,7 @@ public final class Headers {
    */
   static Set<String> connectionOptions(Map<String, List<String>> headers) {
     Set<String> named = null; // most messages have no Connection header: nothing allocated
-    if (headers instanceof LowerCaseHeaders lower) {
-      List<String> values = lower.get("connection");
-      named = values == null ? null : options(values, null);
-    } else {
-      for (Map.Entry<String, List<String>> header : headers.entrySet()) {
-        if (header.getKey().equalsIgnoreCase("connection")) {
-          named = options(header.getValue(), named);
-        }
-      }
-    }
-    return named == null ? Set.of() : named;
-  }
-
-  /** Adds each comma-separated token of {@code values}, lower-case, to {@code named} (made when null and needed). */
-  private static Set<String> options(List<String> values, Set<String> named) {
-    for (String value : values) {
+    for (String value : LowerCaseHeaders.values(headers, "connection")) {
       for (String token : value.split(",")) {
         String option = token.strip().toLowerCase(Locale.ROOT);
         if (!option.isEmpty()) {
@@ -116,6 +101,6 @@ public final class Headers {
         }
       }
     }
-    return named;
+    return named == null ? Set.of() : named;
   }
 }
