@@ -1,7 +1,5 @@
 package dev.levee.bench.sidebyside;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -12,7 +10,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Levee beside the null hop, measured in one interleaved run: a {@link FixedUpstream} answering
@@ -41,6 +38,8 @@ import java.util.concurrent.TimeUnit;
  */
 public final class SideBySide {
 
+  private static final String CLASS_PATH = System.getProperty("java.class.path");
+
   private SideBySide() {}
 
   public static void main(String[] args) throws Exception {
@@ -58,8 +57,10 @@ public final class SideBySide {
 
     try (FixedUpstream upstream = FixedUpstream.start(deltas);
          NullHop hop = nginx == null ? null : NullHop.start(nginx, upstream.baseUrl());
-         Child levee = Child.start(upstream.baseUrl(), opt.get("levee-jvm"), null);
-         Child floor = opt.containsKey("floor") ? Child.start(upstream.baseUrl(), opt.get("levee-jvm"), opt.get("floor"))
+         LeveeChild levee = LeveeChild.start(CLASS_PATH, null, opt.get("levee-jvm"), LeveeProcess.class.getName(),
+             upstream.baseUrl().toString());
+         LeveeChild floor = opt.containsKey("floor") ? LeveeChild.start(CLASS_PATH, null, opt.get("levee-jvm"),
+             FloorProxy.class.getName(), opt.get("floor"), upstream.baseUrl().toString())
              : null) {
       Map<String, URI> bases = new LinkedHashMap<>();
       Map<String, Long> pids = new LinkedHashMap<>();
@@ -69,11 +70,11 @@ public final class SideBySide {
         pids.put("nginx", hop.pid());
       }
       if (floor != null) {
-        bases.put("floor", floor.baseUrl);
-        pids.put("floor", floor.process.pid());
+        bases.put("floor", floor.baseUrl());
+        pids.put("floor", floor.process().pid());
       }
-      bases.put("Levee", levee.baseUrl);
-      pids.put("Levee", levee.process.pid());
+      bases.put("Levee", levee.baseUrl());
+      pids.put("Levee", levee.process().pid());
 
       System.out.printf(Locale.ROOT, "side by side: %d rounds of %d s per scenario, c=%d, %d deltas per stream; "
           + "load: %s; null hop: %s; java %s; %d cpus; load average %s%n", rounds, time.toSeconds(), connections,
@@ -133,7 +134,7 @@ public final class SideBySide {
               connections, streamC.perSecond(), last(m, path + " ttfd p50"), complete[0], complete[1]);
         }
       }
-      report(m, bases.keySet(), levee.process.pid(), connections);
+      report(m, bases.keySet(), levee.process().pid(), connections);
     }
   }
 
@@ -281,38 +282,6 @@ public final class SideBySide {
       return f[0] + " " + f[1] + " " + f[2];
     } catch (java.io.IOException e) {
       return "?";
-    }
-  }
-
-  /** Levee in its own JVM, with this JVM's class path. */
-  private record Child(Process process, URI baseUrl) implements AutoCloseable {
-
-    /** @param floor null for Levee, or a {@link FloorProxy} mode to measure in its place */
-    static Child start(URI upstream, String jvmOptions, String floor) throws Exception {
-      List<String> command = new ArrayList<>();
-      command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-      command.addAll(LeveeProcess.LAUNCHER_FLAGS); // --levee-jvm, after them, can override them
-      command.addAll(Arrays.asList(jvmOptions.trim().split("\\s+")));
-      command.addAll(List.of("-cp", System.getProperty("java.class.path")));
-      command.addAll(floor == null ? List.of(LeveeProcess.class.getName(), upstream.toString())
-          : List.of(FloorProxy.class.getName(), floor, upstream.toString()));
-      Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-      BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-      String line;
-      while ((line = out.readLine()) != null) {
-        if (line.startsWith("LEVEE ")) {
-          return new Child(process, URI.create(line.substring(6).replaceAll("/$", "")));
-        }
-      }
-      throw new IllegalStateException("Levee did not start");
-    }
-
-    @Override
-    public void close() throws Exception {
-      process.getOutputStream().close();
-      if (!process.waitFor(20, TimeUnit.SECONDS)) {
-        process.destroy();
-      }
     }
   }
 }

@@ -1,20 +1,15 @@
 package dev.levee.bench.sidebyside;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Two builds of Levee, A and B, running at the same time on one {@link FixedUpstream}, loaded in
@@ -100,43 +95,29 @@ public final class TwoBuilds {
   }
 
   /** One build's Levee in its own JVM and working folder (its embedded job store is its own). */
-  private record Build(Process process, URI baseUrl) implements AutoCloseable {
+  private record Build(LeveeChild levee) implements AutoCloseable {
 
     static Build start(Path dir, String jvmOptions, URI upstream) throws Exception {
-      List<String> command = new ArrayList<>();
-      command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-      command.addAll(LeveeProcess.LAUNCHER_FLAGS); // the options after them can override them
-      command.addAll(Arrays.asList(jvmOptions.trim().split("\\s+")));
-      command.addAll(List.of("-cp", dir.toAbsolutePath().resolve("levee-bench.jar") + ":"
-          + dir.toAbsolutePath().resolve("lib") + "/*", LeveeProcess.class.getName(), upstream.toString()));
-      Process process = new ProcessBuilder(command).directory(Files.createTempDirectory("two-builds").toFile())
-          .redirectError(ProcessBuilder.Redirect.INHERIT).start();
-      BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-      for (String line; (line = out.readLine()) != null; ) {
-        if (line.startsWith("LEVEE ")) {
-          return new Build(process, URI.create(line.substring(6).replaceAll("/$", "")));
-        }
-      }
-      throw new IllegalStateException("Levee did not start from " + dir);
+      String classPath = dir.toAbsolutePath().resolve("levee-bench.jar") + ":" + dir.toAbsolutePath().resolve("lib") + "/*";
+      return new Build(LeveeChild.start(classPath, Files.createTempDirectory("two-builds").toFile(), jvmOptions,
+          LeveeProcess.class.getName(), upstream.toString()));
     }
 
     /** CPU µs of this build's process per answered request over one run of {@code time}. */
     double cpuPerRequest(Load load, byte[] body, int connections, Duration time) throws Exception {
-      double before = ProcCpu.seconds(process.pid());
-      Load.Run run = load.run(baseUrl, body, connections, time);
-      double cpu = ProcCpu.seconds(process.pid()) - before;
+      long pid = levee.process().pid();
+      double before = ProcCpu.seconds(pid);
+      Load.Run run = load.run(levee.baseUrl(), body, connections, time);
+      double cpu = ProcCpu.seconds(pid) - before;
       if (run.failures() > 0) {
-        throw new IllegalStateException(run.failures() + " failed answers from " + baseUrl);
+        throw new IllegalStateException(run.failures() + " failed answers from " + levee.baseUrl());
       }
       return cpu * 1e6 / run.requests();
     }
 
     @Override
     public void close() throws Exception {
-      process.getOutputStream().close();
-      if (!process.waitFor(20, TimeUnit.SECONDS)) {
-        process.destroy();
-      }
+      levee.close();
     }
   }
 }
