@@ -30,10 +30,12 @@ import java.util.Map;
  * <p>Run: {@code levee-bench/side-by-side} (builds the jar when missing), or {@code java -cp
  * levee-bench/target/levee-bench.jar dev.levee.bench.sidebyside.SideBySide [--rounds 3]
  * [--seconds 3] [--connections 64] [--deltas 30] [--warmup 4] [--jit-warmup 60] [--levee-jvm "-XX:+FlightRecorder ..."]
- * [--floor jetty|threads]}. {@code --floor} adds a {@link FloorProxy} as a fourth path in the same
+ * [--floor jetty|threads] [--floor-jvm "-Xmx256m"]}. {@code --floor} adds a {@link FloorProxy} as a fourth path in the same
  * rounds: {@code jetty} is Levee's own server with a bare forwarding handler, what the server and
  * its I/O model cost with no pipeline at all, so the ratio Levee / floor is what Levee's own code
- * adds and floor / nginx what the server library costs (docs/benchmarks.md, session 11).
+ * adds and floor / nginx what the server library costs (docs/benchmarks.md, session 11). The
+ * floor's JVM gets {@code --floor-jvm}, by default the same options as Levee's: a profiling flag in
+ * {@code --levee-jvm} then reaches Levee alone when {@code --floor-jvm "-Xmx256m"} is given.
  * A benchmark, not a test: nothing here runs in {@code mvn verify}.
  */
 public final class SideBySide {
@@ -48,6 +50,7 @@ public final class SideBySide {
     for (int i = 0; i + 1 < args.length; i += 2) {
       opt.put(args[i].replaceFirst("^--", ""), args[i + 1]);
     }
+    opt.putIfAbsent("floor-jvm", opt.get("levee-jvm"));
     int rounds = Integer.parseInt(opt.get("rounds"));
     Duration time = Duration.ofSeconds(Long.parseLong(opt.get("seconds")));
     int connections = Integer.parseInt(opt.get("connections"));
@@ -59,7 +62,7 @@ public final class SideBySide {
          NullHop hop = nginx == null ? null : NullHop.start(nginx, upstream.baseUrl());
          LeveeChild levee = LeveeChild.start(CLASS_PATH, null, opt.get("levee-jvm"), LeveeProcess.class.getName(),
              upstream.baseUrl().toString());
-         LeveeChild floor = opt.containsKey("floor") ? LeveeChild.start(CLASS_PATH, null, opt.get("levee-jvm"),
+         LeveeChild floor = opt.containsKey("floor") ? LeveeChild.start(CLASS_PATH, null, opt.get("floor-jvm"),
              FloorProxy.class.getName(), opt.get("floor"), upstream.baseUrl().toString())
              : null) {
       Map<String, URI> bases = new LinkedHashMap<>();
