@@ -1,20 +1,15 @@
 package dev.levee.bench.sidebyside;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
@@ -64,14 +59,17 @@ public final class ManyStreams {
         + "accept-queue: %d").formatted(Math.max(n, 4096), Math.max(n, 4096), SlowUpstream.ACCEPT_QUEUE));
     Duration limit = Duration.ofMillis((long) (seconds * 3_000) + 60_000);
 
-    try (Child upstream = Child.start("-Xmx1g", SlowUpstream.class, "UPSTREAM ", Integer.toString(deltas),
-            Double.toString(seconds));
-         Child levee = opt.containsKey("floor")
-             ? Child.start(opt.get("levee-jvm"), FloorProxy.class, "LEVEE ", opt.get("floor"), upstream.base.toString())
-             : Child.start(opt.get("levee-jvm"), LeveeProcess.class, "LEVEE ", upstream.base.toString(), server)) {
+    String classPath = System.getProperty("java.class.path");
+    try (LeveeChild upstream = LeveeChild.upstream("-Xmx1g", "UPSTREAM ", SlowUpstream.class.getName(),
+            Integer.toString(deltas), Double.toString(seconds));
+         LeveeChild levee = opt.containsKey("floor")
+             ? LeveeChild.start(classPath, null, opt.get("levee-jvm"), FloorProxy.class.getName(), opt.get("floor"),
+                 upstream.baseUrl().toString())
+             : LeveeChild.start(classPath, null, opt.get("levee-jvm"), LeveeProcess.class.getName(),
+                 upstream.baseUrl().toString(), server)) {
       Map<String, URI> paths = new LinkedHashMap<>();
-      paths.put("direct", upstream.base);
-      paths.put("Levee", levee.base);
+      paths.put("direct", upstream.baseUrl());
+      paths.put("Levee", levee.baseUrl());
       System.out.printf(Locale.ROOT, "many streams: %d concurrent streams of %.1f s (%d deltas), opened %s, %d rounds "
           + "after %d warm-up; Levee JVM %s, server {%s}; open files allowed here %s; java %s, %d cpus, load average "
           + "%s%n", n, seconds, deltas, ramp > 0 ? ramp + " a second" : "at once", rounds, warmups, opt.get("levee-jvm"), server, openFilesLimit(), Runtime.version(),
@@ -86,13 +84,13 @@ public final class ManyStreams {
 
       List<double[]> ratios = new ArrayList<>(); // {ratio, rss, cpu, complete}
       for (int round = 1; round <= rounds; round++) {
-        StreamCrowd.Result direct = new StreamCrowd(upstream.base, StreamCrowd.body(), deltas).run(n, ramp, limit);
+        StreamCrowd.Result direct = new StreamCrowd(upstream.baseUrl(), StreamCrowd.body(), deltas).run(n, ramp, limit);
         System.out.printf(Locale.ROOT, "round %d direct %s%n", round, StreamCrowd.describe(direct));
-        double cpu0 = ProcCpu.seconds(levee.process.pid());
-        Sampler sampler = Sampler.start(levee.process.pid());
-        StreamCrowd.Result through = new StreamCrowd(levee.base, StreamCrowd.body(), deltas).run(n, ramp, limit);
+        double cpu0 = ProcCpu.seconds(levee.process().pid());
+        Sampler sampler = Sampler.start(levee.process().pid());
+        StreamCrowd.Result through = new StreamCrowd(levee.baseUrl(), StreamCrowd.body(), deltas).run(n, ramp, limit);
         sampler.stop();
-        double cpu = ProcCpu.seconds(levee.process.pid()) - cpu0;
+        double cpu = ProcCpu.seconds(levee.process().pid()) - cpu0;
         System.out.printf(Locale.ROOT, "round %d Levee  %s%n", round, StreamCrowd.describe(through));
         double ratio = through.wallSeconds() / direct.wallSeconds();
         System.out.printf(Locale.ROOT, "round %d: Levee / direct wall time %.3f× (%.2f s / %.2f s); Levee peak RSS "
@@ -112,7 +110,7 @@ public final class ManyStreams {
       row("streams complete through Levee (of " + n + ")", ratios, 3, "%.0f", "all");
       row("streams complete direct (of " + n + ")", ratios, 4, "%.0f", "all");
       System.out.printf(Locale.ROOT, "Levee VmHWM (peak RSS over its life, warm-up included): %.0f MiB%n",
-          status(levee.process.pid(), "VmHWM:") / 1024.0);
+          status(levee.process().pid(), "VmHWM:") / 1024.0);
     }
   }
 
@@ -193,42 +191,6 @@ public final class ManyStreams {
       return f[0] + " " + f[1] + " " + f[2];
     } catch (IOException e) {
       return "?";
-    }
-  }
-
-  /** A child JVM on this class path that prints {@code <prefix><base url>} once listening; stops when its input closes. */
-  private record Child(Process process, URI base) implements AutoCloseable {
-
-    static Child start(String jvmOptions, Class<?> main, String prefix, String... args) throws Exception {
-      List<String> command = new ArrayList<>();
-      command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-      if (main == LeveeProcess.class || main == FloorProxy.class) {
-        command.addAll(LeveeProcess.LAUNCHER_FLAGS); // --levee-jvm, after them, can override them
-      }
-      command.addAll(Arrays.asList(jvmOptions.trim().split("\\s+")));
-      command.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
-      command.addAll(Arrays.asList(args));
-      ProcessBuilder builder = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
-      if (main == LeveeProcess.class || main == FloorProxy.class) {
-        builder.environment().putIfAbsent("MALLOC_ARENA_MAX", "2"); // as the levee launcher runs it
-      }
-      Process process = builder.start();
-      BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-      String line;
-      while ((line = out.readLine()) != null) {
-        if (line.startsWith(prefix)) {
-          return new Child(process, URI.create(line.substring(prefix.length()).replaceAll("/$", "")));
-        }
-      }
-      throw new IllegalStateException(main.getSimpleName() + " did not start");
-    }
-
-    @Override
-    public void close() throws Exception {
-      process.getOutputStream().close();
-      if (!process.waitFor(40, TimeUnit.SECONDS)) {
-        process.destroy();
-      }
     }
   }
 }
