@@ -38,9 +38,13 @@ public record InboundRequest(String id, OriginalRequest request, AliasChain alia
     return request.path();
   }
 
-  /** Whether the client asked for a stream. */
+  /**
+   * Whether the client asked for a stream: {@code "stream": true} on {@code /v1/messages}. A token
+   * count is never one, whatever its body says: it goes upstream as a JSON call, and the upstream
+   * judges the field (the Anthropic API refuses parameters a count does not take with a 400).
+   */
   public boolean stream() {
-    return request.body().stream();
+    return asksForAnswer() && request.body().stream();
   }
 
   /**

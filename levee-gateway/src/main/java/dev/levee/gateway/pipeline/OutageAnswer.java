@@ -29,7 +29,7 @@ record OutageAnswer(String job, int status, byte[] body) {
       return Optional.empty();
     }
     return outage.offer(CacheKey.tenantOf(in.request().headers()), in.feature(), in.body().model(),
-            in.body().stream(), in.path(), in.request().query(), in.request().headers(), in.body().body(), in.priority())
+            in.stream(), in.path(), in.request().query(), in.request().headers(), in.body().body(), in.priority())
         .map(job -> answer(job, in, error));
   }
 
