@@ -39,8 +39,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * HttpConnectTimeoutException}); a {@link Cancellation} or an interrupt closes the socket at once;
  * the body streams, and closing the response before its end closes the connection (a finished
  * body returns it to the pool). A body can also be waited on without a thread ({@link
- * #whenReadable}). A request that fails on a kept-alive connection before any byte
- * of the answer arrived (the server had closed it) is sent once more on a fresh connection.
+ * #whenReadable}). A request on a kept-alive connection the server had already closed — its write
+ * failed, or the answer's read found the connection's end before any byte — is sent once more on a
+ * fresh connection; any other failure once the request is written (a reset, a timeout) is the
+ * call's, for the caller's retry policy to count: the upstream never gets a call twice unseen.
  * Thread-safe.
  */
 final class PlainHttp1 implements AutoCloseable {
@@ -84,6 +86,7 @@ final class PlainHttp1 implements AutoCloseable {
       }
       AutoCloseable registration = cancellation.register(c::close);
       HeadDeadlines.Wait wait = deadlines.start(deadline, c::close);
+      boolean written = false;
       try {
         c.answered = false;
         if (wire != head) {
@@ -92,6 +95,7 @@ final class PlainHttp1 implements AutoCloseable {
           c.out.write(head);
           c.out.write(request.body());
         }
+        written = true;
         Head answer = c.readHead(); // no timed read: the deadline closes the connection (HeadDeadlines)
         if (!wait.end()) {
           throw new SocketTimeoutException(); // the deadline fired as the head arrived: the socket is closing
@@ -109,9 +113,9 @@ final class PlainHttp1 implements AutoCloseable {
         if (Thread.interrupted()) {
           throw new InterruptedException("interrupted while calling upstream");
         }
-        if (reused && !c.answered) {
+        if (reused && (!written || e instanceof ClosedUnanswered)) {
           stale = true;
-          continue; // the server had closed the kept-alive connection: once more, on a fresh one
+          continue; // the server had closed the kept-alive connection before this request: once more, on a fresh one
         }
         throw e;
       } finally {
@@ -334,6 +338,16 @@ final class PlainHttp1 implements AutoCloseable {
    * check of what waited, a grown copy and a read more (session 13: 8.5 KB allocated per
    * side-by-side stream).
    */
+  /**
+   * The connection's end before any byte of the call's answer: on a kept-alive connection, the
+   * server had closed it (its FIN is read before the reset our request draws).
+   */
+  private static final class ClosedUnanswered extends IOException {
+    ClosedUnanswered() {
+      super("upstream closed the connection before answering");
+    }
+  }
+
   private final class Connection {
     final String origin;
     final SocketChannel channel;
@@ -466,7 +480,7 @@ final class PlainHttp1 implements AutoCloseable {
           position = limit;
         }
         if (!fill()) {
-          throw new IOException("upstream closed the connection");
+          throw answered ? new IOException("upstream closed the connection") : new ClosedUnanswered();
         }
       }
     }

@@ -254,6 +254,32 @@ class PlainHttp1Test {
     assertThat(connections).hasValue(3);
   }
 
+  /**
+   * Regression (newcomer trial, session 20): a reset after the request was written on a kept-alive
+   * connection was taken for a connection the server had closed while idle, and the request sent
+   * once more unseen by the retry policy: the server got it twice. Only the connection's end before
+   * any byte of the answer (or a failed write) is a stale connection; a reset is the call's failure.
+   */
+  @Test
+  void aResetAfterTheRequestOnAKeptAliveConnectionIsTheCallsFailureNotASecondSend() throws Exception {
+    AtomicInteger requests = new AtomicInteger();
+    URI uri = serve((in, out, s) -> {
+      readRequest(in);
+      requests.incrementAndGet();
+      write(out, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+      if (readRequest(in) >= 0) {
+        requests.incrementAndGet();
+        s.setSoLinger(true, 0); // read, then reset (RST) unanswered
+      }
+    });
+    assertThat(body(send(uri, Duration.ofSeconds(5), new Cancellation()))).isEqualTo("ok");
+
+    assertThatThrownBy(() -> send(uri, Duration.ofSeconds(5), new Cancellation()))
+        .isInstanceOf(java.net.SocketException.class);
+    assertThat(requests).as("sent once, on the kept-alive connection").hasValue(2);
+    assertThat(connections).hasValue(1);
+  }
+
   @Test
   void cancellationClosesTheCallAtOnce() throws Exception {
     URI uri = serve((in, out, s) -> {
