@@ -61,4 +61,18 @@ record Plan(List<Target> targets, OriginalRequest request, Deadline deadline, bo
     }
     return route.ranked().isEmpty() ? "none" : route.explain();
   }
+
+  /**
+   * {@link #changes()} for an answer from {@code answered}: without its reduced model when another
+   * target answered (a fallback past the reduced target: the model is the client's own, {@code
+   * x-levee-model} names it); as planned when {@code answered} is null (no target answered).
+   */
+  String changesAnsweredBy(Target answered) {
+    if (changes == null || answered == null || answered.equals(targets.getFirst())
+        || !changes.startsWith(Planner.REDUCED_MODEL)) {
+      return changes;
+    }
+    int rest = changes.indexOf(", ");
+    return rest < 0 ? null : changes.substring(rest + 2);
+  }
 }

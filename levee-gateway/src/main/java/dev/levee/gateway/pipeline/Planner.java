@@ -23,8 +23,13 @@ import java.util.function.Function;
  *       the scoring router's order (the best candidate first, the other candidates as fallbacks,
  *       then the targets it left out: OPEN circuit, cooling, rate-limited); extended thinking kept unless the feature says {@code
  *       never}; answers cached with the hot TTL.
- *   <li><b>T1</b>: the feature's reduced target (default: the chain's last), {@code max_tokens}
- *       capped (default 1024), thinking removed (unless {@code thinking: always}); hot TTL.
+ *   <li><b>T1</b>: the feature's reduced target (default: the chain's last) first, then the alias's
+ *       other targets from the chain's end back to its start — a lower tier is never worse than the
+ *       one above: with the reduced target's circuit open or its call failed, a slow but working
+ *       primary still answers (newcomer trial, session 20: before, every request got 503 for the
+ *       reduced target's open period), and it is asked last, as the target whose trouble most
+ *       likely sent the tier down; not hedged; {@code max_tokens} capped (default 1024), thinking
+ *       removed (unless {@code thinking: always}); hot TTL.
  *   <li><b>T2</b> (a cache miss): as T1, cached with the cold TTL.
  * </ul>
  *
@@ -34,6 +39,9 @@ import java.util.function.Function;
  * HedgeDelay}). Thread-safe.
  */
 final class Planner {
+
+  /** How {@link #changes} names a reduced model, first of the changes. */
+  static final String REDUCED_MODEL = "reduced model ";
 
   private final Duration deadline;
   private final Ticker ticker;
@@ -69,7 +77,7 @@ final class Planner {
     List<Target> targets = reduced ? reducedTargets(in) : route != null ? route.order() : in.alias().targets();
     OriginalRequest shaped = shaped(in, tier);
     return new Plan(targets, shaped, requestDeadline, recover,
-        tier == Tier.T2 ? feature.coldTtl() : feature.hotTtl(), reduced, hedge(in.alias().hedge()), route,
+        tier == Tier.T2 ? feature.coldTtl() : feature.hotTtl(), reduced, reduced ? null : hedge(in.alias().hedge()), route,
         reduced ? changes(in, targets, shaped) : null);
   }
 
@@ -82,7 +90,7 @@ final class Planner {
   static String changes(InboundRequest in, List<Target> targets, OriginalRequest shaped) {
     List<String> changed = new java.util.ArrayList<>(3);
     if (!targets.getFirst().equals(in.alias().targets().getFirst())) {
-      changed.add("reduced model " + targets.getFirst().model());
+      changed.add(REDUCED_MODEL + targets.getFirst().model());
     }
     long asked = in.body().maxTokens();
     if (shaped.maxTokensCap() > 0 && asked > shaped.maxTokensCap()) {
@@ -99,12 +107,19 @@ final class Planner {
     return hedge == null ? null : new HedgeDelay(hedge, measured);
   }
 
+  /** The reduced target, then the alias's other targets from the chain's end back to its start. */
   private static List<Target> reducedTargets(InboundRequest in) {
-    Feature.Reduced reduced = in.config().reduced();
-    if (reduced != null && reduced.target() != null) {
-      return List.of(new Target(reduced.target().upstream(), reduced.target().model()));
+    Feature.Reduced configured = in.config().reduced();
+    Target reduced = configured != null && configured.target() != null
+        ? new Target(configured.target().upstream(), configured.target().model()) : in.alias().last();
+    List<Target> targets = new java.util.ArrayList<>(in.alias().targets().size() + 1);
+    targets.add(reduced);
+    for (Target t : in.alias().targets().reversed()) {
+      if (!t.equals(reduced)) {
+        targets.add(t);
+      }
     }
-    return List.of(in.alias().last());
+    return targets;
   }
 
   /** The request as the tier sends it: below T0 {@code max_tokens} capped; thinking as the feature says. */

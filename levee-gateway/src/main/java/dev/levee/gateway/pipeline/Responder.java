@@ -145,7 +145,7 @@ final class Responder {
    */
   SseWriter startStream(ClientResponse client, InboundRequest in, Admission.Proceed admitted,
       ChainResult.Answered<Reply> first, int calls, Plan plan) {
-    Map<String, List<String>> head = relayed(first.response(), upstreamHead(in, admitted, calls, plan));
+    Map<String, List<String>> head = relayed(first.response(), upstreamHead(in, admitted, calls, plan, first.target()));
     put(head, LeveeHeaders.MODEL, first.target().id());
     put(head, LeveeHeaders.FALLBACK, Boolean.toString(first.fallback()));
     put(head, LeveeHeaders.REASON, AnsweredReason.of(first.steps()));
@@ -175,7 +175,7 @@ final class Responder {
     return switch (outcome) {
       case Outcome.Answered json -> {
         Reply reply = json.answered().response();
-        Map<String, List<String>> head = relayed(reply, upstreamHead(in, admitted, calls, plan));
+        Map<String, List<String>> head = relayed(reply, upstreamHead(in, admitted, calls, plan, json.answered().target()));
         put(head, LeveeHeaders.MODEL, json.answered().target().id());
         put(head, LeveeHeaders.FALLBACK, Boolean.toString(json.answered().fallback()));
         put(head, LeveeHeaders.REASON, AnsweredReason.of(json.answered().steps()));
@@ -202,7 +202,8 @@ final class Responder {
         Reply reply = rejected.reply();
         boolean relayed = reply != null && reply.body() != null;
         Map<String, List<String>> head = relayed
-            ? relayed(reply, upstreamHead(in, admitted, calls, plan)) : upstreamHead(in, admitted, calls, plan);
+            ? relayed(reply, upstreamHead(in, admitted, calls, plan, rejected.target()))
+            : upstreamHead(in, admitted, calls, plan, rejected.target());
         put(head, LeveeHeaders.MODEL, rejected.target().id());
         put(head, LeveeHeaders.SHOULD_RETRY, "false");
         if (relayed) {
@@ -229,7 +230,7 @@ final class Responder {
       Plan plan) {
     FailureResponse failure = exhausted.failure();
     Target last = failure.refused(); // the last target that refused, as for a relayed error (docs/gateway.md)
-    Map<String, List<String>> head = upstreamHead(in, admitted, exhausted.calls(), plan);
+    Map<String, List<String>> head = upstreamHead(in, admitted, exhausted.calls(), plan, null);
     put(head, LeveeHeaders.REASON, failure.reason());
     if (last != null) { // on every answer to "every target failed", the stale one included
       put(head, LeveeHeaders.MODEL, last.id());
@@ -262,16 +263,20 @@ final class Responder {
     return new Sent(client.status(), last, exhausted.calls(), false, "exhausted " + failure.reason());
   }
 
-  /** The headers of every answer to an admitted request that went upstream. */
+  /**
+   * The headers of every answer to an admitted request that went upstream; {@code answered} is the
+   * target whose answer it is (null when none answered).
+   */
   private Map<String, List<String>> upstreamHead(InboundRequest in, Admission.Proceed admitted, int calls,
-      Plan plan) {
+      Plan plan, Target answered) {
     Map<String, List<String>> head = levee(in, admitted.tier());
     put(head, LeveeHeaders.ROUTE, plan.explainRoute());
     if (admitted.cacheMissed()) {
       put(head, LeveeHeaders.CACHE, "miss");
     }
-    if (admitted.tier() != Tier.T0 && plan.changes() != null) { // what was changed, not the tier's name for it
-      put(head, LeveeHeaders.DEGRADED, disclosed(in, admitted.tier() + ": " + plan.changes()));
+    String changes = admitted.tier() == Tier.T0 ? null : plan.changesAnsweredBy(answered);
+    if (changes != null) { // what was changed, not the tier's name for it
+      put(head, LeveeHeaders.DEGRADED, disclosed(in, admitted.tier() + ": " + changes));
     }
     put(head, LeveeHeaders.ATTEMPTS, Integer.toString(calls));
     return head;

@@ -63,6 +63,6 @@ class HedgePlanTest {
 
     assertThat(planner.plan(through(null), at(Tier.T0)).hedgeAfter()).isNull();
     assertThat(planner.plan(through(HedgePolicy.after(Duration.ofMillis(500))), at(Tier.T1)).hedgeAfter())
-        .as("T1 has one reduced target: nothing to hedge to").isNull();
+        .as("below T0 nothing is hedged: the fallbacks are the targets the tier sheds load from").isNull();
   }
 }

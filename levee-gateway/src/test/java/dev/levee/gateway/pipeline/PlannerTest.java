@@ -55,7 +55,8 @@ class PlannerTest {
   void atT1TheChainsLastTargetAnswersCappedAndWithoutThinking() throws Exception {
     Plan plan = planner.plan(Requests.ask("hello", Feature.defaults()), admitted(Tier.T1));
 
-    assertThat(plan.targets()).containsExactly(new Target("a", "claude-small"));
+    assertThat(plan.targets()).as("the reduced target, then the rest from the chain's end")
+        .containsExactly(new Target("a", "claude-small"), new Target("a", "claude-mid"), new Target("a", "claude-big"));
     JsonNode body = sent(plan, plan.targets().get(0));
     assertThat(body.path("max_tokens").asInt()).isEqualTo(Feature.Reduced.DEFAULT_MAX_TOKENS);
     assertThat(body.has("thinking")).isFalse();
@@ -67,7 +68,8 @@ class PlannerTest {
   void aT2MissIsGeneratedAsAtT1AndCachedWithTheColdTtl() throws Exception {
     Plan plan = planner.plan(Requests.ask("hello", Feature.defaults()), admitted(Tier.T2));
 
-    assertThat(plan.targets()).containsExactly(new Target("a", "claude-small"));
+    assertThat(plan.targets()).containsExactly(new Target("a", "claude-small"), new Target("a", "claude-mid"),
+        new Target("a", "claude-big"));
     assertThat(plan.storeTtl()).isEqualTo(Feature.defaults().coldTtl());
   }
 
@@ -79,7 +81,9 @@ class PlannerTest {
 
     Plan plan = planner.plan(Requests.ask("hello", critical), admitted(Tier.T1));
 
-    assertThat(plan.targets()).containsExactly(new Target("b", "claude-haiku"));
+    assertThat(plan.targets()).as("a reduced target outside the chain, then the whole chain from its end")
+        .containsExactly(new Target("b", "claude-haiku"), new Target("a", "claude-small"), new Target("a", "claude-mid"),
+            new Target("a", "claude-big"));
     JsonNode body = sent(plan, plan.targets().get(0));
     assertThat(body.path("max_tokens").asInt()).isEqualTo(800);
     assertThat(body.has("thinking")).isTrue();
@@ -123,7 +127,8 @@ class PlannerTest {
   void belowT0TheReducedTargetAnswersAndNothingIsRouted() throws Exception {
     Plan plan = routed.plan(routedAsk(Feature.defaults()), admitted(Tier.T1));
 
-    assertThat(plan.targets()).containsExactly(new Target("a", "claude-small"));
+    assertThat(plan.targets()).containsExactly(new Target("a", "claude-small"), new Target("a", "claude-mid"),
+        new Target("a", "claude-big"));
     assertThat(plan.route()).isNull();
     assertThat(plan.explainRoute()).isNull();
   }
