@@ -35,10 +35,11 @@ import org.eclipse.jetty.server.Request;
  *       and its end; a cached, static or fail-closed answer Levee gives itself;
  *   <li>failures: the client's own error as the upstream said it, or one Anthropic-shaped error
  *       with {@code x-should-retry: false} (Levee owns retries, promise 2), a final 429 with the
- *       deciding upstream 429's {@code anthropic-ratelimit-*} ({@link FailureResponse#rateLimits}) — unless a cached answer
- *       can stand in (stale-if-error), or a fail-open feature's queue kept the request (a 200
- *       placeholder naming the job, with neither {@code x-should-retry} nor {@code retry-after}:
- *       the work was accepted, and an SDK reading either would send it again);
+ *       {@code anthropic-ratelimit-*} of the upstream 429 that decided it ({@link
+ *       FailureResponse#rateLimits}) — unless a cached answer can stand in (stale-if-error), or
+ *       a fail-open feature's queue kept the request (a 200 placeholder naming the job, with
+ *       neither {@code x-should-retry} nor {@code retry-after}: the work was accepted, and an SDK
+ *       reading either would send it again);
  *   <li>the {@link CancellationScope} that lets a client leaving cut execute and relay short.
  * </ul>
  *

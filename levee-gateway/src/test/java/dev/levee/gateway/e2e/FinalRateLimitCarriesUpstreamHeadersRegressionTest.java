@@ -99,8 +99,8 @@ class FinalRateLimitCarriesUpstreamHeadersRegressionTest {
       assertThat(limited.headers().firstValue("anthropic-ratelimit-requests-limit")).as("the last 429's")
           .hasValue("9");
       assertThat(limited.headers().firstValue("anthropic-ratelimit-requests-remaining")).hasValue("7");
-      assertThat(limited.headers().firstValue("retry-after")).as("Levee's: the earliest stated wait, not the last 429's 7")
-          .hasValue("2");
+      assertThat(limited.headers().firstValue("retry-after"))
+          .as("Levee's: the earliest stated wait, not the last 429's 7").hasValue("2");
     }
   }
 
