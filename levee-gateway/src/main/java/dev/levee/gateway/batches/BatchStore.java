@@ -102,18 +102,27 @@ public final class BatchStore {
 
   /**
    * Cancels {@code tenant}'s batch: its queued requests end {@code cancelled} at once; running
-   * ones finish and keep their result.
+   * ones finish and keep their result. Idempotent: a batch already canceling keeps its first
+   * {@code cancel_initiated_at}, and a batch whose processing has ended (no request queued or
+   * running: succeeded, errored, expired or cancelled before) is left as it is, without a {@code
+   * cancel_initiated_at} it did not have. Anthropic's reference says "Batches may be canceled any
+   * time before processing ends" and {@code cancel_initiated_at} is "Specified only if
+   * cancellation was initiated", but not what cancelling an ended batch answers; Levee answers it
+   * 200 with the batch unchanged, the idempotent reading (Levee's own {@code /admin} job cancel,
+   * which answers 409, is another API).
    *
-   * @return the batch after the cancel, or empty when there is no such batch
+   * @return the batch after the cancel (unchanged when it had ended), or empty when {@code tenant}
+   *     has no such batch
    */
   public Optional<Batch> cancel(String tenant, String id, Instant now) {
-    boolean found = inTransaction("cannot cancel a batch", c -> {
-      try (PreparedStatement s = c.prepareStatement(
-          "UPDATE batches SET cancel_initiated_at = COALESCE(cancel_initiated_at, ?) WHERE id = ? AND tenant = ?")) {
+    inTransaction("cannot cancel a batch", c -> {
+      try (PreparedStatement s = c.prepareStatement("UPDATE batches SET cancel_initiated_at = "
+          + "COALESCE(cancel_initiated_at, ?) WHERE id = ? AND tenant = ? AND EXISTS (SELECT 1 FROM jobs "
+          + "WHERE jobs.batch_id = batches.id AND jobs.state IN ('queued', 'running'))")) {
         s.setLong(1, now.toEpochMilli());
         s.setString(2, id);
         s.setString(3, tenant);
-        if (s.executeUpdate() == 0) {
+        if (s.executeUpdate() == 0) { // none of the tenant's, or ended: nothing to cancel
           return false;
         }
       }
@@ -126,7 +135,7 @@ public final class BatchStore {
       }
       return true;
     });
-    return found ? get(tenant, id) : Optional.empty();
+    return get(tenant, id);
   }
 
   /** Deletes {@code tenant}'s batch and its requests; false when there was none. */

@@ -34,10 +34,12 @@ import org.eclipse.jetty.server.Request;
  *   <li>the answer: the upstream's status, headers and body; a stream's head at its commit point
  *       and its end; a cached, static or fail-closed answer Levee gives itself;
  *   <li>failures: the client's own error as the upstream said it, or one Anthropic-shaped error
- *       with {@code x-should-retry: false} (Levee owns retries, promise 2) — unless a cached answer
- *       can stand in (stale-if-error), or a fail-open feature's queue kept the request (a 200
- *       placeholder naming the job, with neither {@code x-should-retry} nor {@code retry-after}:
- *       the work was accepted, and an SDK reading either would send it again);
+ *       with {@code x-should-retry: false} (Levee owns retries, promise 2), a final 429 with the
+ *       {@code anthropic-ratelimit-*} of the upstream 429 that decided it ({@link
+ *       FailureResponse#rateLimits}) — unless a cached answer can stand in (stale-if-error), or
+ *       a fail-open feature's queue kept the request (a 200 placeholder naming the job, with
+ *       neither {@code x-should-retry} nor {@code retry-after}: the work was accepted, and an SDK
+ *       reading either would send it again);
  *   <li>the {@link CancellationScope} that lets a client leaving cut execute and relay short.
  * </ul>
  *
@@ -259,6 +261,7 @@ final class Responder {
     }
     put(head, LeveeHeaders.SHOULD_RETRY, "false");
     failure.retryAfter().ifPresent(wait -> put(head, "retry-after", RetryAfter.seconds(wait)));
+    failure.rateLimits().forEach(head::putIfAbsent); // a final 429: the upstream's anthropic-ratelimit-*
     client.send(failure.error().status(), head, "application/json", failure.error().toBytes(in.id()));
     return new Sent(client.status(), last, exhausted.calls(), false, "exhausted " + failure.reason());
   }

@@ -7,6 +7,7 @@ import dev.levee.core.chain.Target;
 import dev.levee.core.tier.Tier;
 import dev.levee.gateway.jobs.JobWorkers;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -40,7 +41,7 @@ class JobAnswersTest {
   void anExhaustedTrysRecordNamesTheLastTargetThatFailedRegressionTest() {
     Target last = new Target("emu", "claude-small");
     FailureResponse failure = new FailureResponse(new ApiError(529, "overloaded_error", "all failed"), Optional.empty(),
-        "emu/claude-big: 529; emu/claude-small: 529", last);
+        "emu/claude-big: 529; emu/claude-small: 529", last, Map.of());
 
     Sent sent = JobAnswers.of(new Outcome.Exhausted(failure, 2, List.of()), Tier.T0, "job_abc").sent();
 
