@@ -61,4 +61,19 @@ final class ModelCatalog {
   static Optional<Model> find(String name) {
     return MODELS.stream().filter(model -> model.answersTo(name)).findFirst();
   }
+
+  /**
+   * The API's refusal of {@code maxTokens} for {@code name} (as requested; {@code model} the name
+   * without an emulator suffix), or null when it is within the model's maximum output or the
+   * model has no known limit. Worded as the API's 400: "max_tokens: 10000000 > 64000, which is
+   * the maximum allowed number of output tokens for claude-…".
+   */
+  static String maxTokensRefusal(String model, String name, int maxTokens) {
+    int limit = find(model).map(Model::maxOutputTokens).orElse(0);
+    if (limit == 0 || maxTokens <= limit) {
+      return null;
+    }
+    return "max_tokens: " + maxTokens + " > " + limit + ", which is the maximum allowed number of output tokens for "
+        + name;
+  }
 }
