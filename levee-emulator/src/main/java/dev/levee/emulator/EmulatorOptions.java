@@ -64,12 +64,13 @@ public record EmulatorOptions(String host, int port, Scenario scenario, Duration
 
   /**
    * Whether {@code model} (a name without a fault, not {@code emu-…}) is a model here: any name
-   * unless {@link #faithful}; else one that {@code GET /v1/models} lists, one of {@link #models},
-   * or one a phase of {@code playing} (the scenario now played) names.
+   * unless {@link #faithful}; else one that {@code GET /v1/models} lists, by its alias or dated
+   * snapshot ID ({@link ModelCatalog}), one of {@link #models}, or one a phase of {@code playing}
+   * (the scenario now played) names.
    */
   boolean knows(String model, ScenarioRuntime playing) {
     return !faithful || models.contains(model) || playing.names(model)
-        || InfoEndpoints.MODELS.stream().anyMatch(listed -> listed.id().equals(model));
+        || ModelCatalog.find(model).isPresent();
   }
 
   /** All defaults: 127.0.0.1, any free port, no scenario, 20 ms to first token, 2 ms per delta. */

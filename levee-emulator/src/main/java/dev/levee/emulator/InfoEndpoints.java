@@ -10,26 +10,6 @@ import java.util.List;
 /** {@code POST /v1/messages/count_tokens} and {@code GET /v1/models[/{id}]}. */
 final class InfoEndpoints {
 
-  /** The models {@code GET /v1/models} lists, newest first, with their creation dates. */
-  static final List<Model> MODELS = List.of(
-      new Model("claude-opus-4-6", "Claude Opus 4.6", "2026-02-05T00:00:00Z"),
-      new Model("claude-sonnet-4-6", "Claude Sonnet 4.6", "2026-02-17T00:00:00Z"),
-      new Model("claude-haiku-4-5", "Claude Haiku 4.5", "2025-10-15T00:00:00Z"),
-      new Model("claude-sonnet-4-5", "Claude Sonnet 4.5", "2025-09-29T00:00:00Z"),
-      new Model("emu-ok", "Emulator (healthy)", "2025-01-01T00:00:00Z"));
-
-  /** One entry of the models list. */
-  record Model(String id, String displayName, String createdAt) {
-    ObjectNode toJson() {
-      ObjectNode node = Json.MAPPER.createObjectNode();
-      node.put("type", "model");
-      node.put("id", id);
-      node.put("display_name", displayName);
-      node.put("created_at", createdAt);
-      return node;
-    }
-  }
-
   private InfoEndpoints() {}
 
   /**
@@ -69,7 +49,8 @@ final class InfoEndpoints {
       exchange.fail(PageLimit.invalid(query.getValue("limit")));
       return;
     }
-    List<String> ids = MODELS.stream().map(Model::id).toList();
+    List<ModelCatalog.Model> models = ModelCatalog.MODELS;
+    List<String> ids = models.stream().map(ModelCatalog.Model::id).toList();
     String before = query.getValue("before_id");
     String after = query.getValue("after_id");
     int from;
@@ -78,27 +59,22 @@ final class InfoEndpoints {
       to = Math.max(0, ids.indexOf(before));
       from = Math.max(0, to - limit);
     } else {
-      from = after == null ? 0 : ids.indexOf(after) < 0 ? MODELS.size() : ids.indexOf(after) + 1;
-      to = Math.min(MODELS.size(), from + limit);
+      from = after == null ? 0 : ids.indexOf(after) < 0 ? models.size() : ids.indexOf(after) + 1;
+      to = Math.min(models.size(), from + limit);
     }
-    List<Model> page = MODELS.subList(from, to);
+    List<ModelCatalog.Model> page = models.subList(from, to);
     ObjectNode body = Json.MAPPER.createObjectNode();
     ArrayNode data = body.putArray("data");
     page.forEach(model -> data.add(model.toJson()));
-    body.put("has_more", before != null ? from > 0 : to < MODELS.size());
+    body.put("has_more", before != null ? from > 0 : to < models.size());
     body.put("first_id", page.isEmpty() ? null : page.getFirst().id());
     body.put("last_id", page.isEmpty() ? null : page.getLast().id());
     exchange.sendJson(200, Json.bytes(body));
   }
 
-  /** One model object, or 404 {@code not_found_error}. */
+  /** One model object, found by its alias or dated snapshot ID, or 404 {@code not_found_error}. */
   static void model(Exchange exchange, String id) {
-    for (Model model : MODELS) {
-      if (model.id().equals(id)) {
-        exchange.sendJson(200, Json.bytes(model.toJson()));
-        return;
-      }
-    }
-    exchange.fail(ApiError.notFound("model: " + id));
+    ModelCatalog.find(id).ifPresentOrElse(model -> exchange.sendJson(200, Json.bytes(model.toJson())),
+        () -> exchange.fail(ApiError.notFound("model: " + id)));
   }
 }

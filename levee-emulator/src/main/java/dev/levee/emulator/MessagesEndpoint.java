@@ -9,8 +9,9 @@ import java.util.Optional;
 
 /**
  * {@code POST /v1/messages}, top to bottom: validate → refuse prefill where the model does →
- * resolve the model's fault → scenario phase → first-attempt memory → fault → continuation →
- * {@code max_tokens} → JSON or SSE.
+ * resolve the model's fault → refuse {@code max_tokens} above the model's maximum output →
+ * rate limit → scenario phase → first-attempt memory → fault → continuation → {@code max_tokens}
+ * → JSON or SSE.
  */
 final class MessagesEndpoint {
 
@@ -57,6 +58,11 @@ final class MessagesEndpoint {
     Optional<FaultSpec> named = FaultSpec.of(model);
     if (named.isEmpty() || (!model.startsWith("emu-") && !state.options.knows(model, state.scenario))) {
       exchange.fail(ApiError.notFound("model: " + request.model()));
+      return;
+    }
+    String tooMany = ModelCatalog.maxTokensRefusal(model, request.model(), request.maxTokens());
+    if (tooMany != null) { // the model's maximum output, before rate limits and faults
+      exchange.fail(ApiError.invalidRequest(tooMany));
       return;
     }
     state.rateLimits.apply(exchange.response.getHeaders(), request.inputTokens());

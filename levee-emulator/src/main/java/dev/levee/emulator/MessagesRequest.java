@@ -10,7 +10,8 @@ import java.util.List;
 
 /**
  * The parts of a {@code POST /v1/messages} body the emulator reads. Every other field is accepted
- * and ignored, as the API ignores nothing but the emulator needs nothing more.
+ * (unless {@link FieldChecks} refuses its value, as the API does) and ignored, as the API ignores
+ * nothing but the emulator needs nothing more.
  *
  * @param model the requested model name
  * @param maxTokens {@code max_tokens}
@@ -45,11 +46,12 @@ record MessagesRequest(String model, int maxTokens, boolean stream, JsonNode sys
   /**
    * Reads and minimally validates a body the way the API does: ill-formed UTF-8 (named by the byte
    * offset of its first bad sequence, as the gateway names it), malformed JSON, a missing {@code
-   * model}, {@code max_tokens} or {@code messages}, a bad role, or a final assistant message
-   * ending in whitespace give a 400 {@code invalid_request_error} with the API's wording.
+   * model}, {@code max_tokens} or {@code messages}, an optional field the API refuses ({@link
+   * FieldChecks}), a bad role, or a final assistant message ending in whitespace give a 400 {@code
+   * invalid_request_error} with the API's wording.
    *
    * @param countTokens true for {@code /v1/messages/count_tokens}, whose body has no {@code
-   *     max_tokens} (then 0)
+   *     max_tokens} (then 0) and refuses one that has it, or {@code stream}
    * @param betas the request's {@code anthropic-beta} values joined with {@code ,}, or null; with
    *     {@value #MID_CONVERSATION_SYSTEM_BETA}, messages of role {@code system} are accepted
    */
@@ -92,6 +94,10 @@ record MessagesRequest(String model, int maxTokens, boolean stream, JsonNode sys
     }
     if (!countTokens && maxTokens.asInt() < 1) {
       return invalid("max_tokens: Input should be greater than or equal to 1");
+    }
+    String refused = FieldChecks.refusal(object, countTokens);
+    if (refused != null) {
+      return invalid(refused);
     }
     JsonNode messagesNode = object.get("messages");
     if (!messagesNode.isArray()) {

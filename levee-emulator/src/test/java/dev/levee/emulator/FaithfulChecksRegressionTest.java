@@ -21,6 +21,7 @@ import org.junit.jupiter.api.Test;
 class FaithfulChecksRegressionTest {
 
   private static final String BODY = "{\"model\":\"%s\",\"max_tokens\":16,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+  private static final String COUNT_BODY = "{\"model\":\"%s\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
 
   private static EmulatorOptions faithful() {
     Scenario scenario = Scenario.builder().phase(Scenario.Phase.builder().model("incident-*").status(200).build()).build();
@@ -46,7 +47,8 @@ class FaithfulChecksRegressionTest {
     try (Emulator emulator = Emulator.start(faithful())) {
       Wire wire = new Wire(emulator);
       for (String path : List.of("/v1/messages", "/v1/messages/count_tokens")) {
-        HttpResponse<String> unknown = wire.post(path, BODY.formatted("claude-sonet-4-5"));
+        String body = path.endsWith("count_tokens") ? COUNT_BODY : BODY; // count_tokens refuses max_tokens
+        HttpResponse<String> unknown = wire.post(path, body.formatted("claude-sonet-4-5"));
 
         assertThat(unknown.statusCode()).as(path).isEqualTo(404);
         JsonNode error = Json.tryParse(unknown.body());

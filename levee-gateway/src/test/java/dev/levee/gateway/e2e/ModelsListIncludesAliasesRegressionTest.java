@@ -37,8 +37,8 @@ class ModelsListIncludesAliasesRegressionTest {
         fast: { chain: [emu/emu-ok] }
       """ + Harness.BASE_POLICY;
 
-  private static final List<String> EMULATOR = List.of("claude-opus-4-6", "claude-sonnet-4-6", "claude-haiku-4-5",
-      "claude-sonnet-4-5", "emu-ok");
+  private static final List<String> EMULATOR = List.of("claude-opus-4-6", "claude-sonnet-4-6", "claude-opus-4-5",
+      "claude-haiku-4-5", "claude-sonnet-4-5", "emu-ok");
 
   @Test
   void theSdkListsTheAliasesFirstThenTheUpstreamsModels() throws Exception {
