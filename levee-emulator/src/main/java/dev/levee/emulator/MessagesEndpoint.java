@@ -166,6 +166,7 @@ final class MessagesEndpoint {
 
   private static void rateLimited(Exchange exchange, long seconds) {
     exchange.response.getHeaders().put("retry-after", Long.toString(seconds));
+    RateLimitHeaders.limited(exchange.response.getHeaders(), seconds);
     exchange.fail(ApiError.rateLimited("This request would exceed your organization's rate limit. "
         + "Please retry after " + seconds + " seconds."));
   }
@@ -175,6 +176,7 @@ final class MessagesEndpoint {
       case 429 -> {
         long seconds = (phase.retryAfter().toMillis() + 999) / 1000;
         exchange.response.getHeaders().put("retry-after", Long.toString(seconds));
+        RateLimitHeaders.limited(exchange.response.getHeaders(), seconds);
         exchange.fail(ApiError.rateLimited("This request would exceed your organization's rate limit. "
             + "Please retry after " + seconds + " seconds."));
       }

@@ -33,7 +33,7 @@ final class RateLimitEnforcer {
 
     /** Puts the enforced limit's headers, replacing the informational ones of the same names. */
     void apply(HttpFields.Mutable headers, Instant wallNow) {
-      String reset = wallNow.plus(untilReset).toString();
+      String reset = RateLimitHeaders.wholeSecondAfter(wallNow.plus(untilReset));
       if (rule.requests() > 0) {
         headers.put("anthropic-ratelimit-requests-limit", Integer.toString(rule.requests()));
         headers.put("anthropic-ratelimit-requests-remaining", Long.toString(requestsLeft));

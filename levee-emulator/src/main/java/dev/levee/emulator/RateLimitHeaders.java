@@ -53,4 +53,19 @@ final class RateLimitHeaders {
     headers.put("anthropic-ratelimit-tokens-remaining", Long.toString(inputLeft + OUTPUT_TOKENS));
     headers.put("anthropic-ratelimit-tokens-reset", resetText);
   }
+
+  /**
+   * Turns the headers of an answer that is a 429 into ones that agree with it: no request left
+   * until {@code retryAfterSeconds} from now (the informational counts said thousands remained).
+   */
+  static void limited(HttpFields.Mutable headers, long retryAfterSeconds) {
+    headers.put("anthropic-ratelimit-requests-remaining", "0");
+    headers.put("anthropic-ratelimit-requests-reset", wholeSecondAfter(Instant.now().plusSeconds(retryAfterSeconds)));
+  }
+
+  /** {@code at} in RFC 3339 with whole seconds, rounded up, as the API gives its reset times. */
+  static String wholeSecondAfter(Instant at) {
+    Instant whole = at.truncatedTo(ChronoUnit.SECONDS);
+    return (whole.equals(at) ? whole : whole.plusSeconds(1)).toString();
+  }
 }

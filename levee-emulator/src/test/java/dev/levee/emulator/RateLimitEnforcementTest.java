@@ -50,7 +50,8 @@ class RateLimitEnforcementTest {
     RateLimitReading reading = RateLimitHeaders.parse(name -> limited.headers().firstValue(name).orElse(null),
         InstantSource.system());
     assertThat(reading.requests().orElseThrow().remaining()).isZero();
-    assertThat(reading.requests().orElseThrow().untilReset()).isBetween(Duration.ofSeconds(4), Duration.ofSeconds(6));
+    assertThat(reading.requests().orElseThrow().untilReset()).as("the window's end, rounded up to a whole second")
+        .isBetween(Duration.ofSeconds(4), Duration.ofSeconds(7));
 
     clock.advance(Duration.ofSeconds(6));
     assertThat(post(model).statusCode()).isEqualTo(200);

@@ -84,7 +84,8 @@ class FinalRateLimitCarriesUpstreamHeadersRegressionTest {
 
       assertThat(limited.statusCode()).as(limited.body()).isEqualTo(429);
       assertThat(limited.headers().firstValue("anthropic-ratelimit-requests-limit")).hasValue("50");
-      assertThat(limited.headers().firstValue("anthropic-ratelimit-requests-remaining")).hasValue("48");
+      assertThat(limited.headers().firstValue("anthropic-ratelimit-requests-remaining")).as("a 429 leaves none")
+          .hasValue("0");
     }
   }
 
@@ -98,7 +99,8 @@ class FinalRateLimitCarriesUpstreamHeadersRegressionTest {
       assertThat(limited.headers().firstValue("x-levee-attempts")).hasValue("4");
       assertThat(limited.headers().firstValue("anthropic-ratelimit-requests-limit")).as("the last 429's")
           .hasValue("9");
-      assertThat(limited.headers().firstValue("anthropic-ratelimit-requests-remaining")).hasValue("7");
+      assertThat(limited.headers().firstValue("anthropic-ratelimit-requests-remaining")).as("a 429 leaves none")
+          .hasValue("0");
       assertThat(limited.headers().firstValue("retry-after"))
           .as("Levee's: the earliest stated wait, not the last 429's 7").hasValue("2");
     }
@@ -113,7 +115,8 @@ class FinalRateLimitCarriesUpstreamHeadersRegressionTest {
       assertThat(limited.statusCode()).as(limited.body()).isEqualTo(429);
       assertThat(limited.headers().firstValue("x-levee-model")).hasValue("emu/emu-429-ra3-always-limit-11r");
       assertThat(limited.headers().firstValue("anthropic-ratelimit-requests-limit")).hasValue("11");
-      assertThat(limited.headers().firstValue("anthropic-ratelimit-requests-remaining")).hasValue("9");
+      assertThat(limited.headers().firstValue("anthropic-ratelimit-requests-remaining")).as("a 429 leaves none")
+          .hasValue("0");
     }
   }
 
