@@ -127,8 +127,11 @@ final class HttpDispatcher extends Handler.Abstract {
             metrics.scrape().getBytes(StandardCharsets.UTF_8));
       }
       default -> {
-        boolean models = (path.equals("/v1/models") || path.startsWith("/v1/models/"))
-            && (method.equals("GET") || method.equals("HEAD")); // HEAD: GET's status and headers, no body
+        boolean modelsPath = path.equals("/v1/models") || path.startsWith("/v1/models/");
+        if (modelsPath && !method.equals("GET") && !method.equals("HEAD")) {
+          return notAllowed(request, response, callback, method, path, "GET, HEAD");
+        }
+        boolean models = modelsPath; // GET, or HEAD: GET's status and headers, no body
         if (BatchesHandler.serves(path) || path.startsWith(JobsHandler.PREFIX) || path.startsWith("/admin/") || models) {
           response.getHeaders().put(LeveeHeaders.REQUEST_ID, ids.next()); // findable in the logs, errors included
         }
