@@ -196,7 +196,7 @@ public final class Gateway implements AutoCloseable {
           }
           headers.put(LeveeHeaders.ANSWER_REQUEST_ID, id); // where the SDKs look
           return id;
-        }).heardBy(messages::refusedAtTheDoor)); // in the access log and metrics like any refusal
+        }).heardBy(messages.door())); // in the access log and metrics: refusals, and clients gone mid-upload
     metrics.watchInFlight(VirtualThreadServer.guard(server)::inFlight);
     metrics.watchSilentConnections(() -> VirtualThreadServer.silentConnectionsClosed(server));
     try {

@@ -16,7 +16,9 @@ import org.eclipse.jetty.server.Request;
  * stalls is noticed through the connection's idle timeout, set to the time its allowance has left
  * while waiting for bytes (and restored afterwards), so no read is left pending when the server
  * answers 408. The rule is on the average rate, so a client that sent much early may pause
- * longer later, but never longer than the connection's idle timeout.
+ * longer later, but never longer than the connection's idle timeout. A body cut because the client
+ * went away ({@link ClientGone}) is told apart from a malformed one ({@link Broken}) by whether the
+ * connection's input has ended.
  */
 final class BodyReader {
 
@@ -29,7 +31,13 @@ final class BodyReader {
   /** The client sent too slowly, or stopped. */
   record TooSlow(long received) implements Result {}
 
-  /** The body could not be read (the client reset, or sent a malformed chunked body). */
+  /**
+   * The client went away before its body ended: the connection's input ended (closed, or reset)
+   * with fewer bytes than {@code content-length}, or before a chunked body's last chunk.
+   */
+  record ClientGone(long received) implements Result {}
+
+  /** The body could not be read as framed (a malformed chunked body) while the client is still there. */
   record Broken() implements Result {}
 
   private BodyReader() {}
@@ -62,7 +70,8 @@ final class BodyReader {
           continue;
         }
         if (Content.Chunk.isFailure(chunk)) {
-          return chunk.getFailure() instanceof TimeoutException ? new TooSlow(received) : new Broken();
+          return chunk.getFailure() instanceof TimeoutException ? new TooSlow(received)
+              : ended(endPoint) ? new ClientGone(received) : new Broken();
         }
         ByteBuffer bytes = chunk.getByteBuffer();
         int n = bytes.remaining();
@@ -82,5 +91,16 @@ final class BodyReader {
     } finally {
       endPoint.setIdleTimeout(idleTimeout);
     }
+  }
+
+  /**
+   * Whether the connection's input has ended: the client closed it (or half-closed it), or reset
+   * it (Jetty reads a reset as the input's end). Jetty fails a cut body and a malformed one alike
+   * ({@code EofException "Early EOF"} once the head was parsed), so the failure's type cannot tell
+   * them apart; the connection can — a client whose chunked body was malformed is still there,
+   * waiting for its 400.
+   */
+  private static boolean ended(EndPoint endPoint) {
+    return endPoint.isInputShutdown() || !endPoint.isOpen();
   }
 }

@@ -32,7 +32,10 @@ import org.slf4j.LoggerFactory;
  *       that an immediate 429 {@code rate_limit_error} (tenant) or 529 {@code overloaded_error}
  *       (server), both with {@code retry-after: 1} — never a wait.
  *   <li><b>Body</b>: read in full at {@link ServerLimits#minBodyRate()} or answered 408 {@code
- *       timeout_error} and closed ({@link BodyReader}); the handler reads it from memory.
+ *       timeout_error} and closed ({@link BodyReader}); the handler reads it from memory. A body
+ *       that cannot be read as framed is answered 400 {@code invalid_request_error} and closed; a
+ *       client that goes away mid-body (its connection closed or reset) gets no answer and is told
+ *       to {@link Refusals#clientGone}, not counted as refused.
  *   <li><b>Shutdown</b> ({@link #drain}): new requests get 503; those in flight get {@link
  *       ServerLimits#shutdownGrace()} to finish, then are ended by the server ({@link
  *       GuardedExchange}).
@@ -55,7 +58,8 @@ public final class RequestGuard extends Handler.Wrapper {
    *     request still in flight at shutdown; the 408 of headers too slow, {@link HeaderDeadline}), for the error body's {@code
    *     request_id}: the id already in the response's headers, else a fresh one put in them where
    *     the server's answers carry it; null: no id
-   * @param refusals hears each request refused before any handler saw it, once its answer is written
+   * @param refusals hears each request refused before any handler saw it, once its answer is written,
+   *     and each whose client went away while its body was read
    */
   public record Lanes(Predicate<String> control, String readinessPath, Function<HttpFields.Mutable, String> naming,
       Refusals refusals) {
@@ -88,12 +92,28 @@ public final class RequestGuard extends Handler.Wrapper {
    * (529, 429), during shutdown (503), a transfer coding it does not understand (501), a body too slow (408) or unreadable (400), headers too slow
    * (408, {@link HeaderDeadline}), a request Jetty could not parse ({@link ApiErrorHandler}).
    * Called after the answer is written (headers too slow: on the sweeping thread, as it is
-   * written); must not block.
+   * written); must not block. It also hears, apart ({@link #clientGone}), the requests whose
+   * client went away while the server read their body: those are no refusal, and get no answer.
    */
   @FunctionalInterface
   public interface Refusals {
     /** Hears nothing. */
     Refusals NONE = (method, path, beganNanos, requestId, error) -> { };
+
+    /**
+     * Hears a request whose client went away while the server read its body — the connection
+     * closed or reset with fewer bytes than {@code content-length}, or before a chunked body's last
+     * chunk — once its exchange has ended with no answer (nobody is there to read one). Not a
+     * refusal: the client left (a gateway logs it as {@code 499 client_gone}); a body that is
+     * malformed (400), too slow (408) or too large (413) is refused as before. Must not block.
+     * Default: hears nothing.
+     *
+     * @param method the request's method
+     * @param path the request's path
+     * @param beganNanos when the request's first byte arrived ({@link System#nanoTime()}'s clock)
+     * @param requestId the id the request was named by (sent to no one), or null when the lanes name none
+     */
+    default void clientGone(String method, String path, long beganNanos, String requestId) { }
 
     /**
      * @param method the request's method, or null when it is not known (headers too slow, a request
@@ -161,6 +181,11 @@ public final class RequestGuard extends Handler.Wrapper {
             refuse(request, response, callback, new ApiError(408, "timeout_error",
                 "The request body arrived too slowly (less than " + limits.minBodyRate() + " bytes/s)."), true);
             permit.close();
+            return true;
+          }
+          case BodyReader.ClientGone gone -> { // nobody is there to read an answer: none is written
+            permit.close();
+            left(request, response, callback);
             return true;
           }
           case BodyReader.Broken broken -> {
@@ -250,6 +275,17 @@ public final class RequestGuard extends Handler.Wrapper {
   /** The request id {@code response} answers under, or null when these lanes name none. */
   private String idOf(Response response) {
     return lanes.name(response.getHeaders());
+  }
+
+  /**
+   * Ends the exchange of a client that went away mid-upload: no answer, the connection closed
+   * ({@link ClientGoneException}, which the error handler neither answers nor counts), and the
+   * lanes' {@link Refusals#clientGone} told, under the id the request was named by.
+   */
+  private void left(Request request, Response response, Callback callback) {
+    String id = idOf(response);
+    callback.failed(new ClientGoneException());
+    lanes.refusals().clientGone(request.getMethod(), request.getHttpURI().getPath(), request.getBeginNanoTime(), id);
   }
 
   /**

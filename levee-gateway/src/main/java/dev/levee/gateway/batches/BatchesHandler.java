@@ -47,7 +47,10 @@ import org.eclipse.jetty.util.Fields;
  * BatchParser} checks, and stores nothing then. A batch sent without an API key ({@code x-api-key}
  * or a bearer token; an empty one counts as none) for a model whose every target forwards the
  * client's key is refused 401 {@code authentication_error} as {@code /v1/messages} is refused by
- * the upstream, instead of being stored to fail request by request.
+ * the upstream, instead of being stored to fail request by request. A batch whose requests would
+ * have to keep the client's key while {@code queue.secret} is unset is refused 403 {@code
+ * permission_error} ({@link #notOffered}). Every answer is Levee's own: none is a 5xx but a job
+ * store failure (500 {@code api_error}).
  */
 public final class BatchesHandler {
 
@@ -194,10 +197,7 @@ public final class BatchesHandler {
       if (forwardsClientKey.test(entry.model()) && clientKey != null) {
         if (!seal.enabled()) {
           response.getHeaders().put("x-should-retry", "false"); // a configuration matter: retrying cannot help
-          LeveeErrors.send(response, callback, ApiError.api("this gateway is not configured for batches of '"
-              + ClientText.shown(entry.model()) + "': its upstream has no api-key, so each request must keep your API key, and "
-              + "queue.secret (which seals kept keys) is not set. The gateway's operator must " + KeySeal.HOW_TO_ENABLE
-              + ". Nothing was stored."));
+          LeveeErrors.send(response, callback, notOffered(entry.model()));
           return;
         }
         sealed = seal.seal(clientKey);
@@ -318,6 +318,27 @@ public final class BatchesHandler {
 
   private static String resultsUrl(Request request, String id) {
     return HttpURI.build(request.getHttpURI()).path(PREFIX + "/" + id + "/results").query(null).asString();
+  }
+
+  /**
+   * The refusal of a batch for {@code model} when its requests would have to keep the client's key
+   * (some target's upstream has no {@code api-key}) and {@code queue.secret} is unset: 403 {@code
+   * permission_error}, sent with {@code x-should-retry: false}, saying that this gateway does not
+   * offer Message Batches for the model until its operator sets the secret, and that nothing was
+   * stored. A 4xx, because nothing failed: the gateway refuses by its configuration, so the answer
+   * must not count among the 5xx and errors operators alert on, nor be retried — the SDKs retry
+   * 408, 409, 429 and 5xx only (the Anthropic API's "Errors" page, and {@code x-should-retry}).
+   * 403 rather than 404, because the endpoint exists: it takes batches for models whose upstream
+   * holds its own key, and lists, retrieves, cancels and deletes batches, so a 404 would send the
+   * client looking for a wrong base URL; 403 is the API's word for "this key may not use this
+   * resource here", which is what the client meets. Like any 4xx it is kept under an {@code
+   * idempotency-key}: once the secret is set, the batch goes again under a new key.
+   */
+  static ApiError notOffered(String model) {
+    return new ApiError(403, "permission_error", "This gateway does not offer Message Batches for model '"
+        + ClientText.shown(model) + "' until queue.secret is configured: the model's upstream has no api-key, so each "
+        + "request of a batch would have to keep your API key, and the gateway keeps client keys only sealed under "
+        + "queue.secret. The gateway's operator must " + KeySeal.HOW_TO_ENABLE + ". Nothing was stored.");
   }
 
   private static ApiError notFound(String id) {

@@ -142,6 +142,37 @@ public final class MessagesHandler {
         error.status(), error.type());
   }
 
+  /**
+   * Records a request whose client went away while the server's door read its body ({@link
+   * RequestGuard.Refusals#clientGone}: the connection closed or reset mid-upload) as a client that
+   * left mid-stream is recorded: one access-log line with status 499 and outcome {@code
+   * client_gone}, counted under that outcome in metrics — not as a refusal, and no answer was sent.
+   *
+   * @param beganNanos when the request's first byte arrived, on Jetty's clock ({@link NanoTime})
+   */
+  public void clientGoneAtTheDoor(String method, String path, long beganNanos, String id) {
+    recorder.logUnadmitted(ticker.nanos() - NanoTime.since(beganNanos), id, method, path, 499, "client_gone");
+  }
+
+  /**
+   * What the server's door tells of the requests it ends before this handler sees them, for the
+   * access log and metrics: its refusals ({@link #refusedAtTheDoor(String, String, long, String,
+   * ApiError)}) and the clients that left mid-upload ({@link #clientGoneAtTheDoor}).
+   */
+  public RequestGuard.Refusals door() {
+    return new RequestGuard.Refusals() {
+      @Override
+      public void refused(String method, String path, long beganNanos, String requestId, ApiError error) {
+        refusedAtTheDoor(method, path, beganNanos, requestId, error);
+      }
+
+      @Override
+      public void clientGone(String method, String path, long beganNanos, String requestId) {
+        clientGoneAtTheDoor(method, path, beganNanos, requestId);
+      }
+    };
+  }
+
   /** {@link #refusedAtTheDoor(String, String, long, String, ApiError)} for a request Levee's dispatcher refused. */
   public void refusedAtTheDoor(Request request, String id, ApiError error) {
     refusedAtTheDoor(request.getMethod(), request.getHttpURI().getPath(), request.getBeginNanoTime(), id, error);

@@ -132,7 +132,7 @@ public final class QueuedWork implements AutoCloseable {
 
   /**
    * The start-up warning when {@code queue.secret} is unset while some alias's upstream has no key
-   * of its own: its batches are refused (500 {@code api_error} naming {@code queue.secret}) and its
+   * of its own: its batches are refused (403 {@code permission_error} naming {@code queue.secret}) and its
    * requests in {@code queueing} features are not queued on an outage. Empty when the secret is set
    * or no alias needs a client key kept.
    *
@@ -144,8 +144,8 @@ public final class QueuedWork implements AutoCloseable {
       return Optional.empty();
     }
     return Optional.of("queue.secret is not set, and " + String.join(", ", keepingKeys)
-        + " forward the client's API key (no api-key of their own): Message Batches for them are refused (500 "
-        + "api_error)" + (queueing.isEmpty() ? "" : " and features " + queueing + " cannot queue them on an outage")
+        + " forward the client's API key (no api-key of their own): Message Batches for them are refused (403 "
+        + "permission_error)" + (queueing.isEmpty() ? "" : " and features " + queueing + " cannot queue them on an outage")
         + ", because queued work would have to keep the key and Levee never keeps it in clear. To allow it, "
         + KeySeal.HOW_TO_ENABLE + ".");
   }

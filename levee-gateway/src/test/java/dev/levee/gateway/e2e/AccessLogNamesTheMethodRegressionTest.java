@@ -2,20 +2,15 @@ package dev.levee.gateway.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.lang.reflect.Field;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 
 /**
  * Newcomer trial: the access log had no HTTP method, so a GET, a DELETE and a POST …/cancel on a
@@ -74,60 +69,6 @@ class AccessLogNamesTheMethodRegressionTest {
     }
     try (HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
       return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-    }
-  }
-
-  /**
-   * The {@code levee.access} lines written while open: its slf4j-simple level lowered to INFO and
-   * {@code System.err} copied aside, both restored on close (as {@code jobs.LogLines}; not for
-   * parallel tests).
-   */
-  private static final class AccessLines implements AutoCloseable {
-
-    private static final int INFO = 20; // slf4j-simple's LOG_LEVEL_INFO
-
-    private final Object logger = LoggerFactory.getLogger("levee.access");
-    private final Field level;
-    private final int levelBefore;
-    private final PrintStream errBefore = System.err;
-    private final ByteArrayOutputStream copy = new ByteArrayOutputStream();
-
-    AccessLines() throws ReflectiveOperationException {
-      level = logger.getClass().getDeclaredField("currentLogLevel");
-      level.setAccessible(true);
-      levelBefore = level.getInt(logger);
-      level.setInt(logger, INFO);
-      System.setErr(new PrintStream(copy, true, StandardCharsets.UTF_8));
-    }
-
-    /** The access lines once one names each of {@code ids}, or as they are after 10 s. */
-    List<String> await(Iterable<String> ids) {
-      long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-      List<String> lines = lines();
-      while (!namesEach(lines, ids) && System.nanoTime() < until) {
-        Thread.onSpinWait();
-        lines = lines();
-      }
-      return lines;
-    }
-
-    private static boolean namesEach(List<String> lines, Iterable<String> ids) {
-      for (String id : ids) {
-        if (lines.stream().noneMatch(line -> line.contains(" - " + id + " "))) {
-          return false;
-        }
-      }
-      return true;
-    }
-
-    private List<String> lines() {
-      return copy.toString(StandardCharsets.UTF_8).lines().filter(line -> line.contains(" levee.access - ")).toList();
-    }
-
-    @Override
-    public void close() throws IllegalAccessException {
-      System.setErr(errBefore);
-      level.setInt(logger, levelBefore);
     }
   }
 }

@@ -10,9 +10,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Regression (newcomer trial): without {@code queue.secret}, a batch for an alias whose upstream
- * has no key of its own got a 500 that said only that the secret was not set. The error keeps its
- * status (a configuration matter of the gateway's, not the client's request; {@code
- * x-should-retry: false}) and now says what to configure, and that nothing was stored.
+ * has no key of its own got a 500 that said only that the secret was not set. The error now says
+ * what to configure, and that nothing was stored ({@code x-should-retry: false}); it is a 403 {@code
+ * permission_error} since {@link BatchesWithoutSecretRefusedNotErrorRegressionTest}, no longer a 500.
  */
 class BatchWithoutQueueSecretRegressionTest {
 
@@ -25,10 +25,10 @@ class BatchWithoutQueueSecretRegressionTest {
       HttpResponse<String> r = h.post("/v1/messages/batches", batch,
           Map.of("x-api-key", "sk-ant-test", "content-type", "application/json"));
 
-      assertThat(r.statusCode()).isEqualTo(500);
+      assertThat(r.statusCode()).isEqualTo(403);
       assertThat(r.headers().firstValue("x-should-retry")).contains("false");
       JsonNode error = Json.tryParse(r.body()).path("error");
-      assertThat(error.path("type").asText()).isEqualTo("api_error");
+      assertThat(error.path("type").asText()).isEqualTo("permission_error");
       assertThat(error.path("message").asText()).contains("'chat'").contains("queue.secret")
           .contains("head -c 32 /dev/urandom | base64").contains("Nothing was stored").doesNotContain("sk-ant-test");
       assertThat(h.getWith("/v1/messages/batches", "sk-ant-test").body()).contains("\"data\":[]");
