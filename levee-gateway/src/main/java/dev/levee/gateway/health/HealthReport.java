@@ -40,7 +40,8 @@ import java.util.Set;
  * status: one client's invented or broken name says nothing of the deployment (newcomer trial:
  * three OPEN client-named circuits kept {@code /health} degraded). Only with no configured target
  * at all (every request passed through) do client-named circuits decide it. {@code client_named}
- * counts them: {@code targets} listed (at most 50) and {@code not_closed}. Per target: whether it
+ * counts them: {@code targets} (every one with evidence), {@code listed} (at most 50, those whose
+ * circuit is not CLOSED first) and {@code not_closed} (of all). Per target: whether it
  * is {@code configured}, its health ({@link #health}), {@code calls} and {@code failed} in the last minute, circuit state, success rate and p95 latency over the last minute, and calls per minute; and what
  * the scoring router scores it with: {@code ema_success} (the ageing success EMA, 1.0 before any
  * outcome) and {@code ema_p95_ms} (p95 of successes over its 5-minute window, or the configured
@@ -101,7 +102,8 @@ public final class HealthReport {
     ClusterStatus clusterNow = cluster.get();
     boolean shared = clusterNow.mode() != ClusterStatus.Mode.OFF;
     RetryBudgetReport retryBudgets = new RetryBudgetReport(budgets, clusterNow.shared());
-    for (Target target : targets(circuits)) {
+    List<Target> clientNamed = clientNamed(circuits);
+    for (Target target : targets(clientNamed)) {
       CircuitBreaker breaker = circuits.get(target);
       CircuitBreaker.Snapshot circuit = (breaker != null ? breaker : breakers.of(target)).snapshot();
       if (shared && configured.contains(target)) { // the cluster's circuit, not only this replica's
@@ -154,9 +156,10 @@ public final class HealthReport {
       root.put("unknown_targets", unknown); // configured, never called: left out of the verdict
     }
     root.set("targets", targets);
-    ObjectNode clientNamed = root.putObject("client_named");
-    clientNamed.put("targets", others.size());
-    clientNamed.put("not_closed", others.stream().filter(s -> s != CircuitState.CLOSED).count());
+    ObjectNode clientNamedNode = root.putObject("client_named");
+    clientNamedNode.put("targets", clientNamed.size());
+    clientNamedNode.put("listed", others.size());
+    clientNamedNode.put("not_closed", notClosed(clientNamed, circuits));
     retryBudgets.putSummary(root);
     StreamStats.Snapshot s = streams.snapshot();
     ObjectNode stream = root.putObject("streams");
@@ -248,12 +251,38 @@ public final class HealthReport {
    * errors answered (404 for a model the upstream does not know) is left out: nothing says it is
    * healthy, and a client could list any number of names (newcomer trial).
    */
-  private Set<Target> targets(Map<Target, CircuitBreaker> circuits) {
+  /** The configured targets, then at most {@link #MAX_OTHERS} of {@code clientNamed}, in its order. */
+  private Set<Target> targets(List<Target> clientNamed) {
     Set<Target> all = new LinkedHashSet<>(configured);
-    circuits.entrySet().stream().filter(e -> !configured.contains(e.getKey()))
-        .filter(e -> stats.everCalled(e.getKey()) || e.getValue().snapshot().state() != CircuitState.CLOSED)
-        .map(Map.Entry::getKey).limit(MAX_OTHERS).forEach(all::add);
+    clientNamed.stream().limit(MAX_OTHERS).forEach(all::add);
     return all;
+  }
+
+  /**
+   * Every client-named target with evidence (a call, or a circuit not CLOSED), those whose circuit
+   * is not CLOSED first: an open one is listed however many names clients chose.
+   */
+  private List<Target> clientNamed(Map<Target, CircuitBreaker> circuits) {
+    List<Target> open = new ArrayList<>();
+    List<Target> closed = new ArrayList<>();
+    for (Map.Entry<Target, CircuitBreaker> e : circuits.entrySet()) {
+      if (configured.contains(e.getKey())) {
+        continue;
+      }
+      boolean notClosed = e.getValue().snapshot().state() != CircuitState.CLOSED;
+      if (notClosed) {
+        open.add(e.getKey());
+      } else if (stats.everCalled(e.getKey())) {
+        closed.add(e.getKey());
+      }
+    }
+    open.addAll(closed);
+    return open;
+  }
+
+  /** How many of {@code clientNamed} have a circuit not CLOSED. */
+  private static long notClosed(List<Target> clientNamed, Map<Target, CircuitBreaker> circuits) {
+    return clientNamed.stream().filter(t -> circuits.get(t).snapshot().state() != CircuitState.CLOSED).count();
   }
 
   private static final int MAX_OTHERS = 50;
