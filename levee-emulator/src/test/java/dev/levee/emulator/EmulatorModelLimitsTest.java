@@ -2,9 +2,7 @@ package dev.levee.emulator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.levee.anthropic.Json;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -29,9 +27,9 @@ class EmulatorModelLimitsTest extends InstantEmulatorTest {
     HttpResponse<String> above = post(model, limit + 1, false);
     HttpResponse<String> huge = post(model, 10_000_000, true);
 
-    assertRefused(above, "max_tokens: " + (limit + 1) + " > " + limit
+    Wire.assertInvalidRequest(above, "max_tokens: " + (limit + 1) + " > " + limit
         + ", which is the maximum allowed number of output tokens for " + model);
-    assertRefused(huge, "max_tokens: 10000000 > " + limit
+    Wire.assertInvalidRequest(huge, "max_tokens: 10000000 > " + limit
         + ", which is the maximum allowed number of output tokens for " + model);
     assertThat(emulator.log().getLast().stream()).as("the log still says it was a stream").isTrue();
   }
@@ -50,7 +48,7 @@ class EmulatorModelLimitsTest extends InstantEmulatorTest {
         .timeToFirstToken(Duration.ZERO).deltaDelay(Duration.ZERO).build())) {
       ObjectNode body = Wire.body("claude-sonnet-4-5-20250929", false, "hi").put("max_tokens", 10_000_000);
 
-      assertRefused(new Wire(faithful).post("/v1/messages", body), "max_tokens: 10000000 > 64000, which is the "
+      Wire.assertInvalidRequest(new Wire(faithful).post("/v1/messages", body), "max_tokens: 10000000 > 64000, which is the "
           + "maximum allowed number of output tokens for claude-sonnet-4-5-20250929");
     }
   }
@@ -66,20 +64,11 @@ class EmulatorModelLimitsTest extends InstantEmulatorTest {
 
   @Test
   void aRateLimitSuffixKeepsTheModelsLimit() throws Exception {
-    assertRefused(post("claude-sonnet-4-6-limit-3r-per-5s", 128_001, false), "max_tokens: 128001 > 128000, "
+    Wire.assertInvalidRequest(post("claude-sonnet-4-6-limit-3r-per-5s", 128_001, false), "max_tokens: 128001 > 128000, "
         + "which is the maximum allowed number of output tokens for claude-sonnet-4-6-limit-3r-per-5s");
   }
 
   private HttpResponse<String> post(String model, int maxTokens, boolean stream) throws Exception {
     return wire.post("/v1/messages", Wire.body(model, stream, "hi").put("max_tokens", maxTokens));
-  }
-
-  private static void assertRefused(HttpResponse<String> answer, String message) {
-    assertThat(answer.statusCode()).as(answer.body()).isEqualTo(400);
-    JsonNode error = Json.tryParse(answer.body());
-    assertThat(error.path("type").asText()).isEqualTo("error");
-    assertThat(error.at("/error/type").asText()).isEqualTo("invalid_request_error");
-    assertThat(error.at("/error/message").asText()).isEqualTo(message);
-    assertThat(error.path("request_id").asText()).startsWith("req_");
   }
 }

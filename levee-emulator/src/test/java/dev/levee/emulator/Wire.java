@@ -1,5 +1,7 @@
 package dev.levee.emulator;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -157,5 +159,15 @@ final class Wire {
       }
       return new Raw(received.toString(StandardCharsets.UTF_8), false);
     }
+  }
+
+  /** Asserts the emulator's 400 {@code invalid_request_error} in the API's shape, saying {@code message}. */
+  static void assertInvalidRequest(HttpResponse<String> answer, String message) {
+    assertThat(answer.statusCode()).as(answer.body()).isEqualTo(400);
+    JsonNode error = Json.tryParse(answer.body());
+    assertThat(error.path("type").asText()).isEqualTo("error");
+    assertThat(error.at("/error/type").asText()).isEqualTo("invalid_request_error");
+    assertThat(error.at("/error/message").asText()).isEqualTo(message);
+    assertThat(error.path("request_id").asText()).startsWith("req_");
   }
 }
