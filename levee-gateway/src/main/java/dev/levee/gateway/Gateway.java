@@ -32,6 +32,7 @@ import dev.levee.gateway.pipeline.MessagesHandler;
 import dev.levee.gateway.pipeline.LeveeHeaders;
 import dev.levee.gateway.pipeline.RequestIds;
 import dev.levee.gateway.route.ScoreRouting;
+import dev.levee.gateway.server.DrainDelay;
 import dev.levee.gateway.server.ServerLanes;
 import dev.levee.gateway.tier.TierBoard;
 import dev.levee.gateway.work.QueuedWork;
@@ -66,13 +67,15 @@ public final class Gateway implements AutoCloseable {
   private final Tracing tracing;
   private final Cluster cluster; // null when cluster: is not configured
   private final Duration shutdownGrace; // server.shutdown-grace: requests in flight and running jobs share it
+  private final DrainDelay drainDelay; // server.drain-delay: not ready, still serving, before the stop proper
   private final Ticker ticker;
   private final MessagesHandler messages;
 
   private Gateway(Server server, FallbackChain chain, UpstreamClient client, TierBoard tiers, QueuedWork work,
-      Metrics metrics, Readiness readiness, Tracing tracing, Cluster cluster, Duration shutdownGrace, Ticker ticker,
-      MessagesHandler messages) {
+      Metrics metrics, Readiness readiness, Tracing tracing, Cluster cluster, Duration shutdownGrace,
+      DrainDelay drainDelay, Ticker ticker, MessagesHandler messages) {
     this.shutdownGrace = shutdownGrace;
+    this.drainDelay = drainDelay;
     this.messages = messages;
     this.ticker = ticker;
     this.work = work;
@@ -211,7 +214,8 @@ public final class Gateway implements AutoCloseable {
     readiness.ready();
     LOG.info("Levee gateway listening on http://{}:{}", config.server().host(), VirtualThreadServer.port(server));
     return new Gateway(server, chain, client, tiers, work, metrics, readiness, tracing, cluster,
-        config.server().limits().shutdownGrace(), ticker, messages);
+        config.server().limits().shutdownGrace(), new DrainDelay(config.server().drainDelay(), clock.scheduler()), ticker,
+        messages);
   }
 
   /** {@code /v1/models}: the aliases' model objects, dated by their first models' upstreams, and the default upstream's list. */
@@ -273,15 +277,18 @@ public final class Gateway implements AutoCloseable {
   }
 
   /**
-   * Stops the gateway: not ready from now on; no queued job starts; requests in flight and running
-   * jobs get {@code server.shutdown-grace} (one window for both) to finish; requests still in flight
-   * are then ended by the server, and jobs still running are handed back to the queue ({@link
-   * QueuedWork#close(Duration)}); then the rest closes.
+   * Stops the gateway: not ready from now on, while for {@code server.drain-delay} (default 0 s)
+   * everything is still served, new connections included ({@link DrainDelay}); then the listener
+   * closes and no queued job starts; requests in flight and running jobs get {@code
+   * server.shutdown-grace} (one window for both) to finish; requests still in flight are then ended
+   * by the server, and jobs still running are handed back to the queue ({@link
+   * QueuedWork#close(Duration)}); then the rest closes. A stop takes up to drain-delay +
+   * shutdown-grace.
    */
   @Override
   public void close() throws Exception {
+    drainDelay.begin(readiness); // /health/ready answers 503 from now on; served as before until the delay passed
     long start = ticker.nanos();
-    readiness.draining(); // /health/ready answers 503 from now on
     work.stopClaiming(); // queued work stays queued: none starts only to be stopped
     VirtualThreadServer.shutdown(server); // drains within server.shutdown-grace (ServerLanes)
     // a stream's exchange completes before its stage 6: its bookkeeping must not meet closed stores

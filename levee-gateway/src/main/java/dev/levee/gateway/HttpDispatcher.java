@@ -103,6 +103,9 @@ final class HttpDispatcher extends Handler.Abstract {
           return notAllowed(request, response, callback, method, path, "GET, HEAD");
         }
         HealthReport.Report report = health.report();
+        if (readiness.state() == Readiness.State.DRAINING) { // stopping, still serving (server.drain-delay)
+          report = report.draining();
+        }
         ServerIo.json(response, callback, report.verdict().httpStatus(), Json.bytes(report.body()));
       }
       case "/health/live" -> {

@@ -13,6 +13,7 @@ import dev.levee.core.retry.RetryPolicy;
 import dev.levee.core.slo.SloTracker;
 import dev.levee.core.tier.TierControllerConfig;
 import dev.levee.core.tier.TierThresholds;
+import dev.levee.core.time.Spans;
 import dev.levee.gateway.cache.ResponseCache;
 import dev.levee.gateway.route.RouteDefaults;
 import dev.levee.gateway.route.RoutingSettings;
@@ -52,7 +53,7 @@ public record GatewayConfig(
   }
 
   public GatewayConfig {
-    server = server == null ? new Server(null, null, null, null, null, null, null, null, null, null, null, null) : server;
+    server = server == null ? new Server(null, null, null, null, null, null, null, null, null, null, null, null, null) : server;
     upstreams = upstreams == null ? Map.of() : upstreams;
     models = models == null ? Map.of() : models;
     policy = policy == null ? new Policy(null, null, null, null, null, null, null) : policy;
@@ -98,7 +99,8 @@ public record GatewayConfig(
   public GatewayConfig withPort(int port) {
     return new GatewayConfig(new Server(server.host(), port, server.maxBody(), server.idleTimeout(),
         server.maxConnections(), server.acceptQueue(), server.headerTimeout(), server.minBodyRate(),
-        server.maxConcurrent(), server.maxConcurrentPerTenant(), server.shutdownGrace(), server.cors()),
+        server.maxConcurrent(), server.maxConcurrentPerTenant(), server.shutdownGrace(), server.drainDelay(),
+        server.cors()),
         upstreams, models, policy, features, tiers, cache, admin, queue, routing, cluster);
   }
 
@@ -207,13 +209,19 @@ public record GatewayConfig(
    * @param maxConnections, acceptQueue, headerTimeout, minBodyRate, maxConcurrent,
    *     maxConcurrentPerTenant, shutdownGrace the server's limits: see {@link ServerLimits}, whose
    *     defaults apply to absent keys
+   * @param drainDelay how long a stopping gateway reports not ready ({@code /health/ready} 503
+   *     {@code draining}) while still serving everything, new connections included, before its
+   *     shutdown proper begins (default 0 s: none, the listener closes at once; never negative): the
+   *     time a load balancer or Kubernetes takes to stop routing to it after SIGTERM (the lame-duck
+   *     mode of gRPC and Finagle, Envoy's drain time, the preStop sleep of the Kubernetes docs). A
+   *     stop then takes up to {@code drainDelay + shutdownGrace}
    * @param cors which browser origins may call ({@link Cors}); null when not set: {@link GatewayConfig#cors()}
    *     gives the default
    */
   public record Server(String host, Integer port, @JsonDeserialize(using = Deserializers.Size.class) Long maxBody,
       Duration idleTimeout, Integer maxConnections, Integer acceptQueue, Duration headerTimeout,
       @JsonDeserialize(using = Deserializers.Size.class) Long minBodyRate, Integer maxConcurrent,
-      Integer maxConcurrentPerTenant, Duration shutdownGrace,
+      Integer maxConcurrentPerTenant, Duration shutdownGrace, Duration drainDelay,
       @JsonDeserialize(using = Deserializers.CorsSetting.class) Cors cors) {
     public Server {
       host = host == null ? "127.0.0.1" : host;
@@ -229,6 +237,10 @@ public record GatewayConfig(
       maxConcurrentPerTenant = maxConcurrentPerTenant == null ? Math.min(d.maxConcurrentPerTenant(), maxConcurrent)
           : maxConcurrentPerTenant;
       shutdownGrace = shutdownGrace == null ? d.shutdownGrace() : shutdownGrace;
+      drainDelay = drainDelay == null ? Duration.ZERO : drainDelay;
+      if (drainDelay.isNegative()) {
+        throw new IllegalArgumentException("drain-delay must not be negative, was " + Spans.of(drainDelay));
+      }
       if (port < 0 || port > 65535) throw new IllegalArgumentException("port must be 0-65535, was " + port);
       if (maxBody < 1) throw new IllegalArgumentException("max-body must be positive");
       new ServerLimits(maxConnections, acceptQueue, headerTimeout, minBodyRate, maxConcurrent, maxConcurrentPerTenant,

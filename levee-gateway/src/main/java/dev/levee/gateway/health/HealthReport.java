@@ -87,7 +87,20 @@ public final class HealthReport {
   public record Verdict(String status, int httpStatus) {}
 
   /** The report: its JSON body and the verdict it contains. */
-  public record Report(ObjectNode body, Verdict verdict) {}
+  public record Report(ObjectNode body, Verdict verdict) {
+
+    /**
+     * This report from a gateway that is stopping but still serves ({@code server.drain-delay}):
+     * HTTP 503, {@code status} {@code draining} and {@code ready} false, so that a balancer probing
+     * {@code /health} stops routing too; the rest of the report as it is.
+     */
+    public Report draining() {
+      ObjectNode copy = body.deepCopy();
+      copy.put("status", "draining");
+      copy.put("ready", false);
+      return new Report(copy, new Verdict("draining", 503));
+    }
+  }
 
   /** Takes a snapshot of every target now. */
   public Report report() {
