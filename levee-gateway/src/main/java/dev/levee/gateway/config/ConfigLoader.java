@@ -131,12 +131,18 @@ public final class ConfigLoader {
       }
     }
     for (Map.Entry<String, Alias> model : config.models().entrySet()) {
+      Map<String, Integer> seen = new java.util.HashMap<>();
       int i = 0;
       for (TargetRef target : model.getValue().chain()) {
+        String where = source + ": line " + target.line() + ": models." + model.getKey() + ".chain[" + i + "]: ";
         if (!config.upstreams().containsKey(target.upstream())) {
-          throw new ConfigException(source + ": line " + target.line() + ": models." + model.getKey() + ".chain[" + i
-              + "]: unknown upstream '" + target.upstream() + "' (known: "
+          throw new ConfigException(where + "unknown upstream '" + target.upstream() + "' (known: "
               + String.join(", ", new TreeSet<>(config.upstreams().keySet())) + ")");
+        }
+        Integer first = seen.putIfAbsent(target.upstream() + "/" + target.model(), i);
+        if (first != null) { // each request would call it twice in a row: a retry outside the retry policy
+          throw new ConfigException(where + target.upstream() + "/" + target.model() + " is chain[" + first
+              + "] already: a chain names each target once (more tries of one target are policy.retry's)");
         }
         i++;
       }

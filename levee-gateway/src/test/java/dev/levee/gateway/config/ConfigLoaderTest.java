@@ -112,6 +112,20 @@ class ConfigLoaderTest {
         .hasMessageContaining("unknown upstream 'bedrock'");
   }
 
+  /**
+   * An operator's trial (session 20): a chain naming one target twice started without a word, and
+   * each request then called that target twice in a row, a retry outside the retry policy's budget
+   * and backoff. It is refused, naming both places.
+   */
+  @Test
+  void aChainNamingOneTargetTwiceIsRefused() {
+    String yaml = EXAMPLE.replace("anthropic/claude-sonnet-4-6]", "anthropic/claude-opus-4-6]");
+    assertThatThrownBy(() -> parse(yaml, Map.of()))
+        .hasMessageContaining("line 9")
+        .hasMessageContaining("models.smart.chain[1]")
+        .hasMessageContaining("anthropic/claude-opus-4-6 is chain[0] already");
+  }
+
   @Test
   void anUnknownBreakerProfileIsRefused() {
     String yaml = EXAMPLE.replace("breaker: default", "breaker: sturdy");
