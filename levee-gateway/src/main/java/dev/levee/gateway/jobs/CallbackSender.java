@@ -14,6 +14,7 @@ import java.util.HexFormat;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import javax.crypto.Mac;
@@ -39,14 +40,26 @@ public final class CallbackSender implements AutoCloseable {
   private final SecretKeySpec key; // null: unsigned
   private final InstantSource wall;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-  private final ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
+  private final Executor deliveries;
+  private final ExecutorService ownThreads; // null when the deliveries run on an executor given
   private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
   private final Map<String, Instant> notBefore = new ConcurrentHashMap<>();
 
+  /** A sender whose deliveries each run on a virtual thread of its own. */
   public CallbackSender(JobStore store, String secret, InstantSource wall) {
+    this(store, secret, wall, null);
+  }
+
+  /**
+   * A sender whose deliveries run on {@code deliveries} (null: a virtual thread each): a test runs
+   * them when it chooses, to line up what replicas do at the same moment.
+   */
+  CallbackSender(JobStore store, String secret, InstantSource wall, Executor deliveries) {
     this.store = store;
     this.key = secret.isEmpty() ? null : new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256");
     this.wall = wall;
+    this.ownThreads = deliveries == null ? Executors.newVirtualThreadPerTaskExecutor() : null;
+    this.deliveries = deliveries == null ? ownThreads : deliveries;
   }
 
   /** Starts delivering every pending callback that is due and not already on its way. */
@@ -56,7 +69,7 @@ public final class CallbackSender implements AutoCloseable {
       String id = callback.job().id();
       Instant due = notBefore.get(id);
       if ((due == null || !due.isAfter(now)) && inFlight.add(id)) {
-        threads.execute(() -> deliver(callback));
+        deliveries.execute(() -> deliver(callback));
       }
     }
   }
@@ -127,7 +140,9 @@ public final class CallbackSender implements AutoCloseable {
 
   @Override
   public void close() {
-    threads.shutdownNow();
+    if (ownThreads != null) {
+      ownThreads.shutdownNow();
+    }
     http.close();
   }
 }
