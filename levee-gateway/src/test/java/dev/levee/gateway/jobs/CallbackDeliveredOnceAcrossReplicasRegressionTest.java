@@ -38,7 +38,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * PostgreSQL schema; on SQLite, whose file belongs to one process, two of each on its one
  * database), when both look for due callbacks before either delivers, then each job is posted once;
  * and when a replica dies holding claims, the other posts them once the claim's lease has run out on
- * its clock, and not before. Deliveries run when the test runs them (an executor of its own), so the
+ * its clock, and not before; and a failed try's next one waits out its backoff on every replica (it
+ * used to be kept in the sender's memory only). Deliveries run when the test runs them (an executor of its own), so the
  * race is the same every run.
  */
 class CallbackDeliveredOnceAcrossReplicasRegressionTest {
@@ -51,6 +52,8 @@ class CallbackDeliveredOnceAcrossReplicasRegressionTest {
 
   private final Map<String, AtomicInteger> received = new ConcurrentHashMap<>();
   private final AtomicReference<Instant> clock = new AtomicReference<>(T0);
+  /** How many posts the receiver still answers 500. */
+  private final AtomicInteger failing = new AtomicInteger();
   private final List<CallbackSender> senders = new ArrayList<>();
   private HttpServer hook;
 
@@ -62,7 +65,7 @@ class CallbackDeliveredOnceAcrossReplicasRegressionTest {
         exchange.getRequestBody().readAllBytes();
         received.computeIfAbsent(exchange.getRequestHeaders().getFirst("x-levee-job"), id -> new AtomicInteger())
             .incrementAndGet();
-        exchange.sendResponseHeaders(204, -1);
+        exchange.sendResponseHeaders(failing.getAndDecrement() > 0 ? 500 : 204, -1);
       }
     });
     hook.start();
@@ -176,5 +179,32 @@ class CallbackDeliveredOnceAcrossReplicasRegressionTest {
     runAll(deliveriesA); // a was only stalled: its late tries post again (at least once) but record nothing
     assertThat(ids).allSatisfy(id -> assertThat(store.callbackState(id)).isEqualTo("delivered"));
     assertThat(callbackAttempts(dbA)).allSatisfy((id, tries) -> assertThat(tries).isEqualTo(2));
+  }
+
+  @ParameterizedTest
+  @EnumSource(Database.Dialect.class)
+  void aFailedTryWaitsOutItsBackoffOnEveryReplica(Database.Dialect dialect) throws SQLException {
+    QueueConfig config = databases.config(dialect);
+    Database dbA = databases.open(config);
+    Database dbB = dialect == Database.Dialect.SQLITE ? dbA : databases.open(config);
+    JobStore store = new JobStore(dbA);
+    List<String> ids = endedJobsOwingCallbacks(store);
+    Queue<Runnable> deliveriesA = new ConcurrentLinkedQueue<>();
+    Queue<Runnable> deliveriesB = new ConcurrentLinkedQueue<>();
+    CallbackSender a = replica(dbA, "a", deliveriesA);
+    CallbackSender b = replica(dbB, "b", deliveriesB);
+    failing.set(JOBS);
+
+    a.deliverDue();
+    runAll(deliveriesA); // every first try answered 500: the next is due 1 s later
+    clock.set(T0.plusMillis(999));
+    b.deliverDue();
+    assertThat(deliveriesB).as("not before the next try's time, on another replica either").isEmpty();
+
+    clock.set(T0.plusSeconds(1));
+    b.deliverDue();
+    runAll(deliveriesB);
+    assertThat(received).allSatisfy((id, posts) -> assertThat(posts.get()).as("posts of %s", id).isEqualTo(2));
+    assertThat(ids).allSatisfy(id -> assertThat(store.callbackState(id)).isEqualTo("delivered"));
   }
 }
