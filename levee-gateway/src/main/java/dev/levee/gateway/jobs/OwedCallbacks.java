@@ -40,14 +40,17 @@ final class OwedCallbacks {
    */
   record Callback(Job job, String url, int attempts) {}
 
-  /** Owed and claimable at {@code ?} (epoch ms): unclaimed and not waiting for a next try, or its claim's lease ran out. */
+  /**
+   * Owed and claimable at {@code ?} (epoch ms): unclaimed and not waiting for its next try, or its
+   * claim's lease ran out.
+   */
   private static final String DUE = "callback_state = 'pending' "
       + "AND (callback_claim_until IS NULL OR callback_claim_until <= ?)";
 
   private final Database db;
   private final String claimant;
 
-  /** The callbacks owed in {@code db}, claimed under the name {@code claimant} (shown in {@code callback_claimed_by}). */
+  /** The callbacks owed in {@code db}, claimed under the name {@code claimant} ({@code callback_claimed_by}). */
   OwedCallbacks(Database db, String claimant) {
     this.db = db;
     this.claimant = claimant;
