@@ -34,6 +34,9 @@ import java.util.Set;
  * it runs at least once more towards the upstream. Results are recorded only by the claim that
  * is current ({@code attempts} must match), so exactly one result is ever recorded.
  *
+ * <p><b>Callbacks.</b> A job that ends with a callback URL owes its callback ({@code callback_state
+ * pending}); {@link OwedCallbacks} claims owed callbacks for delivery the same way, one sender each.
+ *
  * <p>Thread-safe; every method is one short transaction. {@link SQLException}s surface as {@link
  * StoreException}.
  */
@@ -41,7 +44,8 @@ public final class JobStore {
 
   private static final TypeReference<Map<String, List<String>>> HEADERS = new TypeReference<>() {};
   private static final SecureRandom IDS = new SecureRandom();
-  private static final String COLUMNS = "id, tenant, feature, alias, priority, batch_id, custom_id, request_path, "
+  /** The columns {@link #read} reads ({@link OwedCallbacks} reads them too). */
+  static final String COLUMNS = "id, tenant, feature, alias, priority, batch_id, custom_id, request_path, "
       + "request_query, request_headers, request_body, sealed_key, state, attempts, created_at, expires_at, "
       + "result_status, result_headers, result_body, last_error, run_after";
 
@@ -486,41 +490,6 @@ public final class JobStore {
       return out;
     } catch (SQLException e) {
       throw new StoreException("cannot count jobs", e);
-    }
-  }
-
-  /** A job whose answer is owed to a callback URL. */
-  public record Callback(Job job, String url, int attempts) {}
-
-  /** Up to {@code max} ended jobs whose callback is still pending, oldest first. */
-  public List<Callback> pendingCallbacks(int max) {
-    try (Connection c = db.connection(); PreparedStatement s = c.prepareStatement("SELECT " + COLUMNS
-        + ", callback_url, callback_attempts FROM jobs WHERE callback_state = 'pending' ORDER BY finished_at LIMIT ?")) {
-      s.setInt(1, max);
-      List<Callback> out = new ArrayList<>();
-      try (ResultSet rs = s.executeQuery()) {
-        while (rs.next()) {
-          out.add(new Callback(read(rs), rs.getString("callback_url"), rs.getInt("callback_attempts")));
-        }
-      }
-      return out;
-    } catch (SQLException e) {
-      throw new StoreException("cannot read pending callbacks", e);
-    }
-  }
-
-  /**
-   * Records one delivery try of a job's callback: {@code state} {@code delivered}, {@code pending}
-   * (tried again later) or {@code failed: …} (given up; visible in the job).
-   */
-  public void callbackTried(String id, String state) {
-    try (Connection c = db.connection(); PreparedStatement s = c.prepareStatement(
-        "UPDATE jobs SET callback_state = ?, callback_attempts = callback_attempts + 1 WHERE id = ?")) {
-      s.setString(1, state);
-      s.setString(2, id);
-      s.executeUpdate();
-    } catch (SQLException e) {
-      throw new StoreException("cannot record a callback", e);
     }
   }
 

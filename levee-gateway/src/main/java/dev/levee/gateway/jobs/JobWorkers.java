@@ -43,7 +43,7 @@ import org.slf4j.LoggerFactory;
  * {@code poll} interval — which is also how paused and retried work resumes by itself. A claim
  * that finds fewer ready jobs than it asked for marks the store drained: until work is added or
  * the next poll, ending jobs and interactive requests do not make it look again, so an idle
- * gateway asks the store once per {@code poll}. Pending callbacks are looked up when a job ended
+ * gateway asks the store once per {@code poll}. Due callbacks are claimed and posted when a job ended
  * or the poll came round; abandoned claims are recovered and due jobs expired every ten polls.
  *
  * <p><b>Leases.</b> A claimed job belongs to this pool for {@link QueueConfig#lease()} (default
@@ -146,7 +146,7 @@ public final class JobWorkers implements AutoCloseable {
     this.seal = seal;
     this.wall = wall;
     this.config = config;
-    this.callbacks = new CallbackSender(store, config.callbackSecret(), wall);
+    this.callbacks = new CallbackSender(store, config.callbackSecret(), wall, config.lease());
     this.slots = new Semaphore(config.workers());
     this.nanos = nanos;
     this.pacing = new Pacing(config.pacing(), config.workers(), nanos);

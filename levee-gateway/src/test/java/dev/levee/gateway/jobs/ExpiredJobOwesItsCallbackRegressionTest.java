@@ -57,7 +57,8 @@ class ExpiredJobOwesItsCallbackRegressionTest {
 
     assertThat(store.callbackState(hooked)).isEqualTo("pending");
     assertThat(store.callbackState(silent)).as("no callback URL: none owed").isNull();
-    List<JobStore.Callback> owed = store.pendingCallbacks(32);
+    OwedCallbacks callbacks = new OwedCallbacks(store.database(), "test");
+    List<OwedCallbacks.Callback> owed = callbacks.pending(32);
     assertThat(owed).singleElement().satisfies(callback -> {
       assertThat(callback.job().id()).isEqualTo(hooked);
       assertThat(callback.job().state()).isEqualTo(JobState.EXPIRED);
@@ -65,8 +66,9 @@ class ExpiredJobOwesItsCallbackRegressionTest {
       assertThat(callback.attempts()).isZero();
     });
 
-    store.callbackTried(hooked, "delivered");
-    assertThat(store.pendingCallbacks(32)).isEmpty();
+    OwedCallbacks.Callback claimed = callbacks.claim(32, EXPIRY, EXPIRY.plusSeconds(60)).getFirst();
+    assertThat(callbacks.record(claimed, "delivered", null)).isTrue();
+    assertThat(callbacks.pending(32)).isEmpty();
     assertThat(store.expire(EXPIRY.plusSeconds(2))).isZero();
     assertThat(store.callbackState(hooked)).as("not owed again once delivered").isEqualTo("delivered");
   }
@@ -101,7 +103,7 @@ class ExpiredJobOwesItsCallbackRegressionTest {
     }
 
     assertThat(expired).as("each job expired by one replica").isEqualTo(ids.size());
-    assertThat(replicaB.pendingCallbacks(100)).extracting(c -> c.job().id())
+    assertThat(new OwedCallbacks(replicaB.database(), "b").pending(100)).extracting(c -> c.job().id())
         .as("each callback owed once").containsExactlyInAnyOrderElementsOf(ids);
   }
 
