@@ -142,7 +142,14 @@ class TierLeaseTakeoverKeepsPublishedTierRegressionTest {
 
   @Test
   void aPairTheNewHolderOnlyKnowsFromRedisIsAdoptedToo() throws Exception {
-    try (TierBoard a = board(); TierBoard b = board()) {
+    String yaml = """
+        upstreams:
+          anthropic: { url: "https://api.anthropic.com" }
+        models:
+          smart: { chain: [anthropic/claude-sick, anthropic/claude-small] }
+          fast: { chain: [anthropic/claude-small] }
+        """;
+    try (TierBoard a = redis.board(yaml, clock); TierBoard b = redis.board(yaml, clock)) {
       for (int i = 0; i < 30; i++) {
         a.tier("default", "smart", SMART);
         a.onFailure(SICK, OVERLOADED, Duration.ofMillis(30));
@@ -154,10 +161,18 @@ class TierLeaseTakeoverKeepsPublishedTierRegressionTest {
       assertThat(redis.get("tier:{default/smart}")).isEqualTo("T2");
       aCrashes();
 
-      b.evaluateAll(); // b never served default/smart: it learns the pair from Redis
+      b.tier("default", "fast", List.of(SMALL)); // b served the feature, never through smart
+      b.evaluateAll(); // b takes the lease and learns default/smart from Redis
       assertThat(redis.get("tier:{default/smart}")).isEqualTo("T2");
-      assertThat(b.tier("default")).isEqualTo(Tier.T2);
-      assertThat(b.status().toString()).contains("adopted T2");
+      assertThat(b.tier("default")).as("b evaluates the pair it learned").isEqualTo(Tier.T2);
+
+      clock.advance(Duration.ofSeconds(31)); // healthy-for of quiet readings, then one step
+      b.evaluateAll();
+      b.evaluateAll();
+      clock.advance(Duration.ofSeconds(5));
+      b.evaluateAll();
+      assertThat(redis.get("tier:{default/smart}")).isEqualTo("T1");
+      assertThat(b.transitions()).isEqualTo(1);
     }
   }
 }
