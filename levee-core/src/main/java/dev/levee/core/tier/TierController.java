@@ -261,6 +261,48 @@ public final class TierController {
   }
 
   /**
+   * Starts from {@code tier}, a tier another evaluator decided, as the evaluated tier: the caller
+   * took over evaluating this feature (a replica that took the cluster's tier lease adopts the tier
+   * the previous holder published; see {@code docs/production.md}). From here the usual rules
+   * apply, and this replica has no reading from before:
+   *
+   * <ul>
+   *   <li><b>healthy-for</b>: the healthy run starts afresh, at the first healthy reading after the
+   *       adoption (even when {@code tier} is the one already evaluated: the readings in between
+   *       were another evaluator's), so an adoption is never followed at once by a step up;
+   *   <li><b>flaps</b>: an adoption above the evaluated tier counts as a step up into {@code tier}
+   *       made now, so a step down out of it within {@code flapWindow} is a flap of it;
+   *   <li><b>settling</b>: an adoption is not a step down, so it holds no later step down on
+   *       signals: the caller served {@code tier} already (every replica serves the published
+   *       tier), so its window shows that tier, which is what settling waits for.
+   * </ul>
+   *
+   * No transition is sent: the tier the feature is served in did not change. A force is kept.
+   *
+   * @param reason why, kept as the last decision (a hold) for {@link #status()}
+   * @return the evaluated tier before
+   */
+  public Tier adopt(Tier tier, String reason) {
+    Objects.requireNonNull(tier, "tier");
+    Objects.requireNonNull(reason, "reason");
+    synchronized (lock) {
+      long now = ticker.nanos();
+      Tier from = automatic;
+      healthyRun = false;
+      if (from.isBelow(tier)) {
+        upAt[tier.ordinal()] = now;
+        upHeld[tier.ordinal()] = true;
+      }
+      for (Tier left = from; tier.isBelow(left); left = left.down(1)) {
+        upHeld[left.ordinal()] = false; // left without a step down: no flap, and no step up of it holds
+      }
+      automatic = tier;
+      lastDecision = new TierDecision(tier, TierDecision.Cause.HOLD, reason);
+      return from;
+    }
+  }
+
+  /**
    * Pins the effective tier to {@code tier} for {@code duration}, replacing any earlier force.
    *
    * @param duration positive; the force ends on its own afterwards

@@ -17,8 +17,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <ul>
  *   <li><b>One evaluator.</b> A replica evaluates a feature only while it holds the feature's
- *       lease ({@link #evaluates}): {@code SET NX PX}, renewed by the holder on every call, taken
- *       over by another replica when the holder stops renewing (it died, or lost Redis).
+ *       lease ({@link #lease}): {@code SET NX PX}, renewed by the holder on every call, taken
+ *       over by another replica when the holder stops renewing (it died, or lost Redis). The taker
+ *       starts from the tiers the holder {@linkplain #published published} ({@link LeaseTurns}).
  *   <li><b>Posted once.</b> The evaluator {@link #publish publishes} its decision after every
  *       evaluation; only a change is answered with its previous tier, so a transition is posted
  *       (webhook, log, metric) by exactly one replica, once.
@@ -51,6 +52,20 @@ public final class SharedTiers {
    */
   static final int DECIDED_TTL_LEASES = 10;
 
+  /** What {@link #lease} found: who evaluates the feature now. */
+  public enum Lease {
+    /** Another replica holds the lease: this one does not evaluate. */
+    ELSEWHERE,
+    /**
+     * This replica evaluates, and did not within the last lease: it took over (the holder died or
+     * stalled, or this replica's first evaluation, or Redis went away). It starts from the published
+     * tiers, not from its own state: that is another evaluator's past, or none.
+     */
+    TAKEN,
+    /** This replica evaluates, as it did within the last lease: its own state is the latest. */
+    HELD
+  }
+
   /**
    * A feature's tiers as the cluster sees them; {@code forcedUntil} is the force's end in ticker
    * nanos, read from its key's time to live (unused without a force; "now" when Redis did not say).
@@ -75,6 +90,7 @@ public final class SharedTiers {
   private final String decidedTtlMillis;
   private final Map<String, Tier> localDecided = new ConcurrentHashMap<>(); // below T0 only: absent is T0
   private final Map<String, Forced> localForced = new ConcurrentHashMap<>();
+  private final LeaseTurns leases;
   private final Set<String> unforcePending = ConcurrentHashMap.newKeySet(); // lifted while Redis was away
   // one writer of forces and lifts at a time: the flusher wrote a force (or lift) again while its
   // own call was still writing it (review: two SETs and two PUBLISHes for one force)
@@ -91,20 +107,44 @@ public final class SharedTiers {
     this.replica = replica;
     this.lease = lease;
     this.decidedTtlMillis = Long.toString(lease.multipliedBy(DECIDED_TTL_LEASES).toMillis());
+    this.leases = new LeaseTurns(ticker, lease);
+  }
+
+  /** Whether this replica evaluates {@code feature} now: {@link #lease} is not {@link Lease#ELSEWHERE}. */
+  public boolean evaluates(String feature) {
+    return lease(feature) != Lease.ELSEWHERE;
   }
 
   /**
-   * Whether this replica evaluates {@code feature} now: takes or renews the lease. Call it before
-   * every evaluation; true when Redis is away (each replica then decides alone).
+   * Takes or renews {@code feature}'s lease, and says whether this replica evaluates it now and
+   * whether it just took over. Call it before every evaluation; while Redis is away each replica
+   * evaluates alone ({@link Lease#TAKEN} at its first such evaluation, then {@link Lease#HELD}).
+   * A taker {@linkplain #published starts from the published tiers}.
    */
-  public boolean evaluates(String feature) {
+  public Lease lease(String feature) {
     if (!link.tryShared()) {
-      return true;
+      return leases.taken(feature);
     }
-    return link.<Long>eval(LEASE, ScriptOutputType.INTEGER, new String[] {link.key("tier-lease:{" + feature + "}")},
-            replica, Long.toString(lease.toMillis()))
-        .map(held -> held == 1)
-        .orElse(true);
+    // 1: renewed (this replica's without a break); 2: taken now; 0: another replica's; empty: Redis away
+    long answer = link.<Long>eval(LEASE, ScriptOutputType.INTEGER,
+        new String[] {link.key("tier-lease:{" + feature + "}")}, replica, Long.toString(lease.toMillis())).orElse(2L);
+    return answer == 1 ? leases.renewed(feature) : answer == 2 ? leases.taken(feature) : leases.elsewhere(feature);
+  }
+
+  /**
+   * The tier the cluster published for {@code feature} (a scope, {@code feature/alias}): Redis's
+   * decided tier, read now (T0 when there is no key); while Redis is away, the last one this replica
+   * read. A force is not a decided tier and is not included.
+   */
+  public Tier published(String feature) {
+    if (link.tryShared()) {
+      Optional<View> view = read(feature);
+      if (view.isPresent()) {
+        views.invalidate(viewKey(feature));
+        return view.get().decided();
+      }
+    }
+    return localDecided.getOrDefault(feature, Tier.T0);
   }
 
   /**

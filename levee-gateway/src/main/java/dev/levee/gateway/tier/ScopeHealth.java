@@ -40,6 +40,7 @@ final class ScopeHealth {
   private final long probeWithin;
   private volatile long lastClientFailure = Long.MIN_VALUE; // ticker nanos; MIN_VALUE: none yet
   private volatile long lastUsed; // ticker nanos of the last request admitted or recorded
+  private volatile boolean adopted; // its controller started from the published tier under this replica's lease
 
   /**
    * @param chain the alias's chain
@@ -105,6 +106,18 @@ final class ScopeHealth {
   /** Ticker nanos of the last {@link #used} (the scope's creation before any). */
   long lastUsed() {
     return lastUsed;
+  }
+
+  /**
+   * Whether this scope's controller started from the tier the cluster published since this replica
+   * last took its feature's lease ({@link LeaseTakeover}); false for a scope made since.
+   */
+  boolean adopted() {
+    return adopted;
+  }
+
+  void adopted(boolean value) {
+    adopted = value;
   }
 
   /** A client request of this scope was answered (by a target, after any retries and fallbacks, or from the cache at T2). */

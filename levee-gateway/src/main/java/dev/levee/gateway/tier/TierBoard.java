@@ -112,6 +112,7 @@ public final class TierBoard implements CallObserver, AutoCloseable {
   private volatile SharedTiers shared; // null: this process decides alone
   private final TrialProbes trials;
   private final TierReport report;
+  private final LeaseTakeover takeover;
 
   /**
    * @param sleeper waits for a cooling target (virtual time in tests)
@@ -148,6 +149,7 @@ public final class TierBoard implements CallObserver, AutoCloseable {
     this.report = new TierReport(features, scopes, lastTransition, ticker, calls, cooldowns, this::configured,
         this::tier, this::evaluated, this::otherModelsTier, this::forcedRemaining, this::forceReason, this::scopeTier,
         List.copyOf(config.models().keySet()));
+    this.takeover = new LeaseTakeover(List.copyOf(config.models().keySet()), this::configuredScope);
     next = scheduler.schedule(every, this::tick);
   }
 
@@ -302,7 +304,7 @@ public final class TierBoard implements CallObserver, AutoCloseable {
   }
 
   /** A scope's name in the shared tiers ({@code feature/alias}: its Redis key {@code tier:{feature/alias}}). */
-  private static String sharedName(ScopeHealth scope) {
+  static String sharedName(ScopeHealth scope) {
     return scope.feature() + "/" + scope.alias();
   }
 
@@ -436,8 +438,9 @@ public final class TierBoard implements CallObserver, AutoCloseable {
     Map<String, List<ScopeHealth>> byFeature = new TreeMap<>();
     scopes.values().forEach(s -> byFeature.computeIfAbsent(s.feature(), k -> new ArrayList<>()).add(s));
     byFeature.forEach((feature, list) -> {
-      if (cluster.evaluates(feature)) {
-        for (ScopeHealth s : list) {
+      SharedTiers.Lease lease = cluster.lease(feature);
+      if (lease != SharedTiers.Lease.ELSEWHERE) {
+        for (ScopeHealth s : takeover.prepare(cluster, feature, list, lease)) { // from the published tiers
           s.controller().evaluate();
           cluster.publish(sharedName(s), s.controller().current());
         }
@@ -583,6 +586,13 @@ public final class TierBoard implements CallObserver, AutoCloseable {
     }
     scope.used(now);
     return scope;
+  }
+
+  /** The scope of a configured alias in {@code feature}, made (not marked used) when there is none yet. */
+  private ScopeHealth configuredScope(String feature, String alias) {
+    List<Target> chain = config.models().get(alias).chain().stream()
+        .map(t -> new Target(t.upstream(), t.model())).toList();
+    return scopes.computeIfAbsent(new ScopeKey(feature, alias), k -> newScope(feature, alias, chain));
   }
 
   private boolean configured(String alias) {

@@ -126,6 +126,29 @@ final class RedisFixture implements AutoCloseable {
     return keys;
   }
 
+  /** The value of this test's cluster's key {@code key} (after its prefix), or null when there is none. */
+  String get(String key) {
+    RedisClient client = RedisClient.create(REDIS);
+    try (StatefulRedisConnection<String, String> c = client.connect()) {
+      return c.sync().get(config.prefix() + key);
+    } finally {
+      client.shutdown();
+    }
+  }
+
+  /**
+   * Deletes this test's cluster's key {@code key} (after its prefix): a lease its holder stopped
+   * renewing has run out, without waiting for its PX in real time.
+   */
+  void delete(String key) {
+    RedisClient client = RedisClient.create(REDIS);
+    try (StatefulRedisConnection<String, String> c = client.connect()) {
+      c.sync().del(config.prefix() + key);
+    } finally {
+      client.shutdown();
+    }
+  }
+
   /** The time to live of {@code key} in ms (-1: none, -2: no such key). */
   long pttl(String key) {
     RedisClient client = RedisClient.create(REDIS);
