@@ -74,7 +74,8 @@ final class AdminHandler {
       return;
     }
     String auth = request.getHeaders().get(HttpHeader.AUTHORIZATION);
-    byte[] given = auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7) ? auth.substring(7).getBytes(StandardCharsets.UTF_8) : new byte[0];
+    byte[] given = auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7) // one or more spaces (RFC 9110 §11.4)
+        ? auth.substring(7).stripLeading().getBytes(StandardCharsets.UTF_8) : new byte[0];
     if (!MessageDigest.isEqual(token, given)) {
       LeveeErrors.send(response, callback, new ApiError(401, "authentication_error", "a valid admin token is required"));
       return;

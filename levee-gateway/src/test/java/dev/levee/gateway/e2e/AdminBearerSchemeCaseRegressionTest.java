@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 /**
  * An operator's trial (session 20): {@code authorization: bearer <admin.token>} got 401 where
  * {@code Bearer} passed, but an authentication scheme's name is case-insensitive (RFC 9110
- * §11.1). Any case of the scheme now passes with the right token; the token itself stays exact.
+ * §11.1), and so did one more space before the token (§11.4 allows one or more). Any case of the
+ * scheme and any run of spaces now pass with the right token; the token itself stays exact.
  */
 class AdminBearerSchemeCaseRegressionTest {
 
@@ -24,6 +25,7 @@ class AdminBearerSchemeCaseRegressionTest {
       for (String scheme : new String[] {"Bearer", "bearer", "BEARER"}) {
         assertThat(tiers(h, scheme + " drill-token").statusCode()).as(scheme).isEqualTo(200);
       }
+      assertThat(tiers(h, "bearer  drill-token").statusCode()).as("one or more spaces").isEqualTo(200);
       assertThat(tiers(h, "Bearer DRILL-TOKEN").statusCode()).as("the token is exact").isEqualTo(401);
       assertThat(tiers(h, "Basic drill-token").statusCode()).isEqualTo(401);
       assertThat(tiers(h, "bearer").statusCode()).isEqualTo(401);
