@@ -15,12 +15,23 @@ import java.util.function.Function;
 /**
  * A fake Messages API upstream on a free loopback port whose every answer a script chooses from
  * the request's body (the calls so far in {@link #calls}): a stream of events, sent in one write,
- * or an error status with its JSON body. For a splice the emulator cannot script.
+ * a JSON answer, or an error status with its JSON body. For what the emulator will not do.
  */
 final class ScriptedUpstream implements AutoCloseable {
 
-  /** An answer: status 200 with {@code body} as an event stream, or {@code status} with {@code body} as JSON. */
-  record Answer(int status, String body) {
+  /**
+   * An answer: status 200 with {@code body} as an event stream, or {@code status} with {@code body}
+   * as JSON; or, by {@link #json}, a 200 with a JSON body.
+   */
+  record Answer(int status, String body, String contentType) {
+
+    Answer(int status, String body) {
+      this(status, body, status == 200 ? "text/event-stream" : "application/json");
+    }
+
+    static Answer json(String body) {
+      return new Answer(200, body, "application/json");
+    }
 
     static Answer stream(String... events) {
       return new Answer(200, String.join("", events));
@@ -54,7 +65,7 @@ final class ScriptedUpstream implements AutoCloseable {
     calls.add(request);
     Answer answer = script.apply(request);
     byte[] body = answer.body().getBytes(StandardCharsets.UTF_8);
-    exchange.getResponseHeaders().add("content-type", answer.status() == 200 ? "text/event-stream" : "application/json");
+    exchange.getResponseHeaders().add("content-type", answer.contentType());
     exchange.sendResponseHeaders(answer.status(), body.length);
     try (OutputStream out = exchange.getResponseBody()) {
       out.write(body);

@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Test;
  * One gateway shared by several aliases and tenants, as in production, taken through a sequence of
  * faults confined to some aliases' targets: a 429 with a retry-after longer than the deadline, an
  * overloaded (529) target whose circuit opens, a model no alias names that the upstream does not
- * know, and batches sent with and without a key. Between and after each step the healthy alias
+ * know, batches sent with and without a key, and token counts sent with {@code "stream": true}.
+ * Between and after each step the healthy alias
  * still answers at once, from its one target, with no retry, fallback or reduced tier; its target
  * reads {@code healthy} with a CLOSED circuit in {@code /health}, no other configured target reads
  * worse than {@code healthy} unless it is one of the faulted ones, and {@code /health}'s overall
@@ -121,6 +122,17 @@ class SharedGatewayFaultSequenceTest {
       String id = Json.tryParse(keyed.body()).path("id").asText();
       assertThat(h.getWith("/v1/messages/batches", "sk-tenant-e").body()).contains(id);
       healthyAliasUnaffected("after a batch with a key");
+
+      // 6. token counts of the healthy alias sent with "stream": true (a client spreading its message
+      // parameters): sent once each as a JSON call, whose 400 (the API refuses the field) no breaker
+      // counts (CountTokensNeverStreamsRegressionTest: an upstream that answers them instead)
+      for (int i = 0; i < 6; i++) {
+        HttpResponse<String> count = h.post("/v1/messages/count_tokens", "{\"model\":\"healthy\",\"stream\":true,"
+            + "\"messages\":[{\"role\":\"user\",\"content\":\"count " + i + "\"}]}", Map.of("x-api-key", "sk-tenant-f"));
+        assertThat(count.statusCode()).as(count.body()).isEqualTo(400);
+        assertThat(Json.tryParse(count.body()).path("error").path("type").asText()).isEqualTo("invalid_request_error");
+      }
+      healthyAliasUnaffected("after token counts sent with stream: true");
     }
   }
 
