@@ -115,8 +115,8 @@ public final class HealthReport {
     ClusterStatus clusterNow = cluster.get();
     boolean shared = clusterNow.mode() != ClusterStatus.Mode.OFF;
     RetryBudgetReport retryBudgets = new RetryBudgetReport(budgets, clusterNow.shared());
-    List<Target> clientNamed = clientNamed(circuits);
-    for (Target target : targets(clientNamed)) {
+    ClientNamed clientNamed = clientNamed(circuits);
+    for (Target target : targets(clientNamed.targets())) {
       CircuitBreaker breaker = circuits.get(target);
       CircuitBreaker.Snapshot circuit = (breaker != null ? breaker : breakers.of(target)).snapshot();
       if (shared && configured.contains(target)) { // the cluster's circuit, not only this replica's
@@ -170,9 +170,9 @@ public final class HealthReport {
     }
     root.set("targets", targets);
     ObjectNode clientNamedNode = root.putObject("client_named");
-    clientNamedNode.put("targets", clientNamed.size());
+    clientNamedNode.put("targets", clientNamed.targets().size());
     clientNamedNode.put("listed", others.size());
-    clientNamedNode.put("not_closed", notClosed(clientNamed, circuits));
+    clientNamedNode.put("not_closed", clientNamed.notClosed());
     retryBudgets.putSummary(root);
     StreamStats.Snapshot s = streams.snapshot();
     ObjectNode stream = root.putObject("streams");
@@ -273,29 +273,27 @@ public final class HealthReport {
 
   /**
    * Every client-named target with evidence (a call, or a circuit not CLOSED), those whose circuit
-   * is not CLOSED first: an open one is listed however many names clients chose.
+   * is not CLOSED first ({@code notClosed} of them): an open one is listed however many names
+   * clients chose.
    */
-  private List<Target> clientNamed(Map<Target, CircuitBreaker> circuits) {
+  private record ClientNamed(List<Target> targets, int notClosed) {}
+
+  private ClientNamed clientNamed(Map<Target, CircuitBreaker> circuits) {
     List<Target> open = new ArrayList<>();
     List<Target> closed = new ArrayList<>();
     for (Map.Entry<Target, CircuitBreaker> e : circuits.entrySet()) {
       if (configured.contains(e.getKey())) {
         continue;
       }
-      boolean notClosed = e.getValue().snapshot().state() != CircuitState.CLOSED;
-      if (notClosed) {
+      if (e.getValue().snapshot().state() != CircuitState.CLOSED) {
         open.add(e.getKey());
       } else if (stats.everCalled(e.getKey())) {
         closed.add(e.getKey());
       }
     }
+    int notClosed = open.size();
     open.addAll(closed);
-    return open;
-  }
-
-  /** How many of {@code clientNamed} have a circuit not CLOSED. */
-  private static long notClosed(List<Target> clientNamed, Map<Target, CircuitBreaker> circuits) {
-    return clientNamed.stream().filter(t -> circuits.get(t).snapshot().state() != CircuitState.CLOSED).count();
+    return new ClientNamed(open, notClosed);
   }
 
   private static final int MAX_OTHERS = 50;
