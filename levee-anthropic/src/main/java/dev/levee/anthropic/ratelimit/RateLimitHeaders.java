@@ -23,7 +23,8 @@ import java.util.function.Function;
  */
 public final class RateLimitHeaders {
 
-  private static final String PREFIX = "anthropic-ratelimit-";
+  /** What every rate-limit header's name starts with, lower-case. */
+  public static final String PREFIX = "anthropic-ratelimit-";
 
   private RateLimitHeaders() {}
 

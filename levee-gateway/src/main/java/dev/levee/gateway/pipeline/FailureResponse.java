@@ -2,6 +2,7 @@ package dev.levee.gateway.pipeline;
 
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.error.TargetReports;
+import dev.levee.anthropic.ratelimit.RateLimitHeaders;
 import dev.levee.anthropic.upstream.Reply;
 import dev.levee.core.chain.ChainResult;
 import dev.levee.core.retry.Failure;
@@ -29,8 +30,6 @@ import java.util.Optional;
  */
 record FailureResponse(ApiError error, Optional<Duration> retryAfter, String reason, Target refused,
     Map<String, List<String>> rateLimits) {
-
-  private static final String RATE_LIMIT_PREFIX = "anthropic-ratelimit-";
 
   FailureResponse {
     rateLimits = Collections.unmodifiableMap(new LinkedHashMap<>(rateLimits));
@@ -70,7 +69,7 @@ record FailureResponse(ApiError error, Optional<Duration> retryAfter, String rea
     Map<String, List<String>> carried = new LinkedHashMap<>();
     decided.headers().forEach((name, values) -> {
       String lower = name.toLowerCase(Locale.ROOT);
-      if (lower.startsWith(RATE_LIMIT_PREFIX) && lower.length() > RATE_LIMIT_PREFIX.length()) {
+      if (lower.startsWith(RateLimitHeaders.PREFIX) && lower.length() > RateLimitHeaders.PREFIX.length()) {
         carried.put(lower, values);
       }
     });
