@@ -120,9 +120,14 @@ class CallbackDeliveredOnceAcrossReplicasRegressionTest {
     return out;
   }
 
-  @ParameterizedTest
-  @EnumSource(Database.Dialect.class)
-  void twoReplicasPollingAtOnceDeliverEachCallbackOnce(Database.Dialect dialect) throws SQLException {
+  /**
+   * Two replicas' senders on one store of {@code dialect} (SQLite: one database handle, its single
+   * writer), owing callbacks for {@link #JOBS} ended jobs; each replica's tries wait in its queue.
+   */
+  private record TwoReplicas(Database dbA, JobStore store, List<String> ids, Queue<Runnable> deliveriesA,
+      Queue<Runnable> deliveriesB, CallbackSender a, CallbackSender b) {}
+
+  private TwoReplicas twoReplicas(Database.Dialect dialect) throws SQLException {
     QueueConfig config = databases.config(dialect);
     Database dbA = databases.open(config);
     Database dbB = dialect == Database.Dialect.SQLITE ? dbA : databases.open(config);
@@ -130,8 +135,21 @@ class CallbackDeliveredOnceAcrossReplicasRegressionTest {
     List<String> ids = endedJobsOwingCallbacks(store);
     Queue<Runnable> deliveriesA = new ConcurrentLinkedQueue<>();
     Queue<Runnable> deliveriesB = new ConcurrentLinkedQueue<>();
-    CallbackSender a = replica(dbA, "a", deliveriesA);
-    CallbackSender b = replica(dbB, "b", deliveriesB);
+    return new TwoReplicas(dbA, store, ids, deliveriesA, deliveriesB, replica(dbA, "a", deliveriesA),
+        replica(dbB, "b", deliveriesB));
+  }
+
+  @ParameterizedTest
+  @EnumSource(Database.Dialect.class)
+  void twoReplicasPollingAtOnceDeliverEachCallbackOnce(Database.Dialect dialect) throws SQLException {
+    TwoReplicas r = twoReplicas(dialect);
+    Database dbA = r.dbA();
+    JobStore store = r.store();
+    List<String> ids = r.ids();
+    Queue<Runnable> deliveriesA = r.deliveriesA();
+    Queue<Runnable> deliveriesB = r.deliveriesB();
+    CallbackSender a = r.a();
+    CallbackSender b = r.b();
 
     a.deliverDue(); // both poll at the same moment: neither has delivered anything yet
     b.deliverDue();
@@ -148,15 +166,14 @@ class CallbackDeliveredOnceAcrossReplicasRegressionTest {
   @ParameterizedTest
   @EnumSource(Database.Dialect.class)
   void aDeadReplicasClaimsAreDeliveredByAnotherOnceTheirLeaseRunsOut(Database.Dialect dialect) throws SQLException {
-    QueueConfig config = databases.config(dialect);
-    Database dbA = databases.open(config);
-    Database dbB = dialect == Database.Dialect.SQLITE ? dbA : databases.open(config);
-    JobStore store = new JobStore(dbA);
-    List<String> ids = endedJobsOwingCallbacks(store);
-    Queue<Runnable> deliveriesA = new ConcurrentLinkedQueue<>();
-    Queue<Runnable> deliveriesB = new ConcurrentLinkedQueue<>();
-    CallbackSender a = replica(dbA, "a", deliveriesA);
-    CallbackSender b = replica(dbB, "b", deliveriesB);
+    TwoReplicas r = twoReplicas(dialect);
+    Database dbA = r.dbA();
+    JobStore store = r.store();
+    List<String> ids = r.ids();
+    Queue<Runnable> deliveriesA = r.deliveriesA();
+    Queue<Runnable> deliveriesB = r.deliveriesB();
+    CallbackSender a = r.a();
+    CallbackSender b = r.b();
 
     a.deliverDue(); // a claims them, then dies before posting any: its deliveries never run
     assertThat(deliveriesA).hasSize(JOBS);
@@ -184,15 +201,13 @@ class CallbackDeliveredOnceAcrossReplicasRegressionTest {
   @ParameterizedTest
   @EnumSource(Database.Dialect.class)
   void aFailedTryWaitsOutItsBackoffOnEveryReplica(Database.Dialect dialect) throws SQLException {
-    QueueConfig config = databases.config(dialect);
-    Database dbA = databases.open(config);
-    Database dbB = dialect == Database.Dialect.SQLITE ? dbA : databases.open(config);
-    JobStore store = new JobStore(dbA);
-    List<String> ids = endedJobsOwingCallbacks(store);
-    Queue<Runnable> deliveriesA = new ConcurrentLinkedQueue<>();
-    Queue<Runnable> deliveriesB = new ConcurrentLinkedQueue<>();
-    CallbackSender a = replica(dbA, "a", deliveriesA);
-    CallbackSender b = replica(dbB, "b", deliveriesB);
+    TwoReplicas r = twoReplicas(dialect);
+    JobStore store = r.store();
+    List<String> ids = r.ids();
+    Queue<Runnable> deliveriesA = r.deliveriesA();
+    Queue<Runnable> deliveriesB = r.deliveriesB();
+    CallbackSender a = r.a();
+    CallbackSender b = r.b();
     failing.set(JOBS);
 
     a.deliverDue();
