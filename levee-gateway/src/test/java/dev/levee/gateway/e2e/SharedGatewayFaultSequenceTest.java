@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.levee.anthropic.Json;
+import dev.levee.core.tier.Tier;
 import dev.levee.core.time.ManualClock;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -17,7 +18,9 @@ import org.junit.jupiter.api.Test;
  * One gateway shared by several aliases and tenants, as in production, taken through a sequence of
  * faults confined to some aliases' targets: a 429 with a retry-after longer than the deadline, an
  * overloaded (529) target whose circuit opens, a model no alias names that the upstream does not
- * know, batches sent with and without a key, and token counts sent with {@code "stream": true}.
+ * know, batches sent with and without a key, token counts sent with {@code "stream": true}, a
+ * connection reset after a request, and another feature forced to T1 on an alias whose reduced
+ * target cannot answer.
  * Between and after each step the healthy alias
  * still answers at once, from its one target, with no retry, fallback or reduced tier; its target
  * reads {@code healthy} with a CLOSED circuit in {@code /health}, no other configured target reads
@@ -35,9 +38,10 @@ class SharedGatewayFaultSequenceTest {
   private static final String HEALTHY_TARGET = "emu/emu-ok";
   private static final String LIMITED_TARGET = "emu/emu-429-ra30";
   private static final String OVERLOADED_TARGET = "emu/emu-529";
+  private static final String RESETTING_TARGET = "emu/emu-reset";
 
   /** The targets this test makes fail: only these may read worse than {@code healthy} in {@code /health}. */
-  private static final Set<String> FAULTED = Set.of(LIMITED_TARGET, OVERLOADED_TARGET);
+  private static final Set<String> FAULTED = Set.of(LIMITED_TARGET, OVERLOADED_TARGET, RESETTING_TARGET);
 
   private static final String SECRET = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=";
 
@@ -47,6 +51,10 @@ class SharedGatewayFaultSequenceTest {
         healthy: { chain: [emu/emu-ok] }
         limited: { chain: [emu/emu-429-ra30] }
         overloaded: { chain: [emu/emu-529] }
+        resetting: { chain: [emu/emu-reset] }
+        pair: { chain: [emu/emu-ok, emu/emu-529] }
+      features:
+        drill: {}
       policy:
         deadline: 12s
         attempt-timeout: 5s
@@ -133,6 +141,24 @@ class SharedGatewayFaultSequenceTest {
         assertThat(Json.tryParse(count.body()).path("error").path("type").asText()).isEqualTo("invalid_request_error");
       }
       healthyAliasUnaffected("after token counts sent with stream: true");
+
+      // 7. a reset after the request on a kept-alive connection: an attempt the client is told of,
+      // retried, not a second call hidden inside the upstream client
+      HttpResponse<String> reset = ask("resetting", "sk-tenant-g");
+      assertThat(reset.statusCode()).as(reset.body()).isEqualTo(200);
+      assertThat(reset.headers().firstValue("x-levee-attempts")).hasValue("2");
+      healthyAliasUnaffected("after a connection reset on another alias");
+
+      // 8. another feature forced to T1 on an alias whose reduced target (the 529 one, its circuit
+      // open since step 3) cannot answer: its other target answers, and the default feature stays T0
+      h.gateway.tiers().controller("drill").force(Tier.T1, Duration.ofMinutes(5));
+      HttpResponse<String> reduced = h.post("/v1/messages", "{\"model\":\"pair\",\"max_tokens\":16,\"messages\":"
+          + "[{\"role\":\"user\",\"content\":\"request " + (asked++) + "\"}]}",
+          Map.of("x-api-key", "sk-tenant-h", "x-levee-feature", "drill"));
+      assertThat(reduced.statusCode()).as(reduced.body()).isEqualTo(200);
+      assertThat(reduced.headers().firstValue("x-levee-tier")).hasValue("T1");
+      assertThat(reduced.headers().firstValue("x-levee-model")).hasValue(HEALTHY_TARGET);
+      healthyAliasUnaffected("after another feature's reduced tier fell back");
     }
   }
 
