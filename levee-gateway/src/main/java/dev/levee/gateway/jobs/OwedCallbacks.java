@@ -47,8 +47,28 @@ final class OwedCallbacks {
   private static final String DUE = "callback_state = 'pending' "
       + "AND (callback_claim_until IS NULL OR callback_claim_until <= ?)";
 
+  /**
+   * {@link #pending}'s query; its one parameter is the limit. Its WHERE and ORDER BY are those of the
+   * {@code jobs_callbacks_owed} index ({@code V8__owed_callbacks}): keep them together.
+   */
+  static final String PENDING = "SELECT " + JobStore.COLUMNS + ", callback_url, callback_attempts FROM jobs "
+      + "WHERE callback_state = 'pending' ORDER BY finished_at, id LIMIT ?";
+
   private final Database db;
   private final String claimant;
+
+  /**
+   * {@link #claim}'s statement in {@code dialect}; its parameters: claimant, lease end (epoch ms), now
+   * (epoch ms), limit, now again. Its pick's WHERE and ORDER BY are those of the {@code
+   * jobs_callbacks_owed} index ({@code V8__owed_callbacks}): keep them together.
+   */
+  static String claimSql(Database.Dialect dialect) {
+    String pick = "SELECT id FROM jobs WHERE " + DUE + " ORDER BY finished_at, id LIMIT ?"
+        + (dialect == Database.Dialect.POSTGRESQL ? " FOR UPDATE SKIP LOCKED" : "");
+    return "UPDATE jobs SET callback_claimed_by = ?, callback_claim_until = ?, "
+        + "callback_attempts = callback_attempts + 1 WHERE id IN (" + pick + ") AND " + DUE
+        + " RETURNING " + JobStore.COLUMNS + ", callback_url, callback_attempts";
+  }
 
   /** The callbacks owed in {@code db}, claimed under the name {@code claimant} ({@code callback_claimed_by}). */
   OwedCallbacks(Database db, String claimant) {
@@ -63,12 +83,7 @@ final class OwedCallbacks {
    * @return the claimed callbacks, in no particular order ({@link Callback#attempts} counts this try)
    */
   List<Callback> claim(int max, Instant now, Instant leaseUntil) {
-    String pick = "SELECT id FROM jobs WHERE " + DUE + " ORDER BY finished_at, id LIMIT ?"
-        + (db.dialect() == Database.Dialect.POSTGRESQL ? " FOR UPDATE SKIP LOCKED" : "");
-    String sql = "UPDATE jobs SET callback_claimed_by = ?, callback_claim_until = ?, "
-        + "callback_attempts = callback_attempts + 1 WHERE id IN (" + pick + ") AND " + DUE
-        + " RETURNING " + JobStore.COLUMNS + ", callback_url, callback_attempts";
-    try (Connection c = db.connection(); PreparedStatement s = c.prepareStatement(sql)) {
+    try (Connection c = db.connection(); PreparedStatement s = c.prepareStatement(claimSql(db.dialect()))) {
       s.setString(1, claimant);
       s.setLong(2, leaseUntil.toEpochMilli());
       s.setLong(3, now.toEpochMilli());
@@ -110,9 +125,7 @@ final class OwedCallbacks {
    * claims nothing ({@link Callback#attempts}: the tries so far). Post only what {@link #claim} returns.
    */
   List<Callback> pending(int max) {
-    String sql = "SELECT " + JobStore.COLUMNS + ", callback_url, callback_attempts FROM jobs "
-        + "WHERE callback_state = 'pending' ORDER BY finished_at, id LIMIT ?";
-    try (Connection c = db.connection(); PreparedStatement s = c.prepareStatement(sql)) {
+    try (Connection c = db.connection(); PreparedStatement s = c.prepareStatement(PENDING)) {
       s.setInt(1, max);
       return read(s);
     } catch (SQLException e) {
