@@ -2,8 +2,12 @@ package dev.levee.gateway.cluster;
 
 import dev.levee.core.tier.Tier;
 import dev.levee.core.time.Ticker;
+import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
 import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -129,6 +133,40 @@ public final class SharedTiers {
     long answer = link.<Long>eval(LEASE, ScriptOutputType.INTEGER,
         new String[] {link.key("tier-lease:{" + feature + "}")}, replica, Long.toString(lease.toMillis())).orElse(2L);
     return answer == 1 ? leases.renewed(feature) : answer == 2 ? leases.taken(feature) : leases.elsewhere(feature);
+  }
+
+  /**
+   * The aliases of {@code feature} the cluster holds a decided tier for (below T0: each a key {@code
+   * tier:{feature/alias}}), at most {@code max}, in no particular order; empty while Redis is away.
+   * It scans the key space (SCAN, 1,000 keys a page) until it has {@code max}: for a replica taking
+   * over the feature's lease ({@code LeaseTakeover}), never the request path.
+   */
+  public List<String> publishedAliases(String feature, int max) {
+    List<String> out = new ArrayList<>();
+    if (max <= 0 || !link.tryShared()) {
+      return out;
+    }
+    String prefix = link.key("tier:{" + feature + "/");
+    ScanArgs match = ScanArgs.Builder.matches(escapeGlob(prefix) + "*}").limit(1000);
+    ScanCursor cursor = ScanCursor.INITIAL;
+    do {
+      ScanCursor from = cursor;
+      Optional<KeyScanCursor<String>> page = link.call(c -> c.scan(from, match));
+      if (page.isEmpty()) {
+        return out; // Redis went away midway: what was found
+      }
+      for (String key : page.get().getKeys()) {
+        if (out.size() < max && key.startsWith(prefix) && key.length() > prefix.length() + 1) {
+          out.add(key.substring(prefix.length(), key.length() - 1));
+        }
+      }
+      cursor = page.get();
+    } while (!cursor.isFinished() && out.size() < max);
+    return out;
+  }
+
+  private static String escapeGlob(String text) {
+    return text.replaceAll("([*?\\[\\]\\\\])", "\\\\$1");
   }
 
   /**

@@ -65,20 +65,36 @@ final class ClientScopes {
    * call window.
    */
   ScopeHealth clientScope(String feature, String alias, List<Target> targets, long now) {
+    ScopeHealth own = ownScope(feature, alias, targets, now);
+    return own != null ? own : sharedScope(feature, targets);
+  }
+
+  /**
+   * The own scope of a client-chosen name, made while fewer than {@value TierBoard#MAX_CLIENT_SCOPES}
+   * exist (after dropping idle ones, {@link #dropIdleClientScopes}); null when the bound is reached.
+   * {@link #clientScope} falls back to the shared scope then; a new lease holder adopting the name's
+   * published tier ({@link LeaseTakeover}) adopts nothing, since that tier is the name's, not the
+   * shared scope's. Not marked used.
+   */
+  ScopeHealth ownScope(String feature, String alias, List<Target> targets, long now) {
     TierBoard.ScopeKey key = new TierBoard.ScopeKey(feature, alias);
     if (clientScopes.get() >= TierBoard.MAX_CLIENT_SCOPES) {
       dropIdleClientScopes(now);
     }
-    ScopeHealth own = scopes.computeIfAbsent(key, k -> {
+    return scopes.computeIfAbsent(key, k -> {
       if (clientScopes.incrementAndGet() > TierBoard.MAX_CLIENT_SCOPES) {
         clientScopes.decrementAndGet();
-        return null; // no mapping: the shared scope below
+        return null; // no mapping
       }
       return factory.make(feature, alias, targets);
     });
-    if (own != null) {
-      return own;
-    }
+  }
+
+  /**
+   * The feature's {@value TierBoard#OTHER_MODELS} scope, made on first use: it reads the shared call
+   * window of the upstreams of {@code targets} (a client-chosen name's).
+   */
+  ScopeHealth sharedScope(String feature, List<Target> targets) {
     List<Target> shared = targets.stream().map(t -> new Target(t.upstream(), TierBoard.OTHER_MODELS)).distinct()
         .toList();
     return scopes.computeIfAbsent(new TierBoard.ScopeKey(feature, TierBoard.OTHER_MODELS),

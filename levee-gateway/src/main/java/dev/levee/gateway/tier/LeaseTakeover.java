@@ -20,10 +20,15 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>On {@link SharedTiers.Lease#TAKEN}, every scope of the feature this replica has, and every
- *       configured alias Redis holds a tier below T0 for that it has none of yet (it learns the pair
- *       from Redis), {@linkplain dev.levee.core.tier.TierController#adopt adopts} its published
- *       tier; one INFO line names them. A scope made later under the lease adopts before its first
- *       evaluation.
+ *       alias Redis holds a tier below T0 for that it has none of yet (it learns the pair from
+ *       Redis), {@linkplain dev.levee.core.tier.TierController#adopt adopts} its published tier;
+ *       one INFO line names them. Those it learns are the configured aliases (each read), the
+ *       feature's shared {@value TierBoard#OTHER_MODELS} scope, and the model names clients chose
+ *       ({@link SharedTiers#publishedAliases}, a scan): a client-chosen name's scope is made through
+ *       the bound the request path uses ({@link ClientScopes#ownScope}), so however many such keys
+ *       Redis holds, at most {@value TierBoard#MAX_CLIENT_SCOPES} scopes exist; a name past the
+ *       bound is not adopted (its key ends with its TTL, as before). A scope made later under the
+ *       lease adopts before its first evaluation.
  *   <li>From there the usual rules apply (see {@code TierController#adopt}): the healthy run starts
  *       at the adoption, so a holder without evidence (no traffic: quiet windows, healthy) steps up
  *       one tier per {@code tiers.healthy-for}, neither at once nor never; each step is a logged
@@ -39,14 +44,19 @@ final class LeaseTakeover {
 
   private final List<String> aliases;
   private final BiFunction<String, String, ScopeHealth> configuredScope;
+  private final BiFunction<String, String, ScopeHealth> clientScope;
 
   /**
    * @param aliases the configured aliases: each has a scope in every feature
    * @param configuredScope makes (or finds) a feature's scope of a configured alias
+   * @param clientScope makes (or finds) a feature's scope of a client-chosen name, or its shared
+   *     {@value TierBoard#OTHER_MODELS} scope, through the bound of client scopes: null past it
    */
-  LeaseTakeover(List<String> aliases, BiFunction<String, String, ScopeHealth> configuredScope) {
+  LeaseTakeover(List<String> aliases, BiFunction<String, String, ScopeHealth> configuredScope,
+      BiFunction<String, String, ScopeHealth> clientScope) {
     this.aliases = List.copyOf(aliases);
     this.configuredScope = configuredScope;
+    this.clientScope = clientScope;
   }
 
   /**
@@ -72,6 +82,21 @@ final class LeaseTakeover {
             out.add(made);
             published.put(made, tier);
           }
+        }
+      }
+      // the names clients chose, the shared scope first: the scan may also return the configured aliases
+      List<String> named = new ArrayList<>(List.of(TierBoard.OTHER_MODELS));
+      named.addAll(cluster.publishedAliases(feature, TierBoard.MAX_CLIENT_SCOPES + aliases.size() + 1));
+      Set<String> configured = Set.copyOf(aliases);
+      for (String alias : named) {
+        if (configured.contains(alias) || !known.add(alias)) {
+          continue;
+        }
+        Tier tier = cluster.published(feature + "/" + alias);
+        ScopeHealth made = tier == Tier.T0 ? null : clientScope.apply(feature, alias);
+        if (made != null) {
+          out.add(made);
+          published.put(made, tier);
         }
       }
     }

@@ -149,7 +149,8 @@ public final class TierBoard implements CallObserver, AutoCloseable {
     this.report = new TierReport(features, scopes, lastTransition, ticker, calls, cooldowns, this::configured,
         this::tier, this::evaluated, this::otherModelsTier, this::forcedRemaining, this::forceReason, this::scopeTier,
         List.copyOf(config.models().keySet()));
-    this.takeover = new LeaseTakeover(List.copyOf(config.models().keySet()), this::configuredScope);
+    this.takeover = new LeaseTakeover(List.copyOf(config.models().keySet()), this::configuredScope,
+        this::adoptedClientScope);
     next = scheduler.schedule(every, this::tick);
   }
 
@@ -593,6 +594,18 @@ public final class TierBoard implements CallObserver, AutoCloseable {
     List<Target> chain = config.models().get(alias).chain().stream()
         .map(t -> new Target(t.upstream(), t.model())).toList();
     return scopes.computeIfAbsent(new ScopeKey(feature, alias), k -> newScope(feature, alias, chain));
+  }
+
+  /**
+   * The scope of a client-chosen name (or the shared {@value #OTHER_MODELS} one) in {@code feature}
+   * for a new lease holder to adopt its published tier into, made (not marked used) through the bound
+   * the request path uses; null past the bound. Its target is the name on the first upstream, as
+   * {@code Aliases} routes a name no alias names.
+   */
+  private ScopeHealth adoptedClientScope(String feature, String alias) {
+    List<Target> targets = List.of(new Target(config.upstreams().keySet().iterator().next(), alias));
+    return alias.equals(OTHER_MODELS) ? clients.sharedScope(feature, targets)
+        : clients.ownScope(feature, alias, targets, ticker.nanos());
   }
 
   private boolean configured(String alias) {

@@ -136,6 +136,16 @@ final class RedisFixture implements AutoCloseable {
     }
   }
 
+  /** Sets each of this test's cluster's keys in {@code values} (after its prefix) to its value for {@code ttlMillis} ms. */
+  void set(java.util.Map<String, String> values, long ttlMillis) {
+    RedisClient client = RedisClient.create(REDIS);
+    try (StatefulRedisConnection<String, String> c = client.connect()) {
+      values.forEach((key, value) -> c.sync().psetex(config.prefix() + key, ttlMillis, value));
+    } finally {
+      client.shutdown();
+    }
+  }
+
   /**
    * Deletes this test's cluster's key {@code key} (after its prefix): a lease its holder stopped
    * renewing has run out, without waiting for its PX in real time.
