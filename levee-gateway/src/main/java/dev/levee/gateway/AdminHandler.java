@@ -29,7 +29,8 @@ import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.Fields;
 
 /**
- * {@code GET /admin/tiers} (every feature's tier) and {@code POST /admin/tiers/{feature}} with
+ * {@code GET /admin/tiers} (every feature's tier as the cluster runs it on this replica, and whether
+ * this replica holds its tier lease: {@link TierBoard#status()}) and {@code POST /admin/tiers/{feature}} with
  * {@code {"tier":"T2","for":"10m"}} to force a tier for a drill (it expires on its own; {@code
  * "tier":"auto"} lifts it); {@code GET /admin/route?alias=…&task=…} (also {@code latency-budget},
  * {@code prefer}, {@code input-tokens}, default 1,000): what the scoring router would choose now

@@ -38,6 +38,12 @@ final class LeaseTurns {
     return before != null && now - before < leaseNanos ? SharedTiers.Lease.HELD : SharedTiers.Lease.TAKEN;
   }
 
+  /** Whether this replica took or renewed {@code feature}'s lease within the last lease period. */
+  boolean holds(String feature) {
+    Long at = lastHeld.get(feature);
+    return at != null && ticker.nanos() - at < leaseNanos;
+  }
+
   /** Another replica holds {@code feature}'s lease. */
   SharedTiers.Lease elsewhere(String feature) {
     lastHeld.remove(feature);

@@ -136,6 +136,17 @@ public final class SharedTiers {
   }
 
   /**
+   * Whether this replica holds {@code feature}'s tier lease now, as its own {@link #lease} calls
+   * left it — taken or renewed within the last lease period (true), or not (false: another replica
+   * holds it, or this one has not evaluated the feature lately) — read without taking or renewing
+   * it and without a Redis round trip (for {@code /admin/tiers} and {@code /health}); empty while
+   * Redis is away, when every replica evaluates alone.
+   */
+  public Optional<Boolean> holds(String feature) {
+    return link.shared() ? Optional.of(leases.holds(feature)) : Optional.empty();
+  }
+
+  /**
    * The aliases of {@code feature} the cluster holds a decided tier for (below T0: each a key {@code
    * tier:{feature/alias}}), at most {@code max}, in no particular order; empty while Redis is away.
    * It scans the key space (SCAN, 1,000 keys a page) until it has {@code max}: for a replica taking

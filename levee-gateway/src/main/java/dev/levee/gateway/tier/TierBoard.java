@@ -146,9 +146,12 @@ public final class TierBoard implements CallObserver, AutoCloseable {
     this.trials = new TrialProbes(ticker, every);
     this.clients = new ClientScopes(scopes, this::configured, this::newScope, this::scopeTier, this::dropped, every,
         clientIdle, start);
-    this.report = new TierReport(features, scopes, lastTransition, ticker, calls, cooldowns, this::configured,
-        this::tier, this::evaluated, this::otherModelsTier, this::forcedRemaining, this::forceReason, this::scopeTier,
-        List.copyOf(config.models().keySet()));
+    Map<String, List<Target>> chains = new java.util.LinkedHashMap<>();
+    config.models().forEach((alias, spec) -> chains.put(alias,
+        spec.chain().stream().map(t -> new Target(t.upstream(), t.model())).toList()));
+    this.report = new TierReport(features, scopes, lastTransition, ticker, calls, cooldowns, this::tier,
+        this::evaluated, this::otherModelsTier, this::forcedRemaining, this::forceReason, this::scopeTier, chains,
+        this::publishedTier, this::tierLease);
     this.takeover = new LeaseTakeover(List.copyOf(config.models().keySet()), this::configuredScope,
         this::adoptedClientScope);
     next = scheduler.schedule(every, this::tick);
@@ -307,6 +310,41 @@ public final class TierBoard implements CallObserver, AutoCloseable {
   /** A scope's name in the shared tiers ({@code feature/alias}: its Redis key {@code tier:{feature/alias}}). */
   static String sharedName(ScopeHealth scope) {
     return scope.feature() + "/" + scope.alias();
+  }
+
+  /**
+   * The tier in force for {@code feature} through {@code alias} on this replica without a scope of
+   * the pair (for {@code /admin/tiers}): when shared, the one the feature's evaluator published (a
+   * request through the alias here would get it); else T0, as a scope made now starts.
+   */
+  private Tier publishedTier(String feature, String alias) {
+    SharedTiers cluster = shared;
+    return cluster == null ? Tier.T0 : cluster.current(feature + "/" + alias);
+  }
+
+  /** {@code tier_lease} of a feature this replica holds the tier lease of: it evaluates and publishes. */
+  static final String LEASE_HELD = "held";
+
+  /**
+   * {@code tier_lease} of a feature another replica holds the lease of (or, for a moment, none
+   * does): this replica serves the tiers that one published and evaluates nothing.
+   */
+  static final String LEASE_ELSEWHERE = "elsewhere";
+
+  /** {@code tier_lease} of a feature this replica decides alone: no {@code cluster:}, or Redis away. */
+  static final String LEASE_ALONE = "alone";
+
+  /**
+   * Who decides {@code feature}'s tiers, as this replica sees it: {@value #LEASE_HELD}, {@value
+   * #LEASE_ELSEWHERE} or {@value #LEASE_ALONE}. Reads the lease without taking it.
+   */
+  String tierLease(String feature) {
+    SharedTiers cluster = shared;
+    if (cluster == null) {
+      return LEASE_ALONE;
+    }
+    return cluster.holds(controller(feature).name()).map(held -> held ? LEASE_HELD : LEASE_ELSEWHERE)
+        .orElse(LEASE_ALONE);
   }
 
   /** A scope's tier: its controller's, or, when shared, the one its feature's evaluator published. */
@@ -719,6 +757,17 @@ public final class TierBoard implements CallObserver, AutoCloseable {
    * T0; {@code other_models} counts them all ({@code scopes}, {@code below_t0}) and gives their
    * worst tier ({@code tier}, {@link #otherModelsTier}), which the feature's {@code tier} does not
    * include.
+   *
+   * <p>Every tier shown is the one in force on this replica: when shared, the one the feature's lease
+   * holder published, whichever replica answers. So a configured alias this replica has no scope of
+   * is listed too while its published tier is below T0 (and counts in the feature's {@code tier}
+   * and {@code automatic}), and a client-chosen name counts as below T0 by its published tier.
+   * {@code tier_lease} says who decides the feature's tiers: {@value #LEASE_HELD} (this replica holds
+   * the lease: it evaluates and publishes), {@value #LEASE_ELSEWHERE} (another replica does, or none
+   * has lately; this one serves what was published) or {@value #LEASE_ALONE} (no {@code cluster:},
+   * or Redis away: this replica decides alone). On a replica whose lease is elsewhere an alias row
+   * leaves out what its own controller last decided ({@code last_reason}, {@code flaps}, {@code
+   * hold_down_ms}, {@code cause}, {@code last_transition}): that is not what is in force.
    */
   public ArrayNode status() {
     return report.status();

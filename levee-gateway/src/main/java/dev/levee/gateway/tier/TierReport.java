@@ -11,12 +11,14 @@ import dev.levee.core.tier.TierController;
 import dev.levee.core.tier.TierTransition;
 import dev.levee.core.time.Ticker;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.BiFunction;
 import java.util.function.Function;
-import java.util.function.Predicate;
 
 /**
  * The JSON reports of {@link TierBoard#status()} ({@code GET /admin/tiers}, {@code /health}) and
@@ -31,34 +33,41 @@ final class TierReport {
   private final Ticker ticker;
   private final TargetWindows calls;
   private final RateLimitCooldowns cooldowns;
-  private final Predicate<String> configured;
   private final Function<String, Tier> tier;
   private final Function<String, Tier> evaluated;
   private final Function<String, Tier> otherModelsTier;
   private final Function<String, Duration> forcedRemaining;
   private final Function<String, String> forceReason;
   private final Function<ScopeHealth, Tier> scopeTier;
-  /** Each configured alias's place in the config (its {@code models:} order). */
-  private final Map<String, Integer> configOrder;
+  /** The configured aliases, each with its chain, in config order (their {@code models:} order). */
+  private final Map<String, List<Target>> configured;
+  private final BiFunction<String, String, Tier> published;
+  private final Function<String, String> lease;
 
   /**
    * @param scopeTier a scope's own (automatic) tier: its controller's, or the shared one
-   * @param configOrder the configured aliases in config order: {@code aliases} lists them first, in it
+   * @param configuredAliases the configured aliases in config order, each with its chain: {@code
+   *     aliases} lists them first, in it
+   * @param published the tier in force for a feature and a configured alias this replica has no
+   *     scope of: the one the cluster published when shared, else T0
+   * @param lease the feature's {@code tier_lease}: {@code held}, {@code elsewhere} or {@code alone}
    */
   TierReport(Map<String, FeatureTier> features, Map<TierBoard.ScopeKey, ScopeHealth> scopes,
       Map<String, TierTransition> lastTransition, Ticker ticker, TargetWindows calls, RateLimitCooldowns cooldowns,
-      Predicate<String> configured, Function<String, Tier> tier, Function<String, Tier> evaluated,
+      Function<String, Tier> tier, Function<String, Tier> evaluated,
       Function<String, Tier> otherModelsTier, Function<String, Duration> forcedRemaining,
-      Function<String, String> forceReason, Function<ScopeHealth, Tier> scopeTier, List<String> configOrder) {
-    this.configOrder = new java.util.HashMap<>();
-    configOrder.forEach(alias -> this.configOrder.putIfAbsent(alias, this.configOrder.size()));
+      Function<String, String> forceReason, Function<ScopeHealth, Tier> scopeTier,
+      Map<String, List<Target>> configuredAliases, BiFunction<String, String, Tier> published,
+      Function<String, String> lease) {
+    this.configured = new LinkedHashMap<>(configuredAliases);
+    this.published = published;
+    this.lease = lease;
     this.features = features;
     this.scopes = scopes;
     this.lastTransition = lastTransition;
     this.ticker = ticker;
     this.calls = calls;
     this.cooldowns = cooldowns;
-    this.configured = configured;
     this.tier = tier;
     this.evaluated = evaluated;
     this.otherModelsTier = otherModelsTier;
@@ -71,30 +80,51 @@ final class TierReport {
   ArrayNode status() {
     ArrayNode all = Json.MAPPER.createArrayNode();
     features.forEach((name, feature) -> {
+      String leaseHere = lease.apply(name);
+      boolean decidesHere = !leaseHere.equals(TierBoard.LEASE_ELSEWHERE);
+      Map<String, ScopeHealth> own = new TreeMap<>(); // by alias: client-chosen names are listed by name
+      scopes.values().stream().filter(s -> s.feature().equals(name)).forEach(s -> own.put(s.alias(), s));
+      // configured aliases no request of this feature used here: the tier in force for them is the published one
+      Map<String, Tier> unused = new LinkedHashMap<>();
+      Tier unusedWorst = Tier.T0;
+      for (String alias : configured.keySet()) {
+        Tier t = own.containsKey(alias) ? Tier.T0 : published.apply(name, alias);
+        if (t != Tier.T0) {
+          unused.put(alias, t);
+          unusedWorst = Tier.lowest(unusedWorst, t);
+        }
+      }
+      String forced = forceReason.apply(name);
       ObjectNode f = all.addObject();
       f.put("feature", name);
       f.put("priority", feature.priority().name().toLowerCase(Locale.ROOT));
-      f.put("tier", tier.apply(name).name());
-      f.put("automatic", evaluated.apply(name).name());
+      Tier current = tier.apply(name);
+      f.put("tier", (forced != null ? current : Tier.lowest(current, unusedWorst)).name());
+      f.put("automatic", Tier.lowest(evaluated.apply(name), unusedWorst).name());
+      f.put("tier_lease", leaseHere);
       f.put("forced_remaining_ms", forcedRemaining.apply(name).toMillis());
-      String forced = forceReason.apply(name);
       if (forced != null) {
         f.put("forced_reason", forced); // the last force's words: a new force replaces them
       }
       transition(f, lastTransition.get(name));
       ArrayNode aliases = f.putArray("aliases");
+      // configured aliases first, in config order, then the names clients chose, by name
+      for (Map.Entry<String, List<Target>> alias : configured.entrySet()) {
+        ScopeHealth s = own.remove(alias.getKey());
+        if (s != null) {
+          scopeStatus(aliases.addObject(), s, decidesHere);
+        } else if (unused.containsKey(alias.getKey())) {
+          publishedStatus(aliases.addObject(), name, alias.getKey(), alias.getValue(), unused.get(alias.getKey()));
+        }
+      }
       int others = 0;
       int othersDown = 0;
-      // configured aliases first, in config order, then the names clients chose, by name
-      for (ScopeHealth s : scopes.values().stream().filter(s -> s.feature().equals(name))
-          .sorted(java.util.Comparator.comparingInt((ScopeHealth h) -> configOrder.getOrDefault(h.alias(), Integer.MAX_VALUE))
-              .thenComparing(ScopeHealth::alias)).toList()) {
-        boolean client = !configured.test(s.alias());
-        boolean down = s.controller().current() != Tier.T0;
-        others += client ? 1 : 0;
-        othersDown += client && down ? 1 : 0;
-        if (!client || s.alias().equals(TierBoard.OTHER_MODELS) || down && othersDown <= TierBoard.MAX_LISTED) {
-          scopeStatus(aliases.addObject(), s);
+      for (ScopeHealth s : own.values()) {
+        boolean down = scopeTier.apply(s) != Tier.T0; // the tier in force here, the published one when shared
+        others++;
+        othersDown += down ? 1 : 0;
+        if (s.alias().equals(TierBoard.OTHER_MODELS) || down && othersDown <= TierBoard.MAX_LISTED) {
+          scopeStatus(aliases.addObject(), s, decidesHere);
         }
       }
       ObjectNode other = f.putObject("other_models");
@@ -105,7 +135,28 @@ final class TierReport {
     return all;
   }
 
-  private void scopeStatus(ObjectNode a, ScopeHealth scope) {
+  /**
+   * The row of a configured alias this replica has no scope of, whose tier in force is {@code
+   * automatic} (below T0: published by the lease holder): what a request through it would get here.
+   */
+  private void publishedStatus(ObjectNode a, String feature, String alias, List<Target> chain, Tier automatic) {
+    a.put("alias", alias);
+    ArrayNode targets = a.putArray("targets");
+    chain.forEach(t -> targets.add(t.id()));
+    boolean forced = forceReason.apply(feature) != null;
+    a.put("tier", (forced ? tier.apply(feature) : automatic).name());
+    a.put("automatic", automatic.name());
+    a.put("forced", forced);
+    a.put("healthy_for_ms", 0L);
+  }
+
+  /**
+   * An alias row from this replica's scope. {@code decidesHere} false (another replica holds the
+   * lease): the tiers are the published ones, and what this replica's own controller last decided or
+   * changed (when it held the lease, or never) is left out: {@code last_reason}, {@code flaps},
+   * {@code hold_down_ms}, {@code cause}, {@code last_transition}.
+   */
+  private void scopeStatus(ObjectNode a, ScopeHealth scope, boolean decidesHere) {
     TierController.Status s = scope.controller().status();
     a.put("alias", scope.alias());
     ArrayNode targets = a.putArray("targets");
@@ -118,6 +169,9 @@ final class TierReport {
     a.put("automatic", automatic.name());
     a.put("forced", forced);
     a.put("healthy_for_ms", s.healthyRun().toMillis());
+    if (!decidesHere) {
+      return;
+    }
     if (s.flaps() > 0) { // a step up that did not hold: the next waits longer (TierController, flaps)
       a.put("flaps", s.flaps());
       a.put("hold_down_ms", s.holdDown().toMillis());
