@@ -38,8 +38,10 @@ import org.eclipse.jetty.util.thread.Invocable;
  * no headers passed on — a measuring device only, never a gateway.
  *
  * <ul>
- *   <li>{@code jetty}: Levee's own server ({@link VirtualThreadServer}: Jetty's selector, a virtual
- *       thread per request) with a bare handler;
+ *   <li>{@code jetty}: Levee's own server ({@link VirtualThreadServer}: Jetty's HTTP/1.1 stack on a
+ *       virtual thread per connection) with a bare handler;
+ *   <li>{@code selector}: the same on Jetty's selector and a new virtual thread per request, as
+ *       Levee's server was until session 21 ({@code -Dlevee.server.selector=true});
  *   <li>{@code threads}: one virtual thread per connection reading requests in a blocking loop
  *       (the JDK's poller wakes it; no selector, no hand-off per request).
  * </ul>
@@ -70,10 +72,14 @@ public final class FloorProxy {
   public static void main(String[] args) throws Exception {
     URI up = URI.create(args[1]);
     FloorProxy proxy = new FloorProxy(new InetSocketAddress(up.getHost(), up.getPort()));
+    if (args[0].equals("selector")) {
+      System.setProperty("levee.server.selector", "true"); // before VirtualThreadServer is loaded
+    }
     AutoCloseable server = switch (args[0]) {
-      case "jetty" -> proxy.jetty()::stop;
+      case "jetty", "selector" -> proxy.jetty()::stop;
       case "threads" -> proxy.threads();
-      default -> throw new IllegalArgumentException("mode: jetty or threads, not " + args[0]);
+      case "codec" -> proxy.codec();
+      default -> throw new IllegalArgumentException("mode: jetty, selector, threads or codec, not " + args[0]);
     };
     try (server) {
       while (System.in.read() >= 0) {
@@ -142,13 +148,21 @@ public final class FloorProxy {
   }
 
   private AutoCloseable threads() throws IOException {
+    return listen(this::serve);
+  }
+
+  private AutoCloseable codec() throws IOException {
+    return listen(client -> new CodecConnection(client, this::forward).serve());
+  }
+
+  private static AutoCloseable listen(java.util.function.Consumer<SocketChannel> connection) throws IOException {
     ServerSocketChannel listener = ServerSocketChannel.open().bind(new InetSocketAddress("127.0.0.1", 0), 4096);
     Thread.ofPlatform().name("floor-accept").daemon().start(() -> {
       while (true) {
         try {
           SocketChannel client = listener.accept();
           client.setOption(StandardSocketOptions.TCP_NODELAY, true);
-          Thread.ofVirtual().start(() -> serve(client));
+          Thread.ofVirtual().start(() -> connection.accept(client));
         } catch (IOException e) {
           return; // closed
         }
@@ -229,7 +243,7 @@ public final class FloorProxy {
   }
 
   /** Where an answer the upstream streams goes, as it arrives (a 200 with {@code text/event-stream}). */
-  private interface Relay {
+  interface Relay {
     /** Before the first data: the status and head. */
     void open() throws IOException;
 
@@ -245,7 +259,7 @@ public final class FloorProxy {
    * when it has a {@code content-length}, or relays a chunked answer to {@code relay} as it
    * arrives and returns null.
    */
-  private byte[] forward(byte[] body, int from, int length, Relay relay) throws IOException {
+  byte[] forward(byte[] body, int from, int length, Relay relay) throws IOException {
     byte[] count = (length + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1);
     byte[] request = Arrays.copyOf(HEAD, HEAD.length + count.length + length);
     System.arraycopy(count, 0, request, HEAD.length, count.length);

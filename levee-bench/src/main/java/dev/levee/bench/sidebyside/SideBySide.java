@@ -30,8 +30,9 @@ import java.util.Map;
  * <p>Run: {@code levee-bench/side-by-side} (builds the jar when missing), or {@code java -cp
  * levee-bench/target/levee-bench.jar dev.levee.bench.sidebyside.SideBySide [--rounds 3]
  * [--seconds 3] [--connections 64] [--deltas 30] [--warmup 4] [--jit-warmup 60] [--levee-jvm "-XX:+FlightRecorder ..."]
- * [--floor jetty|threads] [--floor-jvm "-Xmx256m"]}. {@code --floor} adds a {@link FloorProxy} as a fourth path in the same
- * rounds: {@code jetty} is Levee's own server with a bare forwarding handler, what the server and
+ * [--floor jetty|threads|codec[,…]] [--floor-jvm "-Xmx256m"]}. {@code --floor} adds a {@link FloorProxy} as a fourth path in the same
+ * rounds (one path per mode given, named {@code floor} for one, {@code floor-<mode>} for several,
+ * and the ratio of each further floor to the first): {@code jetty} is Levee's own server with a bare forwarding handler, what the server and
  * its I/O model cost with no pipeline at all, so the ratio Levee / floor is what Levee's own code
  * adds and floor / nginx what the server library costs (docs/benchmarks.md, session 11). The
  * floor's JVM gets {@code --floor-jvm}, by default the same options as Levee's: a profiling flag in
@@ -62,9 +63,7 @@ public final class SideBySide {
          NullHop hop = nginx == null ? null : NullHop.start(nginx, upstream.baseUrl());
          LeveeChild levee = LeveeChild.start(CLASS_PATH, null, opt.get("levee-jvm"), LeveeProcess.class.getName(),
              upstream.baseUrl().toString());
-         LeveeChild floor = opt.containsKey("floor") ? LeveeChild.start(CLASS_PATH, null, opt.get("floor-jvm"),
-             FloorProxy.class.getName(), opt.get("floor"), upstream.baseUrl().toString())
-             : null) {
+         Floors floors = Floors.start(opt.get("floor"), opt.get("floor-jvm"), upstream.baseUrl())) {
       Map<String, URI> bases = new LinkedHashMap<>();
       Map<String, Long> pids = new LinkedHashMap<>();
       bases.put("direct", upstream.baseUrl());
@@ -72,9 +71,9 @@ public final class SideBySide {
         bases.put("nginx", hop.baseUrl());
         pids.put("nginx", hop.pid());
       }
-      if (floor != null) {
-        bases.put("floor", floor.baseUrl());
-        pids.put("floor", floor.process().pid());
+      for (Map.Entry<String, LeveeChild> floor : floors.byName().entrySet()) {
+        bases.put(floor.getKey(), floor.getValue().baseUrl());
+        pids.put(floor.getKey(), floor.getValue().process().pid());
       }
       bases.put("Levee", levee.baseUrl());
       pids.put("Levee", levee.process().pid());
@@ -92,7 +91,7 @@ public final class SideBySide {
       // of load 7 % and 1 %, and its CPU per JSON request was 25 % lower): a gateway runs for weeks
       long settle = Long.parseLong(opt.get("jit-warmup"));
       for (Map.Entry<String, URI> path : bases.entrySet()) {
-        boolean jvm = path.getKey().equals("Levee") || path.getKey().equals("floor");
+        boolean jvm = path.getKey().equals("Levee") || path.getKey().startsWith("floor");
         for (long s = 0; jvm && s < settle; s += 10) {
           load.run(path.getValue(), body("fast", s % 20 != 0), connections, Duration.ofSeconds(Math.min(10, settle - s)));
         }
@@ -160,11 +159,17 @@ public final class SideBySide {
     if (proxies.contains("nginx")) {
       ratios(m, "Levee", "nginx", c, true);
     }
-    if (proxies.contains("floor")) {
-      ratios(m, "Levee", "floor", c, false);
+    List<String> floors = proxies.stream().filter(p -> p.startsWith("floor")).toList();
+    for (String floor : floors) {
+      ratios(m, "Levee", floor, c, false);
+    }
+    for (String floor : floors) {
       if (proxies.contains("nginx")) {
-        ratios(m, "floor", "nginx", c, false);
+        ratios(m, floor, "nginx", c, false);
       }
+    }
+    for (String floor : floors.subList(Math.min(1, floors.size()), floors.size())) {
+      ratios(m, floor, floors.getFirst(), c, false);
     }
     System.out.printf(Locale.ROOT, "%nLevee RSS at the end: %.0f MiB; load average now %s%n", ProcCpu.rssMiB(leveePid),
         loadAverage());
