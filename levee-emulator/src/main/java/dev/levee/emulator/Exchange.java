@@ -15,6 +15,7 @@ import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.io.EofException;
+import org.eclipse.jetty.io.SocketChannelEndPoint;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
@@ -165,7 +166,7 @@ final class Exchange {
   void reset() {
     closeWatch();
     EndPoint endPoint = endPoint();
-    if (endPoint.getTransport() instanceof SocketChannel channel) { // either connector's endpoint
+    if (endPoint instanceof SocketChannelEndPoint socket && socket.getChannel() instanceof SocketChannel channel) {
       try {
         channel.setOption(StandardSocketOptions.SO_LINGER, 0);
         channel.close();

@@ -8,7 +8,6 @@ import org.eclipse.jetty.server.Connector;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.internal.HttpConnection;
-import org.eclipse.jetty.util.Callback;
 
 /**
  * Jetty's HTTP/1.1 connections, counting those the server closes having received nothing on them:
@@ -32,14 +31,6 @@ final class SilentConnections extends HttpConnectionFactory {
   @Override
   public Connection newConnection(Connector connector, EndPoint endPoint) {
     HttpConnection connection = new HttpConnection(getHttpConfiguration(), connector, endPoint) {
-      @Override
-      public void fillInterested(Callback callback) { // Jetty 12.1 asks for a request (not for body content) here
-        if (endPoint instanceof VirtualThreadEndPoint thread) {
-          thread.requestWanted(); // on a thread the endpoint runs, Jetty returns at once: it reads the next request
-        }
-        super.fillInterested(callback);
-      }
-
       @Override
       public boolean onIdleExpired(TimeoutException timeout) {
         boolean close = super.onIdleExpired(timeout);

@@ -4,9 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeoutException;
 import org.eclipse.jetty.io.ArrayByteBufferPool;
 import org.eclipse.jetty.server.Handler;
-import org.eclipse.jetty.server.AbstractNetworkConnector;
 import org.eclipse.jetty.server.HttpConfiguration;
-import org.eclipse.jetty.server.NetworkConnector;
 import org.eclipse.jetty.server.NetworkConnectionLimit;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
@@ -55,13 +53,6 @@ public final class VirtualThreadServer {
     return 8 + 2 * Runtime.getRuntime().availableProcessors();
   }
 
-  /**
-   * Whether connections are read by Jetty's selector ({@code ServerConnector}, a new virtual thread
-   * per request) instead of a virtual thread per connection ({@link VirtualThreadConnector}, the
-   * default): {@code -Dlevee.server.selector=true}.
-   */
-  static final boolean SELECTOR = Boolean.getBoolean("levee.server.selector");
-
   private VirtualThreadServer() {}
 
   /** Creates (does not start) a server with {@link ServerLimits#DEFAULT} and no control lane. */
@@ -86,7 +77,6 @@ public final class VirtualThreadServer {
     VirtualThreadPool virtual = new VirtualThreadPool(limits.maxConnections() + ServerLimits.THREAD_RESERVE);
     virtual.setName(name + "-vt");
     threads.setVirtualThreadsExecutor(virtual);
-    threads.addBean(virtual); // the pool only keeps it: started and stopped with the pool, or it refuses every task
     Server server = new Server(threads, null,
         new ArrayByteBufferPool(0, POOL_STEP, 64 * POOL_STEP, Integer.MAX_VALUE, POOLED_BUFFER_BYTES, POOLED_BUFFER_BYTES));
     HttpConfiguration http = new HttpConfiguration();
@@ -95,19 +85,11 @@ public final class VirtualThreadServer {
     http.addCustomizer(new OverloadedReason()); // "529 Overloaded", not "529 529"
     SilentConnections http1 = new SilentConnections(http);
     http1.setInputBufferSize(REQUEST_BUFFER_BYTES);
-    AbstractNetworkConnector connector;
-    if (SELECTOR) {
-      ServerConnector selector = new ServerConnector(server, http1);
-      selector.setAcceptQueueSize(limits.acceptQueue());
-      connector = selector;
-    } else {
-      VirtualThreadConnector threadPerConnection = new VirtualThreadConnector(server, http1);
-      threadPerConnection.setAcceptQueueSize(limits.acceptQueue());
-      connector = threadPerConnection;
-    }
+    ServerConnector connector = new ServerConnector(server, http1);
     connector.setHost(host);
     connector.setPort(port);
     connector.setIdleTimeout(idleTimeout.toMillis());
+    connector.setAcceptQueueSize(limits.acceptQueue());
     server.addConnector(connector);
     server.addBean(new NetworkConnectionLimit(limits.maxConnections(), connector));
     server.addBean(new HeaderDeadline(connector, limits.headerTimeout(), lanes, http1::closedOne));
@@ -119,7 +101,7 @@ public final class VirtualThreadServer {
 
   /** The port a started server listens on. */
   public static int port(Server server) {
-    return ((NetworkConnector) server.getConnectors()[0]).getLocalPort();
+    return ((ServerConnector) server.getConnectors()[0]).getLocalPort();
   }
 
   /**
@@ -143,7 +125,7 @@ public final class VirtualThreadServer {
    */
   public static void shutdown(Server server) throws Exception {
     for (var connector : server.getConnectors()) {
-      if (connector instanceof NetworkConnector network) {
+      if (connector instanceof ServerConnector network) {
         network.close(); // stop accepting; open connections stay
       }
     }
