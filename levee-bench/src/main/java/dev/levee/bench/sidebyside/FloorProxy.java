@@ -38,10 +38,8 @@ import org.eclipse.jetty.util.thread.Invocable;
  * no headers passed on — a measuring device only, never a gateway.
  *
  * <ul>
- *   <li>{@code jetty}: Levee's own server ({@link VirtualThreadServer}: Jetty's HTTP/1.1 stack on a
- *       virtual thread per connection) with a bare handler;
- *   <li>{@code selector}: the same on Jetty's selector and a new virtual thread per request, as
- *       Levee's server was until session 21 ({@code -Dlevee.server.selector=true});
+ *   <li>{@code jetty}: Levee's own server ({@link VirtualThreadServer}: Jetty's selector, a virtual
+ *       thread per request) with a bare handler;
  *   <li>{@code threads}: one virtual thread per connection reading requests in a blocking loop
  *       (the JDK's poller wakes it; no selector, no hand-off per request).
  * </ul>
@@ -72,14 +70,11 @@ public final class FloorProxy {
   public static void main(String[] args) throws Exception {
     URI up = URI.create(args[1]);
     FloorProxy proxy = new FloorProxy(new InetSocketAddress(up.getHost(), up.getPort()));
-    if (args[0].equals("selector")) {
-      System.setProperty("levee.server.selector", "true"); // before VirtualThreadServer is loaded
-    }
     AutoCloseable server = switch (args[0]) {
-      case "jetty", "selector" -> proxy.jetty()::stop;
+      case "jetty" -> proxy.jetty()::stop;
       case "threads" -> proxy.threads();
       case "codec" -> proxy.codec();
-      default -> throw new IllegalArgumentException("mode: jetty, selector, threads or codec, not " + args[0]);
+      default -> throw new IllegalArgumentException("mode: jetty, threads or codec, not " + args[0]);
     };
     try (server) {
       while (System.in.read() >= 0) {
