@@ -26,6 +26,7 @@ import dev.levee.core.tier.TierTransition;
 import dev.levee.core.time.Scheduler;
 import dev.levee.core.time.Sleeper;
 import dev.levee.core.time.Ticker;
+import dev.levee.gateway.Aliases;
 import dev.levee.gateway.cluster.SharedTiers;
 import dev.levee.gateway.config.Feature;
 import dev.levee.gateway.config.GatewayConfig;
@@ -92,6 +93,8 @@ public final class TierBoard implements CallObserver, AutoCloseable {
   static final int MAX_LISTED = 10;
 
   private final GatewayConfig config;
+  /** The configured aliases' chains, and where a name no alias names goes: as the request path routes them. */
+  private final Aliases routes;
   private final Ticker ticker;
   private final Sleeper sleeper;
   private final InstantSource wall;
@@ -131,8 +134,8 @@ public final class TierBoard implements CallObserver, AutoCloseable {
     this.decider = new TierDecider(TierThresholds.DEFAULT.withMinRequests(config.tiers().minVolume())
         .withP99(config.tiers().p99Down().toMillis(), config.tiers().healthyP99().toMillis()));
     this.cooldowns = new RateLimitCooldowns(ticker);
-    Set<Target> known = new LinkedHashSet<>();
-    config.models().values().forEach(r -> r.chain().forEach(t -> known.add(new Target(t.upstream(), t.model()))));
+    this.routes = new Aliases(config);
+    Set<Target> known = new LinkedHashSet<>(routes.configuredTargets());
     config.features().values().forEach(f -> reducedTarget(f).ifPresent(known::add));
     this.calls = new TargetWindows(known, config.tiers().window(), config.tiers().evaluateEvery(), ticker);
     Duration clientIdle = SloTracker.LONG_WINDOW.plus(SloTracker.DEFAULT_BUCKET).plus(config.tiers().window());
@@ -147,12 +150,11 @@ public final class TierBoard implements CallObserver, AutoCloseable {
     this.clients = new ClientScopes(scopes, this::configured, this::newScope, this::scopeTier, this::dropped, every,
         clientIdle, start);
     Map<String, List<Target>> chains = new java.util.LinkedHashMap<>();
-    config.models().forEach((alias, spec) -> chains.put(alias,
-        spec.chain().stream().map(t -> new Target(t.upstream(), t.model())).toList()));
+    routes.names().forEach(alias -> chains.put(alias, routes.resolve(alias).targets()));
     this.report = new TierReport(features, scopes, lastTransition, ticker, calls, cooldowns, this::tier,
         this::evaluated, this::otherModelsTier, this::forcedRemaining, this::forceReason, this::scopeTier, chains,
         this::publishedTier, this::tierLease);
-    this.takeover = new LeaseTakeover(List.copyOf(config.models().keySet()), this::configuredScope,
+    this.takeover = new LeaseTakeover(routes.names(), this::configuredScope,
         this::adoptedClientScope);
     next = scheduler.schedule(every, this::tick);
   }
@@ -629,19 +631,18 @@ public final class TierBoard implements CallObserver, AutoCloseable {
 
   /** The scope of a configured alias in {@code feature}, made (not marked used) when there is none yet. */
   private ScopeHealth configuredScope(String feature, String alias) {
-    List<Target> chain = config.models().get(alias).chain().stream()
-        .map(t -> new Target(t.upstream(), t.model())).toList();
-    return scopes.computeIfAbsent(new ScopeKey(feature, alias), k -> newScope(feature, alias, chain));
+    return scopes.computeIfAbsent(new ScopeKey(feature, alias), k -> newScope(feature, alias,
+        routes.resolve(alias).targets()));
   }
 
   /**
    * The scope of a client-chosen name (or the shared {@value #OTHER_MODELS} one) in {@code feature}
    * for a new lease holder to adopt its published tier into, made (not marked used) through the bound
-   * the request path uses; null past the bound. Its target is the name on the first upstream, as
-   * {@code Aliases} routes a name no alias names.
+   * the request path uses; null past the bound. Its target is the one {@link Aliases} routes the
+   * name to.
    */
   private ScopeHealth adoptedClientScope(String feature, String alias) {
-    List<Target> targets = List.of(new Target(config.upstreams().keySet().iterator().next(), alias));
+    List<Target> targets = routes.resolve(alias).targets();
     return alias.equals(OTHER_MODELS) ? clients.sharedScope(feature, targets)
         : clients.ownScope(feature, alias, targets, ticker.nanos());
   }
