@@ -111,8 +111,7 @@ final class CodecConnection implements HttpParser.RequestHandler {
       }
     });
     if (answer != null) {
-      String type = answer.length > 0 && answer[0] == 'e' ? "text/event-stream" : "application/json";
-      generate(response(type, answer.length), ByteBuffer.wrap(answer), true);
+      generate(response(FloorProxy.contentType(answer), answer.length), ByteBuffer.wrap(answer), true);
     }
   }
 

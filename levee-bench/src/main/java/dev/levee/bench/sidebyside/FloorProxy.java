@@ -356,7 +356,7 @@ public final class FloorProxy {
   }
 
   /** The fixed upstream's two answers: a whole SSE stream, or a JSON message. */
-  private static String contentType(byte[] answer) {
+  static String contentType(byte[] answer) {
     return answer.length > 0 && answer[0] == 'e' ? "text/event-stream" : "application/json";
   }
 

@@ -11,8 +11,8 @@ import java.util.Map;
  */
 record Floors(Map<String, LeveeChild> byName) implements AutoCloseable {
 
-  /** Starts a {@link FloorProxy} per comma-separated mode; none when {@code modes} is null. */
-  static Floors start(String modes, String jvm, URI upstream) throws Exception {
+  /** Starts a {@link FloorProxy} per comma-separated mode on {@code classPath}; none when {@code modes} is null. */
+  static Floors start(String classPath, String modes, String jvm, URI upstream) throws Exception {
     Map<String, LeveeChild> byName = new LinkedHashMap<>();
     Floors floors = new Floors(byName);
     if (modes == null) {
@@ -21,8 +21,8 @@ record Floors(Map<String, LeveeChild> byName) implements AutoCloseable {
     String[] each = modes.split(",");
     try {
       for (String mode : each) {
-        byName.put(each.length == 1 ? "floor" : "floor-" + mode, LeveeChild.start(
-            System.getProperty("java.class.path"), null, jvm, FloorProxy.class.getName(), mode, upstream.toString()));
+        byName.put(each.length == 1 ? "floor" : "floor-" + mode,
+            LeveeChild.start(classPath, null, jvm, FloorProxy.class.getName(), mode, upstream.toString()));
       }
     } catch (Exception e) {
       floors.close();

@@ -63,7 +63,7 @@ public final class SideBySide {
          NullHop hop = nginx == null ? null : NullHop.start(nginx, upstream.baseUrl());
          LeveeChild levee = LeveeChild.start(CLASS_PATH, null, opt.get("levee-jvm"), LeveeProcess.class.getName(),
              upstream.baseUrl().toString());
-         Floors floors = Floors.start(opt.get("floor"), opt.get("floor-jvm"), upstream.baseUrl())) {
+         Floors floors = Floors.start(CLASS_PATH, opt.get("floor"), opt.get("floor-jvm"), upstream.baseUrl())) {
       Map<String, URI> bases = new LinkedHashMap<>();
       Map<String, Long> pids = new LinkedHashMap<>();
       bases.put("direct", upstream.baseUrl());
