@@ -17,6 +17,7 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import org.eclipse.jetty.io.Content;
@@ -67,14 +68,30 @@ public final class FloorProxy {
     this.upstream = upstream;
   }
 
+  /** The floors there are. */
+  static final List<String> MODES = List.of("jetty", "threads", "codec");
+
+  /** Exits 2 with {@code usage} unless every comma-separated mode of {@code modes} (null: none) is one of {@link #MODES}. */
+  static void checkModes(String modes, String usage) {
+    if (modes != null) {
+      for (String mode : modes.split(",", -1)) {
+        BenchOptions.check(MODES.contains(mode), "no floor named '" + mode + "': " + String.join(", ", MODES), usage);
+      }
+    }
+  }
+
   public static void main(String[] args) throws Exception {
+    String usage = "FloorProxy " + String.join("|", MODES) + " <upstream base URL, http://127.0.0.1:port>";
+    BenchOptions.check(args.length == 2, "a mode and an upstream URL", usage);
+    checkModes(args[0], usage);
     URI up = URI.create(args[1]);
+    BenchOptions.check(up.getHost() != null && up.getPort() > 0, "not an upstream URL: " + args[1], usage);
     FloorProxy proxy = new FloorProxy(new InetSocketAddress(up.getHost(), up.getPort()));
     AutoCloseable server = switch (args[0]) {
       case "jetty" -> proxy.jetty()::stop;
       case "threads" -> proxy.threads();
       case "codec" -> proxy.codec();
-      default -> throw new IllegalArgumentException("mode: jetty, threads or codec, not " + args[0]);
+      default -> throw new IllegalStateException(args[0]); // checkModes refused it
     };
     try (server) {
       while (System.in.read() >= 0) {

@@ -41,6 +41,7 @@ record LeveeChild(Process process, URI baseUrl) implements AutoCloseable {
       String readyPrefix, String... mainAndArgs) throws Exception {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("--enable-native-access=ALL-UNNAMED"); // SQLite's native library, as levee-bench/run and the jar's manifest allow it
     if (asLauncher) {
       command.addAll(LeveeProcess.LAUNCHER_FLAGS);
     }

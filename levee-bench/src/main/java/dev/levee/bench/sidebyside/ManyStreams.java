@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Stream;
 
 /**
@@ -41,11 +42,13 @@ public final class ManyStreams {
   private ManyStreams() {}
 
   public static void main(String[] args) throws Exception {
-    Map<String, String> opt = new LinkedHashMap<>(Map.of("streams", "10000", "seconds", "10", "deltas", "20",
-        "rounds", "1", "warmup", "1", "levee-jvm", "-Xmx256m", "ramp", "0"));
-    for (int i = 0; i + 1 < args.length; i += 2) {
-      opt.put(args[i].replaceFirst("^--", ""), args[i + 1]);
-    }
+    String usage = "streams [--streams 10000] [--seconds 10] [--deltas 20] [--rounds 1] [--warmup 1] "
+        + "[--levee-jvm \"-Xmx256m\"] [--ramp 0] [--levee-server \"max-concurrent: …\"] [--floor "
+        + String.join("|", FloorProxy.MODES) + "]";
+    Map<String, String> opt = BenchOptions.parse(args, Map.of("streams", "10000", "seconds", "10", "deltas", "20",
+        "rounds", "1", "warmup", "1", "levee-jvm", "-Xmx256m", "ramp", "0"), Set.of("floor", "levee-server"), usage);
+    BenchOptions.check(!opt.getOrDefault("floor", "").contains(","), "--floor takes one mode here", usage);
+    FloorProxy.checkModes(opt.get("floor"), usage);
     int n = Integer.parseInt(opt.get("streams"));
     double seconds = Double.parseDouble(opt.get("seconds"));
     int deltas = Integer.parseInt(opt.get("deltas"));

@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Levee beside the null hop, measured in one interleaved run: a {@link FixedUpstream} answering
@@ -46,11 +47,12 @@ public final class SideBySide {
   private SideBySide() {}
 
   public static void main(String[] args) throws Exception {
-    Map<String, String> opt = new LinkedHashMap<>(Map.of("rounds", "3", "seconds", "3", "connections", "64",
-        "deltas", "30", "levee-jvm", "-Xmx256m", "warmup", "4", "jit-warmup", "60"));
-    for (int i = 0; i + 1 < args.length; i += 2) {
-      opt.put(args[i].replaceFirst("^--", ""), args[i + 1]);
-    }
+    String usage = "side-by-side [--rounds 3] [--seconds 3] [--connections 64] [--deltas 30] [--warmup 4] "
+        + "[--jit-warmup 60] [--levee-jvm \"-Xmx256m\"] [--floor " + String.join("|", FloorProxy.MODES)
+        + "[,…]] [--floor-jvm \"-Xmx256m\"]";
+    Map<String, String> opt = BenchOptions.parse(args, Map.of("rounds", "3", "seconds", "3", "connections", "64",
+        "deltas", "30", "levee-jvm", "-Xmx256m", "warmup", "4", "jit-warmup", "60"), Set.of("floor", "floor-jvm"), usage);
+    FloorProxy.checkModes(opt.get("floor"), usage);
     opt.putIfAbsent("floor-jvm", opt.get("levee-jvm"));
     int rounds = Integer.parseInt(opt.get("rounds"));
     Duration time = Duration.ofSeconds(Long.parseLong(opt.get("seconds")));

@@ -34,19 +34,11 @@ public final class TwoBuilds {
   private TwoBuilds() {}
 
   public static void main(String[] args) throws Exception {
-    Map<String, String> opt = new LinkedHashMap<>(Map.of("slices", "12", "seconds", "6", "connections", "64",
-        "a-jvm", "-Xmx256m", "b-jvm", "-Xmx256m", "deltas", "30"));
-    Set<String> known = Set.of("a", "b", "slices", "seconds", "connections", "a-jvm", "b-jvm", "deltas");
-    for (int i = 0; i + 1 < args.length; i += 2) {
-      String name = args[i].replaceFirst("^--", "");
-      if (!known.contains(name)) {
-        usage("unknown option " + args[i]);
-      }
-      opt.put(name, args[i + 1]);
-    }
-    if (!opt.containsKey("a") || !opt.containsKey("b") || args.length % 2 != 0) {
-      usage("--a and --b are required, each option with one value");
-    }
+    String usage = "TwoBuilds --a <dir with levee-bench.jar and lib/> --b <dir> [--slices 12] [--seconds 6] "
+        + "[--connections 64] [--a-jvm \"-Xmx256m\"] [--b-jvm \"-Xmx256m\"] [--deltas 30]";
+    Map<String, String> opt = BenchOptions.parse(args, Map.of("slices", "12", "seconds", "6", "connections", "64",
+        "a-jvm", "-Xmx256m", "b-jvm", "-Xmx256m", "deltas", "30"), Set.of("a", "b"), usage);
+    BenchOptions.check(opt.containsKey("a") && opt.containsKey("b"), "--a and --b are required", usage);
     int slices = Integer.parseInt(opt.get("slices"));
     Duration slice = Duration.ofSeconds(Long.parseLong(opt.get("seconds")));
     int connections = Integer.parseInt(opt.get("connections"));
@@ -68,12 +60,6 @@ public final class TwoBuilds {
       compare("JSON", a, b, load, json, connections, slice, slices);
       compare("stream", a, b, load, stream, connections, slice, Math.max(3, slices / 2));
     }
-  }
-
-  private static void usage(String why) {
-    System.err.println(why + "\nusage: TwoBuilds --a <dir with levee-bench.jar and lib/> --b <dir> [--slices 12] "
-        + "[--seconds 6] [--connections 64] [--a-jvm \"-Xmx256m\"] [--b-jvm \"-Xmx256m\"] [--deltas 30]");
-    System.exit(2);
   }
 
   private static void compare(String what, Build a, Build b, Load load, byte[] body, int connections, Duration slice,
