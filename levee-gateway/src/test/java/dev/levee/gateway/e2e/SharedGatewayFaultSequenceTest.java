@@ -191,6 +191,16 @@ class SharedGatewayFaultSequenceTest {
             t.getValue()).isIn("healthy", "unknown");
       }
     });
+    assertThat(health.path("tiers").isEmpty()).as("%s: /health lists the tiers", step).isFalse();
+    health.path("tiers").forEach(feature -> {
+      assertThat(feature.path("tier_lease").asText()).as("%s: one gateway decides alone: %s", step, feature)
+          .isEqualTo("alone");
+      feature.path("aliases").forEach(alias -> {
+        if (alias.path("alias").asText().equals("healthy")) {
+          assertThat(alias.path("tier").asText()).as("%s: %s", step, alias).isEqualTo("T0");
+        }
+      });
+    });
     String documented = documentedStatus(health);
     assertThat(health.path("status").asText()).as("%s: the documented verdict for %s", step, health.path("targets"))
         .isEqualTo(documented);
