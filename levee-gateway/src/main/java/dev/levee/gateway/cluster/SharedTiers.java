@@ -32,6 +32,11 @@ import java.util.concurrent.locks.ReentrantLock;
  *       every publication renews; so the keys of client-chosen model names do not pile up, and a
  *       decision no replica evaluates any more ends by itself. A replica keeps a local fallback
  *       only of tiers below T0, and {@link #forget forgets} a scope it dropped.
+ *   <li><b>Names.</b> A scope's name is {@code feature/alias} ({@link #scopeName}), with {@code %} and
+ *       {@code /} in the feature's name escaped ({@code %25}, {@code %2F}); a feature's own keys
+ *       ({@code tier-lease:}, {@code tier-forced:}) escape it too. So the first {@code /} of a name
+ *       ends the feature: feature {@code a}'s keys never match feature {@code a/b}'s, nor does a
+ *       scope's name ever read as a feature's.
  *   <li><b>Forced tiers</b> ({@link #force}) are written with their duration as time to live and
  *       win over the decided tier on every replica.
  *   <li><b>Propagation.</b> Every write is pushed by pub/sub; reads come from a local copy at most
@@ -131,7 +136,7 @@ public final class SharedTiers {
     }
     // 1: renewed (this replica's without a break); 2: taken now; 0: another replica's; empty: Redis away
     long answer = link.<Long>eval(LEASE, ScriptOutputType.INTEGER,
-        new String[] {link.key("tier-lease:{" + feature + "}")}, replica, Long.toString(lease.toMillis())).orElse(2L);
+        new String[] {link.key("tier-lease:{" + id(feature) + "}")}, replica, Long.toString(lease.toMillis())).orElse(2L);
     return answer == 1 ? leases.renewed(feature) : answer == 2 ? leases.taken(feature) : leases.elsewhere(feature);
   }
 
@@ -148,7 +153,8 @@ public final class SharedTiers {
 
   /**
    * The aliases of {@code feature} the cluster holds a decided tier for (below T0: each a key {@code
-   * tier:{feature/alias}}), at most {@code max}, in no particular order; empty while Redis is away.
+   * tier:{feature/alias}}, {@link #scopeName}; not those of a feature whose name starts with {@code
+   * feature/}), at most {@code max}, in no particular order; empty while Redis is away.
    * It scans the key space (SCAN, 1,000 keys a page) until it has {@code max}: for a replica taking
    * over the feature's lease ({@code LeaseTakeover}), never the request path.
    */
@@ -157,7 +163,7 @@ public final class SharedTiers {
     if (max <= 0 || !link.tryShared()) {
       return out;
     }
-    String prefix = link.key("tier:{" + feature + "/");
+    String prefix = link.key("tier:{" + id(feature) + "/");
     ScanArgs match = ScanArgs.Builder.matches(escapeGlob(prefix) + "*}").limit(1000);
     ScanCursor cursor = ScanCursor.INITIAL;
     do {
@@ -178,6 +184,23 @@ public final class SharedTiers {
 
   private static String escapeGlob(String text) {
     return text.replaceAll("([*?\\[\\]\\\\])", "\\\\$1");
+  }
+
+  /**
+   * The name of {@code feature}'s scope of {@code alias} in the shared tiers, for {@link #publish},
+   * {@link #published}, {@link #current} and {@link #forget}: {@code feature/alias} with {@code %}
+   * and {@code /} in the feature's name escaped ({@code %25}, {@code %2F}; names without them are
+   * unchanged), so the first {@code /} ends the feature. The alias is kept as it is (a model name a
+   * client chose may hold a {@code /}).
+   */
+  public static String scopeName(String feature, String alias) {
+    return id(feature) + "/" + alias;
+  }
+
+  /** {@code feature} as its keys name it: {@code %} and {@code /} escaped, so it holds no {@code /}. */
+  private static String id(String feature) {
+    return feature.indexOf('%') < 0 && feature.indexOf('/') < 0 ? feature
+        : feature.replace("%", "%25").replace("/", "%2F");
   }
 
   /**
@@ -261,7 +284,7 @@ public final class SharedTiers {
     }
     boolean written = link.tryShared()
         && writeForce(feature, force.tier().name(), Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
-    views.invalidate(viewKey(feature));
+    views.invalidate(viewKey(id(feature)));
     if (written) {
       localForced.replace(feature, force, new Forced(force.tier(), force.until(), true));
     }
@@ -273,7 +296,7 @@ public final class SharedTiers {
     if (link.tryShared() && writeForce(feature, "", 0)) {
       unforcePending.remove(feature);
     }
-    views.invalidate(viewKey(feature));
+    views.invalidate(viewKey(id(feature)));
   }
 
   /**
@@ -281,8 +304,9 @@ public final class SharedTiers {
    * publishes the change, in one round trip; whether Redis answered.
    */
   private boolean writeForce(String feature, String tier, long ttlMillis) {
-    return link.<Long>eval(FORCE, ScriptOutputType.INTEGER, new String[] {link.key("tier-forced:{" + feature + "}")},
-        tier, Long.toString(ttlMillis), link.channel(), viewKey(feature)).isPresent();
+    String id = id(feature);
+    return link.<Long>eval(FORCE, ScriptOutputType.INTEGER, new String[] {link.key("tier-forced:{" + id + "}")},
+        tier, Long.toString(ttlMillis), link.channel(), viewKey(id)).isPresent();
   }
 
   /**
@@ -322,7 +346,7 @@ public final class SharedTiers {
       if (unforcePending.contains(feature)) {
         return Optional.empty();
       }
-      Optional<View> view = views.get(viewKey(feature), k -> read(feature));
+      Optional<View> view = views.get(viewKey(id(feature)), k -> read(id(feature)));
       if (view.isPresent()) {
         Tier shared = view.get().forced();
         if (shared == null) {
@@ -352,7 +376,7 @@ public final class SharedTiers {
     if (mine != null && (!mine.shared() || !link.tryShared())) {
       until = mine.until();
     } else {
-      until = views.get(viewKey(feature), k -> read(feature)).filter(v -> v.forced() != null)
+      until = views.get(viewKey(id(feature)), k -> read(id(feature))).filter(v -> v.forced() != null)
           .map(View::forcedUntil).orElse(mine == null ? now : mine.until());
     }
     return Duration.ofNanos(Math.max(0, until - now));

@@ -76,7 +76,7 @@ final class LeaseTakeover {
       });
       for (String alias : aliases) {
         if (!known.contains(alias)) {
-          Tier tier = cluster.published(feature + "/" + alias);
+          Tier tier = cluster.published(SharedTiers.scopeName(feature, alias));
           if (tier != Tier.T0) {
             ScopeHealth made = configuredScope.apply(feature, alias);
             out.add(made);
@@ -92,7 +92,7 @@ final class LeaseTakeover {
         if (configured.contains(alias) || !known.add(alias)) {
           continue;
         }
-        Tier tier = cluster.published(feature + "/" + alias);
+        Tier tier = cluster.published(SharedTiers.scopeName(feature, alias));
         ScopeHealth made = tier == Tier.T0 ? null : clientScope.apply(feature, alias);
         if (made != null) {
           out.add(made);

@@ -309,9 +309,9 @@ public final class TierBoard implements CallObserver, AutoCloseable {
     }
   }
 
-  /** A scope's name in the shared tiers ({@code feature/alias}: its Redis key {@code tier:{feature/alias}}). */
+  /** A scope's name in the shared tiers ({@link SharedTiers#scopeName}: its Redis key {@code tier:{feature/alias}}). */
   static String sharedName(ScopeHealth scope) {
-    return scope.feature() + "/" + scope.alias();
+    return SharedTiers.scopeName(scope.feature(), scope.alias());
   }
 
   /**
@@ -321,7 +321,7 @@ public final class TierBoard implements CallObserver, AutoCloseable {
    */
   private Tier publishedTier(String feature, String alias) {
     SharedTiers cluster = shared;
-    return cluster == null ? Tier.T0 : cluster.current(feature + "/" + alias);
+    return cluster == null ? Tier.T0 : cluster.current(SharedTiers.scopeName(feature, alias));
   }
 
   /** {@code tier_lease} of a feature this replica holds the tier lease of: it evaluates and publishes. */
