@@ -109,7 +109,10 @@ final class RedisFixture implements AutoCloseable {
     }
   }
 
-  /** The keys of this test's cluster that match {@code pattern} after its prefix (SCAN), e.g. {@code "tier:{*"}. */
+  /**
+   * The keys of this test's cluster that match {@code pattern} after its prefix (SCAN), e.g. {@code
+   * "tier:{*"}, each named after the prefix, as {@link #get}, {@link #pttl} and {@link #delete} take them.
+   */
   List<String> keys(String pattern) {
     RedisClient client = RedisClient.create(REDIS);
     List<String> keys = new ArrayList<>();
@@ -117,7 +120,7 @@ final class RedisFixture implements AutoCloseable {
       ScanCursor cursor = ScanCursor.INITIAL;
       do {
         KeyScanCursor<String> page = c.sync().scan(cursor, ScanArgs.Builder.matches(config.prefix() + pattern).limit(500));
-        keys.addAll(page.getKeys());
+        page.getKeys().forEach(key -> keys.add(key.substring(config.prefix().length())));
         cursor = page;
       } while (!cursor.isFinished());
     } finally {
@@ -159,11 +162,11 @@ final class RedisFixture implements AutoCloseable {
     }
   }
 
-  /** The time to live of {@code key} in ms (-1: none, -2: no such key). */
+  /** The time to live of this test's cluster's key {@code key} (after its prefix) in ms (-1: none, -2: no such key). */
   long pttl(String key) {
     RedisClient client = RedisClient.create(REDIS);
     try (StatefulRedisConnection<String, String> c = client.connect()) {
-      return c.sync().pttl(key);
+      return c.sync().pttl(config.prefix() + key);
     } finally {
       client.shutdown();
     }
