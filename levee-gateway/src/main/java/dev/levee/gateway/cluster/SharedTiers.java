@@ -32,6 +32,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *       every publication renews; so the keys of client-chosen model names do not pile up, and a
  *       decision no replica evaluates any more ends by itself. A replica keeps a local fallback
  *       only of tiers below T0, and {@link #forget forgets} a scope it dropped.
+ *   <li><b>Causes.</b> With a decided tier the evaluator publishes why the scope is in it (the reason
+ *       of the transition that put it there: {@code tier-cause:{feature/alias}}, living as long), so a
+ *       replica without the lease gives the same {@code tier_cause} as the holder ({@link #cause}).
  *   <li><b>Names.</b> A scope's name is {@code feature/alias} ({@link #scopeName}), with {@code %} and
  *       {@code /} in the feature's name escaped ({@code %25}, {@code %2F}); a feature's own keys
  *       ({@code tier-lease:}, {@code tier-forced:}) escape it too. So the first {@code /} of a name
@@ -77,9 +80,10 @@ public final class SharedTiers {
 
   /**
    * A feature's tiers as the cluster sees them; {@code forcedUntil} is the force's end in ticker
-   * nanos, read from its key's time to live (unused without a force; "now" when Redis did not say).
+   * nanos, read from its key's time to live (unused without a force; "now" when Redis did not say);
+   * {@code cause} why a scope is in its decided tier, null when none was published.
    */
-  record View(Tier decided, Tier forced, long forcedUntil) {
+  record View(Tier decided, Tier forced, long forcedUntil, String cause) {
     Tier effective() {
       return forced != null ? forced : decided;
     }
@@ -188,10 +192,10 @@ public final class SharedTiers {
 
   /**
    * The name of {@code feature}'s scope of {@code alias} in the shared tiers, for {@link #publish},
-   * {@link #published}, {@link #current} and {@link #forget}: {@code feature/alias} with {@code %}
-   * and {@code /} in the feature's name escaped ({@code %25}, {@code %2F}; names without them are
-   * unchanged), so the first {@code /} ends the feature. The alias is kept as it is (a model name a
-   * client chose may hold a {@code /}).
+   * {@link #published}, {@link #current}, {@link #cause} and {@link #forget}: {@code feature/alias}
+   * with {@code %} and {@code /} in the feature's name escaped ({@code %25}, {@code %2F}; names
+   * without them are unchanged), so the first {@code /} ends the feature. The alias is kept as it is
+   * (a model name a client chose may hold a {@code /}).
    */
   public static String scopeName(String feature, String alias) {
     return id(feature) + "/" + alias;
@@ -219,13 +223,23 @@ public final class SharedTiers {
     return localDecided.getOrDefault(feature, Tier.T0);
   }
 
+  /** Publishes the evaluator's decision for {@code feature} without a cause: {@link #publish(String, Tier, String)}. */
+  public Optional<Tier> publish(String feature, Tier tier) {
+    return publish(feature, tier, null);
+  }
+
   /**
-   * Publishes the evaluator's decision for {@code feature}.
+   * Publishes the evaluator's decision for {@code feature} (a scope, {@link #scopeName}), and why.
+   * The cause is stored when this call changes the shared tier (its transition's reason) and kept
+   * otherwise, so a holder that took over and adopted the published tier (no transition of its own)
+   * leaves the previous holder's cause in place; at T0 there is none.
    *
+   * @param cause the reason of the transition that put the scope in {@code tier}, or null when this
+   *     replica knows none
    * @return the previous tier when this call changed the shared tier (post the transition), else
    *     empty (nothing changed, or another replica already posted it)
    */
-  public Optional<Tier> publish(String feature, Tier tier) {
+  public Optional<Tier> publish(String feature, Tier tier, String cause) {
     Tier before = remember(feature, tier);
     Tier localBefore = before == null ? Tier.T0 : before;
     if (!link.tryShared()) {
@@ -233,7 +247,8 @@ public final class SharedTiers {
     }
     String viewKey = viewKey(feature);
     Optional<String> answer = link.eval(PUBLISH, ScriptOutputType.VALUE,
-        new String[] {link.key("tier:{" + feature + "}")}, tier.name(), link.channel(), viewKey, decidedTtlMillis);
+        new String[] {link.key("tier:{" + feature + "}"), link.key("tier-cause:{" + feature + "}")}, tier.name(),
+        link.channel(), viewKey, decidedTtlMillis, cause == null ? "" : cause);
     if (answer.isEmpty()) { // Redis away: this replica decides alone
       return localBefore == tier ? Optional.empty() : Optional.of(localBefore);
     }
@@ -397,15 +412,31 @@ public final class SharedTiers {
     return localDecided.getOrDefault(feature, Tier.T0);
   }
 
+  /**
+   * Why the scope {@code feature} ({@link #scopeName}) is in the tier the cluster published: the
+   * reason of the transition that put it there, as its evaluator published it (e.g. {@code "alias
+   * smart: error-budget burn 200.0x …: standard feature to T2, T0 -> T2"}), read from the same local
+   * copy as {@link #current}. Null at T0, while Redis is away, or when none was published (a tier an
+   * earlier release published, kept since by holders that adopted it).
+   */
+  public String cause(String feature) {
+    if (!link.tryShared()) {
+      return null;
+    }
+    return views.get(viewKey(feature), k -> read(feature)).map(View::cause).orElse(null);
+  }
+
   private Optional<View> read(String feature) {
     long now = ticker.nanos();
-    // one round trip: both tiers and the force's time left, for forced_remaining_ms on every replica
+    // one round trip: both tiers, the force's time left (forced_remaining_ms on every replica) and the cause
     Optional<View> view = link.<List<String>>eval(VIEW, ScriptOutputType.MULTI,
-        new String[] {link.key("tier:{" + feature + "}"), link.key("tier-forced:{" + feature + "}")})
+        new String[] {link.key("tier:{" + feature + "}"), link.key("tier-forced:{" + feature + "}"),
+            link.key("tier-cause:{" + feature + "}")})
         .map(values -> new View(
             values.get(0).isEmpty() ? Tier.T0 : Tier.valueOf(values.get(0)),
             values.get(1).isEmpty() ? null : Tier.valueOf(values.get(1)),
-            now + TimeUnit.MILLISECONDS.toNanos(Long.parseLong(values.get(2)))));
+            now + TimeUnit.MILLISECONDS.toNanos(Long.parseLong(values.get(2))),
+            values.size() < 4 || values.get(3).isEmpty() ? null : values.get(3)));
     // keep the local fallback at the cluster's tier, so losing Redis does not change the answer
     view.ifPresent(v -> remember(feature, v.decided()));
     return view;

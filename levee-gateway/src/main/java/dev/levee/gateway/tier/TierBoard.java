@@ -171,7 +171,8 @@ public final class TierBoard implements CallObserver, AutoCloseable {
 
   /**
    * The feature's tier, as {@code /health} and {@code levee_tier} show it: the forced one, else the
-   * worst of its configured aliases' scopes. Scopes of model names no alias names do not count
+   * worst of its configured aliases' scopes (when tiers are shared, each alias's published tier,
+   * whether or not this replica served it: the tier in force on the cluster). Scopes of model names no alias names do not count
    * (see {@link #otherModelsTier}): one tenant's invented names never make the feature look
    * degraded. Unknown features follow {@code default}.
    */
@@ -324,6 +325,16 @@ public final class TierBoard implements CallObserver, AutoCloseable {
     return cluster == null ? Tier.T0 : cluster.current(SharedTiers.scopeName(feature, alias));
   }
 
+  /**
+   * The cluster's shared tiers when another replica holds {@code feature}'s tier lease — this one
+   * serves what that holder published, and its own controllers' last decisions are not in force —
+   * else null (no {@code cluster:}, this replica holds the lease, or Redis is away: it decides alone).
+   */
+  private SharedTiers decidedElsewhere(String feature) {
+    SharedTiers cluster = shared;
+    return cluster == null || cluster.holds(feature).orElse(true) ? null : cluster;
+  }
+
   /** {@code tier_lease} of a feature this replica holds the tier lease of: it evaluates and publishes. */
   static final String LEASE_HELD = "held";
 
@@ -368,8 +379,10 @@ public final class TierBoard implements CallObserver, AutoCloseable {
   }
 
   /**
-   * The tier of {@code feature} through {@code alias} as it stands, without making a scope: T0
-   * for a pair no request has used yet (for metrics).
+   * The tier of {@code feature} through {@code alias} as it stands, without making a scope (for
+   * {@code levee_tier_alias}): the feature's force, else the pair's tier in force here — when tiers
+   * are shared, the one the feature's lease holder published, whether or not a request used the pair
+   * on this replica; alone, T0 for a pair no request has used yet.
    */
   public Tier currentTier(String feature, String alias) {
     FeatureTier f = controller(feature);
@@ -378,14 +391,15 @@ public final class TierBoard implements CallObserver, AutoCloseable {
       return pinned;
     }
     ScopeHealth scope = scopes.get(new ScopeKey(f.name(), alias));
-    return scope == null ? Tier.T0 : scopeTier(scope);
+    return scope != null ? scopeTier(scope) : publishedTier(f.name(), alias);
   }
 
   /**
    * Why a request of {@code feature} through {@code alias} is below T0: the reason of the last
    * transition of its scope (the target or signal that moved it, e.g. {@code "alias s: emu/emu-529:
-   * 5xx 100.0% >= 2.0%: one step down, T0 -> T1"}), or of the feature's force. Null at T0 or when
-   * nothing is known.
+   * 5xx 100.0% >= 2.0%: one step down, T0 -> T1"}), or of the feature's force. When another replica
+   * holds the feature's tier lease, the cause that holder published with the tier in force ({@link
+   * SharedTiers#cause}), not this replica's own last transition. Null at T0 or when nothing is known.
    */
   public String cause(String feature, String alias) {
     FeatureTier f = controller(feature);
@@ -394,6 +408,11 @@ public final class TierBoard implements CallObserver, AutoCloseable {
       return forceReason(f, pinned);
     }
     ScopeHealth scope = existing(f.name(), alias);
+    SharedTiers elsewhere = decidedElsewhere(f.name());
+    if (elsewhere != null) {
+      String name = scope != null ? sharedName(scope) : SharedTiers.scopeName(f.name(), alias);
+      return elsewhere.current(name) == Tier.T0 ? null : elsewhere.cause(name);
+    }
     if (scope == null || scope.controller().current() == Tier.T0) {
       return null;
     }
@@ -408,15 +427,21 @@ public final class TierBoard implements CallObserver, AutoCloseable {
    * @param alias the alias, {@value #OTHER_MODELS} for the shared scope of client-chosen model names, or
    *     null when the whole feature is forced
    * @param reason the scope's last evaluation (why it holds or stepped down), or the force's reason;
-   *     null when nothing was evaluated yet
-   * @param cause the transition that put it below T0, or null
+   *     null when nothing was evaluated yet, or when another replica evaluates it (the feature's
+   *     tier lease is elsewhere)
+   * @param cause the transition that put it below T0 (when another replica evaluates it, as that
+   *     replica published it), or null
    */
   public record Degraded(String feature, String alias, Tier tier, String reason, String cause) {}
 
   /**
    * Every feature forced below T0 ({@code alias} null) and every feature-and-alias scope whose
    * tier is below T0, for the queue's pause gate: each pair's queued work is held by its own tier,
-   * not by its feature's worst alias ("degrade only what is sick").
+   * not by its feature's worst alias ("degrade only what is sick"). When tiers are shared, the
+   * tiers in force on the cluster: each scope's published tier, and every configured alias this
+   * replica has no scope of (never served here) whose published tier is below T0, so a replica's
+   * workers hold work the lease holder's tiers hold. A model name a client chose is listed once this
+   * replica has a scope of it (its first request or job here: a job's run then finds the tier itself).
    */
   public List<Degraded> degraded() {
     List<Degraded> out = new ArrayList<>();
@@ -435,11 +460,28 @@ public final class TierBoard implements CallObserver, AutoCloseable {
         continue;
       }
       Tier tier = scopeTier(scope);
-      if (tier != Tier.T0) {
+      SharedTiers elsewhere = tier == Tier.T0 ? null : decidedElsewhere(scope.feature());
+      if (elsewhere != null) {
+        out.add(new Degraded(scope.feature(), scope.alias(), tier, null, elsewhere.cause(sharedName(scope))));
+      } else if (tier != Tier.T0) {
         TierController.Status s = scope.controller().status();
         TierTransition t = lastTransition.get(key(scope.feature(), scope.alias()));
         out.add(new Degraded(scope.feature(), scope.alias(), tier,
             s.lastDecision() == null ? null : s.lastDecision().reason(), t == null ? null : t.reason()));
+      }
+    }
+    SharedTiers cluster = shared;
+    if (cluster != null) { // configured aliases never served here: their published tiers
+      for (String feature : features.keySet()) {
+        if (pinnedFeatures.contains(feature)) {
+          continue;
+        }
+        for (String alias : routes.names()) {
+          Tier tier = scopes.containsKey(new ScopeKey(feature, alias)) ? Tier.T0 : publishedTier(feature, alias);
+          if (tier != Tier.T0) {
+            out.add(new Degraded(feature, alias, tier, null, cluster.cause(SharedTiers.scopeName(feature, alias))));
+          }
+        }
       }
     }
     return out;
@@ -483,10 +525,20 @@ public final class TierBoard implements CallObserver, AutoCloseable {
       if (lease != SharedTiers.Lease.ELSEWHERE) {
         for (ScopeHealth s : takeover.prepare(cluster, feature, list, lease)) { // from the published tiers
           s.controller().evaluate();
-          cluster.publish(sharedName(s), s.controller().current());
+          Tier now = s.controller().current();
+          cluster.publish(sharedName(s), now, causeOf(s, now));
         }
       }
     });
+  }
+
+  /**
+   * The reason of {@code scope}'s last transition on this replica when it put the scope in {@code
+   * tier}, published with the tier; else null (none here: a tier adopted on taking the lease over).
+   */
+  private String causeOf(ScopeHealth scope, Tier tier) {
+    TierTransition t = tier == Tier.T0 ? null : lastTransition.get(key(scope.feature(), scope.alias()));
+    return t != null && t.to() == tier ? t.reason() : null;
   }
 
   /** One scheduled evaluation, then the next one {@code evaluate-every} later. */
@@ -708,12 +760,23 @@ public final class TierBoard implements CallObserver, AutoCloseable {
     return worst(feature, true);
   }
 
-  /** The worst tier of {@code feature}'s scopes of configured aliases, or of client-chosen names. */
+  /**
+   * The worst tier of {@code feature}'s scopes of configured aliases, or of client-chosen names.
+   * When tiers are shared, a configured alias this replica has no scope of counts by its published
+   * tier (as {@link #currentTier} gives it).
+   */
   private Tier worst(String feature, boolean configuredAliases) {
     Tier worst = Tier.T0;
+    Set<String> served = new HashSet<>();
     for (ScopeHealth s : scopes.values()) {
       if (s.feature().equals(feature) && configured(s.alias()) == configuredAliases) {
         worst = Tier.lowest(worst, scopeTier(s));
+        served.add(s.alias());
+      }
+    }
+    if (configuredAliases && shared != null) {
+      for (String alias : routes.names()) {
+        worst = served.contains(alias) ? worst : Tier.lowest(worst, publishedTier(feature, alias));
       }
     }
     return worst;

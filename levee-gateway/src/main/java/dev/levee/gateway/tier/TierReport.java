@@ -85,22 +85,20 @@ final class TierReport {
       Map<String, ScopeHealth> own = new TreeMap<>(); // by alias: client-chosen names are listed by name
       scopes.values().stream().filter(s -> s.feature().equals(name)).forEach(s -> own.put(s.alias(), s));
       // configured aliases no request of this feature used here: the tier in force for them is the published one
+      // (the feature's tier and automatic count them already: TierBoard#tier(String))
       Map<String, Tier> unused = new LinkedHashMap<>();
-      Tier unusedWorst = Tier.T0;
       for (String alias : configured.keySet()) {
         Tier t = own.containsKey(alias) ? Tier.T0 : published.apply(name, alias);
         if (t != Tier.T0) {
           unused.put(alias, t);
-          unusedWorst = Tier.lowest(unusedWorst, t);
         }
       }
       String forced = forceReason.apply(name);
       ObjectNode f = all.addObject();
       f.put("feature", name);
       f.put("priority", feature.priority().name().toLowerCase(Locale.ROOT));
-      Tier current = tier.apply(name);
-      f.put("tier", (forced != null ? current : Tier.lowest(current, unusedWorst)).name());
-      f.put("automatic", Tier.lowest(evaluated.apply(name), unusedWorst).name());
+      f.put("tier", tier.apply(name).name());
+      f.put("automatic", evaluated.apply(name).name());
       f.put("tier_lease", leaseHere);
       f.put("forced_remaining_ms", forcedRemaining.apply(name).toMillis());
       if (forced != null) {

@@ -62,6 +62,30 @@ class SharedTiersTest {
   }
 
   @Test
+  void aCauseIsPublishedWithAChangeOfTierKeptWhileTheTierHoldsAndGoneAtT0() throws Exception {
+    SharedTiers a = redis.replica(frozen).tiers();
+    SharedTiers b = redis.replica(frozen).tiers();
+    String smart = SharedTiers.scopeName("chat", "smart");
+    assertThat(b.cause(smart)).as("nothing published: a local copy taken now").isNull();
+
+    a.publish(smart, Tier.T2, "alias smart: burn, T0 -> T2");
+    assertThat(eventually(Duration.ofSeconds(5), () -> "alias smart: burn, T0 -> T2".equals(b.cause(smart)))).isTrue();
+    assertThat(redis.pttl("tier-cause:{chat/smart}")).as("lives as long as the tier").isPositive();
+
+    b.publish(smart, Tier.T2, null); // a new holder that adopted T2: no transition of its own
+    b.publish(smart, Tier.T2, "an old transition of b's own into T2");
+    assertThat(redis.get("tier-cause:{chat/smart}")).as("kept: the tier did not change")
+        .isEqualTo("alias smart: burn, T0 -> T2");
+
+    b.publish(smart, Tier.T1, "alias smart: healthy, T2 -> T1");
+    assertThat(eventually(Duration.ofSeconds(5), () -> "alias smart: healthy, T2 -> T1".equals(a.cause(smart))))
+        .isTrue();
+    b.publish(smart, Tier.T0, null);
+    assertThat(redis.get("tier-cause:{chat/smart}")).isNull();
+    assertThat(eventually(Duration.ofSeconds(5), () -> a.cause(smart) == null)).isTrue();
+  }
+
+  @Test
   void theLeaseGoesToAnotherReplicaWhenItsHolderStopsRenewing() throws Exception {
     SharedTiers a = redis.replica(frozen).tiers();
     SharedTiers b = redis.replica(frozen).tiers();
