@@ -153,7 +153,7 @@ public final class TierBoard implements CallObserver, AutoCloseable {
     routes.names().forEach(alias -> chains.put(alias, routes.resolve(alias).targets()));
     this.report = new TierReport(features, scopes, lastTransition, ticker, calls, cooldowns, this::tier,
         this::evaluated, this::otherModelsTier, this::forcedRemaining, this::forceReason, this::scopeTier, chains,
-        this::publishedTier, this::tierLease);
+        this::publishedTier, this::tierLease, this::publishedCause);
     this.takeover = new LeaseTakeover(routes.names(), this::configuredScope,
         this::adoptedClientScope);
     next = scheduler.schedule(every, this::tick);
@@ -333,6 +333,12 @@ public final class TierBoard implements CallObserver, AutoCloseable {
   private SharedTiers decidedElsewhere(String feature) {
     SharedTiers cluster = shared;
     return cluster == null || cluster.holds(feature).orElse(true) ? null : cluster;
+  }
+
+  /** Why the lease holder put {@code feature}'s {@code alias} in its published tier; null when unknown or alone. */
+  private String publishedCause(String feature, String alias) {
+    SharedTiers cluster = shared;
+    return cluster == null ? null : cluster.cause(SharedTiers.scopeName(feature, alias));
   }
 
   /** {@code tier_lease} of a feature this replica holds the tier lease of: it evaluates and publishes. */

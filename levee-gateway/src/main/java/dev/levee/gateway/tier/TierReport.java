@@ -43,6 +43,7 @@ final class TierReport {
   private final Map<String, List<Target>> configured;
   private final BiFunction<String, String, Tier> published;
   private final Function<String, String> lease;
+  private final BiFunction<String, String, String> publishedCause;
 
   /**
    * @param scopeTier a scope's own (automatic) tier: its controller's, or the shared one
@@ -51,6 +52,8 @@ final class TierReport {
    * @param published the tier in force for a feature and a configured alias this replica has no
    *     scope of: the one the cluster published when shared, else T0
    * @param lease the feature's {@code tier_lease}: {@code held}, {@code elsewhere} or {@code alone}
+   * @param publishedCause why a feature's alias is in the tier the cluster published (its lease
+   *     holder's cause), or null: for alias rows of a replica whose lease is {@code elsewhere}
    */
   TierReport(Map<String, FeatureTier> features, Map<TierBoard.ScopeKey, ScopeHealth> scopes,
       Map<String, TierTransition> lastTransition, Ticker ticker, TargetWindows calls, RateLimitCooldowns cooldowns,
@@ -58,7 +61,8 @@ final class TierReport {
       Function<String, Tier> otherModelsTier, Function<String, Duration> forcedRemaining,
       Function<String, String> forceReason, Function<ScopeHealth, Tier> scopeTier,
       Map<String, List<Target>> configuredAliases, BiFunction<String, String, Tier> published,
-      Function<String, String> lease) {
+      Function<String, String> lease, BiFunction<String, String, String> publishedCause) {
+    this.publishedCause = publishedCause;
     this.configured = new LinkedHashMap<>(configuredAliases);
     this.published = published;
     this.lease = lease;
@@ -146,13 +150,14 @@ final class TierReport {
     a.put("automatic", automatic.name());
     a.put("forced", forced);
     a.put("healthy_for_ms", 0L);
+    putIfKnown(a, "cause", publishedCause.apply(feature, alias));
   }
 
   /**
    * An alias row from this replica's scope. {@code decidesHere} false (another replica holds the
    * lease): the tiers are the published ones, and what this replica's own controller last decided or
    * changed (when it held the lease, or never) is left out: {@code last_reason}, {@code flaps},
-   * {@code hold_down_ms}, {@code cause}, {@code last_transition}.
+   * {@code hold_down_ms}, {@code last_transition}; {@code cause} is the one the holder published.
    */
   private void scopeStatus(ObjectNode a, ScopeHealth scope, boolean decidesHere) {
     TierController.Status s = scope.controller().status();
@@ -168,6 +173,7 @@ final class TierReport {
     a.put("forced", forced);
     a.put("healthy_for_ms", s.healthyRun().toMillis());
     if (!decidesHere) {
+      putIfKnown(a, "cause", automatic == Tier.T0 ? null : publishedCause.apply(scope.feature(), scope.alias()));
       return;
     }
     if (s.flaps() > 0) { // a step up that did not hold: the next waits longer (TierController, flaps)
@@ -182,6 +188,12 @@ final class TierReport {
       a.put("cause", t.reason());
     }
     transition(a, t);
+  }
+
+  private static void putIfKnown(ObjectNode node, String field, String value) {
+    if (value != null) {
+      node.put(field, value);
+    }
   }
 
   private void transition(ObjectNode node, TierTransition t) {

@@ -31,7 +31,8 @@ import org.junit.jupiter.api.Test;
  *   <li>{@link TierBoard#currentTier} ({@code levee_tier_alias}) gave T0 for such an alias, and
  *       {@link TierBoard#tier(String)} ({@code levee_tier}) left it out;
  *   <li>{@link TierBoard#cause} (the access record's {@code tier_cause}, a held job's reason) read the
- *       replica's own last transition: none, or a stale one from when it held the lease.
+ *       replica's own last transition: none, or a stale one from when it held the lease; and {@code
+ *       /admin/tiers} left the cause out of such a replica's alias rows.
  * </ul>
  *
  * Now each reads the tier in force on the cluster, and the cause its lease holder published.
@@ -83,6 +84,20 @@ class NonHolderReadsTheClusterTierRegressionTest {
         "default"::equals);
   }
 
+  /** {@code alias}'s row of feature {@code default} in {@code board}'s {@code /admin/tiers}. */
+  private static com.fasterxml.jackson.databind.JsonNode aliasRow(TierBoard board, String alias) {
+    for (var feature : board.status()) {
+      if (feature.path("feature").asText().equals("default")) {
+        for (var row : feature.path("aliases")) {
+          if (row.path("alias").asText().equals(alias)) {
+            return row;
+          }
+        }
+      }
+    }
+    throw new AssertionError("no row of " + alias + " in " + board.status());
+  }
+
   @Test
   void aReplicaThatNeverServedTheAliasHoldsItsQueuedWorkAndReportsTheClusterTier() throws Exception {
     try (TierBoard a = redis.board(YAML, clock); TierBoard b = redis.board(YAML, clock)) {
@@ -105,6 +120,7 @@ class NonHolderReadsTheClusterTierRegressionTest {
       assertThat(b.tier("default")).as("levee_tier").isEqualTo(Tier.T2);
       assertThat(b.cause("default", "smart")).as("tier_cause on b").isEqualTo(cause);
       assertThat(b.currentTier("default", "fast")).isEqualTo(Tier.T0);
+      assertThat(aliasRow(b, "smart").path("cause").asText(null)).as("/admin/tiers on b").isEqualTo(cause);
     }
   }
 
@@ -133,6 +149,7 @@ class NonHolderReadsTheClusterTierRegressionTest {
         assertThat(d.cause()).isEqualTo(cause);
         assertThat(d.reason()).as("b's own last evaluation is not what is in force").isNull();
       });
+      assertThat(aliasRow(b, "smart").path("cause").asText(null)).as("/admin/tiers on b").isEqualTo(cause);
     }
   }
 }
