@@ -32,7 +32,7 @@ import java.util.stream.Stream;
  * file limit of about 20,100 in Levee's process ({@code levee-bench/streams} raises the soft
  * limit to the hard one).
  *
- * <p>Run: {@code levee-bench/streams [--streams 10000] [--seconds 10] [--deltas 20] [--rounds 1]
+ * <p>Run: {@code levee-bench/streams [--streams 10000] [--seconds 10] [--deltas 20] [--rounds 3]
  * [--levee-jvm "-Xmx256m"] [--floor jetty|threads]}; {@code --floor} measures a {@link
  * FloorProxy} (no pipeline) in Levee's place (docs/benchmarks.md session 10); a quick look: {@code --streams 1000 --seconds 3}. A benchmark, not
  * a test.
@@ -42,11 +42,11 @@ public final class ManyStreams {
   private ManyStreams() {}
 
   public static void main(String[] args) throws Exception {
-    String usage = "streams [--streams 10000] [--seconds 10] [--deltas 20] [--rounds 1] [--warmup 1] "
+    String usage = "streams [--streams 10000] [--seconds 10] [--deltas 20] [--rounds 3] [--warmup 1] "
         + "[--levee-jvm \"-Xmx256m\"] [--ramp 0] [--levee-server \"max-concurrent: …\"] [--floor "
         + String.join("|", FloorProxy.MODES) + "]";
     Map<String, String> opt = BenchOptions.parse(args, Map.of("streams", "10000", "seconds", "10", "deltas", "20",
-        "rounds", "1", "warmup", "1", "levee-jvm", "-Xmx256m", "ramp", "0"), Set.of("floor", "levee-server"), usage);
+        "rounds", "3", "warmup", "1", "levee-jvm", "-Xmx256m", "ramp", "0"), Set.of("floor", "levee-server"), usage);
     BenchOptions.check(!opt.getOrDefault("floor", "").contains(","), "--floor takes one mode here", usage);
     FloorProxy.checkModes(opt.get("floor"), usage);
     int n = Integer.parseInt(opt.get("streams"));
