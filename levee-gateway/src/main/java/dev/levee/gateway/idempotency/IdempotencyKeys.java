@@ -17,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Idempotency keys with Stripe's semantics, per tenant, in the job store (so they hold across
@@ -30,9 +31,18 @@ import java.util.Optional;
  * included): a retry with the key refers to that job — the same queued answer while it waits, the
  * job's answer once it has ended ({@link #withJobs}) — and the upstream generates once. Any other
  * outcome (a 5xx, a 429, a client that went away) releases the key, so the retry runs again. An in-flight key whose owner died is
- * taken over once its lease (the request deadline plus a margin) runs out. Thread-safe.
+ * taken over once its lease (the request deadline plus a margin) runs out.
+ *
+ * <p><b>Bounded.</b> Clients choose the keys, and a client that sends a new one with every request
+ * never asks for an old one again: {@link #begin} {@linkplain #sweep sweeps} the keys past their
+ * TTL, and in-flight keys past their lease, out of the store at most once every {@link
+ * #SWEEP_EVERY} (1 min), so the store holds the keys of the last TTL and a minute, whatever
+ * clients send. Thread-safe.
  */
 public final class IdempotencyKeys {
+
+  /** How often {@link #begin} sweeps keys past their TTL or lease out of the store: 1 min. */
+  public static final Duration SWEEP_EVERY = Duration.ofMinutes(1);
 
   /** The header of an answer that queued its request as a job ({@code LeveeHeaders.JOB}). */
   private static final String JOB = "x-levee-job";
@@ -58,23 +68,25 @@ public final class IdempotencyKeys {
   private final Duration ttl;
   private final Duration lease;
   private final JobStore jobs; // null: an answer naming a job is replayed as it was recorded
+  private final AtomicLong nextSweep; // wall millis; shared by the views withJobs makes
 
   /**
    * @param ttl how long a key's answer is kept
    * @param lease how long an in-flight key belongs to its request before another may take it
    */
   public IdempotencyKeys(Database db, InstantSource wall, Sleeper sleeper, Duration ttl, Duration lease) {
-    this(db, wall, sleeper, ttl, lease, null);
+    this(db, wall, sleeper, ttl, lease, null, new AtomicLong(Long.MIN_VALUE));
   }
 
   private IdempotencyKeys(Database db, InstantSource wall, Sleeper sleeper, Duration ttl, Duration lease,
-      JobStore jobs) {
+      JobStore jobs, AtomicLong nextSweep) {
     this.db = db;
     this.wall = wall;
     this.sleeper = sleeper;
     this.ttl = ttl;
     this.lease = lease;
     this.jobs = jobs;
+    this.nextSweep = nextSweep;
   }
 
   /**
@@ -84,7 +96,7 @@ public final class IdempotencyKeys {
    * cancelled without an answer.
    */
   public IdempotencyKeys withJobs(JobStore jobs) {
-    return new IdempotencyKeys(db, wall, sleeper, ttl, lease, jobs);
+    return new IdempotencyKeys(db, wall, sleeper, ttl, lease, jobs, nextSweep);
   }
 
   /**
@@ -94,6 +106,7 @@ public final class IdempotencyKeys {
    * @throws InterruptedException when the waiting request is cancelled
    */
   public Claim begin(String tenant, String key, String fingerprint, Instant waitUntil) throws InterruptedException {
+    sweepWhenDue();
     Duration pause = Duration.ofMillis(10);
     while (true) {
       Instant now = wall.instant();
@@ -227,11 +240,28 @@ public final class IdempotencyKeys {
     }
   }
 
-  /** Forgets keys whose answers are past their TTL; returns how many. */
+  /** The first {@link #begin} of every {@link #SWEEP_EVERY} sweeps; one caller at a time. */
+  private void sweepWhenDue() {
+    long now = wall.millis();
+    long due = nextSweep.get();
+    if (now < due || !nextSweep.compareAndSet(due, now + SWEEP_EVERY.toMillis())) {
+      return;
+    }
+    try {
+      sweep();
+    } catch (JobStore.StoreException e) {
+      // the request goes on; the next interval sweeps again
+    }
+  }
+
+  /** Forgets keys whose answers are past their TTL, and in-flight keys past their lease; returns how many. */
   public int sweep() {
     try (Connection c = db.connection(); PreparedStatement s = c.prepareStatement(
-        "DELETE FROM idempotency_keys WHERE state = 'done' AND expires_at <= ?")) {
-      s.setLong(1, wall.instant().toEpochMilli());
+        "DELETE FROM idempotency_keys WHERE (state = 'done' AND expires_at <= ?) "
+            + "OR (state = 'in_flight' AND lease_until <= ?)")) {
+      long now = wall.millis();
+      s.setLong(1, now);
+      s.setLong(2, now);
       return s.executeUpdate();
     } catch (SQLException e) {
       throw new JobStore.StoreException("cannot sweep idempotency keys", e);
