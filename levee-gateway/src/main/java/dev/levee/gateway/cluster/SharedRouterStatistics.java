@@ -18,7 +18,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * target's own reading whose outcome count or measured flag changed since the last write to the
  * hash {@code levee:<name>:route:{<target>}}, field = replica id, value = {@code
  * success,p95Ms,measured,outcomes,sampledAtEpochMillis}; the hash lives {@link #TTL_HALF_LIVES}
- * half-lives after its last write.
+ * half-lives after its last write. What was last written is remembered only for the targets the
+ * statistics hold (at most {@link RouterStatistics#MAX_TARGETS}, 1,000, besides the configured
+ * ones), so the model names clients invent leave nothing here once the statistics evict them.
  *
  * <p><b>Merging</b> ({@link #merge}, on the request path; the hash is read through a {@link
  * SharedView}, so at most one Redis read per target per view TTL). Another replica's reading is
@@ -67,7 +69,9 @@ public final class SharedRouterStatistics implements RouterStatistics.Sharing {
     }
     long now = wall.millis();
     long ttl = halfLife.multipliedBy(TTL_HALF_LIVES).toMillis();
-    statistics.readings().forEach((id, reading) -> {
+    Map<String, TargetReading> readings = statistics.readings();
+    published.keySet().retainAll(readings.keySet()); // targets the statistics evicted: none kept for them
+    readings.forEach((id, reading) -> {
       Published current = new Published(reading.outcomes(), reading.measured());
       if (reading.outcomes() == 0 || current.equals(published.get(id))) {
         return;
@@ -80,6 +84,11 @@ public final class SharedRouterStatistics implements RouterStatistics.Sharing {
         published.put(id, current);
       }
     });
+  }
+
+  /** Targets whose last publication this replica remembers (tests). */
+  int publishedCount() {
+    return published.size();
   }
 
   @Override
