@@ -23,7 +23,9 @@ import java.util.function.Predicate;
  * <p>Memory: each partition keeps its newest {@link Config#maxEntriesPerPartition()} entries
  * (default 1,000); all partitions together hold at most about {@link Config#maxEntries()}
  * (default 20,000; ~1.6 KB each with 384-dimension embeddings, so ~32 MB), whole partitions
- * being evicted least-recently-used first. Lookup cost: one embedding plus a linear scan of one
+ * being evicted least-recently-used first. A partition's room grows with its entries (less than
+ * twice as many slots as entries), so many small partitions — a client changing its system prompt
+ * with every request — hold no more than a few large ones. Lookup cost: one embedding plus a linear scan of one
  * partition.
  *
  * <p>Thread-safe: embeddings are computed outside any lock; each partition has its own lock.
@@ -123,6 +125,12 @@ public final class SemanticCache {
     return partitions.asMap().values().stream().mapToLong(Ring::size).sum();
   }
 
+  /** Entry slots allocated over all partitions, used or not (tests: the memory held is about these). */
+  long slots() {
+    partitions.cleanUp();
+    return partitions.asMap().values().stream().mapToLong(Ring::capacity).sum();
+  }
+
   private static Partition partition(SemanticQuery query) {
     return new Partition(query.tenant(), query.model(), query.context());
   }
@@ -143,22 +151,28 @@ public final class SemanticCache {
     return out;
   }
 
-  /** The newest entries of one partition, oldest overwritten first. */
+  /**
+   * The newest entries of one partition, oldest overwritten first once full. Its arrays grow by
+   * doubling as entries come, so a partition holds room for less than twice its entries.
+   */
   private static final class Ring {
-    private final float[][] vectors;
-    private final CacheKey[] keys;
-    private final String[] texts;
+    private final int max;
+    private float[][] vectors = new float[1][];
+    private CacheKey[] keys = new CacheKey[1];
+    private String[] texts = new String[1];
     private int next;
     private int size;
 
-    Ring(int capacity) {
-      vectors = new float[capacity][];
-      keys = new CacheKey[capacity];
-      texts = new String[capacity];
+    Ring(int max) {
+      this.max = max;
     }
 
     synchronized int size() {
       return size;
+    }
+
+    synchronized int capacity() {
+      return vectors.length;
     }
 
     synchronized void add(float[] vector, CacheKey key, String text) {
@@ -169,11 +183,17 @@ public final class SemanticCache {
           return;
         }
       }
+      if (size == vectors.length && size < max) { // not full yet: entries sit in order, the next one at size
+        int room = Math.min(max, 2 * size);
+        vectors = java.util.Arrays.copyOf(vectors, room);
+        keys = java.util.Arrays.copyOf(keys, room);
+        texts = java.util.Arrays.copyOf(texts, room);
+      }
       vectors[next] = vector;
       keys[next] = key;
       texts[next] = text;
-      next = (next + 1) % vectors.length;
-      size = Math.min(size + 1, vectors.length);
+      next = (next + 1) % max;
+      size = Math.min(size + 1, max);
     }
 
     synchronized Optional<Match> best(float[] query, double threshold, Predicate<CacheKey> usable) {
