@@ -471,6 +471,71 @@ public final class JobStore {
   }
 
   /**
+   * How long ended work is kept, 29 days (as Anthropic keeps a Message Batch's results): a job that
+   * is in no batch, from its end; a batch, from its creation, once every request of it has ended.
+   */
+  public static final java.time.Duration RETENTION = java.time.Duration.ofDays(29);
+
+  /** The batches {@link #purge} deletes at most per call; the next call goes on. */
+  static final int PURGED_BATCHES = 100;
+
+  private static final String OPEN = "state IN ('queued', 'running') OR COALESCE(callback_state, '') = 'pending'";
+
+  /**
+   * Deletes work ended more than {@link #RETENTION} ago (the workers call it with {@link #expire}):
+   * jobs in no batch that ended before then, and batches created before then whose requests have
+   * all ended, with their requests (at most {@value #PURGED_BATCHES} batches a call). Work still
+   * queued or running, or whose callback is still owed, is kept however old (promise 6). Clients
+   * choose how much work they send, so without this the store grew for ever. Returns how many
+   * jobs went.
+   */
+  public int purge(Instant now) {
+    long before = now.minus(RETENTION).toEpochMilli();
+    try (Connection c = db.connection()) {
+      boolean auto = c.getAutoCommit();
+      c.setAutoCommit(false);
+      try {
+        int jobs;
+        try (PreparedStatement s = c.prepareStatement("DELETE FROM jobs WHERE batch_id IS NULL AND created_at <= ? "
+            + "AND COALESCE(finished_at, updated_at) <= ? AND NOT (" + OPEN + ")")) {
+          s.setLong(1, before); // created before it ended: lets the store read the oldest rows only (jobs_listed)
+          s.setLong(2, before);
+          jobs = s.executeUpdate();
+        }
+        List<String> ended = new ArrayList<>();
+        try (PreparedStatement s = c.prepareStatement("SELECT id FROM batches b WHERE created_at <= ? AND NOT EXISTS "
+            + "(SELECT 1 FROM jobs j WHERE j.batch_id = b.id AND (" + OPEN + ")) LIMIT " + PURGED_BATCHES)) {
+          s.setLong(1, before);
+          try (ResultSet rs = s.executeQuery()) {
+            while (rs.next()) {
+              ended.add(rs.getString(1));
+            }
+          }
+        }
+        for (String batch : ended) {
+          try (PreparedStatement s = c.prepareStatement("DELETE FROM jobs WHERE batch_id = ?")) {
+            s.setString(1, batch);
+            jobs += s.executeUpdate();
+          }
+          try (PreparedStatement s = c.prepareStatement("DELETE FROM batches WHERE id = ?")) {
+            s.setString(1, batch);
+            s.executeUpdate();
+          }
+        }
+        c.commit();
+        return jobs;
+      } catch (SQLException | RuntimeException e) {
+        c.rollback();
+        throw e;
+      } finally {
+        c.setAutoCommit(auto);
+      }
+    } catch (SQLException e) {
+      throw new StoreException("cannot purge ended work", e);
+    }
+  }
+
+  /**
    * How many jobs of one feature are in one state now, and the oldest one's creation time.
    *
    * @param oldest the earliest {@code created_at} among them

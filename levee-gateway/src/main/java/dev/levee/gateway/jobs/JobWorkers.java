@@ -44,7 +44,8 @@ import org.slf4j.LoggerFactory;
  * that finds fewer ready jobs than it asked for marks the store drained: until work is added or
  * the next poll, ending jobs and interactive requests do not make it look again, so an idle
  * gateway asks the store once per {@code poll}. Due callbacks are claimed and posted when a job ended
- * or the poll came round; abandoned claims are recovered and due jobs expired every ten polls.
+ * or the poll came round; abandoned claims are recovered, due jobs expired and ended work past
+ * {@link JobStore#RETENTION} (29 days) deleted every ten polls.
  *
  * <p><b>Leases.</b> A claimed job belongs to this pool for {@link QueueConfig#lease()} (default
  * 60 s). While jobs run, a heartbeat every third of the lease renews all their leases in one
@@ -352,6 +353,7 @@ public final class JobWorkers implements AutoCloseable {
             Instant now = wall.instant();
             store.recover(now, false);
             store.expire(now);
+            store.purge(now); // ended work past JobStore.RETENTION
           }
         }
         long ended = finished.get();
