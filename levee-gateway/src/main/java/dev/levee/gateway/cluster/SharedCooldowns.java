@@ -18,11 +18,16 @@ import java.util.concurrent.ConcurrentHashMap;
  * cooldown it learns in its own table, so {@link #remaining} is the longer of the two and stays
  * right while Redis is away. That table holds cooldowns that have not ended: an ended one leaves it
  * when read, or at the next sweep ({@link #SWEEP_EVERY}, run by a new cooldown), so targets clients
- * named once and never again do not pile up. Thread-safe.
+ * named once and never again do not pile up; and it holds at most {@link #MAX_LOCAL} (1,000, as
+ * levee-core's own cooldowns) at once: past that, a new target cools through Redis only (while
+ * Redis is away, not at all here, as levee-core ignores it too). Thread-safe.
  */
 public final class SharedCooldowns {
 
   private static final LuaScript EXTEND = LuaScript.load("cooldown");
+
+  /** Most targets kept in the local table: as many as levee-core's own cooldowns keep (1,000). */
+  static final int MAX_LOCAL = dev.levee.core.cooldown.RateLimitCooldowns.MAX_TARGETS;
 
   /** At most one sweep of ended cooldowns per this (ticker time). */
   static final Duration SWEEP_EVERY = Duration.ofMinutes(1);
@@ -54,7 +59,12 @@ public final class SharedCooldowns {
     }
     long now = ticker.nanos();
     sweep(now);
-    localUntil.merge(target, now + wait.toNanos(), (a, b) -> a - b >= 0 ? a : b);
+    if (!localUntil.containsKey(target) && localUntil.size() >= MAX_LOCAL) {
+      localUntil.values().removeIf(until -> until - now <= 0);
+    }
+    if (localUntil.containsKey(target) || localUntil.size() < MAX_LOCAL) { // past the bound: Redis's only
+      localUntil.merge(target, now + wait.toNanos(), (a, b) -> a - b >= 0 ? a : b);
+    }
     if (link.tryShared()) {
       String viewKey = viewKey(target);
       link.<Long>eval(EXTEND, ScriptOutputType.INTEGER, new String[] {link.key(viewKey)},
