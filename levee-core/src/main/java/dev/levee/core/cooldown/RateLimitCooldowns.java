@@ -32,9 +32,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * else it is refused at once with that time as its {@code retry-after}.
  *
  * <p>Fed as a {@link CallObserver} (only {@link FailureKind#RATE_LIMITED} failures with a stated
- * wait count; a spend limit states none). At most {@link #MAX_TARGETS} targets cool at once; past
- * that, expired entries are dropped first and a signal for yet another target is ignored (it still
- * reaches that target's breaker). Time only from the injected {@link Ticker}. Thread-safe.
+ * wait count; a spend limit states none). At most {@link #MAX_TARGETS} targets besides the
+ * configured ones cool at once; past that, expired entries are dropped first and a signal for yet
+ * another target is ignored (it still reaches that target's breaker). A configured target (given
+ * to the constructor) always cools. Time only from the injected {@link Ticker}. Thread-safe.
  */
 public final class RateLimitCooldowns implements CallObserver {
 
@@ -43,6 +44,7 @@ public final class RateLimitCooldowns implements CallObserver {
 
   private final Ticker ticker;
   private final Map<Target, Long> until = new ConcurrentHashMap<>();
+  private final java.util.Set<Target> configured;
   private volatile Sharing sharing; // null: this process's cooldowns only
 
   /**
@@ -59,7 +61,17 @@ public final class RateLimitCooldowns implements CallObserver {
   }
 
   public RateLimitCooldowns(Ticker ticker) {
+    this(ticker, java.util.Set.of());
+  }
+
+  /**
+   * @param configured the configured targets: always cooled, outside the {@link #MAX_TARGETS}
+   *     bound, so that the model names clients invent can never keep a configured target from
+   *     cooling (as the breakers pin theirs)
+   */
+  public RateLimitCooldowns(Ticker ticker, java.util.Collection<Target> configured) {
     this.ticker = Objects.requireNonNull(ticker, "ticker");
+    this.configured = java.util.Set.copyOf(configured);
   }
 
   /** Shares every cooldown through {@code sharing} from now on. Call once, at start-up. */
@@ -77,10 +89,11 @@ public final class RateLimitCooldowns implements CallObserver {
     Objects.requireNonNull(target, "target");
     long now = ticker.nanos();
     if (stated.isPositive()) {
-      if (!until.containsKey(target) && until.size() >= MAX_TARGETS) {
+      boolean pinned = configured.contains(target);
+      if (!pinned && !until.containsKey(target) && others() >= MAX_TARGETS) {
         until.values().removeIf(end -> end - now <= 0);
       }
-      if (until.containsKey(target) || until.size() < MAX_TARGETS) {
+      if (pinned || until.containsKey(target) || others() < MAX_TARGETS) {
         long end = now + stated.toNanos();
         until.merge(target, end, (a, b) -> a - b >= 0 ? a : b);
       }
@@ -90,6 +103,20 @@ public final class RateLimitCooldowns implements CallObserver {
       }
     }
     return remaining(target, now);
+  }
+
+  /** Entries of targets not configured (the bounded ones); cheap below the bound. */
+  private int others() {
+    int n = until.size();
+    if (n < MAX_TARGETS) {
+      return n;
+    }
+    for (Target t : configured) {
+      if (until.containsKey(t)) {
+        n--;
+      }
+    }
+    return n;
   }
 
   /** How long {@code target} still cools; zero when it does not. */

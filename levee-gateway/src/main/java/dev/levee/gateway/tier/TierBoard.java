@@ -133,10 +133,10 @@ public final class TierBoard implements CallObserver, AutoCloseable {
         config.tiers().window().multipliedBy(2), TierControllerConfig.DEFAULT.maxHealthyFor());
     this.decider = new TierDecider(TierThresholds.DEFAULT.withMinRequests(config.tiers().minVolume())
         .withP99(config.tiers().p99Down().toMillis(), config.tiers().healthyP99().toMillis()));
-    this.cooldowns = new RateLimitCooldowns(ticker);
     this.routes = new Aliases(config);
     Set<Target> known = new LinkedHashSet<>(routes.configuredTargets());
     config.features().values().forEach(f -> reducedTarget(f).ifPresent(known::add));
+    this.cooldowns = new RateLimitCooldowns(ticker, known); // configured targets always cool, past the bound
     this.calls = new TargetWindows(known, config.tiers().window(), config.tiers().evaluateEvery(), ticker);
     Duration clientIdle = SloTracker.LONG_WINDOW.plus(SloTracker.DEFAULT_BUCKET).plus(config.tiers().window());
     long start = ticker.nanos();
