@@ -479,12 +479,19 @@ public final class JobStore {
   /** The batches {@link #purge} deletes at most per call; the next call goes on. */
   static final int PURGED_BATCHES = 100;
 
+  /**
+   * The jobs in no batch {@link #purge} deletes at most per call (the first purge after an upgrade
+   * may find years of them: one short transaction each call, not one that holds the store).
+   */
+  static final int PURGED_JOBS = 1_000;
+
   private static final String OPEN = "state IN ('queued', 'running') OR COALESCE(callback_state, '') = 'pending'";
 
   /**
    * Deletes work ended more than {@link #RETENTION} ago (the workers call it with {@link #expire}):
    * jobs in no batch that ended before then, and batches created before then whose requests have
-   * all ended, with their requests (at most {@value #PURGED_BATCHES} batches a call). Work still
+   * all ended, with their requests (at most {@value #PURGED_JOBS} such jobs and {@value
+   * #PURGED_BATCHES} batches a call). Work still
    * queued or running, or whose callback is still owed, is kept however old (promise 6). Clients
    * choose how much work they send, so without this the store grew for ever. Returns how many
    * jobs went.
@@ -496,8 +503,9 @@ public final class JobStore {
       c.setAutoCommit(false);
       try {
         int jobs;
-        try (PreparedStatement s = c.prepareStatement("DELETE FROM jobs WHERE batch_id IS NULL AND created_at <= ? "
-            + "AND COALESCE(finished_at, updated_at) <= ? AND NOT (" + OPEN + ")")) {
+        try (PreparedStatement s = c.prepareStatement("DELETE FROM jobs WHERE id IN (SELECT id FROM jobs "
+            + "WHERE batch_id IS NULL AND created_at <= ? AND COALESCE(finished_at, updated_at) <= ? AND NOT ("
+            + OPEN + ") LIMIT " + PURGED_JOBS + ")")) {
           s.setLong(1, before); // created before it ended: lets the store read the oldest rows only (jobs_listed)
           s.setLong(2, before);
           jobs = s.executeUpdate();
