@@ -1,6 +1,7 @@
 package dev.levee.gateway;
 
 import dev.levee.anthropic.Json;
+import dev.levee.anthropic.Utf8;
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.error.ClientText;
 import dev.levee.anthropic.server.ServerIo;
@@ -17,6 +18,7 @@ import dev.levee.gateway.work.QueuedWork;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
+import java.util.HexFormat;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -77,7 +79,7 @@ final class HttpDispatcher extends Handler.Abstract {
     if (!validQuery(request.getHttpURI().getQuery())) { // Jetty takes it; the upstream URI would not
       return error(request, response, callback, ApiError.invalidRequest("The query string is not a valid URI query "
           + "(RFC 3986 section 3.4): percent-encode characters such as | ^ { } \" \\ and any non-ASCII one, and write % only "
-          + "before two hex digits."));
+          + "before two hex digits; the bytes so encoded must be UTF-8."));
     }
     if (browsers.isPreflight(request, path)) { // a browser asks first; no key needed (docs/gateway.md, "Browsers")
       browsers.preflight(request, response, path);
@@ -200,7 +202,8 @@ final class HttpDispatcher extends Handler.Abstract {
   /**
    * Whether {@code query} (raw, or null for none) is an RFC 3986 query: printable ASCII only (Jetty
    * reads a raw non-ASCII byte as U+FFFD) that parses as the query of a {@link URI}, as every
-   * upstream call's does.
+   * upstream call's does, and whose percent-encoded bytes are UTF-8 (Jetty's parameter parser throws
+   * on {@code %ff}: a 500 on the paths that read parameters).
    */
   private static boolean validQuery(String query) {
     if (query == null) {
@@ -214,10 +217,26 @@ final class HttpDispatcher extends Handler.Abstract {
     }
     try {
       new URI("?" + query);
-      return true;
     } catch (URISyntaxException e) {
       return false;
     }
+    return utf8Escapes(query);
+  }
+
+  /** Whether the bytes {@code query} stands for, its escapes decoded, are UTF-8; every {@code %} starts an escape. */
+  private static boolean utf8Escapes(String query) {
+    byte[] bytes = new byte[query.length()];
+    int n = 0;
+    for (int i = 0; i < query.length(); i++) {
+      char c = query.charAt(i);
+      if (c == '%') {
+        bytes[n++] = (byte) HexFormat.fromHexDigits(query, i + 1, i + 3);
+        i += 2;
+      } else {
+        bytes[n++] = (byte) c;
+      }
+    }
+    return Utf8.firstMalformed(bytes, 0, n) < 0;
   }
 
   /** 405 with the {@code Allow} header RFC 9110 §15.5.6 requires. */
