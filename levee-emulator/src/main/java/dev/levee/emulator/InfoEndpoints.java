@@ -40,10 +40,17 @@ final class InfoEndpoints {
    * The list shape: {@code data}, {@code has_more}, {@code first_id}, {@code last_id}; one page as
    * the API pages it: {@code limit} (default 20, 1 to 1000), then the models right after {@code
    * after_id} or right before {@code before_id} (newest first). An id it does not list gives an
-   * empty page; a bad {@code limit} a 400 {@code invalid_request_error}.
+   * empty page; a bad {@code limit}, or a query whose percent-encoded bytes are not UTF-8, a 400
+   * {@code invalid_request_error}.
    */
   static void models(Exchange exchange) {
-    var query = org.eclipse.jetty.server.Request.extractQueryParameters(exchange.request);
+    org.eclipse.jetty.util.Fields query;
+    try {
+      query = org.eclipse.jetty.server.Request.extractQueryParameters(exchange.request);
+    } catch (IllegalStateException | IllegalArgumentException e) { // Jetty's "400: Bad query": %ff and the like
+      exchange.fail(ApiError.invalidRequest("The query string is not valid: its percent-encoded bytes must be UTF-8."));
+      return;
+    }
     int limit = PageLimit.parse(query.getValue("limit"));
     if (limit < 0) {
       exchange.fail(PageLimit.invalid(query.getValue("limit")));
