@@ -1,6 +1,7 @@
 package dev.levee.anthropic.server;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.locks.ReentrantLock;
 import org.eclipse.jetty.io.AbstractEndPoint;
@@ -16,7 +17,9 @@ import org.eclipse.jetty.util.Callback;
  * response is complete, so a client that closes its socket goes unnoticed until a write fails —
  * which, for a handler waiting on a slow upstream, may be never. This watch asks the connection's
  * endpoint to report readability; on HTTP/1.1 a readable connection in the middle of an exchange
- * means end-of-stream or reset (clients do not pipeline POSTs). {@link #close()} withdraws the
+ * means end-of-stream or reset (clients do not pipeline POSTs), unless all it reads is empty
+ * lines, which old clients send after a POST's body and a server ignores (RFC 9112 section 2.2;
+ * {@code BlankLineAfterBodyRegressionTest}): the watch reads them and goes on watching. {@link #close()} withdraws the
  * interest so that Jetty can read the next request of a kept-alive connection.
  *
  * <p><b>Never reads after {@link #close()}.</b> The watch reads from the socket itself, beside
@@ -105,6 +108,16 @@ public final class DisconnectWatch implements AutoCloseable {
     }
   }
 
+  /** Whether {@code bytes} (flush mode) hold only CR and LF: empty lines, as old clients send after a POST's body. */
+  private static boolean emptyLines(ByteBuffer bytes) {
+    for (int i = bytes.position(); i < bytes.limit(); i++) {
+      if (bytes.get(i) != '\r' && bytes.get(i) != '\n') {
+        return false;
+      }
+    }
+    return true;
+  }
+
   private final class Readable implements Callback {
     @Override
     public void succeeded() {
@@ -115,13 +128,16 @@ public final class DisconnectWatch implements AutoCloseable {
         if (closed) {
           return; // the exchange is over: what is readable now belongs to the next request
         }
+        ByteBuffer bytes = BufferUtil.allocate(64);
         int read;
         try {
-          read = endPoint.fill(BufferUtil.allocate(64));
+          read = endPoint.fill(bytes);
         } catch (IOException e) {
           read = -1;
         }
-        left = read != 0; // -1: end of stream; > 0: bytes a non-pipelining client never sends mid-exchange
+        // -1: end of stream; > 0: bytes a non-pipelining client never sends mid-exchange, but for
+        // empty lines, which a server ignores before a request-line (RFC 9112 section 2.2)
+        left = read < 0 || read > 0 && !emptyLines(bytes);
         if (!left) {
           arm(); // a wake-up with nothing to read (a late one, or spurious): keep watching
         }
