@@ -254,7 +254,9 @@ final class PlainHttp1 implements AutoCloseable {
     if (request.body().length > 0 || !request.method().equals("GET")) {
       s.append("content-length: ").append(request.body().length).append("\r\n");
     }
-    return s.append("\r\n").toString().getBytes(StandardCharsets.UTF_8);
+    // one byte per character: the server read each byte of a header as one character (ISO-8859-1),
+    // so a value's bytes outside ASCII leave as they came (NonAsciiHeaderBytesRegressionTest)
+    return s.append("\r\n").toString().getBytes(StandardCharsets.ISO_8859_1);
   }
 
   private static byte[] withBody(byte[] head, byte[] body) {
