@@ -95,6 +95,10 @@ public final class IdempotentExchange {
       refuse(request, response, callback, answered, ApiError.invalidRequest("idempotency-key must be 1 to 255 characters"));
       return;
     }
+    if (request.getLength() > maxBody) { // the server's door left it unread: the handler refuses it, or reads it itself
+      next.handle(request, response, callback);
+      return;
+    }
     byte[] body;
     try (InputStream in = Content.Source.asInputStream(request)) {
       body = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxBody + 1));
