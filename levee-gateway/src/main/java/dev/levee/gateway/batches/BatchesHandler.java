@@ -71,6 +71,7 @@ public final class BatchesHandler {
   private final Duration ttl;
   private final Runnable wake;
   private final IdempotentExchange idempotency;
+  private final long maxBody;
 
   /**
    * @param forwardsClientKey whether calls for an alias carry the client's own key (some target's
@@ -82,10 +83,12 @@ public final class BatchesHandler {
    * @param knownFeature whether {@code x-levee-feature} names a configured feature
    * @param ttl how long a batch may run before its unfinished requests expire
    * @param wake tells the worker pool new work is there
+   * @param maxBody {@code server.max-body}: the most of a chunked body the server's door reads (bytes)
    */
   public BatchesHandler(BatchStore batches, JobStore jobs, KeySeal seal, Predicate<String> forwardsClientKey,
       Predicate<String> needsClientKey, Predicate<String> configuredAlias, Predicate<String> knownFeature,
-      InstantSource wall, Duration ttl, Runnable wake, IdempotentExchange idempotency) {
+      InstantSource wall, Duration ttl, Runnable wake, IdempotentExchange idempotency, long maxBody) {
+    this.maxBody = maxBody;
     this.batches = batches;
     this.jobs = jobs;
     this.seal = seal;
@@ -159,6 +162,12 @@ public final class BatchesHandler {
       body = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, BatchParser.MAX_BYTES + 1));
     } catch (IOException e) {
       LeveeErrors.send(response, callback, ApiError.invalidRequest("could not read the request body: " + e.getMessage()));
+      return;
+    }
+    if (request.getLength() < 0 && body.length > maxBody) {
+      // the door reads a chunked body up to max-body + 1 bytes: these are its start, not all of it
+      LeveeErrors.send(response, callback, ApiError.requestTooLarge("a batch sent with transfer-encoding: chunked may be "
+          + "at most server.max-body (" + maxBody + " bytes); send a larger one with content-length (up to 256 MB)"));
       return;
     }
     List<BatchParser.Entry> entries;
