@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.levee.anthropic.Json;
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.error.ClientText;
+import dev.levee.anthropic.server.ClientGoneException;
 import dev.levee.anthropic.server.PageLimit;
 import dev.levee.anthropic.server.ServerIo;
 import dev.levee.gateway.cache.CacheKey;
@@ -31,6 +32,7 @@ import java.util.Optional;
 import java.util.function.Predicate;
 import org.eclipse.jetty.http.HttpURI;
 import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
@@ -150,6 +152,15 @@ public final class BatchesHandler {
     }
   }
 
+  /**
+   * Whether the client closed or reset its connection: a body over {@code server.max-body} is read
+   * here, not by the server's door, which tells a client gone mid-upload apart the same way.
+   */
+  private static boolean clientLeft(Request request) {
+    EndPoint endPoint = request.getConnectionMetaData().getConnection().getEndPoint();
+    return endPoint.isInputShutdown() || !endPoint.isOpen();
+  }
+
   private void create(Request request, Response response, Callback callback, String tenant) {
     Optional<ApiError> notJson = JsonContentType.check(request.getHeaders());
     if (notJson.isPresent()) { // as /v1/messages: the API takes JSON bodies only
@@ -161,7 +172,11 @@ public final class BatchesHandler {
     try (InputStream in = Content.Source.asInputStream(request)) {
       body = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, BatchParser.MAX_BYTES + 1));
     } catch (IOException e) {
-      LeveeErrors.send(response, callback, ApiError.invalidRequest("could not read the request body: " + e.getMessage()));
+      if (clientLeft(request)) { // as the server's door does: nobody is there to read an answer (499 client_gone)
+        callback.failed(new ClientGoneException());
+      } else {
+        LeveeErrors.send(response, callback, ApiError.invalidRequest("The request body could not be read."));
+      }
       return;
     }
     if (request.getLength() < 0 && body.length > maxBody) {
