@@ -2,13 +2,7 @@ package dev.levee.gateway.jobs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
-import java.util.ArrayList;
-import java.util.List;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -33,22 +27,8 @@ class OwedCallbacksIndexRegressionTest {
     QueueConfig config = databases.config(dialect);
     Database db = databases.open(config);
 
-    String definition;
-    try (Connection c = db.connection(); PreparedStatement s = c.prepareStatement(dialect == Database.Dialect.SQLITE
-        ? "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?"
-        : "SELECT indexdef FROM pg_indexes WHERE schemaname = ? AND indexname = ?")) {
-      if (dialect == Database.Dialect.POSTGRESQL) {
-        s.setString(1, config.schema());
-        s.setString(2, INDEX);
-      } else {
-        s.setString(1, INDEX);
-      }
-      try (ResultSet rs = s.executeQuery()) {
-        assertThat(rs.next()).as("index %s exists", INDEX).isTrue();
-        definition = rs.getString(1);
-      }
-    }
-    assertThat(definition.replace("\"", "").replaceAll("\\s+", " "))
+    String definition = QueryPlans.index(db, config, INDEX);
+    assertThat(definition)
         .containsPattern("\\(finished_at, id\\)")
         .containsPattern("WHERE \\(*callback_state = 'pending'");
   }
@@ -58,42 +38,8 @@ class OwedCallbacksIndexRegressionTest {
   void bothSweepsReadTheOwedCallbacksThroughTheIndex(Database.Dialect dialect) throws SQLException {
     Database db = databases.fresh(dialect);
 
-    assertThat(plan(db, OwedCallbacks.PENDING, 10)).as("pending's plan").contains(INDEX);
-    assertThat(plan(db, OwedCallbacks.claimSql(dialect), "sweeper", 2_000L, 1_000L, 10, 1_000L))
+    assertThat(QueryPlans.plan(db, OwedCallbacks.PENDING, 10)).as("pending's plan").contains(INDEX);
+    assertThat(QueryPlans.plan(db, OwedCallbacks.claimSql(dialect), "sweeper", 2_000L, 1_000L, 10, 1_000L))
         .as("claim's plan").contains(INDEX);
-  }
-
-  /**
-   * The plan of {@code sql} bound to {@code parameters}, one string. On PostgreSQL sequential scans
-   * are priced out (inside a transaction rolled back after), so an empty test table does not make a
-   * scan the cheaper plan: what is shown is whether an index fits the query at all.
-   */
-  private static String plan(Database db, String sql, Object... parameters) throws SQLException {
-    boolean postgres = db.dialect() == Database.Dialect.POSTGRESQL;
-    try (Connection c = db.connection()) {
-      c.setAutoCommit(false);
-      try {
-        if (postgres) {
-          try (Statement s = c.createStatement()) {
-            s.execute("SET LOCAL enable_seqscan = off");
-          }
-        }
-        List<String> lines = new ArrayList<>();
-        try (PreparedStatement s = c.prepareStatement((postgres ? "EXPLAIN " : "EXPLAIN QUERY PLAN ") + sql)) {
-          for (int i = 0; i < parameters.length; i++) {
-            s.setObject(i + 1, parameters[i]);
-          }
-          try (ResultSet rs = s.executeQuery()) {
-            while (rs.next()) {
-              lines.add(rs.getString(postgres ? 1 : 4)); // SQLite: id, parent, notused, detail
-            }
-          }
-        }
-        return String.join("\n", lines);
-      } finally {
-        c.rollback();
-        c.setAutoCommit(true);
-      }
-    }
   }
 }
