@@ -18,37 +18,49 @@ import org.eclipse.jetty.server.Request;
  * answers 408. The rule is on the average rate, so a client that sent much early may pause
  * longer later, but never longer than the connection's idle timeout. A body cut because the client
  * went away ({@link ClientGone}) is told apart from a malformed one ({@link Broken}) by whether the
- * connection's input has ended.
+ * connection's input has ended. The server's door reads bodies up to {@link ServerLimits#maxBody()}
+ * with it; a handler that takes larger ones (Message Batches, up to 256 MB) reads them with it too,
+ * under the same rate rule ({@link #read(Request, ServerLimits, long)}).
  */
-final class BodyReader {
+public final class BodyReader {
 
   /** How reading ended. */
-  sealed interface Result {}
+  public sealed interface Result {}
 
   /** The whole body, or its first {@code maxBody + 1} bytes when it is larger. */
-  record Body(byte[] bytes) implements Result {}
+  public record Body(byte[] bytes) implements Result {}
 
   /** The client sent too slowly, or stopped. */
-  record TooSlow(long received) implements Result {}
+  public record TooSlow(long received) implements Result {}
 
   /**
    * The client went away before its body ended: the connection's input ended (closed, or reset)
    * with fewer bytes than {@code content-length}, or before a chunked body's last chunk.
    */
-  record ClientGone(long received) implements Result {}
+  public record ClientGone(long received) implements Result {}
 
   /** The body could not be read as framed (a malformed chunked body) while the client is still there. */
-  record Broken() implements Result {}
+  public record Broken() implements Result {}
 
   private BodyReader() {}
 
   static Result read(Request request, ServerLimits limits) throws InterruptedException {
+    return read(request, limits, limits.maxBody());
+  }
+
+  /**
+   * Reads {@code request}'s body, at most {@code maxBody + 1} bytes, at {@code limits}' minimum
+   * rate after its header allowance.
+   *
+   * @throws InterruptedException when the reading thread is interrupted (the request cancelled)
+   */
+  public static Result read(Request request, ServerLimits limits, long maxBody) throws InterruptedException {
     EndPoint endPoint = request.getConnectionMetaData().getConnection().getEndPoint();
     long idleTimeout = endPoint.getIdleTimeout();
     long begin = request.getBeginNanoTime();
     long allowance = limits.headerTimeout().toNanos();
     ByteArrayOutputStream body = new ByteArrayOutputStream(
-        (int) Math.max(0, Math.min(request.getLength(), Math.min(limits.maxBody(), 1 << 20))));
+        (int) Math.max(0, Math.min(request.getLength(), Math.min(maxBody, 1 << 20))));
     long received = 0;
     try {
       while (true) {
@@ -75,8 +87,8 @@ final class BodyReader {
         }
         ByteBuffer bytes = chunk.getByteBuffer();
         int n = bytes.remaining();
-        if (received + n > limits.maxBody() + 1) {
-          n = (int) (limits.maxBody() + 1 - received);
+        if (received + n > maxBody + 1) {
+          n = (int) (maxBody + 1 - received);
         }
         byte[] copy = new byte[n];
         bytes.get(copy);
@@ -84,7 +96,7 @@ final class BodyReader {
         received += n;
         boolean last = chunk.isLast();
         chunk.release();
-        if (last || received > limits.maxBody()) {
+        if (last || received > maxBody) {
           return new Body(body.toByteArray());
         }
       }

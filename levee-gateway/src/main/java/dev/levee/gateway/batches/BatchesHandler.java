@@ -5,9 +5,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.levee.anthropic.Json;
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.error.ClientText;
+import dev.levee.anthropic.server.BodyReader;
 import dev.levee.anthropic.server.ClientGoneException;
 import dev.levee.anthropic.server.PageLimit;
 import dev.levee.anthropic.server.ServerIo;
+import dev.levee.anthropic.server.ServerLimits;
 import dev.levee.gateway.cache.CacheKey;
 import dev.levee.gateway.cache.HeaderValues;
 import dev.levee.gateway.idempotency.IdempotentExchange;
@@ -20,7 +22,6 @@ import dev.levee.gateway.pipeline.ClientNames;
 import dev.levee.gateway.pipeline.JsonContentType;
 import dev.levee.gateway.pipeline.LeveeErrors;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.time.Duration;
 import java.time.Instant;
@@ -30,9 +31,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Predicate;
+import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpURI;
 import org.eclipse.jetty.io.Content;
-import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
@@ -73,7 +74,7 @@ public final class BatchesHandler {
   private final Duration ttl;
   private final Runnable wake;
   private final IdempotentExchange idempotency;
-  private final long maxBody;
+  private final ServerLimits limits;
 
   /**
    * @param forwardsClientKey whether calls for an alias carry the client's own key (some target's
@@ -85,12 +86,14 @@ public final class BatchesHandler {
    * @param knownFeature whether {@code x-levee-feature} names a configured feature
    * @param ttl how long a batch may run before its unfinished requests expire
    * @param wake tells the worker pool new work is there
-   * @param maxBody {@code server.max-body}: the most of a chunked body the server's door reads (bytes)
+   * @param limits the server's: a body over {@code server.max-body} (which the door leaves to this
+   *     handler) is read here under the same minimum body rate; a chunked one the door read up to
+   *     {@code max-body + 1} bytes, so one longer is refused
    */
   public BatchesHandler(BatchStore batches, JobStore jobs, KeySeal seal, Predicate<String> forwardsClientKey,
       Predicate<String> needsClientKey, Predicate<String> configuredAlias, Predicate<String> knownFeature,
-      InstantSource wall, Duration ttl, Runnable wake, IdempotentExchange idempotency, long maxBody) {
-    this.maxBody = maxBody;
+      InstantSource wall, Duration ttl, Runnable wake, IdempotentExchange idempotency, ServerLimits limits) {
+    this.limits = limits;
     this.batches = batches;
     this.jobs = jobs;
     this.seal = seal;
@@ -152,15 +155,6 @@ public final class BatchesHandler {
     }
   }
 
-  /**
-   * Whether the client closed or reset its connection: a body over {@code server.max-body} is read
-   * here, not by the server's door, which tells a client gone mid-upload apart the same way.
-   */
-  private static boolean clientLeft(Request request) {
-    EndPoint endPoint = request.getConnectionMetaData().getConnection().getEndPoint();
-    return endPoint.isInputShutdown() || !endPoint.isOpen();
-  }
-
   private void create(Request request, Response response, Callback callback, String tenant) {
     Optional<ApiError> notJson = JsonContentType.check(request.getHeaders());
     if (notJson.isPresent()) { // as /v1/messages: the API takes JSON bodies only
@@ -169,20 +163,34 @@ public final class BatchesHandler {
     }
     Map<String, List<String>> headers = ServerIo.headers(request);
     byte[] body;
-    try (InputStream in = Content.Source.asInputStream(request)) {
-      body = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, BatchParser.MAX_BYTES + 1));
-    } catch (IOException e) {
-      if (clientLeft(request)) { // as the server's door does: nobody is there to read an answer (499 client_gone)
-        callback.failed(new ClientGoneException());
-      } else {
-        LeveeErrors.send(response, callback, ApiError.invalidRequest("The request body could not be read."));
+    try { // the door's rule for bodies over server.max-body too: a slow upload cannot hold the connection
+      switch (BodyReader.read(request, limits, BatchParser.MAX_BYTES)) {
+        case BodyReader.Body b -> body = b.bytes();
+        case BodyReader.TooSlow slow -> {
+          response.getHeaders().put(HttpHeader.CONNECTION, "close");
+          LeveeErrors.send(response, callback, new ApiError(408, "timeout_error",
+              "The request body arrived too slowly (less than " + limits.minBodyRate() + " bytes/s)."));
+          return;
+        }
+        case BodyReader.ClientGone gone -> { // as at the door: nobody is there to read an answer (499 client_gone)
+          callback.failed(new ClientGoneException());
+          return;
+        }
+        case BodyReader.Broken broken -> {
+          response.getHeaders().put(HttpHeader.CONNECTION, "close");
+          LeveeErrors.send(response, callback, ApiError.invalidRequest("The request body could not be read."));
+          return;
+        }
       }
+    } catch (InterruptedException e) { // the request was cancelled (its client left, or the gateway stops)
+      Thread.currentThread().interrupt();
+      callback.failed(e);
       return;
     }
-    if (request.getLength() < 0 && body.length > maxBody) {
+    if (request.getLength() < 0 && body.length > limits.maxBody()) {
       // the door reads a chunked body up to max-body + 1 bytes: these are its start, not all of it
       LeveeErrors.send(response, callback, ApiError.requestTooLarge("a batch sent with transfer-encoding: chunked may be "
-          + "at most server.max-body (" + maxBody + " bytes); send a larger one with content-length (up to 256 MB)"));
+          + "at most server.max-body (" + limits.maxBody() + " bytes); send a larger one with content-length (up to 256 MB)"));
       return;
     }
     List<BatchParser.Entry> entries;

@@ -120,7 +120,7 @@ public final class QueuedWork implements AutoCloseable {
           alias -> routes.resolve(alias).targets().stream().allMatch(upstreams::forwardsClientKey);
       BatchesHandler batches = new BatchesHandler(new BatchStore(jobs), jobs, seal, forwardsClientKey, needsClientKey,
           model -> routes.resolve(model).configured(), tiers::knows, wall, queue.batchTtl(), workers::wake, idempotency,
-          config.server().maxBody());
+          config.server().limits());
       OutageQueue outage = new OutageQueue(queueing, jobs, seal, forwardsClientKey, needsClientKey, wall,
           queue.batchTtl(), workers::wake, queue.callbacks());
       return new QueuedWork(db, jobs, workers, batches, idempotency, outage, executor,
