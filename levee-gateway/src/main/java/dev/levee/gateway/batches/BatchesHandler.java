@@ -57,6 +57,9 @@ import org.eclipse.jetty.util.Fields;
  */
 public final class BatchesHandler {
 
+  /** The largest batch body taken, bytes: 256 MB, the Message Batches API's limit (a larger one is 413). */
+  public static final long MAX_BYTES = BatchParser.MAX_BYTES;
+
   private static final String PREFIX = "/v1/messages/batches";
   private static final int RESULTS_PAGE = 1_000;
 
@@ -164,7 +167,7 @@ public final class BatchesHandler {
     Map<String, List<String>> headers = ServerIo.headers(request);
     byte[] body;
     try { // the door's rule for bodies over server.max-body too: a slow upload cannot hold the connection
-      switch (BodyReader.read(request, limits, BatchParser.MAX_BYTES)) {
+      switch (BodyReader.read(request, limits, MAX_BYTES)) {
         case BodyReader.Body b -> body = b.bytes();
         case BodyReader.TooSlow slow -> {
           response.getHeaders().put(HttpHeader.CONNECTION, "close");

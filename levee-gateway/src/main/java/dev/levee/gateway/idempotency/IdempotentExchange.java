@@ -1,14 +1,16 @@
 package dev.levee.gateway.idempotency;
 
 import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.server.BodyReader;
+import dev.levee.anthropic.server.ClientGoneException;
 import dev.levee.anthropic.server.ServerIo;
+import dev.levee.anthropic.server.ServerLimits;
 import dev.levee.anthropic.server.TenantKey;
 import dev.levee.gateway.cache.CacheKey;
 import dev.levee.gateway.jobs.JobResult;
 import dev.levee.gateway.pipeline.LeveeErrors;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -24,6 +26,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.eclipse.jetty.http.HttpField;
+import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -57,18 +60,37 @@ public final class IdempotentExchange {
   private final IdempotencyKeys keys;
   private final InstantSource wall;
   private final Duration deadline;
+  private final ServerLimits limits;
   private final long maxBody;
 
   /**
+   * Fingerprints bodies up to the server's {@code max-body}: a larger declared one runs without the
+   * key (the door left it unread, and the handler refuses it).
+   *
    * @param deadline how long a request waits for the first one with its key
-   * @param maxBody the largest body read for fingerprinting; a larger one runs without the key
-   *     (the handler refuses it anyway)
+   * @param limits the server's: its {@code max-body}, and the minimum body rate a body the door left
+   *     unread is read at
    */
-  public IdempotentExchange(IdempotencyKeys keys, InstantSource wall, Duration deadline, long maxBody) {
+  public IdempotentExchange(IdempotencyKeys keys, InstantSource wall, Duration deadline, ServerLimits limits) {
+    this(keys, wall, deadline, limits, limits.maxBody());
+  }
+
+  private IdempotentExchange(IdempotencyKeys keys, InstantSource wall, Duration deadline, ServerLimits limits,
+      long maxBody) {
     this.keys = keys;
     this.wall = wall;
     this.deadline = deadline;
+    this.limits = limits;
     this.maxBody = maxBody;
+  }
+
+  /**
+   * This exchange for a handler that takes bodies larger than the server's {@code max-body} (batch
+   * creation, up to 256 MB): it reads and fingerprints them up to {@code maxBody} bytes, under the
+   * server's minimum body rate, so their key holds too.
+   */
+  public IdempotentExchange forBodiesUpTo(long maxBody) {
+    return new IdempotentExchange(keys, wall, deadline, limits, maxBody);
   }
 
   /** Told of every exchange the key answered without running it, for the access log and metrics. */
@@ -95,16 +117,33 @@ public final class IdempotentExchange {
       refuse(request, response, callback, answered, ApiError.invalidRequest("idempotency-key must be 1 to 255 characters"));
       return;
     }
-    if (request.getLength() > maxBody) { // the server's door left it unread: the handler refuses it, or reads it itself
+    if (request.getLength() > maxBody) { // unread, by the door and here: the handler refuses it at once
       next.handle(request, response, callback);
       return;
     }
     byte[] body;
-    try (InputStream in = Content.Source.asInputStream(request)) {
-      body = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxBody + 1));
-    } catch (IOException e) {
-      refuse(request, response, callback, answered,
-          ApiError.invalidRequest("could not read the request body: " + e.getMessage()));
+    try { // at once when the door buffered it; else (a batch over max-body) under the door's rate rule
+      switch (BodyReader.read(request, limits, maxBody)) {
+        case BodyReader.Body b -> body = b.bytes();
+        case BodyReader.TooSlow slow -> {
+          response.getHeaders().put(HttpHeader.CONNECTION, "close");
+          refuse(request, response, callback, answered, new ApiError(408, "timeout_error",
+              "The request body arrived too slowly (less than " + limits.minBodyRate() + " bytes/s)."));
+          return;
+        }
+        case BodyReader.ClientGone gone -> { // nobody is there to read an answer (499 client_gone)
+          callback.failed(new ClientGoneException());
+          return;
+        }
+        case BodyReader.Broken broken -> {
+          response.getHeaders().put(HttpHeader.CONNECTION, "close");
+          refuse(request, response, callback, answered, ApiError.invalidRequest("The request body could not be read."));
+          return;
+        }
+      }
+    } catch (InterruptedException e) { // the request was cancelled (its client left, or the gateway stops)
+      Thread.currentThread().interrupt();
+      callback.failed(e);
       return;
     }
     Request replay = new BodyReplay(request, body);

@@ -106,7 +106,7 @@ public final class QueuedWork implements AutoCloseable {
       Duration deadline = config.policy().deadline();
       IdempotencyKeys keys = new IdempotencyKeys(db, wall, sleeper, queue.batchTtl(), deadline.multipliedBy(2))
           .withJobs(jobs);
-      IdempotentExchange idempotency = new IdempotentExchange(keys, wall, deadline, config.server().maxBody());
+      IdempotentExchange idempotency = new IdempotentExchange(keys, wall, deadline, config.server().limits());
       Predicate<String> forwardsClientKey =
           alias -> routes.resolve(alias).targets().stream().anyMatch(upstreams::forwardsClientKey);
       List<String> keepingKeys = new ArrayList<>(config.models().keySet().stream().filter(forwardsClientKey).toList());
@@ -119,7 +119,8 @@ public final class QueuedWork implements AutoCloseable {
       Predicate<String> needsClientKey =
           alias -> routes.resolve(alias).targets().stream().allMatch(upstreams::forwardsClientKey);
       BatchesHandler batches = new BatchesHandler(new BatchStore(jobs), jobs, seal, forwardsClientKey, needsClientKey,
-          model -> routes.resolve(model).configured(), tiers::knows, wall, queue.batchTtl(), workers::wake, idempotency,
+          model -> routes.resolve(model).configured(), tiers::knows, wall, queue.batchTtl(), workers::wake,
+          idempotency.forBodiesUpTo(BatchesHandler.MAX_BYTES),
           config.server().limits());
       OutageQueue outage = new OutageQueue(queueing, jobs, seal, forwardsClientKey, needsClientKey, wall,
           queue.batchTtl(), workers::wake, queue.callbacks());
