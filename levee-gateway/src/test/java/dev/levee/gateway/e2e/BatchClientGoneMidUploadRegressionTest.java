@@ -19,21 +19,13 @@ import org.junit.jupiter.api.Test;
  */
 class BatchClientGoneMidUploadRegressionTest {
 
-  private static final String YAML = "models:\n  chat:\n    chain: [emu/emu-ok]\n" + Harness.BASE_POLICY + """
-      queue:
-        folder: ${QUEUE}
-        secret: AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=
-      """;
-
   @Test
   void aClientLeavingMidBatchUploadIsRecordedAsGoneAndHearsNothing() throws Exception {
-    try (Harness h = Harness.start(EmulatorOptions.defaults(), YAML, "max-body: 1KiB"); AccessLines access = new AccessLines();
+    try (Harness h = Harness.start(EmulatorOptions.defaults(), BatchUploads.YAML, "max-body: 1KiB"); AccessLines access = new AccessLines();
         Socket socket = new Socket("127.0.0.1", h.gateway.baseUrl().getPort())) {
       socket.setSoTimeout(20_000);
       OutputStream out = socket.getOutputStream();
-      out.write(("POST /v1/messages/batches HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n"
-          + "x-api-key: sk-test-client-key\r\nanthropic-version: 2023-06-01\r\ncontent-length: 2000\r\n\r\n"
-          + "{\"requests\":[").getBytes(StandardCharsets.US_ASCII));
+      out.write(BatchUploads.startedUpload(2000));
       out.flush();
       assertThat(h.awaitMetrics("levee_requests_in_flight 1.0")).contains("levee_requests_in_flight 1.0");
       socket.shutdownOutput(); // FIN, as a close sends; the socket stays open to see what comes back

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.levee.emulator.EmulatorOptions;
 import java.io.ByteArrayOutputStream;
-import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -20,22 +19,11 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 class ChunkedBatchOverMaxBodyRegressionTest {
 
-  private static final String YAML = "models:\n  chat:\n    chain: [emu/emu-ok]\n" + Harness.BASE_POLICY + """
-      queue:
-        folder: ${QUEUE}
-        secret: AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=
-      """;
-
   @ParameterizedTest(name = "{0}, idempotency-key {1}")
   @CsvSource({"chunked, false", "chunked, true", "content-length, false", "content-length, true"})
   void aBatchOverMaxBodyIsStoredWholeOrRefusedForWhatItIsNeverParsedCut(String framing, boolean key) throws Exception {
-    StringBuilder batch = new StringBuilder("{\"requests\":[");
-    for (int i = 0; i < 3; i++) { // ~2 KiB: past the 1 KiB max-body
-      batch.append(i == 0 ? "" : ",").append("{\"custom_id\":\"r").append(i).append("\",\"params\":{\"model\":\"chat\",")
-          .append("\"max_tokens\":10,\"messages\":[{\"role\":\"user\",\"content\":\"").append("x".repeat(600)).append("\"}]}}");
-    }
-    byte[] body = batch.append("]}").toString().getBytes(StandardCharsets.UTF_8);
-    try (Harness h = Harness.start(EmulatorOptions.defaults(), YAML, "max-body: 1KiB")) {
+    byte[] body = BatchUploads.batch(3, 600); // ~2 KiB: past the 1 KiB max-body
+    try (Harness h = Harness.start(EmulatorOptions.defaults(), BatchUploads.YAML, "max-body: 1KiB")) {
       String answer = RawHttp.exchange(h, request(body, framing.equals("chunked"), key));
 
       if (framing.equals("chunked")) {

@@ -19,22 +19,14 @@ import org.junit.jupiter.api.Test;
  */
 class SlowBatchUploadRegressionTest {
 
-  private static final String YAML = "models:\n  chat:\n    chain: [emu/emu-ok]\n" + Harness.BASE_POLICY + """
-      queue:
-        folder: ${QUEUE}
-        secret: AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=
-      """;
-
   @Test
   void aBatchOverMaxBodyUploadedTooSlowlyGets408AndTheConnectionCloses() throws Exception {
-    try (Harness h = Harness.start(EmulatorOptions.defaults(), YAML,
+    try (Harness h = Harness.start(EmulatorOptions.defaults(), BatchUploads.YAML,
             "max-body: 1KiB, header-timeout: 300ms, min-body-rate: 1KiB");
         Socket socket = new Socket("127.0.0.1", h.gateway.baseUrl().getPort())) {
       socket.setSoTimeout(20_000);
       OutputStream out = socket.getOutputStream();
-      out.write(("POST /v1/messages/batches HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n"
-          + "x-api-key: sk-test-client-key\r\nanthropic-version: 2023-06-01\r\ncontent-length: 2000\r\n\r\n"
-          + "{\"requests\":[").getBytes(StandardCharsets.US_ASCII));
+      out.write(BatchUploads.startedUpload(2000));
       out.flush(); // and nothing more: the client stalls with 1,987 bytes still to send
 
       String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
