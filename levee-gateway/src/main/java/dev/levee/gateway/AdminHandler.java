@@ -172,6 +172,14 @@ final class AdminHandler {
     if (body == null || !body.isObject()) {
       return "the body must be a JSON object";
     }
+    for (String field : (Iterable<String>) body::fieldNames) {
+      if (!field.equals("tier") && !field.equals("for")) {
+        return "unknown field '" + ClientText.shown(field) + "' (the fields are tier and for)";
+      }
+    }
+    if (!body.has("tier")) {
+      return "tier is missing";
+    }
     String tier = body.path("tier").asText("").toUpperCase(Locale.ROOT);
     if (tier.equals("AUTO")) {
       tiers.clearForce(feature);
