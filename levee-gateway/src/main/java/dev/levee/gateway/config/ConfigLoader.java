@@ -170,8 +170,14 @@ public final class ConfigLoader {
     String path = e.getPath().stream()
         .map(ref -> ref.getFieldName() != null ? ref.getFieldName() : "[" + ref.getIndex() + "]")
         .collect(Collectors.joining(".")).replace(".[", "[");
-    if (e instanceof ValueInstantiationException && e.getCause() != null) {
-      path = namedKey(path, e.getCause().getMessage(), lines); // a record refused one of its values
+    if (e instanceof ValueInstantiationException v) {
+      String unknown = unknownKey(v, path, lines); // Jackson builds a record before it reports unknown keys
+      if (unknown != null) {
+        return unknown;
+      }
+      if (e.getCause() != null) {
+        path = namedKey(path, e.getCause().getMessage(), lines); // a record refused one of its values
+      }
     }
     KeyLines.Position at = e instanceof UnrecognizedPropertyException ? lines.keyOf(path) : lines.of(path);
     String where = (at.line() > 0 ? at.toString() : position(e.getLocation())) + (path.isEmpty() ? "" : ": " + path);
@@ -224,6 +230,30 @@ public final class ConfigLoader {
    * The key a record's message starts with ("port must be 0-65535" in {@code server}: {@code
    * server.port}) when the document has it, so the message points at the value, not the mapping.
    */
+  /**
+   * A key under {@code path} that the record refusing its values does not know, as {@link
+   * #describe} words an unknown key, else null: a misspelled key ({@code chian:}) leaves its value
+   * unset, and the record's own complaint about that ("chain needs at least one target") would hide
+   * the typo.
+   */
+  private static String unknownKey(ValueInstantiationException e, String path, KeyLines lines) {
+    if (e.getType() == null) {
+      return null;
+    }
+    java.util.Set<String> known = new TreeSet<>();
+    reader().getConfig().introspect(e.getType()).findProperties().forEach(p -> known.add(p.getName()));
+    if (known.isEmpty()) {
+      return null;
+    }
+    for (String key : new TreeSet<>(lines.keysUnder(path))) {
+      if (!known.contains(key)) {
+        String named = path.isEmpty() ? key : path + "." + key;
+        return lines.keyOf(named) + ": " + named + ": unknown key '" + key + "' (known: " + String.join(", ", known) + ")";
+      }
+    }
+    return null;
+  }
+
   private static String namedKey(String path, String message, KeyLines lines) {
     Matcher key = LEADING_KEY.matcher(message == null ? "" : message);
     if (key.lookingAt()) {

@@ -94,6 +94,13 @@ final class KeyLines {
     return parent.isEmpty() ? name : parent + "." + name;
   }
 
+  /** The keys written directly under the mapping at {@code path}, in no particular order. */
+  java.util.List<String> keysUnder(String path) {
+    String prefix = path.isEmpty() ? "" : path + ".";
+    return keys.keySet().stream().filter(k -> k.startsWith(prefix) && k.length() > prefix.length())
+        .map(k -> k.substring(prefix.length())).filter(k -> k.indexOf('.') < 0 && k.indexOf('[') < 0).toList();
+  }
+
   /** Whether {@code path} itself (not only an ancestor) is written in the document. */
   boolean has(String path) {
     return positions.containsKey(path);

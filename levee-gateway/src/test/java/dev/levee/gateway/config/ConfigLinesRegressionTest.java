@@ -34,6 +34,19 @@ class ConfigLinesRegressionTest {
         .hasMessageStartingWith("levee.yaml: line 3, column 3: policy.deadlin: unknown key 'deadlin'");
   }
 
+  /**
+   * Newcomer trial, session 22: {@code chian:} for {@code chain:} was reported as "models.smart:
+   * chain needs at least one target" — Jackson builds a record (which refuses the value the typo left
+   * unset) before it reports the keys it did not know — so the typo itself went unnamed.
+   */
+  @Test
+  void aMisspelledKeyIsNamedNotTheValueItLeftUnset() {
+    assertThatThrownBy(() -> parse("upstreams: { a: { url: https://x } }\nmodels:\n  smart:\n    chian: [a/m]\n"))
+        .hasMessageStartingWith("levee.yaml: line 4, column 5: models.smart.chian: unknown key 'chian' (known: chain,");
+    assertThatThrownBy(() -> parse("upstreams:\n  a:\n    ulr: https://x\n"))
+        .hasMessageStartingWith("levee.yaml: line 3, column 5: upstreams.a.ulr: unknown key 'ulr' (known: ");
+  }
+
   @Test
   void aMissingKeyIsStillReportedAtItsSection() {
     assertThatThrownBy(() -> parse("upstreams:\n  a:\n    api-key: x\n"))
