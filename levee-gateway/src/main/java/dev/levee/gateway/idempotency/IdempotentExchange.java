@@ -9,6 +9,7 @@ import dev.levee.anthropic.server.TenantKey;
 import dev.levee.gateway.cache.CacheKey;
 import dev.levee.gateway.jobs.JobResult;
 import dev.levee.gateway.pipeline.LeveeErrors;
+import dev.levee.gateway.pipeline.LeveeHeaders;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -219,6 +220,7 @@ public final class IdempotentExchange {
 
   private static void replay(JobResult result, Response response, Callback callback) {
     result.headers().forEach((name, values) -> values.forEach(v -> response.getHeaders().add(name, v)));
+    response.getHeaders().remove(LeveeHeaders.ATTEMPTS); // the upstream calls of this request: none (docs/gateway.md)
     response.getHeaders().put("idempotent-replayed", "true");
     response.setStatus(result.status());
     response.getHeaders().put("content-length", result.body().length);

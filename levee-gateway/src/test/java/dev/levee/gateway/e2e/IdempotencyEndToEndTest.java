@@ -48,6 +48,9 @@ class IdempotencyEndToEndTest {
     assertThat(second.body()).isEqualTo(first.body());
     assertThat(second.headers().firstValue("idempotent-replayed")).hasValue("true");
     assertThat(harness.attempts(SLOW)).hasSize(1);
+    assertThat(first.headers().firstValue("x-levee-attempts")).hasValue("1");
+    assertThat(second.headers().firstValue("x-levee-attempts")).as("newcomer trial, session 22: a replay made no "
+        + "upstream call, and said x-levee-attempts: 1").isEmpty();
   }
 
   @Test
