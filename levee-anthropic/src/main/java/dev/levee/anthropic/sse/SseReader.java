@@ -25,7 +25,8 @@ import java.util.Arrays;
  * was given, or when more bytes are at hand than the buffer has room for, the buffer doubles, up to
  * {@value #BURST_BUFFER} bytes, so events that arrived together are read, parsed and relayed
  * together; before a read that would wait it goes back to {@value #INITIAL_BUFFER} bytes, or to
- * twice what it keeps of a partial event.
+ * twice what it keeps of a partial event. One event may hold at most {@value #MAX_EVENT_BYTES}
+ * bytes: past that the read fails ({@link SseEventTooLargeException}) rather than hold more.
  *
  * <p>Not thread-safe; one reader per stream. Reads through its own buffer, so the underlying
  * stream may be unbuffered.
@@ -45,6 +46,18 @@ public final class SseReader implements AutoCloseable {
    */
   static final int BURST_BUFFER = 16 * 1024;
 
+  /**
+   * The most one event may hold before it ends, in bytes: 32 MiB. An event that grows past it
+   * without its blank line (one endless line, or data lines adding up) fails the read with {@link
+   * SseEventTooLargeException}, so that one broken upstream body cannot take the heap every other
+   * stream needs. Far above what the Messages API sends in one event: deltas are small, and the
+   * largest events, a {@code content_block_start} carrying a server tool's result whole (a fetched
+   * document), hold content a client sends back in its next request, which the API caps at 32 MB.
+   * The buffer never grows past it (it doubles from {@value #INITIAL_BUFFER} to exactly this), so
+   * a reader takes in at most this plus the bytes before the event before it fails.
+   */
+  public static final int MAX_EVENT_BYTES = 32 * 1024 * 1024;
+
   private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
   private static final byte[] EVENT = ascii("event");
   private static final byte[] DATA = ascii("data");
@@ -56,6 +69,7 @@ public final class SseReader implements AutoCloseable {
   private byte[] buffer = new byte[INITIAL_BUFFER];
   private int position; // where the unread bytes start: between events, the next event's first byte
   private int limit;
+  private long base; // the stream offset of buffer[0]: bytes moved out of the buffer so far
   private boolean skipLf; // the line before position ended in CR; an LF right after it belongs to it
   private boolean eof;
   private boolean filled; // the last read filled the room it was given: more is likely at hand
@@ -68,6 +82,7 @@ public final class SseReader implements AutoCloseable {
   /**
    * The next complete event, or null at end of stream.
    *
+   * @throws SseEventTooLargeException when the event grew past {@link #MAX_EVENT_BYTES} unended
    * @throws IOException when reading fails (connection reset, stream closed by a watchdog)
    */
   public SseEvent next() throws IOException {
@@ -123,6 +138,7 @@ public final class SseReader implements AutoCloseable {
     int dataStart = -1; // the first data line's value, while it is the only one: still in the buffer
     int dataEnd = -1;
     ByteArrayOutputStream lines = null; // the data so far once there are several data lines
+    long start = base + position; // the event's first byte in the stream, for the bound on data lines
     int line = position;
     boolean lf = skipLf; // skipLf as of line
     while (true) {
@@ -180,6 +196,9 @@ public final class SseReader implements AutoCloseable {
             dataStart = value;
             dataEnd = end;
           } else {
+            if (base + next - start > MAX_EVENT_BYTES) { // the buffer keeps only this line: count them all
+              throw new SseEventTooLargeException(MAX_EVENT_BYTES);
+            }
             if (lines == null) {
               lines = new ByteArrayOutputStream();
               lines.write(buffer, dataStart, dataEnd - dataStart);
@@ -279,12 +298,19 @@ public final class SseReader implements AutoCloseable {
   }
 
   /**
-   * Grows the buffer when it is full (doubled: one event does not fit, however large), or when
-   * {@code wanted} more bytes would not fit (doubled until they do, up to {@value #BURST_BUFFER}).
+   * Grows the buffer when it is full (doubled: one event does not fit, up to {@link
+   * #MAX_EVENT_BYTES}), or when {@code wanted} more bytes would not fit (doubled until they do, up
+   * to {@value #BURST_BUFFER}).
+   *
+   * @throws SseEventTooLargeException when full at {@link #MAX_EVENT_BYTES}: the part of one event
+   *     it keeps has no end in sight
    */
-  private void roomFor(int wanted) {
+  private void roomFor(int wanted) throws SseEventTooLargeException {
     int size = buffer.length;
     if (limit == size) {
+      if (size >= MAX_EVENT_BYTES) {
+        throw new SseEventTooLargeException(MAX_EVENT_BYTES);
+      }
       size *= 2;
     }
     while (size - limit < wanted && size < BURST_BUFFER) {
@@ -299,6 +325,7 @@ public final class SseReader implements AutoCloseable {
   private void compact(int keep) {
     if (keep > 0) {
       System.arraycopy(buffer, keep, buffer, 0, limit - keep);
+      base += keep;
       limit -= keep;
       position = Math.max(0, position - keep);
     }

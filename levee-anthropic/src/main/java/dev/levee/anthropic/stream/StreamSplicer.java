@@ -7,8 +7,6 @@ import dev.levee.anthropic.message.TokenUsage;
 import dev.levee.anthropic.sse.EventFields;
 import dev.levee.anthropic.sse.FrameFields;
 import dev.levee.anthropic.sse.SseEvent;
-import dev.levee.core.retry.Failure;
-import dev.levee.core.retry.FailureKind;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -115,7 +113,7 @@ final class StreamSplicer {
   }
 
   private static StreamFailureException malformed(SseEvent event) {
-    return new StreamFailureException(Failure.of(FailureKind.SERVER_ERROR, 200, "malformed_event",
+    return new StreamFailureException(UpstreamStream.malformed(
         "the upstream sent an event whose data is not JSON (" + event.event() + ")"));
   }
 

@@ -2,6 +2,7 @@ package dev.levee.anthropic.stream;
 
 import dev.levee.anthropic.error.ErrorClassifier;
 import dev.levee.anthropic.sse.SseEvent;
+import dev.levee.anthropic.sse.SseEventTooLargeException;
 import dev.levee.anthropic.sse.SseReader;
 import dev.levee.anthropic.upstream.UpstreamResponse;
 import dev.levee.anthropic.upstream.Watchdog;
@@ -23,7 +24,10 @@ import java.util.List;
  *       is not progress) → TIMEOUT;
  *   <li><b>cut</b>: the body ends (or the connection drops) before {@code message_stop} →
  *       CONNECTION;
- *   <li><b>in-band error</b>: {@code event: error} → classified by {@link ErrorClassifier}.
+ *   <li><b>in-band error</b>: {@code event: error} → classified by {@link ErrorClassifier};
+ *   <li><b>malformed event</b>: one event past {@link SseReader#MAX_EVENT_BYTES} without its end
+ *       → SERVER_ERROR {@code malformed_event}, as an event whose data is not JSON ({@link
+ *       StreamSplicer}); the connection is closed, not drained.
  * </ul>
  *
  * <p>Limits are enforced by closing the response from the {@link Watchdog}'s thread, which
@@ -76,6 +80,9 @@ public final class UpstreamStream implements AutoCloseable {
     SseEvent event;
     try {
       event = reader.next();
+    } catch (SseEventTooLargeException e) {
+      timer.close();
+      throw new StreamFailureException(malformed(e.getMessage()));
     } catch (IOException e) {
       throw new StreamFailureException(timer.fired() ? timeoutFailure() : cut("connection lost: " + e.getMessage()));
     }
@@ -144,6 +151,14 @@ public final class UpstreamStream implements AutoCloseable {
 
   private static Failure cut(String message) {
     return Failure.of(FailureKind.CONNECTION, 0, "stream_cut", message);
+  }
+
+  /**
+   * A malformed upstream event (data not JSON, or an event without end past the reader's bound): a
+   * server error of the target that sent it, retried before the commit point and recovered after it.
+   */
+  static Failure malformed(String message) {
+    return Failure.of(FailureKind.SERVER_ERROR, 200, "malformed_event", message);
   }
 
   /** Stops the timer and closes the response (aborting the connection if the stream is unfinished). */
