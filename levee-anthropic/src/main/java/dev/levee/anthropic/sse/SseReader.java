@@ -100,7 +100,8 @@ public final class SseReader implements AutoCloseable {
    * relay gather the events of one upstream read into one write, and flush before it would wait.
    * False when unsure (a partial event whose rest has not arrived): then the relay flushes, so no
    * event is ever held waiting for another. The event found is kept for {@link #next()}: its
-   * bytes are scanned once.
+   * bytes are scanned once. A large event arriving in many reads is parsed again only after a read
+   * that brought a line end, so taking it in stays linear in its size.
    */
   public boolean ready() {
     if (ready != null) {
@@ -108,20 +109,24 @@ public final class SseReader implements AutoCloseable {
     }
     try {
       while ((ready = parse(false)) == null) {
-        int available = eof ? 0 : in.available();
-        if (available <= 0) {
-          return false;
-        }
-        compact(position); // between events no partial line is held elsewhere
-        roomFor(available);
-        int room = Math.min(available, buffer.length - limit);
-        int n = in.read(buffer, limit, room);
-        if (n < 0) {
-          eof = true;
-          return false;
-        }
-        filled = n == buffer.length - limit;
-        limit += n;
+        int from;
+        do { // parse(false) stopped at a line without its end: only a CR or LF read now can end the event
+          int available = eof ? 0 : in.available();
+          if (available <= 0) {
+            return false;
+          }
+          compact(position); // between events no partial line is held elsewhere
+          roomFor(available);
+          int room = Math.min(available, buffer.length - limit);
+          int n = in.read(buffer, limit, room);
+          if (n < 0) {
+            eof = true;
+            return false;
+          }
+          filled = n == buffer.length - limit;
+          from = limit;
+          limit += n;
+        } while (lineEnd(from) < 0); // else parsing the event again from its start each read is quadratic
       }
       return true;
     } catch (IOException e) {
@@ -140,6 +145,7 @@ public final class SseReader implements AutoCloseable {
     ByteArrayOutputStream lines = null; // the data so far once there are several data lines
     long start = base + position; // the event's first byte in the stream, for the bound on data lines
     int line = position;
+    int scanned = 0; // the bytes before this hold no line end of the line at line: a long line is scanned once
     boolean lf = skipLf; // skipLf as of line
     while (true) {
       if (lf && line < limit) {
@@ -148,15 +154,17 @@ public final class SseReader implements AutoCloseable {
           line++;
         }
       }
-      int end = lf ? -1 : lineEnd(line);
+      int end = lf ? -1 : lineEnd(scanned > line ? scanned : line);
       if (end < 0) { // the line is not all here: keep what the event still needs, read more
         if (!mayRead) {
           return null;
         }
+        scanned = limit;
         int shift = more(dataStart >= 0 ? dataStart : line);
         if (shift < 0) {
           return null; // a line without its end is part of an event that never completed
         }
+        scanned -= shift;
         line -= shift;
         if (dataStart >= 0) {
           dataStart -= shift;
