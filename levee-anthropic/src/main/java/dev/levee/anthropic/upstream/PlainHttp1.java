@@ -469,7 +469,11 @@ final class PlainHttp1 implements AutoCloseable {
           if (buffer[i] == '\n') {
             int end = i > position && buffer[i - 1] == '\r' ? i - 1 : i;
             String text = new String(buffer, position, end - position, StandardCharsets.ISO_8859_1);
+            boolean split = s != null && i == position && !s.isEmpty() && s.charAt(s.length() - 1) == '\r';
             position = i + 1;
+            if (split) { // the CR was the full buffer's last byte, its LF the next read's first
+              s.setLength(s.length() - 1);
+            }
             return s == null ? text : s.append(text).toString();
           }
         }
