@@ -1,6 +1,7 @@
 package dev.levee.anthropic.stream;
 
 import dev.levee.anthropic.sse.SseEvent;
+import dev.levee.anthropic.sse.SseReader;
 import dev.levee.anthropic.upstream.Cancellation;
 import dev.levee.anthropic.upstream.Reply;
 import dev.levee.anthropic.upstream.UpstreamAttempt;
@@ -25,6 +26,13 @@ import java.util.function.Function;
  */
 final class StreamAttempt extends UpstreamAttempt {
 
+  /**
+   * The most event data held back before the commit point, in bytes: 32 MiB, one event's bound
+   * ({@link SseReader#MAX_EVENT_BYTES}). The hold limit counts events; each may be that large, so
+   * without this a stream could hold {@code hold-limit} times 32 MiB before its first delta.
+   */
+  static final long MAX_HELD_BYTES = SseReader.MAX_EVENT_BYTES;
+
   private final StreamSettings settings;
 
   StreamAttempt(Upstreams upstreams, Function<Target, UpstreamRequest> requests, StreamSettings settings,
@@ -39,6 +47,7 @@ final class StreamAttempt extends UpstreamAttempt {
     UpstreamStream stream = new UpstreamStream(response, upstreams.classifier(), upstreams.watchdog(),
         left(ttft, startNanos), settings.idleTimeout());
     List<SseEvent> held = new ArrayList<>();
+    long heldBytes = 0;
     try {
       while (true) {
         SseEvent event = stream.next();
@@ -47,15 +56,17 @@ final class StreamAttempt extends UpstreamAttempt {
           return AttemptResult.streaming(Reply.open(response.headers(), stream));
         }
         held.add(event);
+        heldBytes += event.dataBytes().length;
         if (EventType.of(event.event()) == EventType.CONTENT_BLOCK_DELTA || stream.finished()) {
           ctx.control().firstByte(); // the first content delta: a hedge is no longer due
           stream.holdBack(held);
           return AttemptResult.streaming(Reply.open(response.headers(), stream));
         }
-        if (held.size() > settings.holdLimit()) {
+        if (held.size() > settings.holdLimit() || heldBytes > MAX_HELD_BYTES) {
           stream.close();
           return AttemptResult.failed(Failure.of(FailureKind.SERVER_ERROR, 200, "api_error",
-              "more than " + settings.holdLimit() + " events before the first content delta"), null);
+              held.size() > settings.holdLimit() ? "more than " + settings.holdLimit() + " events before the first content delta"
+                  : "more than " + (MAX_HELD_BYTES >> 20) + " MiB of events before the first content delta"), null);
         }
       }
     } catch (StreamFailureException e) {
