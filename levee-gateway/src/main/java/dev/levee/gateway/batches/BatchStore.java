@@ -30,7 +30,7 @@ public final class BatchStore {
   /** Stores a batch of {@code requests} and returns its id; nothing is stored when this throws. */
   public String create(String tenant, List<NewJob> requests, Instant now, Instant expiresAt) {
     String id = JobStore.newId("msgbatch_");
-    inTransaction("cannot store a batch", c -> {
+    db.inTransaction("cannot store a batch", c -> {
       try (PreparedStatement s = c.prepareStatement(
           "INSERT INTO batches (id, tenant, created_at, expires_at, total) VALUES (?,?,?,?,?)")) {
         s.setString(1, id);
@@ -115,7 +115,7 @@ public final class BatchStore {
    *     has no such batch
    */
   public Optional<Batch> cancel(String tenant, String id, Instant now) {
-    inTransaction("cannot cancel a batch", c -> {
+    db.inTransaction("cannot cancel a batch", c -> {
       try (PreparedStatement s = c.prepareStatement("UPDATE batches SET cancel_initiated_at = "
           + "COALESCE(cancel_initiated_at, ?) WHERE id = ? AND tenant = ? AND EXISTS (SELECT 1 FROM jobs "
           + "WHERE jobs.batch_id = batches.id AND jobs.state IN ('queued', 'running'))")) {
@@ -140,7 +140,7 @@ public final class BatchStore {
 
   /** Deletes {@code tenant}'s batch and its requests; false when there was none. */
   public boolean delete(String tenant, String id) {
-    return inTransaction("cannot delete a batch", c -> {
+    return db.inTransaction("cannot delete a batch", c -> {
       int deleted;
       try (PreparedStatement s = c.prepareStatement("DELETE FROM batches WHERE id = ? AND tenant = ?")) {
         s.setString(1, id);
@@ -155,35 +155,6 @@ public final class BatchStore {
       }
       return deleted == 1;
     });
-  }
-
-  /** Work on one connection inside a transaction. */
-  @FunctionalInterface
-  private interface InTransaction<T> {
-    T run(Connection c) throws SQLException;
-  }
-
-  /**
-   * Runs {@code work} in one transaction: committed when it returns, rolled back when it throws.
-   *
-   * @throws JobStore.StoreException saying {@code what} failed, on a database error
-   */
-  private <T> T inTransaction(String what, InTransaction<T> work) {
-    try (Connection c = db.connection()) {
-      c.setAutoCommit(false);
-      try {
-        T result = work.run(c);
-        c.commit();
-        return result;
-      } catch (SQLException | RuntimeException e) {
-        c.rollback();
-        throw e;
-      } finally {
-        c.setAutoCommit(true);
-      }
-    } catch (SQLException e) {
-      throw new JobStore.StoreException(what, e);
-    }
   }
 
   private static Batch read(Connection c, ResultSet rs) throws SQLException {

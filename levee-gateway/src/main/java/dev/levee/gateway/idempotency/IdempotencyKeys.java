@@ -17,7 +17,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Idempotency keys with Stripe's semantics, per tenant, in the job store (so they hold across
@@ -34,24 +33,30 @@ import java.util.concurrent.atomic.AtomicLong;
  * taken over once its lease (the request deadline plus a margin) runs out.
  *
  * <p><b>Bounded.</b> Clients choose the keys, and a client that sends a new one with every request
- * never asks for an old one again: {@link #begin} {@linkplain #sweep sweeps} the keys past their
- * TTL, and in-flight keys past their lease, out of the store at most once every {@link
- * #SWEEP_EVERY} (1 min), so the store holds the keys of the last TTL and a minute, whatever
- * clients send. Thread-safe.
+ * never asks for an old one again: the queue's workers {@linkplain #sweep sweep} the keys past
+ * their TTL, and in-flight keys past their lease, out of the store every ten {@code queue.poll}s
+ * ({@value #SWEPT_KEYS} of each at most a time), so the store holds the keys of the last TTL and
+ * little more, whatever clients send; no request waits for a sweep. Thread-safe.
  */
 public final class IdempotencyKeys {
 
-  /** How often {@link #begin} sweeps keys past their TTL or lease out of the store: 1 min. */
-  public static final Duration SWEEP_EVERY = Duration.ofMinutes(1);
-
-  /** {@link #sweep}'s answers past their TTL; one parameter, now (epoch millis). Index {@code idempotency_keys_expired}. */
-  static final String SWEEP_EXPIRED = "DELETE FROM idempotency_keys WHERE state = 'done' AND expires_at <= ?";
+  /** The most keys of each kind (answered past their TTL, in flight past their lease) one {@link #sweep} deletes. */
+  public static final int SWEPT_KEYS = 1_000;
 
   /**
-   * {@link #sweep}'s in-flight keys past their lease (their gateway died); one parameter, now (epoch
-   * millis). Index {@code idempotency_keys_abandoned}.
+   * {@link #sweep}'s answers past their TTL, at most {@value #SWEPT_KEYS}; one parameter, now (epoch
+   * millis). The inner select reads index {@code idempotency_keys_expired}.
    */
-  static final String SWEEP_ABANDONED = "DELETE FROM idempotency_keys WHERE state = 'in_flight' AND lease_until <= ?";
+  static final String SWEEP_EXPIRED = "DELETE FROM idempotency_keys WHERE (tenant, idem_key) IN (SELECT tenant, idem_key "
+      + "FROM idempotency_keys WHERE state = 'done' AND expires_at <= ? LIMIT " + SWEPT_KEYS + ")";
+
+  /**
+   * {@link #sweep}'s in-flight keys past their lease (their gateway died), at most {@value
+   * #SWEPT_KEYS}; one parameter, now (epoch millis). The inner select reads index {@code
+   * idempotency_keys_abandoned}.
+   */
+  static final String SWEEP_ABANDONED = "DELETE FROM idempotency_keys WHERE (tenant, idem_key) IN (SELECT tenant, "
+      + "idem_key FROM idempotency_keys WHERE state = 'in_flight' AND lease_until <= ? LIMIT " + SWEPT_KEYS + ")";
 
   /** The header of an answer that queued its request as a job ({@code LeveeHeaders.JOB}). */
   private static final String JOB = "x-levee-job";
@@ -77,25 +82,23 @@ public final class IdempotencyKeys {
   private final Duration ttl;
   private final Duration lease;
   private final JobStore jobs; // null: an answer naming a job is replayed as it was recorded
-  private final AtomicLong nextSweep; // wall millis; shared by the views withJobs makes
 
   /**
    * @param ttl how long a key's answer is kept
    * @param lease how long an in-flight key belongs to its request before another may take it
    */
   public IdempotencyKeys(Database db, InstantSource wall, Sleeper sleeper, Duration ttl, Duration lease) {
-    this(db, wall, sleeper, ttl, lease, null, new AtomicLong(Long.MIN_VALUE));
+    this(db, wall, sleeper, ttl, lease, null);
   }
 
   private IdempotencyKeys(Database db, InstantSource wall, Sleeper sleeper, Duration ttl, Duration lease,
-      JobStore jobs, AtomicLong nextSweep) {
+      JobStore jobs) {
     this.db = db;
     this.wall = wall;
     this.sleeper = sleeper;
     this.ttl = ttl;
     this.lease = lease;
     this.jobs = jobs;
-    this.nextSweep = nextSweep;
   }
 
   /**
@@ -105,7 +108,7 @@ public final class IdempotencyKeys {
    * cancelled without an answer.
    */
   public IdempotencyKeys withJobs(JobStore jobs) {
-    return new IdempotencyKeys(db, wall, sleeper, ttl, lease, jobs, nextSweep);
+    return new IdempotencyKeys(db, wall, sleeper, ttl, lease, jobs);
   }
 
   /**
@@ -115,7 +118,6 @@ public final class IdempotencyKeys {
    * @throws InterruptedException when the waiting request is cancelled
    */
   public Claim begin(String tenant, String key, String fingerprint, Instant waitUntil) throws InterruptedException {
-    sweepWhenDue();
     Duration pause = Duration.ofMillis(10);
     while (true) {
       Instant now = wall.instant();
@@ -249,21 +251,11 @@ public final class IdempotencyKeys {
     }
   }
 
-  /** The first {@link #begin} of every {@link #SWEEP_EVERY} sweeps; one caller at a time. */
-  private void sweepWhenDue() {
-    long now = wall.millis();
-    long due = nextSweep.get();
-    if (now < due || !nextSweep.compareAndSet(due, now + SWEEP_EVERY.toMillis())) {
-      return;
-    }
-    try {
-      sweep();
-    } catch (JobStore.StoreException e) {
-      // the request goes on; the next interval sweeps again
-    }
-  }
-
-  /** Forgets keys whose answers are past their TTL, and in-flight keys past their lease; returns how many. */
+  /**
+   * Forgets keys whose answers are past their TTL, and in-flight keys past their lease (at most
+   * {@value #SWEPT_KEYS} of each a call: the next call goes on); returns how many. The queue's
+   * workers call it with their upkeep ({@code JobWorkers#alsoKeepUp}), off the request path.
+   */
   public int sweep() {
     long now = wall.millis();
     try (Connection c = db.connection()) {

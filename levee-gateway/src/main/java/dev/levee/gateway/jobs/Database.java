@@ -123,6 +123,36 @@ public final class Database implements AutoCloseable {
     return pool.getConnection();
   }
 
+  /** Work on one connection inside a transaction. */
+  @FunctionalInterface
+  public interface Transaction<T> {
+    T run(Connection c) throws SQLException;
+  }
+
+  /**
+   * Runs {@code work} in one transaction on a connection of its own, given back when it ends:
+   * committed when it returns, rolled back when it throws.
+   *
+   * @throws JobStore.StoreException saying {@code what} failed, on a database error
+   */
+  public <T> T inTransaction(String what, Transaction<T> work) {
+    try (Connection c = connection()) {
+      c.setAutoCommit(false);
+      try {
+        T result = work.run(c);
+        c.commit();
+        return result;
+      } catch (SQLException | RuntimeException e) {
+        c.rollback();
+        throw e;
+      } finally {
+        c.setAutoCommit(true);
+      }
+    } catch (SQLException e) {
+      throw new JobStore.StoreException(what, e);
+    }
+  }
+
   @Override
   public void close() {
     pool.close();

@@ -485,21 +485,29 @@ public final class JobStore {
    */
   static final int PURGED_JOBS = 1_000;
 
+  /**
+   * The rows {@link #purge} deletes in a call before it starts no further batch (a batch is deleted
+   * whole, so one call may go past it by one batch's requests).
+   */
+  static final int PURGED_ROWS = 10_000;
+
   private static final String OPEN = "state IN ('queued', 'running') OR COALESCE(callback_state, '') = 'pending'";
 
   /**
    * Deletes work ended more than {@link #RETENTION} ago (the workers call it with {@link #expire}):
    * jobs in no batch that ended before then, and batches created before then whose requests have
    * all ended, with their requests (at most {@value #PURGED_JOBS} such jobs and {@value
-   * #PURGED_BATCHES} batches a call, each batch in a transaction of its own). Work still
+   * #PURGED_BATCHES} batches a call, no further batch once {@value #PURGED_ROWS} rows went, each
+   * batch in a transaction, and on a connection, of its own). Work still
    * queued or running, or whose callback is still owed, is kept however old (promise 6). Clients
    * choose how much work they send, so without this the store grew for ever. Returns how many
    * jobs went.
    */
   public int purge(Instant now) {
     long before = now.minus(RETENTION).toEpochMilli();
-    try (Connection c = db.connection()) {
-      int jobs;
+    int jobs;
+    List<String> ended = new ArrayList<>();
+    try (Connection c = db.connection()) { // given back before the batches: each takes one of its own
       try (PreparedStatement s = c.prepareStatement("DELETE FROM jobs WHERE id IN (SELECT id FROM jobs "
           + "WHERE batch_id IS NULL AND created_at <= ? AND COALESCE(finished_at, updated_at) <= ? AND NOT ("
           + OPEN + ") LIMIT " + PURGED_JOBS + ")")) {
@@ -507,7 +515,6 @@ public final class JobStore {
         s.setLong(2, before);
         jobs = s.executeUpdate();
       }
-      List<String> ended = new ArrayList<>();
       try (PreparedStatement s = c.prepareStatement("SELECT id FROM batches b WHERE created_at <= ? AND NOT EXISTS "
           + "(SELECT 1 FROM jobs j WHERE j.batch_id = b.id AND (" + OPEN + ")) LIMIT " + PURGED_BATCHES)) {
         s.setLong(1, before);
@@ -517,33 +524,27 @@ public final class JobStore {
           }
         }
       }
-      for (String batch : ended) { // one transaction a batch: a batch may hold 100,000 requests
-        jobs += purgeBatch(c, batch);
-      }
-      return jobs;
     } catch (SQLException e) {
       throw new StoreException("cannot purge ended work", e);
     }
-  }
-
-  /** Deletes an ended batch and its requests in one transaction; how many requests went. */
-  private static int purgeBatch(Connection c, String batch) throws SQLException {
-    boolean auto = c.getAutoCommit();
-    c.setAutoCommit(false);
-    try (PreparedStatement jobs = c.prepareStatement("DELETE FROM jobs WHERE batch_id = ?");
-        PreparedStatement batches = c.prepareStatement("DELETE FROM batches WHERE id = ?")) {
-      jobs.setString(1, batch);
-      int deleted = jobs.executeUpdate();
-      batches.setString(1, batch);
-      batches.executeUpdate();
-      c.commit();
-      return deleted;
-    } catch (SQLException | RuntimeException e) {
-      c.rollback();
-      throw e;
-    } finally {
-      c.setAutoCommit(auto);
+    for (String batch : ended) { // a transaction, and a connection, a batch: one may hold 100,000 requests
+      if (jobs >= PURGED_ROWS) {
+        break; // the next upkeep goes on
+      }
+      jobs += db.inTransaction("cannot purge an ended batch", c -> {
+        int deleted;
+        try (PreparedStatement s = c.prepareStatement("DELETE FROM jobs WHERE batch_id = ?")) {
+          s.setString(1, batch);
+          deleted = s.executeUpdate();
+        }
+        try (PreparedStatement s = c.prepareStatement("DELETE FROM batches WHERE id = ?")) {
+          s.setString(1, batch);
+          s.executeUpdate();
+        }
+        return deleted;
+      });
     }
+    return jobs;
   }
 
   /**

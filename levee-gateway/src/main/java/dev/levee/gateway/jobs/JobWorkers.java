@@ -44,8 +44,9 @@ import org.slf4j.LoggerFactory;
  * that finds fewer ready jobs than it asked for marks the store drained: until work is added or
  * the next poll, ending jobs and interactive requests do not make it look again, so an idle
  * gateway asks the store once per {@code poll}. Due callbacks are claimed and posted when a job ended
- * or the poll came round; abandoned claims are recovered, due jobs expired and ended work past
- * {@link JobStore#RETENTION} (29 days) deleted every ten polls.
+ * or the poll came round; abandoned claims are recovered, due jobs expired, ended work past
+ * {@link JobStore#RETENTION} (29 days) deleted and the chores given to {@link #alsoKeepUp} run every
+ * ten polls.
  *
  * <p><b>Leases.</b> A claimed job belongs to this pool for {@link QueueConfig#lease()} (default
  * 60 s). While jobs run, a heartbeat every third of the lease renews all their leases in one
@@ -112,6 +113,7 @@ public final class JobWorkers implements AutoCloseable {
   /** This process's hold on its replica id in a shared store; null without one, or on the embedded store. */
   private final ReplicaLease replicaLease;
   private volatile boolean running = true;
+  private final List<Runnable> chores = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final Object startLock = new Object(); // a late start (the replica id taken over) and close, one at a time
   private final CompletableFuture<Void> started = new CompletableFuture<>();
   private volatile Thread idTaker; // taking a held replica id, when start() could not at once
@@ -354,6 +356,7 @@ public final class JobWorkers implements AutoCloseable {
             store.recover(now, false);
             store.expire(now);
             store.purge(now); // ended work past JobStore.RETENTION
+            chores.forEach(JobWorkers::upkeep);
           }
         }
         long ended = finished.get();
@@ -390,6 +393,24 @@ public final class JobWorkers implements AutoCloseable {
         ready = true;
         sleepQuietly(config.poll());
       }
+    }
+  }
+
+  /**
+   * Runs {@code chore} with the pool's upkeep from now on: every ten {@code queue.poll}s, on the
+   * dispatcher thread, after recovery, expiry and the purge of ended work (the sweep of idempotency
+   * keys past their TTL, {@code IdempotencyKeys#sweep}). A chore must be short (a bounded slice of
+   * work); one that throws is logged and runs again at the next upkeep.
+   */
+  public void alsoKeepUp(Runnable chore) {
+    chores.add(java.util.Objects.requireNonNull(chore, "chore"));
+  }
+
+  private static void upkeep(Runnable chore) {
+    try {
+      chore.run();
+    } catch (RuntimeException e) {
+      LOG.warn("an upkeep chore failed; it runs again at the next upkeep", e);
     }
   }
 

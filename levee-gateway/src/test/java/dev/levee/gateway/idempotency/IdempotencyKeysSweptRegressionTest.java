@@ -24,9 +24,12 @@ import org.junit.jupiter.params.provider.EnumSource;
  * request (what the key is for) left one row per key in the store for ever, its answer's body
  * included. Nothing called {@link IdempotencyKeys#sweep}: a key past its TTL was deleted only when
  * the same tenant sent the same key again, which such a client never does. Given 10,000 distinct
- * keys, one every 30 s of virtual wall time (83 h, over three TTLs), the store holds at most the
- * keys of the last TTL and one sweep interval, and a key past its TTL is gone without being asked
- * for again; an abandoned in-flight key (its gateway died) goes once its lease is over too.
+ * keys, one every 30 s of virtual wall time (83 h, over three TTLs), and the workers' upkeep
+ * sweeping every minute, the store holds at most the keys of the last TTL and one upkeep interval,
+ * and a key past its TTL is gone without being asked for again; an abandoned in-flight key (its
+ * gateway died) goes once its lease is over too. (Review: the sweep ran on a request's thread, the
+ * first with a key each minute, and deleted all it found at once; now the workers sweep, a slice at
+ * a time.)
  */
 class IdempotencyKeysSweptRegressionTest {
 
@@ -34,6 +37,7 @@ class IdempotencyKeysSweptRegressionTest {
   private static final Duration LEASE = Duration.ofSeconds(60);
   private static final Duration EVERY = Duration.ofSeconds(30);
   private static final int KEYS = 10_000;
+  private static final Duration UPKEEP = Duration.ofMinutes(1); // ten polls of 6 s; the default poll (1 s) sweeps more often
 
   private Instant now = Instant.parse("2026-01-01T00:00:00Z");
   private final InstantSource wall = () -> now;
@@ -53,15 +57,36 @@ class IdempotencyKeysSweptRegressionTest {
       var owner = (IdempotencyKeys.Owner) keys.begin("key:t" + (i % 7), "k-" + i, "fp-" + i, now);
       keys.finish(owner, answer);
       now = now.plus(EVERY);
+      if (i % (UPKEEP.toSeconds() / EVERY.toSeconds()) == 0) {
+        keys.sweep(); // the workers' upkeep
+      }
       most = Math.max(most, rows(db));
     }
 
-    long bound = (TTL.plus(IdempotencyKeys.SWEEP_EVERY).toSeconds() / EVERY.toSeconds()) + 2;
+    long bound = (TTL.plus(UPKEEP).toSeconds() / EVERY.toSeconds()) + 2;
     assertThat(most).as("rows held at any time, %d keys sent over %s", KEYS, EVERY.multipliedBy(KEYS))
         .isLessThanOrEqualTo(bound);
     assertThat(keyed(db, abandoned.key())).as("the abandoned in-flight key").isFalse();
     assertThat(keyed(db, "k-0")).as("the first key, past its TTL").isFalse();
     assertThat(keyed(db, "k-" + (KEYS - 1))).as("the newest key, within its TTL").isTrue();
+  }
+
+  @ParameterizedTest
+  @EnumSource(Database.Dialect.class)
+  void aBacklogOfKeysGoesInSlices(Database.Dialect dialect) throws Exception {
+    Database db = databases.open(databases.config(dialect));
+    IdempotencyKeys keys = new IdempotencyKeys(db, wall, d -> now = now.plus(d), TTL, LEASE);
+    JobResult answer = new JobResult(200, Map.of(), "{}".getBytes(StandardCharsets.UTF_8));
+    int backlog = 2 * IdempotencyKeys.SWEPT_KEYS + 5;
+    for (int i = 0; i < backlog; i++) {
+      keys.finish((IdempotencyKeys.Owner) keys.begin("key:t", "k-" + i, "fp-" + i, now), answer);
+    }
+    now = now.plus(TTL).plusSeconds(1);
+
+    assertThat(keys.sweep()).isEqualTo(IdempotencyKeys.SWEPT_KEYS);
+    assertThat(keys.sweep()).isEqualTo(IdempotencyKeys.SWEPT_KEYS);
+    assertThat(keys.sweep()).isEqualTo(5);
+    assertThat(rows(db)).isZero();
   }
 
   private static long rows(Database db) throws SQLException {
