@@ -1,5 +1,6 @@
 package dev.levee.anthropic.server;
 
+import dev.levee.anthropic.error.ApiError;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
@@ -52,6 +53,10 @@ public final class BodyReader {
    * Reads {@code request}'s body, at most {@code maxBody + 1} bytes, at {@code limits}' minimum
    * rate after its header allowance.
    *
+   * @param limits the header allowance ({@link ServerLimits#headerTimeout()}) and the minimum
+   *     average rate ({@link ServerLimits#minBodyRate()}, bytes per second)
+   * @param maxBody the most bytes wanted: a longer body gives its first {@code maxBody + 1}
+   * @return the body, or how reading it ended otherwise
    * @throws InterruptedException when the reading thread is interrupted (the request cancelled)
    */
   public static Result read(Request request, ServerLimits limits, long maxBody) throws InterruptedException {
@@ -87,6 +92,12 @@ public final class BodyReader {
         }
         ByteBuffer bytes = chunk.getByteBuffer();
         int n = bytes.remaining();
+        if (received == 0 && chunk.isLast() && n <= maxBody) { // all in one chunk (a buffered or replayed body): one copy
+          byte[] whole = new byte[n];
+          bytes.get(whole);
+          chunk.release();
+          return new Body(whole);
+        }
         if (received + n > maxBody + 1) {
           n = (int) (maxBody + 1 - received);
         }
@@ -103,6 +114,22 @@ public final class BodyReader {
     } finally {
       endPoint.setIdleTimeout(idleTimeout);
     }
+  }
+
+  /**
+   * The answer to a read that ended without a body while its client is still there, for the
+   * connection to be closed after it: 408 {@code timeout_error} for a body too slow, 400 {@code
+   * invalid_request_error} for one that could not be read as framed; null for a body, or for a client
+   * gone (nobody is there to answer).
+   */
+  public static ApiError refusal(Result result, ServerLimits limits) {
+    return switch (result) {
+      case TooSlow slow -> new ApiError(408, "timeout_error",
+          "The request body arrived too slowly (less than " + limits.minBodyRate() + " bytes/s).");
+      case Broken broken -> ApiError.invalidRequest("The request body could not be read.");
+      case Body body -> null;
+      case ClientGone gone -> null;
+    };
   }
 
   /**

@@ -173,23 +173,23 @@ public final class RequestGuard extends Handler.Wrapper {
     try {
       byte[] body = null;
       if (hasBody(request) && request.getLength() <= limits.maxBody()) { // a larger declared body: the handler refuses it
-        switch (BodyReader.read(request, limits)) {
+        BodyReader.Result read = BodyReader.read(request, limits);
+        switch (read) {
           case BodyReader.Body b -> body = b.bytes();
-          case BodyReader.TooSlow slow -> {
-            LOG.info("{} {}: request body too slow ({} bytes received), answered 408 and closed",
-                request.getMethod(), path, slow.received());
-            refuse(request, response, callback, new ApiError(408, "timeout_error",
-                "The request body arrived too slowly (less than " + limits.minBodyRate() + " bytes/s)."), true);
-            permit.close();
-            return true;
-          }
           case BodyReader.ClientGone gone -> { // nobody is there to read an answer: none is written
             permit.close();
             left(request, response, callback);
             return true;
           }
+          case BodyReader.TooSlow slow -> {
+            LOG.info("{} {}: request body too slow ({} bytes received), answered 408 and closed",
+                request.getMethod(), path, slow.received());
+            refuse(request, response, callback, BodyReader.refusal(read, limits), true);
+            permit.close();
+            return true;
+          }
           case BodyReader.Broken broken -> {
-            refuse(request, response, callback, ApiError.invalidRequest("The request body could not be read."), true);
+            refuse(request, response, callback, BodyReader.refusal(read, limits), true);
             permit.close();
             return true;
           }

@@ -165,29 +165,26 @@ public final class BatchesHandler {
       return;
     }
     Map<String, List<String>> headers = ServerIo.headers(request);
-    byte[] body;
+    if (request.getLength() > MAX_BYTES) { // declared too large: refused unread
+      response.getHeaders().put(HttpHeader.CONNECTION, "close");
+      LeveeErrors.send(response, callback, ApiError.requestTooLarge("a batch may be at most 256 MB"));
+      return;
+    }
+    BodyReader.Result read;
     try { // the door's rule for bodies over server.max-body too: a slow upload cannot hold the connection
-      switch (BodyReader.read(request, limits, MAX_BYTES)) {
-        case BodyReader.Body b -> body = b.bytes();
-        case BodyReader.TooSlow slow -> {
-          response.getHeaders().put(HttpHeader.CONNECTION, "close");
-          LeveeErrors.send(response, callback, new ApiError(408, "timeout_error",
-              "The request body arrived too slowly (less than " + limits.minBodyRate() + " bytes/s)."));
-          return;
-        }
-        case BodyReader.ClientGone gone -> { // as at the door: nobody is there to read an answer (499 client_gone)
-          callback.failed(new ClientGoneException());
-          return;
-        }
-        case BodyReader.Broken broken -> {
-          response.getHeaders().put(HttpHeader.CONNECTION, "close");
-          LeveeErrors.send(response, callback, ApiError.invalidRequest("The request body could not be read."));
-          return;
-        }
-      }
+      read = BodyReader.read(request, limits, MAX_BYTES);
     } catch (InterruptedException e) { // the request was cancelled (its client left, or the gateway stops)
       Thread.currentThread().interrupt();
       callback.failed(e);
+      return;
+    }
+    if (read instanceof BodyReader.ClientGone) { // as at the door: nobody is there to read an answer (499 client_gone)
+      callback.failed(new ClientGoneException());
+      return;
+    }
+    if (!(read instanceof BodyReader.Body(byte[] body))) {
+      response.getHeaders().put(HttpHeader.CONNECTION, "close");
+      LeveeErrors.send(response, callback, BodyReader.refusal(read, limits));
       return;
     }
     if (request.getLength() < 0 && body.length > limits.maxBody()) {

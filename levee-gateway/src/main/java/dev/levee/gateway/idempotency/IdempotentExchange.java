@@ -122,33 +122,27 @@ public final class IdempotentExchange {
       next.handle(request, response, callback);
       return;
     }
-    byte[] body;
+    BodyReader.Result read;
     try { // at once when the door buffered it; else (a batch over max-body) under the door's rate rule
-      switch (BodyReader.read(request, limits, maxBody)) {
-        case BodyReader.Body b -> body = b.bytes();
-        case BodyReader.TooSlow slow -> {
-          response.getHeaders().put(HttpHeader.CONNECTION, "close");
-          refuse(request, response, callback, answered, new ApiError(408, "timeout_error",
-              "The request body arrived too slowly (less than " + limits.minBodyRate() + " bytes/s)."));
-          return;
-        }
-        case BodyReader.ClientGone gone -> { // nobody is there to read an answer (499 client_gone)
-          callback.failed(new ClientGoneException());
-          return;
-        }
-        case BodyReader.Broken broken -> {
-          response.getHeaders().put(HttpHeader.CONNECTION, "close");
-          refuse(request, response, callback, answered, ApiError.invalidRequest("The request body could not be read."));
-          return;
-        }
-      }
+      read = BodyReader.read(request, limits, maxBody);
     } catch (InterruptedException e) { // the request was cancelled (its client left, or the gateway stops)
       Thread.currentThread().interrupt();
       callback.failed(e);
       return;
     }
+    if (read instanceof BodyReader.ClientGone) { // nobody is there to read an answer (499 client_gone)
+      callback.failed(new ClientGoneException());
+      return;
+    }
+    if (!(read instanceof BodyReader.Body(byte[] body))) {
+      response.getHeaders().put(HttpHeader.CONNECTION, "close");
+      refuse(request, response, callback, answered, BodyReader.refusal(read, limits));
+      return;
+    }
     Request replay = new BodyReplay(request, body);
-    if (body.length > maxBody) {
+    // a chunked body the door cut at max-body + 1 is not the whole body: its fingerprint would be of a
+    // prefix, and the handler refuses it (a batch sent chunked past max-body) — so no key is taken
+    if (body.length > maxBody || request.getLength() < 0 && body.length > limits.maxBody()) {
       next.handle(replay, response, callback);
       return;
     }

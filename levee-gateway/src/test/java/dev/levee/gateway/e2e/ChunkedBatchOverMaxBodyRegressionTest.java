@@ -42,6 +42,24 @@ class ChunkedBatchOverMaxBodyRegressionTest {
     }
   }
 
+  /**
+   * Review, session 22: with batches' keys fingerprinting bodies up to 256 MB, the door's cut of a
+   * chunked batch (its first max-body + 1 bytes) took the key and kept the 413 under it, so the retry
+   * the 413 asks for (the same batch with content-length, the same key) heard 422 "already used with
+   * a different request body". A cut body takes no key.
+   */
+  @org.junit.jupiter.api.Test
+  void theRetryThe413AsksForIsTakenUnderTheSameKey() throws Exception {
+    byte[] body = BatchUploads.batch(3, 600);
+    try (Harness h = Harness.start(EmulatorOptions.defaults(), BatchUploads.YAML, "max-body: 1KiB")) {
+      String chunked = RawHttp.exchange(h, request(body, true, true));
+      String retry = RawHttp.exchange(h, request(body, false, true));
+
+      assertThat(chunked).as(chunked).startsWith("HTTP/1.1 413");
+      assertThat(retry).as(retry).startsWith("HTTP/1.1 200").doesNotContainIgnoringCase("idempotent-replayed");
+    }
+  }
+
   private static byte[] request(byte[] body, boolean chunked, boolean key) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     out.writeBytes(RawHttp.ascii("POST /v1/messages/batches HTTP/1.1\r\nhost: 127.0.0.1\r\nx-api-key: sk-test-client-key\r\n"
