@@ -74,6 +74,25 @@ class JobWorkersTest {
     assertThat(told.get()).isEqualTo(java.util.List.of(id));
   }
 
+  /**
+   * Review, session 22: the idempotency-key sweep moved off the request path into the workers'
+   * upkeep. A chore given to the pool runs with its upkeep (the first at its first poll), and one
+   * that throws does not keep the next from running.
+   */
+  @Test
+  void choresRunWithTheUpkeepAndAFailingOneStopsNoOther() throws Exception {
+    workers = new JobWorkers(store, (request, key, lost, trial) -> ok(), () -> PauseGate.Paused.NONE, seal,
+        InstantSource.system(), config);
+    CountDownLatch kept = new CountDownLatch(1);
+    workers.alsoKeepUp(() -> {
+      throw new IllegalStateException("the store is away");
+    });
+    workers.alsoKeepUp(kept::countDown);
+    workers.start();
+
+    assertThat(kept.await(10, TimeUnit.SECONDS)).as("the second chore ran").isTrue();
+  }
+
   @Test
   void neverRunsMoreJobsAtOnceThanTheCap() throws Exception {
     for (int i = 0; i < 20; i++) {
