@@ -224,7 +224,7 @@ public final class SharedTiers {
   }
 
   /** Publishes the evaluator's decision for {@code feature} without a cause: {@link #publish(String, Tier, String)}. */
-  public Optional<Tier> publish(String feature, Tier tier) {
+  Optional<Tier> publish(String feature, Tier tier) {
     return publish(feature, tier, null);
   }
 
@@ -410,6 +410,16 @@ public final class SharedTiers {
       return forced.tier();
     }
     return localDecided.getOrDefault(feature, Tier.T0);
+  }
+
+  /**
+   * {@link #current} for a scope this replica keeps no health of its own for (an alias it never
+   * served): the cluster's tier while Redis answers, T0 while it is away. Nothing re-evaluates such a
+   * scope here, so the last tier read would otherwise stand — and hold the scope's queued work — for
+   * the whole outage, however the upstream fared.
+   */
+  public Tier currentIfShared(String feature) {
+    return link.tryShared() ? current(feature) : Tier.T0;
   }
 
   /**

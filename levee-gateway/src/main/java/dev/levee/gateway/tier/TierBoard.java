@@ -317,12 +317,14 @@ public final class TierBoard implements CallObserver, AutoCloseable {
 
   /**
    * The tier in force for {@code feature} through {@code alias} on this replica without a scope of
-   * the pair (for {@code /admin/tiers}): when shared, the one the feature's evaluator published (a
-   * request through the alias here would get it); else T0, as a scope made now starts.
+   * the pair (for {@code /admin/tiers}, gauges and the queue's pause gate): when shared and Redis
+   * answers, the one the feature's evaluator published (a request through the alias here would get
+   * it); else T0, as a scope made now starts (while Redis is away nothing re-evaluates the pair
+   * here: {@link SharedTiers#currentIfShared}).
    */
   private Tier publishedTier(String feature, String alias) {
     SharedTiers cluster = shared;
-    return cluster == null ? Tier.T0 : cluster.current(SharedTiers.scopeName(feature, alias));
+    return cluster == null ? Tier.T0 : cluster.currentIfShared(SharedTiers.scopeName(feature, alias));
   }
 
   /**

@@ -78,6 +78,7 @@ class RedisAwayTest {
     assertThat(a.tiers().evaluates("chat")).isTrue();
     a.tiers().publish("chat", Tier.T2);
     assertThat(eventually(Duration.ofSeconds(5), () -> b.tiers().current("chat") == Tier.T2)).isTrue();
+    assertThat(b.tiers().currentIfShared("chat")).isEqualTo(Tier.T2);
     // counted from here: a first connect slow enough (a loaded box) to be reported away first
     // counts its join as a switch too (CI: 3, not 2)
     long switchesBefore = a.status().switches();
@@ -87,6 +88,9 @@ class RedisAwayTest {
     assertThat(eventually(Duration.ofSeconds(5), () -> a.status().mode() == ClusterStatus.Mode.LOCAL)).isTrue();
     assertThat(eventually(Duration.ofSeconds(5), () -> b.status().mode() == ClusterStatus.Mode.LOCAL)).isTrue();
     assertThat(b.tiers().current("chat")).as("b keeps serving the cluster's last tier").isEqualTo(Tier.T2);
+    // review, session 22: a scope b keeps no health of (an alias it never served) is re-evaluated by
+    // nobody here: its last tier read must not hold its queued work for the whole outage
+    assertThat(b.tiers().currentIfShared("chat")).as("a tier nothing here re-evaluates").isEqualTo(Tier.T0);
     assertThat(b.tiers().publish("chat", Tier.T2)).as("already posted by a").isEmpty();
     SharedBreaker.Admission during = a.breaker("emu/primary", config, null).tryAcquire();
     assertThat(during).as("a's own breaker saw one failure of two: it admits").isInstanceOf(SharedBreaker.Admitted.class);
