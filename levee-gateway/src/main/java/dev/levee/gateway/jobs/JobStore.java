@@ -471,8 +471,9 @@ public final class JobStore {
   }
 
   /**
-   * How long ended work is kept, 29 days (as Anthropic keeps a Message Batch's results): a job that
-   * is in no batch, from its end; a batch, from its creation, once every request of it has ended.
+   * How long ended work is kept by default ({@code queue.retention}), 29 days (as Anthropic keeps a
+   * Message Batch's results): a job that is in no batch, from its end; a batch, from its creation,
+   * once every request of it has ended.
    */
   public static final java.time.Duration RETENTION = java.time.Duration.ofDays(29);
 
@@ -494,7 +495,8 @@ public final class JobStore {
   private static final String OPEN = "state IN ('queued', 'running') OR COALESCE(callback_state, '') = 'pending'";
 
   /**
-   * Deletes work ended more than {@link #RETENTION} ago (the workers call it with {@link #expire}):
+   * Deletes work ended more than {@code retention} ago ({@code queue.retention}, default {@link
+   * #RETENTION}; the workers call it with {@link #expire}):
    * jobs in no batch that ended before then, and batches created before then whose requests have
    * all ended, with their requests (at most {@value #PURGED_JOBS} such jobs and {@value
    * #PURGED_BATCHES} batches a call, no further batch once {@value #PURGED_ROWS} rows went, each
@@ -503,8 +505,8 @@ public final class JobStore {
    * choose how much work they send, so without this the store grew for ever. Returns how many
    * jobs went.
    */
-  public int purge(Instant now) {
-    long before = now.minus(RETENTION).toEpochMilli();
+  public int purge(Instant now, java.time.Duration retention) {
+    long before = now.minus(retention).toEpochMilli();
     int jobs;
     List<String> ended = new ArrayList<>();
     try (Connection c = db.connection()) { // given back before the batches: each takes one of its own

@@ -45,7 +45,7 @@ import org.slf4j.LoggerFactory;
  * the next poll, ending jobs and interactive requests do not make it look again, so an idle
  * gateway asks the store once per {@code poll}. Due callbacks are claimed and posted when a job ended
  * or the poll came round; abandoned claims are recovered, due jobs expired, ended work past
- * {@link JobStore#RETENTION} (29 days) deleted and the chores given to {@link #alsoKeepUp} run every
+ * {@code queue.retention} (29 days) deleted and the chores given to {@link #alsoKeepUp} run every
  * ten polls.
  *
  * <p><b>Leases.</b> A claimed job belongs to this pool for {@link QueueConfig#lease()} (default
@@ -355,7 +355,7 @@ public final class JobWorkers implements AutoCloseable {
             Instant now = wall.instant();
             store.recover(now, false);
             store.expire(now);
-            store.purge(now); // ended work past JobStore.RETENTION
+            store.purge(now, config.retention()); // ended work past queue.retention
             chores.forEach(JobWorkers::upkeep);
           }
         }

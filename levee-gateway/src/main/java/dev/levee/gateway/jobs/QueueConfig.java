@@ -50,10 +50,23 @@ import java.util.Map;
  *     gateways sharing an id would take each other's running jobs at each restart (they run again;
  *     one result is kept), so never give two replicas the same one. Ignored for SQLite, whose
  *     file belongs to one process (locked, {@code StoreLock}) and is recovered whole at start-up
+ * @param retention how long ended work is kept before the workers delete it (default {@link
+ *     JobStore#RETENTION}, 29 days, as Anthropic keeps a batch's results; at least 1 h): a job in no
+ *     batch from its end, a batch with its requests from its creation once all have ended; asked
+ *     after that, its id answers 404. Work queued, running or owing its callback is never deleted
  */
 public record QueueConfig(String store, String schema, String folder, Integer workers, Duration poll,
     Duration retryDelay, Duration lease, Duration batchTtl, String secret, List<String> onOutage,
-    Map<String, String> callbacks, String callbackSecret, PacingConfig pacing, String replicaId) {
+    Map<String, String> callbacks, String callbackSecret, PacingConfig pacing, String replicaId,
+    Duration retention) {
+
+  /** With the default {@link #retention}. */
+  public QueueConfig(String store, String schema, String folder, Integer workers, Duration poll,
+      Duration retryDelay, Duration lease, Duration batchTtl, String secret, List<String> onOutage,
+      Map<String, String> callbacks, String callbackSecret, PacingConfig pacing, String replicaId) {
+    this(store, schema, folder, workers, poll, retryDelay, lease, batchTtl, secret, onOutage, callbacks,
+        callbackSecret, pacing, replicaId, null);
+  }
 
   /** Without a {@link #replicaId}. */
   public QueueConfig(String store, String schema, String folder, Integer workers, Duration poll,
@@ -98,6 +111,10 @@ public record QueueConfig(String store, String schema, String folder, Integer wo
     if (!poll.isPositive() || !lease.isPositive() || !batchTtl.isPositive() || retryDelay.isNegative()) {
       throw new IllegalArgumentException("poll, lease and batch-ttl must be positive, retry-delay not negative");
     }
+    retention = retention == null ? JobStore.RETENTION : retention;
+    if (retention.compareTo(Duration.ofHours(1)) < 0) { // a shorter one deletes answers before their clients ask
+      throw new IllegalArgumentException("retention must be at least 1h, was " + retention);
+    }
     if (lease.compareTo(MIN_LEASE) < 0) { // renewed every third of it: a shorter lease is a busy loop on the database
       throw new IllegalArgumentException("lease must be at least 1s, was " + lease);
     }
@@ -132,7 +149,7 @@ public record QueueConfig(String store, String schema, String folder, Integer wo
   /** This configuration with {@code callbacks} instead (each feature's {@code callback-url} merged in). */
   public QueueConfig withCallbacks(Map<String, String> callbacks) {
     return new QueueConfig(store, schema, folder, workers, poll, retryDelay, lease, batchTtl, secret, onOutage,
-        callbacks, callbackSecret, pacing, replicaId);
+        callbacks, callbackSecret, pacing, replicaId, retention);
   }
 
   /** The folder of the embedded database. */

@@ -63,7 +63,7 @@ class EndedWorkPurgedRegressionTest {
       now = now.plus(STEP);
       if (i % 10 == 9) { // the workers' maintenance, every ten polls
         store.expire(now);
-        store.purge(now);
+        store.purge(now, JobStore.RETENTION);
         mostJobs = Math.max(mostJobs, count(db, "jobs"));
         mostBatches = Math.max(mostBatches, count(db, "batches"));
       }
@@ -92,10 +92,28 @@ class EndedWorkPurgedRegressionTest {
     Instant expired = then.plus(TTL).plus(STEP);
     store.expire(expired);
     Instant now = expired.plus(JobStore.RETENTION).plus(STEP);
-    assertThat(store.purge(now)).isEqualTo(JobStore.PURGED_JOBS);
-    assertThat(store.purge(now)).isEqualTo(JobStore.PURGED_JOBS);
-    assertThat(store.purge(now)).isEqualTo(5);
+    assertThat(store.purge(now, JobStore.RETENTION)).isEqualTo(JobStore.PURGED_JOBS);
+    assertThat(store.purge(now, JobStore.RETENTION)).isEqualTo(JobStore.PURGED_JOBS);
+    assertThat(store.purge(now, JobStore.RETENTION)).isEqualTo(5);
     assertThat(count(db, "jobs")).isZero();
+  }
+
+  /** {@code queue.retention} sets how long ended work is kept. */
+  @ParameterizedTest
+  @EnumSource(Database.Dialect.class)
+  void theRetentionIsTheConfigs(Database.Dialect dialect) throws Exception {
+    Database db = databases.open(databases.config(dialect));
+    JobStore store = new JobStore(db);
+    Instant then = Instant.parse("2026-01-01T00:00:00Z");
+    store.enqueue(job(null), then, then.plus(TTL));
+    Instant expired = then.plus(TTL).plus(STEP);
+    store.expire(expired);
+    QueueConfig config = new dev.levee.gateway.config.ConfigLoader(java.util.Map.<String, String>of()::get).parse(
+        "upstreams: { a: { url: https://x } }\nqueue: { retention: 168h }\n", "levee.yaml").queue();
+
+    assertThat(config.retention()).isEqualTo(Duration.ofDays(7));
+    assertThat(store.purge(expired.plus(Duration.ofDays(6)), config.retention())).as("within 7 days").isZero();
+    assertThat(store.purge(expired.plus(Duration.ofDays(8)), config.retention())).isEqualTo(1);
   }
 
   private static long count(Database db, String table) throws SQLException {

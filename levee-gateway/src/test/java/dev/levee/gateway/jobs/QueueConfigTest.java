@@ -93,6 +93,8 @@ class QueueConfigTest {
         .isInstanceOf(ConfigException.class).hasMessageContaining("queue.store: store must be").hasMessageContaining("postgresql://");
     assertThatThrownBy(() -> parse("queue: { lease: 500ms }\n", Map.of()))
         .isInstanceOf(ConfigException.class).hasMessageContaining("lease must be at least 1s");
+    assertThatThrownBy(() -> parse("queue: { retention: 30m }\n", Map.of()))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("retention must be at least 1h");
     assertThatThrownBy(() -> parse("queue: { workerz: 3 }\n", Map.of()))
         .isInstanceOf(ConfigException.class).hasMessageContaining("unknown key 'workerz'");
     assertThatThrownBy(() -> parse("queue: { callbacks: { r: \"ftp://x\" } }\n", Map.of()))
