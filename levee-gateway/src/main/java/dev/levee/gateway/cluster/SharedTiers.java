@@ -361,7 +361,7 @@ public final class SharedTiers {
       if (unforcePending.contains(feature)) {
         return Optional.empty();
       }
-      Optional<View> view = views.get(viewKey(id(feature)), k -> read(id(feature)));
+      Optional<View> view = view(id(feature));
       if (view.isPresent()) {
         Tier shared = view.get().forced();
         if (shared == null) {
@@ -391,7 +391,7 @@ public final class SharedTiers {
     if (mine != null && (!mine.shared() || !link.tryShared())) {
       until = mine.until();
     } else {
-      until = views.get(viewKey(id(feature)), k -> read(id(feature))).filter(v -> v.forced() != null)
+      until = view(id(feature)).filter(v -> v.forced() != null)
           .map(View::forcedUntil).orElse(mine == null ? now : mine.until());
     }
     return Duration.ofNanos(Math.max(0, until - now));
@@ -400,7 +400,7 @@ public final class SharedTiers {
   /** The tier {@code feature} is served in now: a forced tier, else the decided one (T0 if none). */
   public Tier current(String feature) {
     if (link.tryShared()) {
-      Optional<View> view = views.get(viewKey(feature), k -> read(feature));
+      Optional<View> view = view(feature);
       if (view.isPresent()) {
         return view.get().effective();
       }
@@ -433,7 +433,12 @@ public final class SharedTiers {
     if (!link.tryShared()) {
       return null;
     }
-    return views.get(viewKey(feature), k -> read(feature)).map(View::cause).orElse(null);
+    return view(feature).map(View::cause).orElse(null);
+  }
+
+  /** The cluster's view of {@code name} (a scope, or a feature's escaped name), through the local copy. */
+  private Optional<View> view(String name) {
+    return views.get(viewKey(name), k -> read(name));
   }
 
   private Optional<View> read(String feature) {

@@ -153,7 +153,7 @@ public final class TierBoard implements CallObserver, AutoCloseable {
     routes.names().forEach(alias -> chains.put(alias, routes.resolve(alias).targets()));
     this.report = new TierReport(features, scopes, lastTransition, ticker, calls, cooldowns, this::tier,
         this::evaluated, this::otherModelsTier, this::forcedRemaining, this::forceReason, this::scopeTier, chains,
-        this::publishedTier, this::tierLease, this::publishedCause);
+        this::unservedBelowT0, this::tierLease, this::publishedCause);
     this.takeover = new LeaseTakeover(routes.names(), this::configuredScope,
         this::adoptedClientScope);
     next = scheduler.schedule(every, this::tick);
@@ -328,6 +328,25 @@ public final class TierBoard implements CallObserver, AutoCloseable {
   }
 
   /**
+   * The configured aliases of {@code feature} this replica has no scope of (no request used them
+   * here) whose tier in force ({@link #publishedTier}) is below T0, in config order; empty when tiers
+   * are not shared. What {@code /admin/tiers}, {@link #tier(String)} and {@link #degraded()} add to
+   * the scopes this replica has.
+   */
+  private Map<String, Tier> unservedBelowT0(String feature) {
+    Map<String, Tier> out = new java.util.LinkedHashMap<>();
+    if (shared != null) {
+      for (String alias : routes.names()) {
+        Tier tier = scopes.containsKey(new ScopeKey(feature, alias)) ? Tier.T0 : publishedTier(feature, alias);
+        if (tier != Tier.T0) {
+          out.put(alias, tier);
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
    * The cluster's shared tiers when another replica holds {@code feature}'s tier lease — this one
    * serves what that holder published, and its own controllers' last decisions are not in force —
    * else null (no {@code cluster:}, this replica holds the lease, or Redis is away: it decides alone).
@@ -478,18 +497,10 @@ public final class TierBoard implements CallObserver, AutoCloseable {
             s.lastDecision() == null ? null : s.lastDecision().reason(), t == null ? null : t.reason()));
       }
     }
-    SharedTiers cluster = shared;
-    if (cluster != null) { // configured aliases never served here: their published tiers
-      for (String feature : features.keySet()) {
-        if (pinnedFeatures.contains(feature)) {
-          continue;
-        }
-        for (String alias : routes.names()) {
-          Tier tier = scopes.containsKey(new ScopeKey(feature, alias)) ? Tier.T0 : publishedTier(feature, alias);
-          if (tier != Tier.T0) {
-            out.add(new Degraded(feature, alias, tier, null, cluster.cause(SharedTiers.scopeName(feature, alias))));
-          }
-        }
+    for (String feature : features.keySet()) { // configured aliases never served here: their published tiers
+      if (!pinnedFeatures.contains(feature)) {
+        unservedBelowT0(feature).forEach((alias, tier) ->
+            out.add(new Degraded(feature, alias, tier, null, publishedCause(feature, alias))));
       }
     }
     return out;
@@ -775,16 +786,14 @@ public final class TierBoard implements CallObserver, AutoCloseable {
    */
   private Tier worst(String feature, boolean configuredAliases) {
     Tier worst = Tier.T0;
-    Set<String> served = new HashSet<>();
     for (ScopeHealth s : scopes.values()) {
       if (s.feature().equals(feature) && configured(s.alias()) == configuredAliases) {
         worst = Tier.lowest(worst, scopeTier(s));
-        served.add(s.alias());
       }
     }
-    if (configuredAliases && shared != null) {
-      for (String alias : routes.names()) {
-        worst = served.contains(alias) ? worst : Tier.lowest(worst, publishedTier(feature, alias));
+    if (configuredAliases) {
+      for (Tier tier : unservedBelowT0(feature).values()) {
+        worst = Tier.lowest(worst, tier);
       }
     }
     return worst;

@@ -41,7 +41,7 @@ final class TierReport {
   private final Function<ScopeHealth, Tier> scopeTier;
   /** The configured aliases, each with its chain, in config order (their {@code models:} order). */
   private final Map<String, List<Target>> configured;
-  private final BiFunction<String, String, Tier> published;
+  private final Function<String, Map<String, Tier>> unservedBelowT0;
   private final Function<String, String> lease;
   private final BiFunction<String, String, String> publishedCause;
 
@@ -49,8 +49,8 @@ final class TierReport {
    * @param scopeTier a scope's own (automatic) tier: its controller's, or the shared one
    * @param configuredAliases the configured aliases in config order, each with its chain: {@code
    *     aliases} lists them first, in it
-   * @param published the tier in force for a feature and a configured alias this replica has no
-   *     scope of: the one the cluster published when shared, else T0
+   * @param unservedBelowT0 a feature's configured aliases this replica has no scope of whose tier in
+   *     force (the one the cluster published) is below T0, in config order
    * @param lease the feature's {@code tier_lease}: {@code held}, {@code elsewhere} or {@code alone}
    * @param publishedCause why a feature's alias is in the tier the cluster published (its lease
    *     holder's cause), or null: for alias rows of a replica whose lease is {@code elsewhere}
@@ -60,11 +60,11 @@ final class TierReport {
       Function<String, Tier> tier, Function<String, Tier> evaluated,
       Function<String, Tier> otherModelsTier, Function<String, Duration> forcedRemaining,
       Function<String, String> forceReason, Function<ScopeHealth, Tier> scopeTier,
-      Map<String, List<Target>> configuredAliases, BiFunction<String, String, Tier> published,
+      Map<String, List<Target>> configuredAliases, Function<String, Map<String, Tier>> unservedBelowT0,
       Function<String, String> lease, BiFunction<String, String, String> publishedCause) {
     this.publishedCause = publishedCause;
     this.configured = new LinkedHashMap<>(configuredAliases);
-    this.published = published;
+    this.unservedBelowT0 = unservedBelowT0;
     this.lease = lease;
     this.features = features;
     this.scopes = scopes;
@@ -90,13 +90,7 @@ final class TierReport {
       scopes.values().stream().filter(s -> s.feature().equals(name)).forEach(s -> own.put(s.alias(), s));
       // configured aliases no request of this feature used here: the tier in force for them is the published one
       // (the feature's tier and automatic count them already: TierBoard#tier(String))
-      Map<String, Tier> unused = new LinkedHashMap<>();
-      for (String alias : configured.keySet()) {
-        Tier t = own.containsKey(alias) ? Tier.T0 : published.apply(name, alias);
-        if (t != Tier.T0) {
-          unused.put(alias, t);
-        }
-      }
+      Map<String, Tier> unused = unservedBelowT0.apply(name);
       String forced = forceReason.apply(name);
       ObjectNode f = all.addObject();
       f.put("feature", name);
