@@ -7,9 +7,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
 
 /**
  * Reads a request body at a minimum average rate ({@link ServerLimits#minBodyRate()}), after an
@@ -114,6 +118,42 @@ public final class BodyReader {
     } finally {
       endPoint.setIdleTimeout(idleTimeout);
     }
+  }
+
+  /**
+   * Reads the body as {@link #read(Request, ServerLimits, long)} does for a handler, answering for
+   * itself when there is none to hand over: a client gone fails {@code callback} ({@link
+   * ClientGoneException}: nobody is there to read an answer), a cancelled read fails it with the
+   * interruption, and a body too slow or broken goes to {@code refuse} ({@link #refusal}) with the
+   * connection marked to close after it.
+   *
+   * @param refuse sends an error answer (the caller's way: its access record, its headers)
+   * @return the body (at most {@code maxBody + 1} bytes), or null when this answered
+   */
+  public static byte[] readOrAnswer(Request request, Response response, Callback callback, ServerLimits limits,
+      long maxBody, Consumer<ApiError> refuse) {
+    Result read;
+    try {
+      read = read(request, limits, maxBody);
+    } catch (InterruptedException e) { // the request was cancelled (its client left, or the server stops)
+      Thread.currentThread().interrupt();
+      callback.failed(e);
+      return null;
+    }
+    switch (read) {
+      case Body body -> {
+        return body.bytes();
+      }
+      case ClientGone gone -> callback.failed(new ClientGoneException());
+      case TooSlow slow -> refuseAndClose(response, refuse, refusal(read, limits));
+      case Broken broken -> refuseAndClose(response, refuse, refusal(read, limits));
+    }
+    return null;
+  }
+
+  private static void refuseAndClose(Response response, Consumer<ApiError> refuse, ApiError error) {
+    response.getHeaders().put(HttpHeader.CONNECTION, "close");
+    refuse.accept(error);
   }
 
   /**

@@ -6,7 +6,6 @@ import dev.levee.anthropic.Json;
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.error.ClientText;
 import dev.levee.anthropic.server.BodyReader;
-import dev.levee.anthropic.server.ClientGoneException;
 import dev.levee.anthropic.server.PageLimit;
 import dev.levee.anthropic.server.ServerIo;
 import dev.levee.anthropic.server.ServerLimits;
@@ -170,21 +169,10 @@ public final class BatchesHandler {
       LeveeErrors.send(response, callback, ApiError.requestTooLarge("a batch may be at most 256 MB"));
       return;
     }
-    BodyReader.Result read;
-    try { // the door's rule for bodies over server.max-body too: a slow upload cannot hold the connection
-      read = BodyReader.read(request, limits, MAX_BYTES);
-    } catch (InterruptedException e) { // the request was cancelled (its client left, or the gateway stops)
-      Thread.currentThread().interrupt();
-      callback.failed(e);
-      return;
-    }
-    if (read instanceof BodyReader.ClientGone) { // as at the door: nobody is there to read an answer (499 client_gone)
-      callback.failed(new ClientGoneException());
-      return;
-    }
-    if (!(read instanceof BodyReader.Body(byte[] body))) {
-      response.getHeaders().put(HttpHeader.CONNECTION, "close");
-      LeveeErrors.send(response, callback, BodyReader.refusal(read, limits));
+    // the door's rule for bodies over server.max-body too: a slow upload cannot hold the connection
+    byte[] body = BodyReader.readOrAnswer(request, response, callback, limits, MAX_BYTES,
+        error -> LeveeErrors.send(response, callback, error));
+    if (body == null) {
       return;
     }
     if (request.getLength() < 0 && body.length > limits.maxBody()) {

@@ -2,7 +2,6 @@ package dev.levee.gateway.idempotency;
 
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.server.BodyReader;
-import dev.levee.anthropic.server.ClientGoneException;
 import dev.levee.anthropic.server.ServerIo;
 import dev.levee.anthropic.server.ServerLimits;
 import dev.levee.anthropic.server.TenantKey;
@@ -27,7 +26,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.eclipse.jetty.http.HttpField;
-import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -122,21 +120,10 @@ public final class IdempotentExchange {
       next.handle(request, response, callback);
       return;
     }
-    BodyReader.Result read;
-    try { // at once when the door buffered it; else (a batch over max-body) under the door's rate rule
-      read = BodyReader.read(request, limits, maxBody);
-    } catch (InterruptedException e) { // the request was cancelled (its client left, or the gateway stops)
-      Thread.currentThread().interrupt();
-      callback.failed(e);
-      return;
-    }
-    if (read instanceof BodyReader.ClientGone) { // nobody is there to read an answer (499 client_gone)
-      callback.failed(new ClientGoneException());
-      return;
-    }
-    if (!(read instanceof BodyReader.Body(byte[] body))) {
-      response.getHeaders().put(HttpHeader.CONNECTION, "close");
-      refuse(request, response, callback, answered, BodyReader.refusal(read, limits));
+    // at once when the door buffered it; else (a batch over max-body) under the door's rate rule
+    byte[] body = BodyReader.readOrAnswer(request, response, callback, limits, maxBody,
+        error -> refuse(request, response, callback, answered, error));
+    if (body == null) {
       return;
     }
     Request replay = new BodyReplay(request, body);
