@@ -113,10 +113,10 @@ public record QueueConfig(String store, String schema, String folder, Integer wo
     }
     retention = retention == null ? JobStore.RETENTION : retention;
     if (retention.compareTo(Duration.ofHours(1)) < 0) { // a shorter one deletes answers before their clients ask
-      throw new IllegalArgumentException("retention must be at least 1h, was " + retention);
+      throw new IllegalArgumentException("retention must be at least 1h, was " + dev.levee.core.time.Spans.of(retention));
     }
     if (lease.compareTo(MIN_LEASE) < 0) { // renewed every third of it: a shorter lease is a busy loop on the database
-      throw new IllegalArgumentException("lease must be at least 1s, was " + lease);
+      throw new IllegalArgumentException("lease must be at least 1s, was " + dev.levee.core.time.Spans.of(lease));
     }
     secret = secret == null ? "" : secret.strip();
     try {

@@ -92,9 +92,9 @@ class QueueConfigTest {
     assertThatThrownBy(() -> parse("queue: { store: \"mysql://x\" }\n", Map.of()))
         .isInstanceOf(ConfigException.class).hasMessageContaining("queue.store: store must be").hasMessageContaining("postgresql://");
     assertThatThrownBy(() -> parse("queue: { lease: 500ms }\n", Map.of()))
-        .isInstanceOf(ConfigException.class).hasMessageContaining("lease must be at least 1s");
+        .isInstanceOf(ConfigException.class).hasMessageContaining("lease must be at least 1s, was 500ms");
     assertThatThrownBy(() -> parse("queue: { retention: 30m }\n", Map.of()))
-        .isInstanceOf(ConfigException.class).hasMessageContaining("retention must be at least 1h");
+        .isInstanceOf(ConfigException.class).hasMessageContaining("retention must be at least 1h, was 30m");
     assertThatThrownBy(() -> parse("queue: { workerz: 3 }\n", Map.of()))
         .isInstanceOf(ConfigException.class).hasMessageContaining("unknown key 'workerz'");
     assertThatThrownBy(() -> parse("queue: { callbacks: { r: \"ftp://x\" } }\n", Map.of()))
