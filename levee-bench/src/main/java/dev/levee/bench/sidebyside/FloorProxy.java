@@ -20,6 +20,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
@@ -42,7 +43,10 @@ import org.eclipse.jetty.util.thread.Invocable;
  *   <li>{@code jetty}: Levee's own server ({@link VirtualThreadServer}: Jetty's selector, a virtual
  *       thread per request) with a bare handler;
  *   <li>{@code threads}: one virtual thread per connection reading requests in a blocking loop
- *       (the JDK's poller wakes it; no selector, no hand-off per request).
+ *       (the JDK's poller wakes it; no selector, no hand-off per request);
+ *   <li>{@code codec}: that model with Jetty's HTTP/1.1 parser and generator ({@link CodecConnection});
+ *   <li>{@code netty}, {@code netty-epoll}: Netty's event loops and HTTP/1.1 codec, a virtual
+ *       thread per request ({@link NettyFloor}; NIO, or Netty's native epoll transport).
  * </ul>
  *
  * <p>Arguments: the mode and the upstream's base URL. Prints {@code LEVEE <base url>} once
@@ -63,13 +67,22 @@ public final class FloorProxy {
 
   private final InetSocketAddress upstream;
   private final ConcurrentLinkedQueue<Upstream> idle = new ConcurrentLinkedQueue<>();
+  private final AtomicInteger idleCount = new AtomicInteger();
+
+  /**
+   * The most idle upstream connections kept, as the null hop's nginx ({@code keepalive 256}); the
+   * rest are closed. Unbounded, the 9,900 of one {@code ManyStreams} round stayed open into the
+   * next, and with the next round's direct connections took the upstream past this box's 20,000
+   * open files: every floor stream of the second round failed (session 23).
+   */
+  static final int IDLE_UPSTREAMS = 256;
 
   private FloorProxy(InetSocketAddress upstream) {
     this.upstream = upstream;
   }
 
   /** The floors there are. */
-  static final List<String> MODES = List.of("jetty", "threads", "codec");
+  static final List<String> MODES = List.of("jetty", "threads", "codec", "netty", "netty-epoll");
 
   /** Exits 2 with {@code usage} unless every comma-separated mode of {@code modes} (null: none) is one of {@link #MODES}. */
   static void checkModes(String modes, String usage) {
@@ -91,6 +104,8 @@ public final class FloorProxy {
       case "jetty" -> proxy.jetty()::stop;
       case "threads" -> proxy.threads();
       case "codec" -> proxy.codec();
+      case "netty" -> NettyFloor.start(proxy::forward, false);
+      case "netty-epoll" -> NettyFloor.start(proxy::forward, true);
       default -> throw new IllegalStateException(args[0]); // checkModes refused it
     };
     try (server) {
@@ -184,7 +199,7 @@ public final class FloorProxy {
     return listener;
   }
 
-  private static void announce(int port) {
+  static void announce(int port) {
     System.out.println("LEVEE http://127.0.0.1:" + port);
     System.out.flush();
   }
@@ -277,6 +292,9 @@ public final class FloorProxy {
     System.arraycopy(count, 0, request, HEAD.length, count.length);
     System.arraycopy(body, from, request, HEAD.length + count.length, length);
     Upstream u = idle.poll();
+    if (u != null) {
+      idleCount.decrementAndGet();
+    }
     int n = 0;
     if (u != null) {
       try {
@@ -298,15 +316,25 @@ public final class FloorProxy {
     int answerLength = contentLength(u.buffer, end);
     if (answerLength < 0) {
       relayChunked(u, end, n, relay);
-      idle.offer(u);
+      release(u);
       return null;
     }
     while (n < end + answerLength) {
       n += u.read(n);
     }
     byte[] answer = Arrays.copyOfRange(u.buffer, end, end + answerLength);
-    idle.offer(u);
+    release(u);
     return answer;
+  }
+
+  /** Keeps {@code u} for the next request, or closes it when {@link #IDLE_UPSTREAMS} are idle already. */
+  private void release(Upstream u) throws IOException {
+    if (idleCount.incrementAndGet() <= IDLE_UPSTREAMS) {
+      idle.offer(u);
+    } else {
+      idleCount.decrementAndGet();
+      u.channel.close();
+    }
   }
 
   /**
