@@ -6,19 +6,20 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Reads the durations ({@code 500ms}, {@code 30s}, {@code 1.5s}, {@code 2m}, {@code 1h}) and sizes
+ * Reads the durations ({@code 500ms}, {@code 30s}, {@code 1.5s}, {@code 2m}, {@code 1h}, {@code 29d}) and sizes
  * ({@code 32MiB}, {@code 512KB}, {@code 1048576}) that Levee's config files, command line, admin API
  * and emulator scenarios accept: one grammar everywhere.
  */
 public final class Units {
 
-  private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ms|s|m|h)?");
+  private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ms|s|m|h|d)?");
   private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(B|KB|KiB|MB|MiB|GB|GiB)?");
 
   private Units() {}
 
   /**
-   * A duration with its unit: {@code ms}, {@code s}, {@code m} or {@code h}; fractions allowed.
+   * A duration with its unit: {@code ms}, {@code s}, {@code m}, {@code h} or {@code d} (24 hours);
+   * fractions allowed.
    *
    * @throws IllegalArgumentException if {@code text} is not such a duration
    */
@@ -38,14 +39,15 @@ public final class Units {
   private static Duration duration(String text, boolean bareIsSeconds) {
     Matcher m = DURATION.matcher(text.trim());
     if (!m.matches() || (m.group(2) == null && !bareIsSeconds)) {
-      throw new IllegalArgumentException("expected a duration such as 500ms, 30s, 2m or 1h, got '" + text + "'");
+      throw new IllegalArgumentException("expected a duration such as 500ms, 30s, 2m, 1h or 7d, got '" + text + "'");
     }
     double amount = Double.parseDouble(m.group(1));
     double millis = switch (m.group(2) == null ? "s" : m.group(2)) {
       case "ms" -> amount;
       case "s" -> amount * 1_000;
       case "m" -> amount * 60_000;
-      default -> amount * 3_600_000;
+      case "h" -> amount * 3_600_000;
+      default -> amount * 86_400_000;
     };
     return Duration.ofNanos(Math.round(millis * 1_000_000));
   }

@@ -11,14 +11,14 @@ import org.junit.jupiter.params.provider.ValueSource;
 class UnitsTest {
 
   @ParameterizedTest(name = "{0} = {1} ms")
-  @CsvSource({"500ms, 500", "30s, 30000", "1.5s, 1500", "2m, 120000", "1h, 3600000", "' 10 s ', 10000", "0.25ms, 0.25"})
+  @CsvSource({"500ms, 500", "30s, 30000", "1.5s, 1500", "2m, 120000", "1h, 3600000", "29d, 2505600000", "0.5d, 43200000", "' 10 s ', 10000", "0.25ms, 0.25"})
   void durationsNeedAUnit(String text, double millis) {
     assertThat(Units.duration(text)).isEqualTo(Duration.ofNanos(Math.round(millis * 1_000_000)));
     assertThat(Units.durationOrSeconds(text)).isEqualTo(Units.duration(text));
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"30", "", "-1s", "1d", "s", "1.s", "ten seconds"})
+  @ValueSource(strings = {"30", "", "-1s", "1w", "s", "1.s", "ten seconds"})
   void otherDurationsAreRefused(String text) {
     assertThatThrownBy(() -> Units.duration(text))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("expected a duration");
