@@ -7,6 +7,7 @@ import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Set;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
@@ -22,6 +23,9 @@ import org.slf4j.LoggerFactory;
  * Runs each request on a virtual thread (blocking handler).
  */
 final class EmulatorHandler extends Handler.Abstract {
+
+  /** The API's versions ({@code anthropic-version}): docs.anthropic.com, "Versions". */
+  private static final Set<String> VERSIONS = Set.of("2023-06-01", "2023-01-01");
 
   private static final Logger LOG = LoggerFactory.getLogger(EmulatorHandler.class);
 
@@ -84,6 +88,10 @@ final class EmulatorHandler extends Handler.Abstract {
     String version = exchange.request.getHeaders().get("anthropic-version");
     if (state.options.faithful() && (version == null || version.isBlank())) {
       exchange.fail(ApiError.invalidRequest("anthropic-version: header is required"));
+      return;
+    }
+    if (state.options.faithful() && !VERSIONS.contains(version)) {
+      exchange.fail(ApiError.invalidRequest("anthropic-version: \"" + version + "\" is not a valid version"));
       return;
     }
     if (method.equals("POST") && path.equals("/v1/messages")) {

@@ -35,7 +35,9 @@ import java.util.Set;
  *     {@code server.*}; default {@link ServerLimits#DEFAULT}
  * @param faithful whether it refuses what the API refuses and a test double may let pass: a {@code
  *     /v1} request without {@code anthropic-version} (400 {@code invalid_request_error}
- *     "anthropic-version: header is required") and a model name it does not know (404 {@code
+ *     "anthropic-version: header is required") or with one the API does not have (400, {@code
+ *     anthropic-version: "banana" is not a valid version}; it has {@code 2023-06-01} and {@code
+ *     2023-01-01}), and a model name it does not know (404 {@code
  *     not_found_error} "model: &lt;name&gt;"; see {@link #knows}). Default false: Levee's tests name
  *     their models freely ({@code claude-big}, {@code primary}) and send raw requests; {@code levee
  *     emulator} turns it on

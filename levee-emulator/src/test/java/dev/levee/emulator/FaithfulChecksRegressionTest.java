@@ -42,6 +42,31 @@ class FaithfulChecksRegressionTest {
     }
   }
 
+  /** Regression (session 22's newcomer trial): {@code anthropic-version: banana} was served. */
+  @Test
+  void aVersionTheApiDoesNotHaveGetsTheApis400() throws Exception {
+    try (Emulator emulator = Emulator.start(faithful())) {
+      Wire wire = new Wire(emulator);
+      for (String version : List.of("banana", "2023-06-01, 2023-06-01")) {
+        HttpRequest request = wire.request("/v1/messages", BODY.formatted("claude-opus-4-6"))
+            .setHeader("anthropic-version", version).build();
+        HttpResponse<String> answer = Wire.HTTP_CLIENT.send(request, HttpResponse.BodyHandlers.ofString());
+
+        assertThat(answer.statusCode()).as(version).isEqualTo(400);
+        JsonNode error = Json.tryParse(answer.body());
+        assertThat(error.at("/error/type").asText()).isEqualTo("invalid_request_error");
+        assertThat(error.at("/error/message").asText())
+            .isEqualTo("anthropic-version: \"" + version + "\" is not a valid version");
+      }
+      for (String version : List.of("2023-06-01", "2023-01-01")) {
+        HttpRequest request = wire.request("/v1/messages", BODY.formatted("claude-opus-4-6"))
+            .setHeader("anthropic-version", version).build();
+        assertThat(Wire.HTTP_CLIENT.send(request, HttpResponse.BodyHandlers.ofString()).statusCode()).as(version)
+            .isEqualTo(200);
+      }
+    }
+  }
+
   @Test
   void anUnknownModelGetsTheApis404AndAKnownOneAnAnswer() throws Exception {
     try (Emulator emulator = Emulator.start(faithful())) {
