@@ -31,8 +31,8 @@ import java.util.Set;
  *     Sleeper#system()}. A {@link dev.levee.core.time.ManualClock} passed as both ticker and
  *     sleeper makes those pauses instant and exactly measurable. Waiting for a client to go away
  *     (hang, stall) always uses real time
- * @param limits connections, header deadline, body rate and concurrency, as the gateway's
- *     {@code server.*}; default {@link ServerLimits#DEFAULT}
+ * @param limits connections, header deadline, body rate, concurrency and send timeout, as the
+ *     gateway's {@code server.*}; default {@link ServerLimits#DEFAULT}
  * @param faithful whether it refuses what the API refuses and a test double may let pass: a {@code
  *     /v1} request without {@code anthropic-version} (400 {@code invalid_request_error}
  *     "anthropic-version: header is required") or with one the API does not have (400, {@code

@@ -1,5 +1,6 @@
 package dev.levee.anthropic.server;
 
+import dev.levee.core.time.Spans;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -31,13 +32,21 @@ import java.util.Objects;
  *     {@code retry-after} (default 30 s)
  * @param maxBody the largest request body the server buffers, bytes (default 32 MiB, the API's
  *     limit); a larger declared body is left to the handler, which refuses it with 413
+ * @param sendTimeout the longest a write to a client may wait without the client taking a byte of
+ *     it (default 60 s, as nginx's {@code send_timeout}; at least 1 s): the connection is then
+ *     closed and the write fails, as if the client had gone ({@link SendDeadline}). Only a write
+ *     that is pending counts: a handler that writes nothing for minutes (a silent upstream), or a
+ *     client that reads slowly but steadily, is never cut by it
  */
 public record ServerLimits(int maxConnections, int acceptQueue, Duration headerTimeout, long minBodyRate,
-    int maxConcurrent, int maxConcurrentPerTenant, Duration shutdownGrace, long maxBody) {
+    int maxConcurrent, int maxConcurrentPerTenant, Duration shutdownGrace, long maxBody, Duration sendTimeout) {
+
+  /** The shortest {@link #sendTimeout()} accepted. */
+  public static final Duration MIN_SEND_TIMEOUT = Duration.ofSeconds(1);
 
   /** Every default, as documented on each component. */
   public static final ServerLimits DEFAULT = new ServerLimits(10_000, 1_024, Duration.ofSeconds(10), 1_024,
-      4_096, 2_048, Duration.ofSeconds(30), 32L << 20);
+      4_096, 2_048, Duration.ofSeconds(30), 32L << 20, Duration.ofSeconds(60));
 
   /** The virtual threads kept beyond {@link #maxConnections()} (control lane, internal tasks). */
   static final int THREAD_RESERVE = 256;
@@ -52,30 +61,41 @@ public record ServerLimits(int maxConnections, int acceptQueue, Duration headerT
     positive(maxBody, "max-body");
     Objects.requireNonNull(headerTimeout, "header-timeout");
     Objects.requireNonNull(shutdownGrace, "shutdown-grace");
+    Objects.requireNonNull(sendTimeout, "send-timeout");
     if (!headerTimeout.isPositive()) {
       throw new IllegalArgumentException("header-timeout must be positive, was " + headerTimeout);
     }
     if (shutdownGrace.isNegative()) {
       throw new IllegalArgumentException("shutdown-grace must not be negative, was " + shutdownGrace);
     }
+    if (sendTimeout.compareTo(MIN_SEND_TIMEOUT) < 0) {
+      throw new IllegalArgumentException("send-timeout must be at least " + Spans.of(MIN_SEND_TIMEOUT) + ", was "
+          + Spans.of(sendTimeout));
+    }
   }
 
   /** These limits with other concurrency maxima (requests in flight in total and per tenant). */
   public ServerLimits withMaxConcurrent(int total, int perTenant) {
     return new ServerLimits(maxConnections, acceptQueue, headerTimeout, minBodyRate, total, perTenant, shutdownGrace,
-        maxBody);
+        maxBody, sendTimeout);
   }
 
   /** These limits with another header-read deadline and minimum body rate (bytes per second). */
   public ServerLimits withTimeouts(Duration headerTimeout, long minBodyRate) {
     return new ServerLimits(maxConnections, acceptQueue, headerTimeout, minBodyRate, maxConcurrent,
-        maxConcurrentPerTenant, shutdownGrace, maxBody);
+        maxConcurrentPerTenant, shutdownGrace, maxBody, sendTimeout);
   }
 
   /** These limits with another shutdown grace. */
   public ServerLimits withShutdownGrace(Duration grace) {
     return new ServerLimits(maxConnections, acceptQueue, headerTimeout, minBodyRate, maxConcurrent,
-        maxConcurrentPerTenant, grace, maxBody);
+        maxConcurrentPerTenant, grace, maxBody, sendTimeout);
+  }
+
+  /** These limits with another send timeout (at least 1 s). */
+  public ServerLimits withSendTimeout(Duration timeout) {
+    return new ServerLimits(maxConnections, acceptQueue, headerTimeout, minBodyRate, maxConcurrent,
+        maxConcurrentPerTenant, shutdownGrace, maxBody, timeout);
   }
 
   private static void positive(long value, String name) {

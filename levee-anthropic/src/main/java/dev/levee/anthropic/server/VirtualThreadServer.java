@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
  * A Jetty 12 server whose blocking handlers run on virtual threads (Jetty's recommended setup),
  * listening on one HTTP/1.1 connector, answering Jetty's own errors in the API's shape ({@link
  * ApiErrorHandler}), with {@link ServerLimits}: connections and virtual threads sized for
- * thousands of long streams, a header-read deadline ({@link HeaderDeadline}), and a {@link
+ * thousands of long streams, a header-read deadline ({@link HeaderDeadline}), a send timeout for
+ * clients that stop reading ({@link SendDeadline}), and a {@link
  * RequestGuard} in front of the handler (control lane, admission, body rate, graceful
  * shutdown). Shared by the gateway and the emulator.
  */
@@ -93,6 +94,7 @@ public final class VirtualThreadServer {
     server.addConnector(connector);
     server.addBean(new NetworkConnectionLimit(limits.maxConnections(), connector));
     server.addBean(new HeaderDeadline(connector, limits.headerTimeout(), lanes, http1::closedOne));
+    server.addBean(new SendDeadline(connector, limits.sendTimeout()));
     server.setHandler(new RequestGuard(limits, lanes, handler));
     server.setErrorHandler(new ApiErrorHandler(lanes));
     server.setStopTimeout(2000);

@@ -63,7 +63,7 @@ public final class FloorProxy {
 
   /** Jetty's limits, wide enough for ten thousand streams at once (ManyStreams). */
   private static final ServerLimits STREAMS = new ServerLimits(20_000, SlowUpstream.ACCEPT_QUEUE,
-      Duration.ofSeconds(10), 1_024, 20_000, 20_000, Duration.ofSeconds(2), 32L << 20);
+      Duration.ofSeconds(10), 1_024, 20_000, 20_000, Duration.ofSeconds(2), 32L << 20, Duration.ofSeconds(60));
 
   private final InetSocketAddress upstream;
   private final ConcurrentLinkedQueue<Upstream> idle = new ConcurrentLinkedQueue<>();

@@ -53,7 +53,7 @@ public record GatewayConfig(
   }
 
   public GatewayConfig {
-    server = server == null ? new Server(null, null, null, null, null, null, null, null, null, null, null, null, null) : server;
+    server = server == null ? new Server(null, null, null, null, null, null, null, null, null, null, null, null, null, null) : server;
     upstreams = upstreams == null ? Map.of() : upstreams;
     models = models == null ? Map.of() : models;
     policy = policy == null ? new Policy(null, null, null, null, null, null, null) : policy;
@@ -98,9 +98,9 @@ public record GatewayConfig(
   /** This config listening on another port. */
   public GatewayConfig withPort(int port) {
     return new GatewayConfig(new Server(server.host(), port, server.maxBody(), server.idleTimeout(),
-        server.maxConnections(), server.acceptQueue(), server.headerTimeout(), server.minBodyRate(),
-        server.maxConcurrent(), server.maxConcurrentPerTenant(), server.shutdownGrace(), server.drainDelay(),
-        server.cors()),
+        server.sendTimeout(), server.maxConnections(), server.acceptQueue(), server.headerTimeout(),
+        server.minBodyRate(), server.maxConcurrent(), server.maxConcurrentPerTenant(), server.shutdownGrace(),
+        server.drainDelay(), server.cors()),
         upstreams, models, policy, features, tiers, cache, admin, queue, routing, cluster);
   }
 
@@ -206,6 +206,9 @@ public record GatewayConfig(
    * @param port the port (default 8080; 0 picks a free one)
    * @param maxBody the largest request body accepted, bytes (default 32 MiB, the API's own limit)
    * @param idleTimeout how long an idle client connection is kept (default 300 s)
+   * @param sendTimeout how long a write to a client may stay pending with no byte of it taken
+   *     before the connection is closed and the request ends as its client gone (default 60 s, as
+   *     nginx's {@code send_timeout}; at least 1 s): see {@link ServerLimits#sendTimeout()}
    * @param maxConnections, acceptQueue, headerTimeout, minBodyRate, maxConcurrent,
    *     maxConcurrentPerTenant, shutdownGrace the server's limits: see {@link ServerLimits}, whose
    *     defaults apply to absent keys
@@ -219,7 +222,7 @@ public record GatewayConfig(
    *     gives the default
    */
   public record Server(String host, Integer port, @JsonDeserialize(using = Deserializers.Size.class) Long maxBody,
-      Duration idleTimeout, Integer maxConnections, Integer acceptQueue, Duration headerTimeout,
+      Duration idleTimeout, Duration sendTimeout, Integer maxConnections, Integer acceptQueue, Duration headerTimeout,
       @JsonDeserialize(using = Deserializers.Size.class) Long minBodyRate, Integer maxConcurrent,
       Integer maxConcurrentPerTenant, Duration shutdownGrace, Duration drainDelay,
       @JsonDeserialize(using = Deserializers.CorsSetting.class) Cors cors) {
@@ -229,6 +232,7 @@ public record GatewayConfig(
       maxBody = maxBody == null ? 32L << 20 : maxBody;
       idleTimeout = idleTimeout == null ? Duration.ofSeconds(300) : idleTimeout;
       ServerLimits d = ServerLimits.DEFAULT;
+      sendTimeout = sendTimeout == null ? d.sendTimeout() : sendTimeout;
       maxConnections = maxConnections == null ? d.maxConnections() : maxConnections;
       acceptQueue = acceptQueue == null ? d.acceptQueue() : acceptQueue;
       headerTimeout = headerTimeout == null ? d.headerTimeout() : headerTimeout;
@@ -244,13 +248,13 @@ public record GatewayConfig(
       if (port < 0 || port > 65535) throw new IllegalArgumentException("port must be 0-65535, was " + port);
       if (maxBody < 1) throw new IllegalArgumentException("max-body must be positive");
       new ServerLimits(maxConnections, acceptQueue, headerTimeout, minBodyRate, maxConcurrent, maxConcurrentPerTenant,
-          shutdownGrace, maxBody); // the same checks, messages naming the key
+          shutdownGrace, maxBody, sendTimeout); // the same checks, messages naming the key
     }
 
     /** These settings as the HTTP server takes them. */
     public ServerLimits limits() {
       return new ServerLimits(maxConnections, acceptQueue, headerTimeout, minBodyRate, maxConcurrent,
-          maxConcurrentPerTenant, shutdownGrace, maxBody);
+          maxConcurrentPerTenant, shutdownGrace, maxBody, sendTimeout);
     }
   }
 

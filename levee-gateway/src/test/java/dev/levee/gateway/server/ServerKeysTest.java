@@ -27,10 +27,11 @@ class ServerKeysTest {
   @Test
   void everyKeyIsReadWithItsUnit() throws ConfigException {
     ServerLimits limits = parse("max-connections: 500, accept-queue: 64, header-timeout: 2s, min-body-rate: 4KiB, "
-        + "max-concurrent: 100, max-concurrent-per-tenant: 10, shutdown-grace: 5s, max-body: 1MiB").server().limits();
+        + "max-concurrent: 100, max-concurrent-per-tenant: 10, shutdown-grace: 5s, max-body: 1MiB, send-timeout: 90s")
+        .server().limits();
 
     assertThat(limits).isEqualTo(new ServerLimits(500, 64, Duration.ofSeconds(2), 4096, 100, 10, Duration.ofSeconds(5),
-        1 << 20));
+        1 << 20, Duration.ofSeconds(90)));
   }
 
   @Test
