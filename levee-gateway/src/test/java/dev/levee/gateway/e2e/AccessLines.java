@@ -62,7 +62,8 @@ final class AccessLines implements AutoCloseable {
     return true;
   }
 
-  private List<String> lines() {
+  /** The access lines written so far. */
+  List<String> lines() {
     return copy.toString(StandardCharsets.UTF_8).lines().filter(line -> line.contains(" levee.access - ")).toList();
   }
 

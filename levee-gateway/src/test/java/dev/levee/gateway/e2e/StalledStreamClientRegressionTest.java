@@ -1,0 +1,167 @@
+package dev.levee.gateway.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.levee.emulator.EmulatorOptions;
+import dev.levee.emulator.LogEntry;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Regression: a client that opened a stream and then stopped reading its socket held the stream,
+ * and the upstream call behind it (the upstream generating on, its connection open), until Jetty's
+ * connection idle timeout, {@code server.idle-timeout} (300 s by default): one wedged or hostile
+ * client could hold thousands of upstream streams for five minutes each. Now a write to a client
+ * that stays pending for {@code server.send-timeout} (here 1 s) with no byte of it taken closes the
+ * connection: the relay ends, the upstream call is closed, and the access line says {@code
+ * stream_client_gone}, as for a client that disconnects mid-stream. A client that reads slowly but
+ * steadily is not cut, even where it reads too little for the operating system to wake the blocked
+ * writer within the timeout (a third of a send buffer of up to 4 MiB).
+ *
+ * <p>A write blocks only once the socket buffers between the gateway and its client are full, and on
+ * loopback the gateway's send buffer grows to 4 MiB: the upstream is the emulator's {@code
+ * emu-stall-2}, two content deltas and then {@code ping}s as fast as they go for as long as its
+ * client stays — an answer without end that fills them in a few seconds. The clients' receive
+ * buffers are small. The stream idle timeout is a minute, so the gateway's own stall detection
+ * (pings are not progress) stays out of the test.
+ */
+class StalledStreamClientRegressionTest {
+
+  private static final String CONFIG = """
+      models:
+        endless:
+          chain: [emu/emu-stall-2]
+      policy:
+        deadline: 30s
+        attempt-timeout: 20s
+        retry: { max-retries: 0 }
+        stream: { ttft-timeout: 10s, idle-timeout: 60s }
+      """;
+
+  /** Far below the 300 s idle timeout that ended such a stream before; far above the 1 s timeout plus filling the buffers. */
+  private static final Duration CUT_WITHIN = Duration.ofSeconds(20);
+
+  @Test
+  void aClientThatStopsReadingIsCutAndItsUpstreamCallClosed() throws Exception {
+    try (AccessLines access = new AccessLines(); Harness h = start(); Socket client = streamRequest(h, "stops reading")) {
+      readUntilCommitted(client);
+      long stoppedReading = System.nanoTime(); // and never reads again until the end
+
+      Optional<LogEntry> upstream = awaitUpstreamEnded(h, "stops reading", CUT_WITHIN);
+      Duration held = Duration.ofNanos(System.nanoTime() - stoppedReading);
+
+      assertThat(upstream).as("the upstream call was still open %s after its client stopped reading", held)
+          .hasValueSatisfying(call -> assertThat(call.clientGoneEarly()).as("closed by the gateway").isTrue());
+      List<String> lines = access.awaitContaining("model=endless");
+      assertThat(lines).as("one access line, a stream whose client went away").singleElement().asString()
+          .contains("status=200").contains("outcome=stream_client_gone");
+      String rest = drain(client);
+      assertThat(rest).as("the connection was closed, the stream never ended as if finished")
+          .doesNotContain("message_stop").doesNotEndWith("0\r\n\r\n");
+    }
+  }
+
+  @Test
+  void aClientReadingSlowlyButSteadilyIsNotCutUntilItStops() throws Exception {
+    try (AccessLines access = new AccessLines(); Harness h = start(); Socket client = streamRequest(h, "reads slowly")) {
+      readUntilCommitted(client);
+      InputStream in = client.getInputStream();
+      byte[] chunk = new byte[4096];
+      long read = 0;
+      long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+      while (System.nanoTime() < until) { // 40 KiB/s: the answer comes far faster, so the buffers fill and the writes wait on this reader
+        int n = in.read(chunk);
+        assertThat(n).as("the stream goes on while its client reads (%d bytes so far)", read).isPositive();
+        read += n;
+        Thread.sleep(100);
+      }
+
+      assertThat(upstreamCall(h, "reads slowly")).as("the upstream call of a client that reads")
+          .hasValueSatisfying(call -> assertThat(call.finished()).as("still open").isFalse());
+      assertThat(access.lines()).as("no access line yet: the stream goes on")
+          .noneMatch(line -> line.contains("model=endless"));
+
+      long stoppedReading = System.nanoTime(); // now it stops: its writes were waiting on it, so the cut comes soon
+      Optional<LogEntry> upstream = awaitUpstreamEnded(h, "reads slowly", CUT_WITHIN);
+      assertThat(upstream).as("the upstream call was still open %s after its client stopped reading",
+          Duration.ofNanos(System.nanoTime() - stoppedReading)).isPresent();
+      assertThat(access.awaitContaining("model=endless")).singleElement().asString()
+          .contains("outcome=stream_client_gone");
+    }
+  }
+
+  /** An emulator whose stalled streams ping as fast as they can, and a gateway with a 1 s send timeout. */
+  private static Harness start() throws Exception {
+    return Harness.start(EmulatorOptions.builder().pingInterval(Duration.ofNanos(1_000)).build(), CONFIG,
+        "send-timeout: 1s");
+  }
+
+  /** A raw connection with a small receive buffer that has sent a stream request for {@code endless}. */
+  private static Socket streamRequest(Harness h, String prompt) throws IOException {
+    Socket socket = new Socket();
+    socket.setReceiveBufferSize(4096); // before connecting: the window the client offers stays small
+    socket.connect(new InetSocketAddress("127.0.0.1", h.gateway.baseUrl().getPort()));
+    socket.setSoTimeout(20_000);
+    String body = "{\"model\":\"endless\",\"stream\":true,\"max_tokens\":64,\"messages\":[{\"role\":\"user\","
+        + "\"content\":\"" + prompt + "\"}]}";
+    OutputStream out = socket.getOutputStream();
+    out.write(("POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        + "x-api-key: sk-test-client-key\r\nanthropic-version: 2023-06-01\r\nContent-Length: "
+        + body.getBytes(StandardCharsets.UTF_8).length + "\r\n\r\n" + body).getBytes(StandardCharsets.UTF_8));
+    out.flush();
+    return socket;
+  }
+
+  /** Reads the answer's head and its events up to the first content delta: the stream is past its commit point. */
+  private static void readUntilCommitted(Socket client) throws IOException {
+    InputStream in = client.getInputStream();
+    ByteArrayOutputStream seen = new ByteArrayOutputStream();
+    byte[] chunk = new byte[512];
+    while (!seen.toString(StandardCharsets.UTF_8).contains("event: content_block_delta")) {
+      int n = in.read(chunk);
+      assertThat(n).as("the stream's first content delta arrives; so far: %s", seen).isPositive();
+      seen.write(chunk, 0, n);
+    }
+    assertThat(seen.toString(StandardCharsets.UTF_8)).startsWith("HTTP/1.1 200");
+  }
+
+  /** What is left to read on {@code client} until the gateway's close (a reset counts as the end). */
+  private static String drain(Socket client) throws IOException {
+    ByteArrayOutputStream rest = new ByteArrayOutputStream();
+    try {
+      client.getInputStream().transferTo(rest);
+    } catch (SocketException | SocketTimeoutException e) {
+      // reset by the closing gateway, or still open after 20 s (then the content says so)
+    }
+    return rest.toString(StandardCharsets.UTF_8);
+  }
+
+  private static Optional<LogEntry> upstreamCall(Harness h, String prompt) {
+    return h.emulator.log().stream().filter(e -> e.body().contains("\"" + prompt + "\"")).findFirst();
+  }
+
+  /** The upstream call of {@code prompt} once the emulator has finished it, or empty if it is still open after {@code within}. */
+  private static Optional<LogEntry> awaitUpstreamEnded(Harness h, String prompt, Duration within)
+      throws InterruptedException {
+    long until = System.nanoTime() + within.toNanos();
+    while (System.nanoTime() < until) {
+      Optional<LogEntry> call = upstreamCall(h, prompt);
+      if (call.isPresent() && call.get().finished()) {
+        return call;
+      }
+      Thread.sleep(20);
+    }
+    return Optional.empty();
+  }
+}
