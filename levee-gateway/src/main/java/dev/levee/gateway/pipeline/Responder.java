@@ -182,8 +182,8 @@ final class Responder {
         put(head, LeveeHeaders.FALLBACK, Boolean.toString(json.answered().fallback()));
         put(head, LeveeHeaders.REASON, AnsweredReason.of(json.answered().steps()));
         client.send(reply.status(), head, reply.contentType(), reply.body());
-        yield new Sent(client.status(), json.answered().target(), calls, json.answered().fallback(),
-            "ok" + upstreamId(reply));
+        yield new Sent(client.aborted() ? 499 : client.status(), json.answered().target(), calls,
+            json.answered().fallback(), (client.aborted() ? "client_gone" : "ok") + upstreamId(reply));
       }
       case Outcome.Streamed stream -> {
         switch (stream.ended()) {
