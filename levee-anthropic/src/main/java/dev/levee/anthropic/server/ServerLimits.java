@@ -63,10 +63,10 @@ public record ServerLimits(int maxConnections, int acceptQueue, Duration headerT
     Objects.requireNonNull(shutdownGrace, "shutdown-grace");
     Objects.requireNonNull(sendTimeout, "send-timeout");
     if (!headerTimeout.isPositive()) {
-      throw new IllegalArgumentException("header-timeout must be positive, was " + headerTimeout);
+      throw new IllegalArgumentException("header-timeout must be positive, was " + Spans.of(headerTimeout));
     }
     if (shutdownGrace.isNegative()) {
-      throw new IllegalArgumentException("shutdown-grace must not be negative, was " + shutdownGrace);
+      throw new IllegalArgumentException("shutdown-grace must not be negative, was " + Spans.of(shutdownGrace));
     }
     if (sendTimeout.compareTo(MIN_SEND_TIMEOUT) < 0) {
       throw new IllegalArgumentException("send-timeout must be at least " + Spans.of(MIN_SEND_TIMEOUT) + ", was "

@@ -59,4 +59,11 @@ class SendTimeoutConfigTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("send-timeout must be at least 1s, was 999ms");
   }
+
+  /** Regression (session 23): the other server durations' refusals said {@code PT0S}, as Java prints a duration. */
+  @Test
+  void theOtherServerDurationsAreQuotedAsWrittenToo() {
+    assertThatThrownBy(() -> parse("header-timeout: 0s")).isInstanceOf(ConfigException.class)
+        .hasMessageContaining("server.header-timeout:").hasMessageEndingWith("was 0s");
+  }
 }
