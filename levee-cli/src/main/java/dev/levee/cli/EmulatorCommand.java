@@ -6,6 +6,7 @@ import dev.levee.emulator.Scenario;
 import dev.levee.emulator.ScenarioException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -16,7 +17,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code levee emulator --port 9010 [--scenario FILE] [--model NAME]… [--lenient]}: a misbehaving
+ * {@code levee emulator --port 9010 [--scenario FILE] [--model NAME]… [--lenient] [--ping-interval D]}: a misbehaving
  * Anthropic API for drills, faithful by default ({@link EmulatorOptions#faithful()}: it refuses a
  * request without {@code anthropic-version} and a model name it does not know, as the API does).
  * A bad port, address or scenario is one line on stderr and exit code 2; a port already taken,
@@ -50,9 +51,16 @@ final class EmulatorCommand implements Callable<Integer> {
       + "refuses both), as the emulator embedded in Levee's tests does.")
   boolean lenient;
 
+  @Option(names = "--ping-interval", paramLabel = "DURATION", converter = DurationConverter.class,
+      description = "How often a stalled stream (emu-stall-<n>) sends a ping (default 5s; 0 for silence). A small "
+          + "one (0.01ms) makes an endless stream of pings: a client that stops reading fills its socket buffers, as "
+          + "to try the gateway's server.send-timeout by hand.")
+  Duration pingInterval;
+
   /** The options the flags ask for, before the scenario. */
   EmulatorOptions.Builder options() {
-    return EmulatorOptions.builder().host(host).port(port).faithful(!lenient).models(models);
+    EmulatorOptions.Builder options = EmulatorOptions.builder().host(host).port(port).faithful(!lenient).models(models);
+    return pingInterval == null ? options : options.pingInterval(pingInterval);
   }
 
   @Override

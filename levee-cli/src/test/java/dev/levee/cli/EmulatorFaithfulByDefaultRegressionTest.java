@@ -29,4 +29,12 @@ class EmulatorFaithfulByDefaultRegressionTest {
     assertThat(options("--lenient").faithful()).isFalse();
     assertThat(EmulatorOptions.defaults().faithful()).as("embedded in tests: any name").isFalse();
   }
+
+  /** Session 23's newcomer trial: a stalled stream's ping interval could be set only from Java. */
+  @Test
+  void thePingIntervalOfAStallIsAFlag() {
+    assertThat(options().pingInterval()).isEqualTo(EmulatorOptions.defaults().pingInterval());
+    assertThat(options("--ping-interval", "0.01ms").pingInterval()).isEqualTo(java.time.Duration.ofNanos(10_000));
+    assertThat(options("--ping-interval", "0").pingInterval()).isZero();
+  }
 }
