@@ -173,8 +173,9 @@ final class HttpDispatcher extends Handler.Abstract {
   /**
    * {@code callback}, writing the exchange's access record and metrics once it completes (as
    * {@link MessagesHandler#answeredOutsideThePipeline}): outcome {@code ok} below 400, {@code
-   * refused} for a 4xx, {@code error} for a 5xx, {@code client_gone} (499) when the answer could
-   * not be sent. A handler that throws instead is recorded by {@link #error}.
+   * refused} for a 4xx, {@code error} for a 5xx, each followed by the status's error type ({@code
+   * refused not_found_error}, as a refusal on the Messages path says it), {@code client_gone} (499)
+   * when the answer could not be sent. A handler that throws instead is recorded by {@link #error}.
    */
   private Callback recorded(Request request, Response response, Callback callback) {
     return new Callback() {
@@ -182,7 +183,7 @@ final class HttpDispatcher extends Handler.Abstract {
       public void succeeded() {
         int status = response.getStatus();
         messages.answeredOutsideThePipeline(request, response, status,
-            status < 400 ? "ok" : status < 500 ? "refused " + status : "error " + status);
+            status < 400 ? "ok" : (status < 500 ? "refused " : "error ") + ApiError.typeFor(status));
         callback.succeeded();
       }
 

@@ -54,6 +54,21 @@ class AccessLogNamesTheMethodRegressionTest {
     }
   }
 
+  /**
+   * Newcomer trial (session 23): a batch's or a job's 404 was logged {@code outcome=refused 404},
+   * where every other refusal names its error type ({@code refused not_found_error}).
+   */
+  @Test
+  void aBatchRefusalNamesItsErrorTypeAsOtherRefusalsDo() throws Exception {
+    try (Harness h = Harness.start(CONFIG); AccessLines access = new AccessLines()) {
+      HttpResponse<String> missing = send(h, "GET", "/v1/messages/batches/msgbatch_none", null);
+      assertThat(missing.statusCode()).as(missing.body()).isEqualTo(404);
+
+      assertThat(access.await(List.of(id(missing)))).anySatisfy(line -> assertThat(line)
+          .contains(" - " + id(missing) + " GET ").contains("status=404").contains("outcome=refused not_found_error"));
+    }
+  }
+
   private static String id(HttpResponse<String> response) {
     return response.headers().firstValue("x-levee-request-id").orElseThrow();
   }
