@@ -1,5 +1,6 @@
 package dev.levee.anthropic.stream;
 
+import dev.levee.core.time.Spans;
 import java.time.Duration;
 
 /**
@@ -24,11 +25,21 @@ public record StreamSettings(Duration ttftTimeout, Duration idleTimeout, int hol
       new StreamSettings(Duration.ofSeconds(15), Duration.ofSeconds(30), 64, 5, Duration.ofSeconds(30), false);
 
   public StreamSettings {
-    if (!ttftTimeout.isPositive() || !idleTimeout.isPositive() || !recoveryWindow.isPositive()) {
-      throw new IllegalArgumentException("stream timeouts must be positive");
+    positive(ttftTimeout, "ttft-timeout");
+    positive(idleTimeout, "idle-timeout");
+    positive(recoveryWindow, "recovery-window");
+    if (holdLimit < 1) {
+      throw new IllegalArgumentException("hold-limit must be at least 1, was " + holdLimit);
     }
-    if (holdLimit < 1 || maxRecoveries < 0) {
-      throw new IllegalArgumentException("hold-limit must be at least 1 and max-resumes not negative");
+    if (maxRecoveries < 0) {
+      throw new IllegalArgumentException("max-resumes must not be negative, was " + maxRecoveries);
+    }
+  }
+
+  /** Refuses a timeout that is not above zero, naming its config key ({@code policy.stream.<key>}). */
+  private static void positive(Duration timeout, String key) {
+    if (!timeout.isPositive()) {
+      throw new IllegalArgumentException(key + " must be positive, was " + Spans.of(timeout));
     }
   }
 }

@@ -28,6 +28,15 @@ class ConfigLinesRegressionTest {
         .hasMessageStartingWith("levee.yaml: line 4, column 12: queue.workers: workers must be 1-1024");
   }
 
+  /** Newcomer trial (session 23): "policy.stream: stream timeouts must be positive" named no key. */
+  @Test
+  void aStreamSettingIsNamedAndReportedWhereItIs() {
+    assertThatThrownBy(() -> parse("upstreams: { a: { url: https://x } }\npolicy:\n  stream: { idle-timeout: 0ms }\n"))
+        .hasMessage("levee.yaml: line 3, column 27: policy.stream.idle-timeout: idle-timeout must be positive, was 0s");
+    assertThatThrownBy(() -> parse("upstreams: { a: { url: https://x } }\npolicy:\n  stream: { max-resumes: -1 }\n"))
+        .hasMessageEndingWith("policy.stream.max-resumes: max-resumes must not be negative, was -1");
+  }
+
   @Test
   void anUnknownKeyIsReportedWhereTheKeyIs() {
     assertThatThrownBy(() -> parse("upstreams: { a: { url: https://x } }\npolicy:\n  deadlin: 30s\n"))
