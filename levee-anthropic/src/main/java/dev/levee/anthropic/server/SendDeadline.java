@@ -9,7 +9,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
-import org.eclipse.jetty.io.AbstractEndPoint;
 import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.io.WriteFlusher;
 import org.eclipse.jetty.server.Connector;
@@ -25,10 +24,13 @@ import org.slf4j.LoggerFactory;
  * a stream's relay ends and closes its upstream call, the request's failure listeners fire.
  *
  * <p>A write is pending when the socket's send buffer is full: the client has stopped reading, or
- * reads slower than the answer comes. Progress is what Jetty's connection idle clock records: it
- * restarts whenever the socket takes bytes ({@link AbstractEndPoint#getIdleFor()}). So a connection
- * is cut when a write has been pending at every sweep for the timeout <em>and</em> the socket took
- * no byte for as long. A handler that writes nothing (a stream waiting minutes for its upstream's
+ * reads slower than the answer comes. Progress is a byte of a write taken by the socket, and only
+ * that ({@link WriteTimedEndPoint#lastWrite()}): Jetty's connection idle clock ({@code
+ * getIdleFor()}) restarts on every read too, and a client that never read but sent an empty line
+ * every few hundred milliseconds (which {@link DisconnectWatch} reads and tolerates) was never cut.
+ * So a connection is cut when a write has been pending at every sweep for the timeout <em>and</em>
+ * the socket took no byte of a write for as long. Only connections of a {@link
+ * WriteTimedConnector} are watched. A handler that writes nothing (a stream waiting minutes for its upstream's
  * first token) has no write pending, and is left to the connection's idle timeout, as before.
  *
  * <p>A slow reader keeps its writes moving, however little it reads: the operating system wakes a
@@ -95,11 +97,11 @@ final class SendDeadline extends AbstractLifeCycle {
     int cut = 0;
     try {
       for (EndPoint endPoint : connector.getConnectedEndPoints()) {
-        if (!(endPoint instanceof AbstractEndPoint socket) || !socket.getWriteFlusher().isPending()) {
+        if (!(endPoint instanceof WriteTimedEndPoint socket) || !socket.getWriteFlusher().isPending()) {
           continue;
         }
         long since = pendingSince.getOrDefault(endPoint, now);
-        long idle = TimeUnit.MILLISECONDS.toNanos(socket.getIdleFor());
+        long idle = now - socket.lastWrite();
         if (now - since >= timeoutNanos && idle >= timeoutNanos) {
           cut++;
           endPoint.close(new TimeoutException("the client took no byte of the answer for " + Spans.of(timeout)));

@@ -8,6 +8,7 @@ import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.NetworkConnectionLimit;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.NanoTime;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.eclipse.jetty.util.thread.VirtualThreadPool;
 import org.slf4j.Logger;
@@ -86,7 +87,7 @@ public final class VirtualThreadServer {
     http.addCustomizer(new OverloadedReason()); // "529 Overloaded", not "529 529"
     SilentConnections http1 = new SilentConnections(http);
     http1.setInputBufferSize(REQUEST_BUFFER_BYTES);
-    ServerConnector connector = new ServerConnector(server, http1);
+    ServerConnector connector = new WriteTimedConnector(server, NanoTime::now, http1);
     connector.setHost(host);
     connector.setPort(port);
     connector.setIdleTimeout(idleTimeout.toMillis());

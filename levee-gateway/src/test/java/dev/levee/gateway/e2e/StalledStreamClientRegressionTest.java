@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
  * and the upstream call behind it (the upstream generating on, its connection open), until Jetty's
  * connection idle timeout, {@code server.idle-timeout} (300 s by default): one wedged or hostile
  * client could hold thousands of upstream streams for five minutes each. Now a write to a client
- * that stays pending for {@code server.send-timeout} (here 1 s) with no byte of it taken closes the
+ * that stays pending for {@code server.send-timeout} (here 2 s) with no byte of it taken closes the
  * connection: the relay ends, the upstream call is closed, and the access line says {@code
  * stream_client_gone}, as for a client that disconnects mid-stream. A client that reads slowly but
  * steadily is not cut, even where it reads too little for the operating system to wake the blocked
@@ -49,7 +49,7 @@ class StalledStreamClientRegressionTest {
         stream: { ttft-timeout: 10s, idle-timeout: 60s }
       """;
 
-  /** Far below the 300 s idle timeout that ended such a stream before; far above the 1 s timeout plus filling the buffers. */
+  /** Far below the 300 s idle timeout that ended such a stream before; far above the 2 s timeout plus filling the buffers. */
   private static final Duration CUT_WITHIN = Duration.ofSeconds(20);
 
   @Test
@@ -101,10 +101,48 @@ class StalledStreamClientRegressionTest {
     }
   }
 
-  /** An emulator whose stalled streams ping as fast as they can, and a gateway with a 1 s send timeout. */
+  /**
+   * Regression: a client that never reads but sends an empty line every 300 ms was never cut. The
+   * send deadline measured progress on Jetty's idle clock, which every read restarts, and the
+   * gateway reads those lines (a server ignores empty lines before a request, RFC 9112 section 2.2)
+   * to tell a client gone from one still there: the connection looked busy, to the send timeout and
+   * to the idle timeout alike. Now only bytes the socket takes of the answer count.
+   */
+  @Test
+  void aClientThatNeverReadsButSendsEmptyLinesIsCut() throws Exception {
+    try (AccessLines access = new AccessLines(); Harness h = start(); Socket client = streamRequest(h, "empty lines")) {
+      readUntilCommitted(client);
+      long stoppedReading = System.nanoTime(); // reads no more, but keeps the connection busy the other way
+
+      Optional<LogEntry> upstream = Optional.empty();
+      long until = stoppedReading + CUT_WITHIN.toNanos();
+      OutputStream out = client.getOutputStream();
+      boolean sending = true;
+      while (upstream.isEmpty() && System.nanoTime() < until) {
+        if (sending) {
+          try {
+            out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+          } catch (IOException closed) {
+            sending = false; // the gateway closed the connection
+          }
+        }
+        Thread.sleep(300);
+        upstream = upstreamCall(h, "empty lines").filter(LogEntry::finished);
+      }
+
+      assertThat(upstream).as("the upstream call was still open %s after its client stopped reading",
+          Duration.ofNanos(System.nanoTime() - stoppedReading))
+          .hasValueSatisfying(call -> assertThat(call.clientGoneEarly()).as("closed by the gateway").isTrue());
+      assertThat(access.awaitContaining("model=endless")).singleElement().asString()
+          .contains("status=200").contains("outcome=stream_client_gone");
+    }
+  }
+
+  /** An emulator whose stalled streams ping as fast as they can, and a gateway with a 2 s send timeout (a margin for a loaded CI box). */
   private static Harness start() throws Exception {
     return Harness.start(EmulatorOptions.builder().pingInterval(Duration.ofNanos(1_000)).build(), CONFIG,
-        "send-timeout: 1s");
+        "send-timeout: 2s");
   }
 
   /** A raw connection with a small receive buffer that has sent a stream request for {@code endless}. */
