@@ -95,19 +95,19 @@ final class Responder {
         put(head, LeveeHeaders.CACHE, hit.answer().status());
         put(head, LeveeHeaders.DEGRADED, disclosed(in, decision.tier() + ": cached answer"));
         message(client, head, local.cached(in, hit.answer().message(), "Served from cache while the assistant is degraded."));
-        return Sent.local(client.status(), "cache_" + hit.answer().status());
+        return Sent.local(client.status(), "cache_" + hit.answer().status()).written(client);
       }
       case Admission.StaticText text -> {
         put(head, LeveeHeaders.DEGRADED, disclosed(in, "T3: static answer"));
         message(client, head, local.staticText(in));
-        return Sent.local(client.status(), "static");
+        return Sent.local(client.status(), "static").written(client);
       }
       case Admission.FailClosed closed -> {
         put(head, LeveeHeaders.DEGRADED, disclosed(in, "T3: paused"));
         put(head, "retry-after", RetryAfter.seconds(failClosedRetryAfter));
         put(head, LeveeHeaders.SHOULD_RETRY, "false");
         client.send(503, head, "application/json", LocalAnswers.failClosed(in));
-        return Sent.local(503, "fail_closed");
+        return Sent.local(client.status(), "fail_closed").written(client);
       }
       case Admission.Proceed proceed -> throw new IllegalArgumentException("not answered locally: " + decision);
       case Admission.Queue queue -> throw new IllegalArgumentException("queued, not answered locally: " + decision);
@@ -137,7 +137,7 @@ final class Responder {
       put(head, LeveeHeaders.SHOULD_RETRY, "false");
     }
     client.send(queued.get().status(), head, "application/json", queued.get().body());
-    return Optional.of(Sent.local(client.status(), "queued " + tier + " job=" + queued.get().job()));
+    return Optional.of(Sent.local(client.status(), "queued " + tier + " job=" + queued.get().job()).written(client));
   }
 
   /**
@@ -182,8 +182,8 @@ final class Responder {
         put(head, LeveeHeaders.FALLBACK, Boolean.toString(json.answered().fallback()));
         put(head, LeveeHeaders.REASON, AnsweredReason.of(json.answered().steps()));
         client.send(reply.status(), head, reply.contentType(), reply.body());
-        yield new Sent(client.aborted() ? 499 : client.status(), json.answered().target(), calls,
-            json.answered().fallback(), (client.aborted() ? "client_gone" : "ok") + upstreamId(reply));
+        yield new Sent(client.status(), json.answered().target(), calls, json.answered().fallback(),
+            "ok" + upstreamId(reply)).written(client);
       }
       case Outcome.Streamed stream -> {
         switch (stream.ended()) {
@@ -216,7 +216,7 @@ final class Responder {
           client.send(error.status(), head, "application/json", error.toBytes(in.id()));
         }
         yield new Sent(client.status(), rejected.target(), calls, false,
-            "rejected " + rejected.failure().errorType() + (relayed ? upstreamId(reply) : ""));
+            "rejected " + rejected.failure().errorType() + (relayed ? upstreamId(reply) : "")).written(client);
       }
       case Outcome.Exhausted exhausted -> exhausted(client, in, admitted, exhausted, plan);
       case Outcome.Cancelled cancelled -> {
@@ -244,7 +244,7 @@ final class Responder {
       put(head, LeveeHeaders.DEGRADED, disclosed(in, "stale answer: every target failed"));
       message(client, head, local.cached(in, found.message(), "Served from cache because the assistant could not be reached."));
       return new Sent(client.status(), last, exhausted.calls(), false,
-          "last_resort_" + found.status() + (found.semantic() ? " semantic " : " ") + failure.reason());
+          "last_resort_" + found.status() + (found.semantic() ? " semantic " : " ") + failure.reason()).written(client);
     }
     Optional<OutageAnswer> queued = OutageAnswer.queue(outage, in, failure.error()); // queue.on-outage
     if (queued.isPresent()) {
@@ -257,13 +257,13 @@ final class Responder {
         put(head, "retry-after", RetryAfter.seconds(failure.retryAfter().orElse(failClosedRetryAfter)));
       }
       client.send(queued.get().status(), head, "application/json", queued.get().body());
-      return new Sent(client.status(), last, exhausted.calls(), false, "queued " + failure.reason());
+      return new Sent(client.status(), last, exhausted.calls(), false, "queued " + failure.reason()).written(client);
     }
     put(head, LeveeHeaders.SHOULD_RETRY, "false");
     failure.retryAfter().ifPresent(wait -> put(head, "retry-after", RetryAfter.seconds(wait)));
     failure.rateLimits().forEach(head::putIfAbsent); // a final 429: the upstream's anthropic-ratelimit-*
     client.send(failure.error().status(), head, "application/json", failure.error().toBytes(in.id()));
-    return new Sent(client.status(), last, exhausted.calls(), false, "exhausted " + failure.reason());
+    return new Sent(client.status(), last, exhausted.calls(), false, "exhausted " + failure.reason()).written(client);
   }
 
   /**

@@ -5,7 +5,7 @@ import dev.levee.core.chain.Target;
 /**
  * What the responder sent the client, for the record.
  *
- * @param status the HTTP status (499 when the client went away first)
+ * @param status the HTTP status sent (499 when the client went away before any was)
  * @param target the target that answered or refused, or null
  * @param calls upstream calls made, a stream's recovery included
  * @param fallback whether the answering target is not the chain's first
@@ -16,6 +16,23 @@ record Sent(int status, Target target, int calls, boolean fallback, String outco
   /** An answer Levee gave without an upstream call. */
   static Sent local(int status, String outcome) {
     return new Sent(status, null, 0, false, outcome);
+  }
+
+  /**
+   * This record as the client took it, for an answer written whole ({@link ClientResponse#send}):
+   * unchanged, unless the exchange was aborted — its write failed, the client gone or taking no
+   * byte for {@code server.send-timeout} — when the outcome becomes {@code shutdown} (the stopping
+   * server ended it, {@link ClientResponse#endedByShutdown}) or {@code client_gone}, followed by
+   * what it was (an upstream answer's {@code ok} dropped: {@code client_gone upstream_id=req_…},
+   * {@code client_gone cache_hit}). The status stays the one sent: its head went out, as a stream's
+   * {@code status=200 outcome=stream_client_gone} says.
+   */
+  Sent written(ClientResponse client) {
+    if (!client.aborted()) {
+      return this;
+    }
+    String was = outcome.equals("ok") ? "" : outcome.startsWith("ok ") ? outcome.substring(2) : " " + outcome;
+    return new Sent(status, target, calls, fallback, (client.endedByShutdown() ? "shutdown" : "client_gone") + was);
   }
 
   /**
