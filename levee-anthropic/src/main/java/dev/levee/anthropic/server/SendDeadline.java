@@ -1,6 +1,8 @@
 package dev.levee.anthropic.server;
 
 import dev.levee.core.time.Spans;
+import java.io.IOException;
+import java.net.StandardSocketOptions;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -12,7 +14,6 @@ import java.util.function.LongSupplier;
 import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.io.WriteFlusher;
 import org.eclipse.jetty.server.Connector;
-import org.eclipse.jetty.util.NanoTime;
 import org.eclipse.jetty.util.component.AbstractLifeCycle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,10 +37,13 @@ import org.slf4j.LoggerFactory;
  * <p>A slow reader keeps its writes moving, however little it reads: the operating system wakes a
  * blocked writer only once a good part of its send buffer has drained (a third, on Linux, where the
  * buffer grows to 4 MiB), so a client reading a few KiB a second would wait longer than the timeout
- * for that wake-up — and was judged by it alone, be cut though it reads. Each sweep therefore offers
- * a write that took nothing since the last sweep to the socket once more ({@link
+ * for that wake-up: judged by the wake-up alone, it would be cut though it reads. So a write that
+ * has taken nothing for the timeout less one sweep is offered to the socket once more ({@link
  * WriteFlusher#completeWrite()}, on Jetty's executor, as its selector would): whatever the client
- * read has made room, the socket takes it, and that is progress.
+ * read has made room, the socket takes it, and that is progress. A connection is cut only once
+ * such an offer, made at an earlier sweep, found no room ({@link #step}). Offers are made only near
+ * the timeout, not at every sweep: a thousand stalled clients cost a thousand tasks per timeout, not
+ * per sweep.
  *
  * <p>Why not Jetty's own mechanisms: its connection idle timeout does fail a pending write, but it
  * is one timeout for everything (a kept-alive connection between requests, a handler waiting on
@@ -48,14 +52,36 @@ import org.slf4j.LoggerFactory;
  * rate since the first write, and only as the next write begins — it cuts a stream whose upstream
  * was slow to answer and never a write that stays blocked.
  *
+ * <p>A cut connection is reset (SO_LINGER 0, as nginx's {@code reset_timedout_connection}): the
+ * MiBs still in its send buffer are dropped, not left to linger in FIN_WAIT1 for a client that
+ * does not read them.
+ *
  * <p>One sweep over the connector's connections every quarter of the timeout (at most every
- * second), as {@link HeaderDeadline}: no work at all on the write path. A write is timed from the
- * first sweep that saw it pending, so a cut comes between the timeout and the timeout plus two
- * sweeps after the write stalled.
+ * second), as {@link HeaderDeadline}: on the write path, one clock read per write that took bytes
+ * ({@link WriteTimedEndPoint}). A write is timed from the first sweep that saw it pending, so a cut
+ * comes between the timeout and the timeout plus two sweeps after the write stalled. A connection
+ * the sweep fails on (a bug) is skipped and keeps its clock; the failure is logged at WARN, at most
+ * once a minute.
  */
 final class SendDeadline extends AbstractLifeCycle {
 
   private static final Logger LOG = LoggerFactory.getLogger(SendDeadline.class);
+
+  /** The least time between two WARN lines of failed sweeps. */
+  private static final long WARN_EVERY_NANOS = TimeUnit.MINUTES.toNanos(1);
+
+  /** What a sweep does with a connection whose write is pending. */
+  enum Step {
+    /** Nothing yet: the write is young, or its socket took bytes lately. */
+    WAIT,
+    /** Offer the write to the socket again: it took nothing for nearly the timeout. */
+    OFFER,
+    /** Close the connection: pending and taking nothing for the timeout, and an earlier offer found no room. */
+    CUT
+  }
+
+  /** An {@code offeredAt} of a write never offered again. */
+  static final long NEVER = Long.MIN_VALUE;
 
   private final Connector connector;
   private final Duration timeout;
@@ -64,18 +90,22 @@ final class SendDeadline extends AbstractLifeCycle {
   private final long periodNanos;
   private final LongSupplier nanos;
   private ScheduledExecutorService sweeper;
-  private Map<EndPoint, Long> pendingSince = Map.of(); // a write pending at the last sweep: since when; the sweeper's own
+  private Map<EndPoint, Pending> pending = Map.of(); // writes pending at the last sweep; the sweeper's own
+  private long warnedAt; // the sweeper's own
+  private boolean warned; // the sweeper's own
 
-  SendDeadline(Connector connector, Duration timeout) {
-    this(connector, timeout, NanoTime::now);
-  }
+  /** A write pending at a sweep: since when (the first sweep that saw it), and when a sweep last offered it again ({@link #NEVER}). */
+  private record Pending(long since, long offeredAt) {}
 
-  /** @param nanos the monotonic clock, in nanoseconds: Jetty's ({@link NanoTime#now()}) but in tests */
+  /**
+   * @param timeout at least 1 s ({@link ServerLimits#MIN_SEND_TIMEOUT})
+   * @param nanos the monotonic clock, in nanoseconds, that the connector's {@link WriteTimedEndPoint}s read too
+   */
   SendDeadline(Connector connector, Duration timeout, LongSupplier nanos) {
     this.connector = connector;
     this.timeout = timeout;
     this.timeoutNanos = timeout.toNanos();
-    this.periodMillis = Math.max(10, Math.min(1000, timeout.toMillis() / 4));
+    this.periodMillis = Math.min(1000, timeout.toMillis() / 4);
     this.periodNanos = TimeUnit.MILLISECONDS.toNanos(periodMillis);
     this.nanos = nanos;
   }
@@ -91,35 +121,87 @@ final class SendDeadline extends AbstractLifeCycle {
     sweeper.shutdownNow();
   }
 
+  /**
+   * The decision for one connection whose write is pending at a sweep; all times in nanoseconds of
+   * one monotonic clock. Pure.
+   *
+   * @param now the sweep's time
+   * @param pendingSince the first sweep that saw this write pending (at most {@code now})
+   * @param lastWrite when the socket last took a byte of a write
+   * @param offeredAt when a sweep last offered the write again, or {@link #NEVER}
+   * @param timeout the send timeout
+   * @param period the time between sweeps
+   */
+  static Step step(long now, long pendingSince, long lastWrite, long offeredAt, long timeout, long period) {
+    long quiet = now - lastWrite;
+    boolean offeredInVain = offeredAt != NEVER && offeredAt - lastWrite > 0; // offered since the last progress
+    if (now - pendingSince >= timeout && quiet >= timeout && offeredInVain) {
+      return Step.CUT;
+    }
+    if (quiet >= timeout - period) { // a cut needs the timeout anyway: no offer before
+      return Step.OFFER;
+    }
+    return Step.WAIT;
+  }
+
   void sweep() {
     long now = nanos.getAsLong();
-    Map<EndPoint, Long> pendingNow = new HashMap<>();
+    Map<EndPoint, Pending> pendingNow = new HashMap<>();
     int cut = 0;
     try {
       for (EndPoint endPoint : connector.getConnectedEndPoints()) {
-        if (!(endPoint instanceof WriteTimedEndPoint socket) || !socket.getWriteFlusher().isPending()) {
-          continue;
-        }
-        long since = pendingSince.getOrDefault(endPoint, now);
-        long idle = now - socket.lastWrite();
-        if (now - since >= timeoutNanos && idle >= timeoutNanos) {
-          cut++;
-          endPoint.close(new TimeoutException("the client took no byte of the answer for " + Spans.of(timeout)));
-          continue;
-        }
-        pendingNow.put(endPoint, since); // pending, but not for long, or the client took bytes lately
-        if (idle >= periodNanos) { // nothing taken since the last sweep: offer it again, whatever the client read has room
-          WriteFlusher flusher = socket.getWriteFlusher();
-          connector.getExecutor().execute(flusher::completeWrite);
+        Pending before = pending.get(endPoint);
+        try {
+          if (!(endPoint instanceof WriteTimedEndPoint socket) || !endPoint.isOpen()
+              || !socket.getWriteFlusher().isPending()) {
+            continue;
+          }
+          Pending write = before != null ? before : new Pending(now, NEVER);
+          switch (step(now, write.since(), socket.lastWrite(), write.offeredAt(), timeoutNanos, periodNanos)) {
+            case WAIT -> pendingNow.put(endPoint, write);
+            case OFFER -> { // whatever the client read has made room
+              pendingNow.put(endPoint, new Pending(write.since(), now));
+              WriteFlusher flusher = socket.getWriteFlusher();
+              connector.getExecutor().execute(flusher::completeWrite);
+            }
+            case CUT -> {
+              cut++;
+              reset(socket);
+              endPoint.close(new TimeoutException("the client took no byte of the answer for " + Spans.of(timeout)));
+            }
+          }
+        } catch (RuntimeException e) {
+          if (before != null) {
+            pendingNow.put(endPoint, before); // its clock goes on
+          }
+          warn(now, e);
         }
       }
     } catch (RuntimeException e) {
-      LOG.debug("send deadline sweep failed", e); // the next sweep tries again
+      warn(now, e);
+      return; // every clock goes on; the next sweep tries again
     }
-    pendingSince = pendingNow;
+    pending = pendingNow;
     if (cut > 0) {
       LOG.info("{} connections took no byte of a pending answer for {} (server send-timeout): closed", cut,
           Spans.of(timeout));
+    }
+  }
+
+  /** Sets SO_LINGER 0 on a connection about to be closed: its close resets it, unsent bytes dropped. */
+  private static void reset(WriteTimedEndPoint socket) {
+    try {
+      socket.getChannel().setOption(StandardSocketOptions.SO_LINGER, 0);
+    } catch (IOException | RuntimeException e) {
+      // closing already, or closed: the close goes on as usual
+    }
+  }
+
+  private void warn(long now, RuntimeException e) {
+    if (!warned || now - warnedAt >= WARN_EVERY_NANOS) {
+      warned = true;
+      warnedAt = now;
+      LOG.warn("send deadline sweep failed on a connection (logged at most once a minute)", e);
     }
   }
 }

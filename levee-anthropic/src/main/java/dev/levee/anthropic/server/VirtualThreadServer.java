@@ -2,6 +2,7 @@ package dev.levee.anthropic.server;
 
 import java.time.Duration;
 import java.util.concurrent.TimeoutException;
+import java.util.function.LongSupplier;
 import org.eclipse.jetty.io.ArrayByteBufferPool;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
@@ -87,7 +88,8 @@ public final class VirtualThreadServer {
     http.addCustomizer(new OverloadedReason()); // "529 Overloaded", not "529 529"
     SilentConnections http1 = new SilentConnections(http);
     http1.setInputBufferSize(REQUEST_BUFFER_BYTES);
-    ServerConnector connector = new WriteTimedConnector(server, NanoTime::now, http1);
+    LongSupplier clock = NanoTime::now; // the send deadline's and its endpoints'
+    ServerConnector connector = new WriteTimedConnector(server, clock, http1);
     connector.setHost(host);
     connector.setPort(port);
     connector.setIdleTimeout(idleTimeout.toMillis());
@@ -95,7 +97,7 @@ public final class VirtualThreadServer {
     server.addConnector(connector);
     server.addBean(new NetworkConnectionLimit(limits.maxConnections(), connector));
     server.addBean(new HeaderDeadline(connector, limits.headerTimeout(), lanes, http1::closedOne));
-    server.addBean(new SendDeadline(connector, limits.sendTimeout()));
+    server.addBean(new SendDeadline(connector, limits.sendTimeout(), clock));
     server.setHandler(new RequestGuard(limits, lanes, handler));
     server.setErrorHandler(new ApiErrorHandler(lanes));
     server.setStopTimeout(2000);
