@@ -74,6 +74,18 @@ public record ServerLimits(int maxConnections, int acceptQueue, Duration headerT
     }
   }
 
+  /**
+   * The limits as they were before {@code sendTimeout}, which is the default, 60 s: an embedder's
+   * call of the eight-argument constructor still compiles.
+   *
+   * @throws IllegalArgumentException when a value is out of range (the message names it)
+   */
+  public ServerLimits(int maxConnections, int acceptQueue, Duration headerTimeout, long minBodyRate,
+      int maxConcurrent, int maxConcurrentPerTenant, Duration shutdownGrace, long maxBody) {
+    this(maxConnections, acceptQueue, headerTimeout, minBodyRate, maxConcurrent, maxConcurrentPerTenant, shutdownGrace,
+        maxBody, Duration.ofSeconds(60));
+  }
+
   /** These limits with other concurrency maxima (requests in flight in total and per tenant). */
   public ServerLimits withMaxConcurrent(int total, int perTenant) {
     return new ServerLimits(maxConnections, acceptQueue, headerTimeout, minBodyRate, total, perTenant, shutdownGrace,

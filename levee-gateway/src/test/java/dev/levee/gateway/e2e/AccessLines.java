@@ -6,6 +6,7 @@ import java.lang.reflect.Field;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Predicate;
 import org.slf4j.LoggerFactory;
 
@@ -47,7 +48,7 @@ final class AccessLines implements AutoCloseable {
     long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
     List<String> lines = lines();
     while (!ready.test(lines) && System.nanoTime() < until) {
-      Thread.onSpinWait();
+      LockSupport.parkNanos(Duration.ofMillis(15).toNanos()); // not a busy spin: lines come once per request
       lines = lines();
     }
     return lines;
