@@ -183,8 +183,8 @@ final class SendDeadline extends AbstractLifeCycle {
     }
     pending = pendingNow;
     if (cut > 0) {
-      LOG.info("{} connections took no byte of a pending answer for {} (server send-timeout): closed", cut,
-          Spans.of(timeout));
+      LOG.info("{} took no byte of a pending answer for {} (server send-timeout): closed",
+          cut == 1 ? "1 connection" : cut + " connections", Spans.of(timeout));
     }
   }
 
