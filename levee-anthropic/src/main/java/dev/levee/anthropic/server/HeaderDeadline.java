@@ -8,20 +8,13 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import java.util.function.LongSupplier;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpParser;
 import org.eclipse.jetty.io.EndPoint;
-import org.eclipse.jetty.server.Connector;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.internal.HttpConnection;
 import org.eclipse.jetty.util.Callback;
-import org.eclipse.jetty.util.NanoTime;
-import org.eclipse.jetty.util.component.AbstractLifeCycle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,11 +22,12 @@ import org.slf4j.LoggerFactory;
  * The header-read deadline: a connection whose request has begun (its first byte arrived) but
  * whose headers are not complete within {@link ServerLimits#headerTimeout()} is answered 408
  * {@code timeout_error} and closed. Jetty's idle timeout alone cannot do this: a client sending
- * one byte every few seconds is never idle (slowloris). One sweep over the connector's
- * connections every quarter of the timeout (at most every second); parsers are read from the
- * sweeping thread without locks, so a connection is cut only when two sweeps in a row saw the same
- * request late (a torn read once answered 408 to a request being answered: the fresh-clone CI run
- * of session 6, a {@code WritePendingException} beside it). A cut comes at most one sweep late.
+ * one byte every few seconds is never idle (slowloris). Applied at each sweep of the server's
+ * {@link ConnectionSweeper} (every quarter of the timeout or more often, at most every second);
+ * parsers are read from the sweeping thread without locks, so a connection is cut only when two
+ * sweeps in a row saw the same request late (a torn read once answered 408 to a request being
+ * answered: the fresh-clone CI run of session 6, a {@code WritePendingException} beside it). A cut
+ * comes at most one sweep late.
  *
  * <p>A connection that has sent nothing at all since it was accepted is closed, without a word,
  * once it is older than the timeout (and at least {@link #SILENT_FLOOR}), and counted ({@link
@@ -53,17 +47,15 @@ import org.slf4j.LoggerFactory;
  * headers it was reading (a 500 on a {@code /badRequest} path, or a 400 for the early end of
  * its headers), and {@link ApiErrorHandler} neither answers nor counts that ({@link #answered}).
  */
-final class HeaderDeadline extends AbstractLifeCycle {
+final class HeaderDeadline implements ConnectionSweeper.Check {
 
   private static final Logger LOG = LoggerFactory.getLogger(HeaderDeadline.class);
 
-  private final Connector connector;
   private final RequestGuard.Lanes lanes;
   private final long timeoutNanos;
   private final long silentNanos;
-  private final long periodMillis;
   private final ApiError error;
-  private ScheduledExecutorService sweeper;
+  private final Runnable silentClosed;
   /**
    * The least time a connection is taken for silent: its bytes count once Jetty reads them, and on a
    * loaded server a connection whose request waits in the socket can go unread for a moment (a full
@@ -75,100 +67,86 @@ final class HeaderDeadline extends AbstractLifeCycle {
   static final String ANSWERED = HeaderDeadline.class.getName() + ".answered";
 
   private static final long CUT = Long.MIN_VALUE; // in suspects: answered 408 at an earlier sweep
-  private Map<EndPoint, Long> suspects = Map.of(); // late at the last sweep, by begin time; the sweeper's own
-  private Set<EndPoint> silent = Set.of(); // silent since accepted at the last sweep; the sweeper's own
-  private Map<EndPoint, Long> seenSince = Map.of(); // when a sweep first saw each connection (nanos); the sweeper's own
-  private final LongSupplier nanos;
-  private final Runnable silentClosed;
+  // all the sweeping thread's own; each "...Now" is the sweep under way's, the others the last whole sweep's
+  private Map<EndPoint, Long> suspects = Map.of(); // late, by begin time
+  private Set<EndPoint> silent = Set.of(); // silent since accepted
+  private Map<EndPoint, Long> seenSince = Map.of(); // when a sweep first saw each connection (nanos)
+  private Map<EndPoint, Long> lateNow = Map.of();
+  private Set<EndPoint> silentNow = Set.of();
+  private Map<EndPoint, Long> seenNow = Map.of();
+  private long now;
+  private int cut;
+  private int quiet;
 
   /**
    * @param lanes how each 408 is named and who hears of it
    * @param silentClosed called once for each silent connection closed
    */
-  HeaderDeadline(Connector connector, Duration timeout, RequestGuard.Lanes lanes, Runnable silentClosed) {
-    this(connector, timeout, lanes, silentClosed, NanoTime::now);
-  }
-
-  /**
-   * @param nanos the monotonic clock, in nanoseconds: Jetty's ({@link NanoTime#now()}, which its
-   *     parsers' begin times are read on) but in tests
-   */
-  HeaderDeadline(Connector connector, Duration timeout, RequestGuard.Lanes lanes, Runnable silentClosed,
-      LongSupplier nanos) {
-    this.connector = connector;
-    this.nanos = nanos;
+  HeaderDeadline(Duration timeout, RequestGuard.Lanes lanes, Runnable silentClosed) {
     this.silentClosed = silentClosed;
     this.lanes = lanes;
     this.timeoutNanos = timeout.toNanos();
     this.silentNanos = Math.max(timeoutNanos, SILENT_FLOOR.toNanos());
-    this.periodMillis = Math.max(10, Math.min(1000, timeout.toMillis() / 4));
     this.error = new ApiError(408, "timeout_error", "The request headers arrived too slowly (limit "
         + timeout.toMillis() + " ms).");
   }
 
   @Override
-  protected void doStart() {
-    sweeper = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("levee-header-deadline").factory());
-    sweeper.scheduleWithFixedDelay(this::sweep, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
+  public void begin(long now) {
+    this.now = now;
+    cut = 0;
+    quiet = 0;
+    lateNow = new HashMap<>();
+    silentNow = new HashSet<>();
+    seenNow = new HashMap<>();
   }
 
   @Override
-  protected void doStop() {
-    sweeper.shutdownNow();
+  public void check(EndPoint endPoint) {
+    if (!(endPoint.getConnection() instanceof HttpConnection http)) {
+      return;
+    }
+    long since = seenSince.getOrDefault(endPoint, now);
+    seenNow.put(endPoint, since);
+    Long seen = suspects.get(endPoint);
+    if (seen != null && seen == CUT) {
+      lateNow.put(endPoint, CUT); // answered already, closing: never answered or counted twice
+      return;
+    }
+    long silentFor = silentSinceAccepted(http, now - since);
+    if (silentFor > 0 && !silent.contains(endPoint)) {
+      silentNow.add(endPoint); // cut at the next sweep if it is still silent
+      return;
+    }
+    if (silentFor > 0) { // silent at two sweeps in a row: no request to answer, closed without a word
+      if (!endPoint.isOpen()) {
+        return; // the idle timeout closed (and counted) it a moment ago; it is still being removed
+      }
+      quiet++;
+      lateNow.put(endPoint, CUT); // never counted twice while it closes
+      silentClosed.run(); // before the close: a client that sees its end sees the count
+      endPoint.close();
+      return;
+    }
+    long begin = lateSince(http.getParser(), now);
+    if (begin == 0) {
+      return;
+    }
+    if (seen == null || seen != begin) {
+      lateNow.put(endPoint, begin); // cut at the next sweep if it is still the same request's headers
+      return;
+    }
+    cut++;
+    HttpFields.Mutable headers = HttpFields.build();
+    String id = lanes.name(headers);
+    http.setAttribute(ANSWERED, id == null ? "" : id); // before the write: Jetty may fail the request as it closes
+    endPoint.write(Callback.from(endPoint::close, x -> endPoint.close()), ByteBuffer.wrap(answer(headers, id)));
+    lanes.refusals().refused(null, null, begin, id, error);
+    lateNow.put(endPoint, CUT);
   }
 
-  void sweep() {
-    long now = nanos.getAsLong();
-    int cut = 0;
-    int quiet = 0;
-    Map<EndPoint, Long> lateNow = new HashMap<>();
-    Set<EndPoint> silentNow = new HashSet<>();
-    Map<EndPoint, Long> seenNow = new HashMap<>();
-    try {
-      for (EndPoint endPoint : connector.getConnectedEndPoints()) {
-        if (endPoint.getConnection() instanceof HttpConnection http) {
-          long since = seenSince.getOrDefault(endPoint, now);
-          seenNow.put(endPoint, since);
-          Long seen = suspects.get(endPoint);
-          if (seen != null && seen == CUT) {
-            lateNow.put(endPoint, CUT); // answered already, closing: never answered or counted twice
-            continue;
-          }
-          long silentFor = silentSinceAccepted(http, now - since);
-          if (silentFor > 0 && !silent.contains(endPoint)) {
-            silentNow.add(endPoint); // cut at the next sweep if it is still silent
-            continue;
-          }
-          if (silentFor > 0) { // silent at two sweeps in a row: no request to answer, closed without a word
-            if (!endPoint.isOpen()) {
-              continue; // the idle timeout closed (and counted) it a moment ago; it is still being removed
-            }
-            quiet++;
-            lateNow.put(endPoint, CUT); // never counted twice while it closes
-            silentClosed.run(); // before the close: a client that sees its end sees the count
-            endPoint.close();
-            continue;
-          }
-          long begin = lateSince(http.getParser(), now);
-          if (begin == 0) {
-            continue;
-          }
-          if (seen == null || seen != begin) {
-            lateNow.put(endPoint, begin); // cut at the next sweep if it is still the same request's headers
-            continue;
-          }
-          cut++;
-          HttpFields.Mutable headers = HttpFields.build();
-          String id = lanes.name(headers);
-          http.setAttribute(ANSWERED, id == null ? "" : id); // before the write: Jetty may fail the request as it closes
-          endPoint.write(Callback.from(endPoint::close, x -> endPoint.close()), ByteBuffer.wrap(answer(headers, id)));
-          lanes.refusals().refused(null, null, begin, id, error);
-          lateNow.put(endPoint, CUT);
-        }
-      }
-    } catch (RuntimeException e) {
-      LOG.debug("header deadline sweep failed", e); // the next sweep tries again
-    }
+  @Override
+  public void end() {
     suspects = lateNow;
     silent = silentNow;
     seenSince = seenNow;

@@ -6,15 +6,9 @@ import java.net.StandardSocketOptions;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeoutException;
-import java.util.function.LongSupplier;
 import org.eclipse.jetty.io.EndPoint;
-import org.eclipse.jetty.io.WriteFlusher;
-import org.eclipse.jetty.server.Connector;
-import org.eclipse.jetty.util.component.AbstractLifeCycle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * buffer grows to 4 MiB), so a client reading a few KiB a second would wait longer than the timeout
  * for that wake-up: judged by the wake-up alone, it would be cut though it reads. So a write that
  * has taken nothing for the timeout less one sweep is offered to the socket once more ({@link
- * WriteFlusher#completeWrite()}, on Jetty's executor, as its selector would): whatever the client
+ * org.eclipse.jetty.io.WriteFlusher#completeWrite()}, on Jetty's executor, as its selector would): whatever the client
  * read has made room, the socket takes it, and that is progress. A connection is cut only once
  * such an offer, made at an earlier sweep, found no room ({@link #step}). Offers are made only near
  * the timeout, not at every sweep: a thousand stalled clients cost a thousand tasks per timeout, not
@@ -56,19 +50,16 @@ import org.slf4j.LoggerFactory;
  * MiBs still in its send buffer are dropped, not left to linger in FIN_WAIT1 for a client that
  * does not read them.
  *
- * <p>One sweep over the connector's connections every quarter of the timeout (at most every
- * second), as {@link HeaderDeadline}: on the write path, one clock read per write that took bytes
- * ({@link WriteTimedEndPoint}). A write is timed from the first sweep that saw it pending, so a cut
- * comes between the timeout and the timeout plus two sweeps after the write stalled. A connection
- * the sweep fails on (a bug) is skipped and keeps its clock; the failure is logged at WARN, at most
- * once a minute.
+ * <p>Applied at each sweep of the server's {@link ConnectionSweeper} (every quarter of the timeout
+ * or more often, at most every second), as {@link HeaderDeadline} is: on the write path, one clock
+ * read per write that took bytes ({@link WriteTimedEndPoint}). A write is timed from the first
+ * sweep that saw it pending, so a cut comes between the timeout and the timeout plus two sweeps
+ * after the write stalled. A connection the sweep fails on (a bug) is skipped and keeps its clock;
+ * the sweeper logs the failure at WARN, at most once a minute.
  */
-final class SendDeadline extends AbstractLifeCycle {
+final class SendDeadline implements ConnectionSweeper.Check {
 
   private static final Logger LOG = LoggerFactory.getLogger(SendDeadline.class);
-
-  /** The least time between two WARN lines of failed sweeps. */
-  private static final long WARN_EVERY_NANOS = TimeUnit.MINUTES.toNanos(1);
 
   /** What a sweep does with a connection whose write is pending. */
   enum Step {
@@ -83,42 +74,29 @@ final class SendDeadline extends AbstractLifeCycle {
   /** An {@code offeredAt} of a write never offered again. */
   static final long NEVER = Long.MIN_VALUE;
 
-  private final Connector connector;
+  private final Executor executor;
   private final Duration timeout;
   private final long timeoutNanos;
-  private final long periodMillis;
   private final long periodNanos;
-  private final LongSupplier nanos;
-  private ScheduledExecutorService sweeper;
-  private Map<EndPoint, Pending> pending = Map.of(); // writes pending at the last sweep; the sweeper's own
-  private long warnedAt; // the sweeper's own
-  private boolean warned; // the sweeper's own
+  private Map<EndPoint, Pending> pending = Map.of(); // writes pending at the last whole sweep; the sweeping thread's own
+  private Map<EndPoint, Pending> pendingNow = Map.of(); // at the sweep under way; the sweeping thread's own
+  private long now; // the sweep under way's time
+  private int cut; // at the sweep under way
 
   /** A write pending at a sweep: since when (the first sweep that saw it), and when a sweep last offered it again ({@link #NEVER}). */
   private record Pending(long since, long offeredAt) {}
 
   /**
+   * @param executor where an offer runs (the connector's, as its selector's tasks)
    * @param timeout at least 1 s ({@link ServerLimits#MIN_SEND_TIMEOUT})
-   * @param nanos the monotonic clock, in nanoseconds, that the connector's {@link WriteTimedEndPoint}s read too
+   * @param period the time between sweeps ({@link ConnectionSweeper#period}); the sweeper's clock
+   *     must be the one the connector's {@link WriteTimedEndPoint}s read
    */
-  SendDeadline(Connector connector, Duration timeout, LongSupplier nanos) {
-    this.connector = connector;
+  SendDeadline(Executor executor, Duration timeout, Duration period) {
+    this.executor = executor;
     this.timeout = timeout;
     this.timeoutNanos = timeout.toNanos();
-    this.periodMillis = Math.min(1000, timeout.toMillis() / 4);
-    this.periodNanos = TimeUnit.MILLISECONDS.toNanos(periodMillis);
-    this.nanos = nanos;
-  }
-
-  @Override
-  protected void doStart() {
-    sweeper = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("levee-send-deadline").factory());
-    sweeper.scheduleWithFixedDelay(this::sweep, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
-  }
-
-  @Override
-  protected void doStop() {
-    sweeper.shutdownNow();
+    this.periodNanos = period.toNanos();
   }
 
   /**
@@ -144,43 +122,38 @@ final class SendDeadline extends AbstractLifeCycle {
     return Step.WAIT;
   }
 
-  void sweep() {
-    long now = nanos.getAsLong();
-    Map<EndPoint, Pending> pendingNow = new HashMap<>();
-    int cut = 0;
-    try {
-      for (EndPoint endPoint : connector.getConnectedEndPoints()) {
-        Pending before = pending.get(endPoint);
-        try {
-          if (!(endPoint instanceof WriteTimedEndPoint socket) || !endPoint.isOpen()
-              || !socket.getWriteFlusher().isPending()) {
-            continue;
-          }
-          Pending write = before != null ? before : new Pending(now, NEVER);
-          switch (step(now, write.since(), socket.lastWrite(), write.offeredAt(), timeoutNanos, periodNanos)) {
-            case WAIT -> pendingNow.put(endPoint, write);
-            case OFFER -> { // whatever the client read has made room
-              pendingNow.put(endPoint, new Pending(write.since(), now));
-              WriteFlusher flusher = socket.getWriteFlusher();
-              connector.getExecutor().execute(flusher::completeWrite);
-            }
-            case CUT -> {
-              cut++;
-              reset(socket);
-              endPoint.close(new TimeoutException("the client took no byte of the answer for " + Spans.of(timeout)));
-            }
-          }
-        } catch (RuntimeException e) {
-          if (before != null) {
-            pendingNow.put(endPoint, before); // its clock goes on
-          }
-          warn(now, e);
-        }
-      }
-    } catch (RuntimeException e) {
-      warn(now, e);
-      return; // every clock goes on; the next sweep tries again
+  @Override
+  public void begin(long now) {
+    this.now = now;
+    pendingNow = new HashMap<>();
+    cut = 0;
+  }
+
+  @Override
+  public void check(EndPoint endPoint) {
+    if (!(endPoint instanceof WriteTimedEndPoint socket) || !endPoint.isOpen()
+        || !socket.getWriteFlusher().isPending()) {
+      return;
     }
+    Pending write = pending.getOrDefault(endPoint, new Pending(now, NEVER));
+    pendingNow.put(endPoint, write); // should what follows fail, its clock goes on
+    switch (step(now, write.since(), socket.lastWrite(), write.offeredAt(), timeoutNanos, periodNanos)) {
+      case WAIT -> {}
+      case OFFER -> { // whatever the client read has made room
+        executor.execute(socket.getWriteFlusher()::completeWrite);
+        pendingNow.put(endPoint, new Pending(write.since(), now));
+      }
+      case CUT -> {
+        cut++;
+        reset(socket);
+        endPoint.close(new TimeoutException("the client took no byte of the answer for " + Spans.of(timeout)));
+        pendingNow.remove(endPoint);
+      }
+    }
+  }
+
+  @Override
+  public void end() {
     pending = pendingNow;
     if (cut > 0) {
       LOG.info("{} took no byte of a pending answer for {} (server send-timeout): closed",
@@ -194,14 +167,6 @@ final class SendDeadline extends AbstractLifeCycle {
       socket.getChannel().setOption(StandardSocketOptions.SO_LINGER, 0);
     } catch (IOException | RuntimeException e) {
       // closing already, or closed: the close goes on as usual
-    }
-  }
-
-  private void warn(long now, RuntimeException e) {
-    if (!warned || now - warnedAt >= WARN_EVERY_NANOS) {
-      warned = true;
-      warnedAt = now;
-      LOG.warn("send deadline sweep failed on a connection (logged at most once a minute)", e);
     }
   }
 }

@@ -19,8 +19,9 @@ import org.slf4j.LoggerFactory;
  * A Jetty 12 server whose blocking handlers run on virtual threads (Jetty's recommended setup),
  * listening on one HTTP/1.1 connector, answering Jetty's own errors in the API's shape ({@link
  * ApiErrorHandler}), with {@link ServerLimits}: connections and virtual threads sized for
- * thousands of long streams, a header-read deadline ({@link HeaderDeadline}), a send timeout for
- * clients that stop reading ({@link SendDeadline}), and a {@link
+ * thousands of long streams, a header-read deadline ({@link HeaderDeadline}) and a send timeout
+ * for clients that stop reading ({@link SendDeadline}) on one sweeping thread ({@link
+ * ConnectionSweeper}), and a {@link
  * RequestGuard} in front of the handler (control lane, admission, body rate, graceful
  * shutdown). Shared by the gateway and the emulator.
  */
@@ -88,7 +89,7 @@ public final class VirtualThreadServer {
     http.addCustomizer(new OverloadedReason()); // "529 Overloaded", not "529 529"
     SilentConnections http1 = new SilentConnections(http);
     http1.setInputBufferSize(REQUEST_BUFFER_BYTES);
-    LongSupplier clock = NanoTime::now; // the send deadline's and its endpoints'
+    LongSupplier clock = NanoTime::now; // Jetty's: its parsers' begin times, the endpoints' writes and the sweeps read it
     ServerConnector connector = new WriteTimedConnector(server, clock, http1);
     connector.setHost(host);
     connector.setPort(port);
@@ -96,8 +97,10 @@ public final class VirtualThreadServer {
     connector.setAcceptQueueSize(limits.acceptQueue());
     server.addConnector(connector);
     server.addBean(new NetworkConnectionLimit(limits.maxConnections(), connector));
-    server.addBean(new HeaderDeadline(connector, limits.headerTimeout(), lanes, http1::closedOne));
-    server.addBean(new SendDeadline(connector, limits.sendTimeout(), clock));
+    Duration sweep = ConnectionSweeper.period(limits.headerTimeout(), limits.sendTimeout());
+    server.addBean(new ConnectionSweeper(name + "-sweeper", connector, clock, sweep,
+        new HeaderDeadline(limits.headerTimeout(), lanes, http1::closedOne),
+        new SendDeadline(connector.getExecutor(), limits.sendTimeout(), sweep)));
     server.setHandler(new RequestGuard(limits, lanes, handler));
     server.setErrorHandler(new ApiErrorHandler(lanes));
     server.setStopTimeout(2000);

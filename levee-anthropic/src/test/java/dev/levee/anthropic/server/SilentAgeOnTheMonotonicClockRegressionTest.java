@@ -46,23 +46,23 @@ class SilentAgeOnTheMonotonicClockRegressionTest {
     });
     AtomicLong nanos = new AtomicLong(1_000);
     AtomicLong silentClosed = new AtomicLong();
-    HeaderDeadline deadline = new HeaderDeadline(server.getConnectors()[0], Duration.ofSeconds(1), lanes,
-        silentClosed::incrementAndGet, nanos::get);
+    ConnectionSweeper sweeper = new ConnectionSweeper("silent-sweeper", server.getConnectors()[0], nanos::get,
+        Duration.ofMillis(250), new HeaderDeadline(Duration.ofSeconds(1), lanes, silentClosed::incrementAndGet));
     server.start();
     try (Socket socket = new Socket("127.0.0.1", VirtualThreadServer.port(server))) {
       socket.setSoTimeout(20_000);
       opened.get(20, TimeUnit.SECONDS);
 
-      deadline.sweep(); // first seen
+      sweeper.sweep(); // first seen
       nanos.addAndGet(HeaderDeadline.SILENT_FLOOR.toNanos() - 1); // silent, but not for long enough yet
-      deadline.sweep();
-      deadline.sweep();
+      sweeper.sweep();
+      sweeper.sweep();
       assertThat(silentClosed).as("not silent long enough on the monotonic clock").hasValue(0);
 
       nanos.addAndGet(2); // past the floor
-      deadline.sweep(); // seen silent
-      deadline.sweep(); // still silent: cut
-      deadline.sweep(); // closing, or closed: never counted twice
+      sweeper.sweep(); // seen silent
+      sweeper.sweep(); // still silent: cut
+      sweeper.sweep(); // closing, or closed: never counted twice
       assertThat(silentClosed).hasValue(1);
       assertThat(new String(socket.getInputStream().readAllBytes(), StandardCharsets.US_ASCII))
           .as("closed without an answer: no request was sent").isEmpty();
