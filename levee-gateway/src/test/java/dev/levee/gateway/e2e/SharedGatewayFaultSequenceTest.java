@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,8 +20,8 @@ import org.junit.jupiter.api.Test;
  * faults confined to some aliases' targets: a 429 with a retry-after longer than the deadline, an
  * overloaded (529) target whose circuit opens, a model no alias names that the upstream does not
  * know, batches sent with and without a key, token counts sent with {@code "stream": true}, a
- * connection reset after a request, and another feature forced to T1 on an alias whose reduced
- * target cannot answer.
+ * connection reset after a request, stream clients of another alias that stop reading, and another
+ * feature forced to T1 on an alias whose reduced target cannot answer.
  * Between and after each step the healthy alias
  * still answers at once, from its one target, with no retry, fallback or reduced tier; its target
  * reads {@code healthy} with a CLOSED circuit in {@code /health}, no other configured target reads
@@ -31,7 +32,15 @@ import org.junit.jupiter.api.Test;
  *
  * <p>Virtual time: the emulator and the gateway share one {@link ManualClock}; only the gateway's
  * own backoff sleeps move it (a few tens of ms per 529 retry), so the 30 s retry-after is never sat
- * out and the 529 target's 30 s open period does not run out within the test.
+ * out and the 529 target's 30 s open period does not run out within the test. The send deadline
+ * ({@code server.send-timeout}, here 2 s) is the server's, as Jetty's own timers are, and runs on the
+ * real clock whatever the gateway's clock: it is what cuts the stalled stream clients, and since
+ * virtual time stands still while they are held (the step asserts it), nothing else can — not the
+ * stream watchdogs, the attempt timeout or the deadline, which all run on virtual time. Their
+ * upstream is an {@link EndlessUpstream}, whose answer without end fills the socket buffers between
+ * the gateway and a client that does not read in well under a second (the emulator's stalled
+ * streams, whose {@code ping}s are a few dozen bytes each, take some ten seconds per client on a
+ * loaded box).
  */
 class SharedGatewayFaultSequenceTest {
 
@@ -39,19 +48,33 @@ class SharedGatewayFaultSequenceTest {
   private static final String LIMITED_TARGET = "emu/emu-429-ra30";
   private static final String OVERLOADED_TARGET = "emu/emu-529";
   private static final String RESETTING_TARGET = "emu/emu-reset";
+  private static final String ENDLESS_TARGET = "endless/endless-model";
+
+  /**
+   * Stalled stream clients held at once: as many as the default breaker's failures to open (5 in
+   * 30 s), so that were their cuts counted as the upstream's failures, its circuit would open.
+   */
+  private static final int STALLED = 5;
+
+  /** Far below the 300 s idle timeout that ended such a stream before; far above the 2 s send timeout plus two sweeps. */
+  private static final Duration CUT_WITHIN = Duration.ofSeconds(20);
 
   /** The targets this test makes fail: only these may read worse than {@code healthy} in {@code /health}. */
   private static final Set<String> FAULTED = Set.of(LIMITED_TARGET, OVERLOADED_TARGET, RESETTING_TARGET);
 
   private static final String SECRET = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=";
 
-  /** The Harness opens {@code upstreams:} with {@code emu}, which holds no API key of its own. */
+  /**
+   * The Harness opens {@code upstreams:} with {@code emu}, which holds no API key of its own; the
+   * test puts {@code endless} (an {@link EndlessUpstream}) after it.
+   */
   private static final String CONFIG = """
       models:
         healthy: { chain: [emu/emu-ok] }
         limited: { chain: [emu/emu-429-ra30] }
         overloaded: { chain: [emu/emu-529] }
         resetting: { chain: [emu/emu-reset] }
+        endless: { chain: [endless/endless-model] }
         pair: { chain: [emu/emu-ok, emu/emu-529] }
       features:
         drill: {}
@@ -69,15 +92,18 @@ class SharedGatewayFaultSequenceTest {
 
   private ManualClock clock;
   private Harness h;
+  private EndlessUpstream endless;
   private int asked;
 
   @Test
   void faultsOnSomeAliasesLeaveTheHealthyAliasAndTheGatewaysHealthAlone() throws Exception {
     clock = new ManualClock();
     // faithful: the emulator answers 404 for a model it does not know, as the API does
-    try (Harness harness = Harness.start(VirtualTime.emulator(clock).faithful(true).build(), CONFIG, "",
-        VirtualTime.gateway(clock, 11))) {
+    try (EndlessUpstream upstream = new EndlessUpstream();
+        Harness harness = Harness.start(VirtualTime.emulator(clock).faithful(true).build(),
+            upstream.upstream("endless") + CONFIG, "send-timeout: 2s", VirtualTime.gateway(clock, 11))) {
       h = harness;
+      endless = upstream;
 
       // 1. baseline
       healthyAliasUnaffected("baseline");
@@ -149,7 +175,10 @@ class SharedGatewayFaultSequenceTest {
       assertThat(reset.headers().firstValue("x-levee-attempts")).hasValue("2");
       healthyAliasUnaffected("after a connection reset on another alias");
 
-      // 8. another feature forced to T1 on an alias whose reduced target (the 529 one, its circuit
+      // 8. stream clients of another alias that read their stream's first delta and then nothing more
+      stalledClientsCutAlone();
+
+      // 9. another feature forced to T1 on an alias whose reduced target (the 529 one, its circuit
       // open since step 3) cannot answer: its other target answers, and the default feature stays T0
       h.gateway.tiers().controller("drill").force(Tier.T1, Duration.ofMinutes(5));
       HttpResponse<String> reduced = h.post("/v1/messages", "{\"model\":\"pair\",\"max_tokens\":16,\"messages\":"
@@ -160,6 +189,93 @@ class SharedGatewayFaultSequenceTest {
       assertThat(reduced.headers().firstValue("x-levee-model")).hasValue(HEALTHY_TARGET);
       healthyAliasUnaffected("after another feature's reduced tier fell back");
     }
+  }
+
+  /**
+   * Step 8: {@link #STALLED} clients of {@code endless} (another tenant) each read their endless
+   * stream up to its first content delta and then read nothing more. While they are held, the
+   * healthy alias answers, JSON and streamed, and {@code /health} answers — before any of them is
+   * cut, so nothing waited for the cut. Then {@code server.send-timeout} cuts each: the gateway hangs
+   * up on its upstream call, its access line says {@code stream_client_gone}, its stream never ends
+   * as if finished. Virtual time did not move meanwhile: nothing but the send deadline ended them. A
+   * cut is the client's doing, not the upstream's: {@code endless}'s target reads no failure and a
+   * CLOSED circuit, and a fresh client of {@code endless} is served at once, by that target.
+   */
+  private void stalledClientsCutAlone() throws Exception {
+    long virtualBefore = clock.nanos();
+    List<StallingClient> stalled = new ArrayList<>();
+    try (AccessLines access = new AccessLines()) {
+      for (int i = 0; i < STALLED; i++) {
+        stalled.add(StallingClient.open(h, "endless", "sk-tenant-i", EndlessUpstream.ENDLESS + " " + i));
+      }
+      long stoppedReading = System.nanoTime(); // none of them reads again until the end
+
+      healthyAliasUnaffected("while " + STALLED + " stream clients of another alias read nothing");
+      healthyAliasStreams("while " + STALLED + " stream clients of another alias read nothing");
+      assertThat(endless.calls(EndlessUpstream.ENDLESS)).as("all held while the healthy alias answered: it did "
+          + "not wait for their cut").hasSize(STALLED).allSatisfy(call -> assertThat(call.end()).as("%s", call).isNull());
+
+      List<EndlessUpstream.Call> calls = awaitStalledCallsEnded();
+      Duration held = Duration.ofNanos(System.nanoTime() - stoppedReading);
+      assertThat(calls).as("upstream calls still open %s after their clients stopped reading", held)
+          .hasSize(STALLED).allSatisfy(call -> assertThat(call.end()).as("%s", call).isEqualTo("hung up"));
+      List<String> ids = stalled.stream().map(StallingClient::requestId).toList();
+      List<String> lines = access.await(ids);
+      for (String id : ids) {
+        assertThat(lines).as("the access line of %s", id).filteredOn(line -> line.contains(" - " + id + " "))
+            .singleElement().asString().contains("model=endless").contains("status=200")
+            .contains("outcome=stream_client_gone");
+      }
+      for (StallingClient client : stalled) {
+        assertThat(client.drain()).as("closed, never ended as if finished").doesNotContain("message_stop")
+            .doesNotEndWith("0\r\n\r\n");
+      }
+    } finally {
+      for (StallingClient client : stalled) {
+        client.close();
+      }
+    }
+    assertThat(Duration.ofNanos(clock.nanos() - virtualBefore)).as("virtual time stood still: only the send "
+        + "deadline, on the real clock, could have cut them").isLessThan(Duration.ofSeconds(1));
+
+    JsonNode target = target(health(), ENDLESS_TARGET);
+    assertThat(target.path("circuit").asText()).as("a client that stopped reading is no upstream failure: %s",
+        target).isEqualTo("CLOSED");
+    assertThat(target.path("failed").asLong()).as("%s", target).isZero();
+    healthyAliasUnaffected("after " + STALLED + " stalled stream clients of another alias were cut");
+
+    HttpResponse<String> fresh = h.post("/v1/messages", "{\"model\":\"endless\",\"stream\":true,\"max_tokens\":64,"
+        + "\"messages\":[{\"role\":\"user\",\"content\":\"a fresh client\"}]}", Map.of("x-api-key", "sk-tenant-i"));
+    assertThat(fresh.statusCode()).as(fresh.body()).isEqualTo(200);
+    assertThat(fresh.headers().firstValue("x-levee-attempts")).as("one call").hasValue("1");
+    assertThat(fresh.headers().firstValue("x-levee-model")).hasValue(ENDLESS_TARGET);
+    assertThat(fresh.headers().firstValue("x-levee-tier").orElse("T0")).isEqualTo("T0");
+    assertThat(fresh.headers().firstValue("x-levee-reason")).as("nothing to explain").isEmpty();
+    assertThat(fresh.body()).as("a whole stream").contains("Fine.").contains("event: message_stop");
+  }
+
+  /** The stalled clients' upstream calls once all have ended, or as they are after {@link #CUT_WITHIN}. */
+  private List<EndlessUpstream.Call> awaitStalledCallsEnded() {
+    long until = System.nanoTime() + CUT_WITHIN.toNanos();
+    List<EndlessUpstream.Call> calls = endless.calls(EndlessUpstream.ENDLESS);
+    while (!(calls.size() == STALLED && calls.stream().allMatch(call -> call.end() != null))
+        && System.nanoTime() < until) {
+      LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
+      calls = endless.calls(EndlessUpstream.ENDLESS);
+    }
+    return calls;
+  }
+
+  /** The healthy alias streams a whole answer from its one target, with nothing to explain. */
+  private void healthyAliasStreams(String step) throws Exception {
+    HttpResponse<String> r = h.post("/v1/messages", "{\"model\":\"healthy\",\"stream\":true,\"max_tokens\":16,"
+        + "\"messages\":[{\"role\":\"user\",\"content\":\"request " + (asked++) + "\"}]}",
+        Map.of("x-api-key", "sk-tenant-a"));
+    assertThat(r.statusCode()).as("%s: %s", step, r.body()).isEqualTo(200);
+    assertThat(r.headers().firstValue("x-levee-attempts")).as("%s: one call", step).hasValue("1");
+    assertThat(r.headers().firstValue("x-levee-model")).as(step).hasValue(HEALTHY_TARGET);
+    assertThat(r.headers().firstValue("x-levee-reason")).as("%s: nothing to explain", step).isEmpty();
+    assertThat(r.body()).as("%s: a whole stream", step).contains("event: message_stop");
   }
 
   /**
