@@ -4,14 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.levee.emulator.EmulatorOptions;
 import dev.levee.emulator.LogEntry;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.net.SocketException;
-import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -49,13 +44,15 @@ class StalledStreamClientRegressionTest {
         stream: { ttft-timeout: 10s, idle-timeout: 60s }
       """;
 
+  private static final String KEY = "sk-test-client-key";
+
   /** Far below the 300 s idle timeout that ended such a stream before; far above the 2 s timeout plus filling the buffers. */
   private static final Duration CUT_WITHIN = Duration.ofSeconds(20);
 
   @Test
   void aClientThatStopsReadingIsCutAndItsUpstreamCallClosed() throws Exception {
-    try (AccessLines access = new AccessLines(); Harness h = start(); Socket client = streamRequest(h, "stops reading")) {
-      readUntilCommitted(client);
+    try (AccessLines access = new AccessLines(); Harness h = start();
+        StallingClient client = StallingClient.open(h, "endless", KEY, "stops reading")) {
       long stoppedReading = System.nanoTime(); // and never reads again until the end
 
       Optional<LogEntry> upstream = awaitUpstreamEnded(h, "stops reading", CUT_WITHIN);
@@ -66,7 +63,7 @@ class StalledStreamClientRegressionTest {
       List<String> lines = access.awaitContaining("model=endless");
       assertThat(lines).as("one access line, a stream whose client went away").singleElement().asString()
           .contains("status=200").contains("outcome=stream_client_gone");
-      String rest = drain(client);
+      String rest = client.drain();
       assertThat(rest).as("the connection was closed, the stream never ended as if finished")
           .doesNotContain("message_stop").doesNotEndWith("0\r\n\r\n");
     }
@@ -74,9 +71,9 @@ class StalledStreamClientRegressionTest {
 
   @Test
   void aClientReadingSlowlyButSteadilyIsNotCutUntilItStops() throws Exception {
-    try (AccessLines access = new AccessLines(); Harness h = start(); Socket client = streamRequest(h, "reads slowly")) {
-      readUntilCommitted(client);
-      InputStream in = client.getInputStream();
+    try (AccessLines access = new AccessLines(); Harness h = start();
+        StallingClient client = StallingClient.open(h, "endless", KEY, "reads slowly")) {
+      InputStream in = client.socket().getInputStream();
       byte[] chunk = new byte[4096];
       long read = 0;
       long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
@@ -110,13 +107,13 @@ class StalledStreamClientRegressionTest {
    */
   @Test
   void aClientThatNeverReadsButSendsEmptyLinesIsCut() throws Exception {
-    try (AccessLines access = new AccessLines(); Harness h = start(); Socket client = streamRequest(h, "empty lines")) {
-      readUntilCommitted(client);
+    try (AccessLines access = new AccessLines(); Harness h = start();
+        StallingClient client = StallingClient.open(h, "endless", KEY, "empty lines")) {
       long stoppedReading = System.nanoTime(); // reads no more, but keeps the connection busy the other way
 
       Optional<LogEntry> upstream = Optional.empty();
       long until = stoppedReading + CUT_WITHIN.toNanos();
-      OutputStream out = client.getOutputStream();
+      OutputStream out = client.socket().getOutputStream();
       boolean sending = true;
       while (upstream.isEmpty() && System.nanoTime() < until) {
         if (sending) {
@@ -143,46 +140,6 @@ class StalledStreamClientRegressionTest {
   private static Harness start() throws Exception {
     return Harness.start(EmulatorOptions.builder().pingInterval(Duration.ofNanos(1_000)).build(), CONFIG,
         "send-timeout: 2s");
-  }
-
-  /** A raw connection with a small receive buffer that has sent a stream request for {@code endless}. */
-  private static Socket streamRequest(Harness h, String prompt) throws IOException {
-    Socket socket = new Socket();
-    socket.setReceiveBufferSize(4096); // before connecting: the window the client offers stays small
-    socket.connect(new InetSocketAddress("127.0.0.1", h.gateway.baseUrl().getPort()));
-    socket.setSoTimeout(20_000);
-    String body = "{\"model\":\"endless\",\"stream\":true,\"max_tokens\":64,\"messages\":[{\"role\":\"user\","
-        + "\"content\":\"" + prompt + "\"}]}";
-    OutputStream out = socket.getOutputStream();
-    out.write(("POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-        + "x-api-key: sk-test-client-key\r\nanthropic-version: 2023-06-01\r\nContent-Length: "
-        + body.getBytes(StandardCharsets.UTF_8).length + "\r\n\r\n" + body).getBytes(StandardCharsets.UTF_8));
-    out.flush();
-    return socket;
-  }
-
-  /** Reads the answer's head and its events up to the first content delta: the stream is past its commit point. */
-  private static void readUntilCommitted(Socket client) throws IOException {
-    InputStream in = client.getInputStream();
-    ByteArrayOutputStream seen = new ByteArrayOutputStream();
-    byte[] chunk = new byte[512];
-    while (!seen.toString(StandardCharsets.UTF_8).contains("event: content_block_delta")) {
-      int n = in.read(chunk);
-      assertThat(n).as("the stream's first content delta arrives; so far: %s", seen).isPositive();
-      seen.write(chunk, 0, n);
-    }
-    assertThat(seen.toString(StandardCharsets.UTF_8)).startsWith("HTTP/1.1 200");
-  }
-
-  /** What is left to read on {@code client} until the gateway's close (a reset counts as the end). */
-  private static String drain(Socket client) throws IOException {
-    ByteArrayOutputStream rest = new ByteArrayOutputStream();
-    try {
-      client.getInputStream().transferTo(rest);
-    } catch (SocketException | SocketTimeoutException e) {
-      // reset by the closing gateway, or still open after 20 s (then the content says so)
-    }
-    return rest.toString(StandardCharsets.UTF_8);
   }
 
   private static Optional<LogEntry> upstreamCall(Harness h, String prompt) {
