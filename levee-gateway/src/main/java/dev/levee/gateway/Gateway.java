@@ -188,9 +188,10 @@ public final class Gateway implements AutoCloseable {
     HealthReport health = new HealthReport(configured, breakers, stats, budgets, streamStats, tiers,
         routing.statistics(), metrics.cost(), cluster == null ? Cluster::off : cluster::status);
     AdminHandler admin = new AdminHandler(config.admin().token(), tiers, aliases, routing, work.admin(clock.wall()));
+    HttpDispatcher dispatcher = new HttpDispatcher(ids, messages, health, admin, metrics,
+        models(aliases, endpoints, client, ticker), work, readiness, new BrowserCalls(config.cors()));
     Server server = VirtualThreadServer.create(config.server().host(), config.server().port(),
-        config.server().idleTimeout(), "levee-gateway", new HttpDispatcher(ids, messages, health, admin, metrics,
-            models(aliases, endpoints, client, ticker), work, readiness, new BrowserCalls(config.cors())),
+        config.server().idleTimeout(), "levee-gateway", dispatcher,
         config.server().limits(), ServerLanes.GATEWAY.namedBy(headers -> {
           String id = headers.get(LeveeHeaders.REQUEST_ID); // named by the dispatcher
           if (id == null) { // refused at the door: findable in the logs like any answer
@@ -199,7 +200,8 @@ public final class Gateway implements AutoCloseable {
           }
           headers.put(LeveeHeaders.ANSWER_REQUEST_ID, id); // where the SDKs look
           return id;
-        }).heardBy(messages.door())); // in the access log and metrics: refusals, and clients gone mid-upload
+        }).heardBy(messages.door()) // in the access log and metrics: refusals, and clients gone mid-upload
+            .answeringFromHead(dispatcher.headAnswers())); // refusals on the headers alone: before the body, no 100 Continue
     metrics.watchInFlight(VirtualThreadServer.guard(server)::inFlight);
     metrics.watchSilentConnections(() -> VirtualThreadServer.silentConnectionsClosed(server));
     try {

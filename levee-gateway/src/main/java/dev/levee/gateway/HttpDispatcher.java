@@ -4,6 +4,7 @@ import dev.levee.anthropic.Json;
 import dev.levee.anthropic.Utf8;
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.error.ClientText;
+import dev.levee.anthropic.server.RequestGuard;
 import dev.levee.anthropic.server.ServerIo;
 import dev.levee.gateway.health.HealthReport;
 import dev.levee.gateway.health.Metrics;
@@ -19,6 +20,8 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
+import java.util.Optional;
+import java.util.Set;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -29,11 +32,17 @@ import org.eclipse.jetty.util.thread.Invocable;
  * Dispatches each HTTP request to its handler by path and method ({@code /v1/messages}, {@code
  * /health}, {@code /health/ready}, {@code /health/live}, {@code /metrics}, {@code /admin/*}, {@code /v1/models}); runs on virtual threads
  * (blocking is fine). The API's paths are refused without {@code anthropic-version}, or with a key or version header twice, here, before
- * any stage ({@link ApiHeaders}). Not the model router of DESIGN.md, which chooses a target.
+ * any stage ({@link ApiHeaders}). Every answer the request's head alone decides is given before its
+ * body is read, so a client that sent {@code expect: 100-continue} is refused without {@code 100
+ * Continue} ({@link #answeredFromHead}). Not the model router of DESIGN.md, which chooses a target.
  */
 final class HttpDispatcher extends Handler.Abstract {
 
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(HttpDispatcher.class);
+  /** The request attribute saying {@link #answeredFromHead} has run. */
+  private static final String HEAD_READ = HttpDispatcher.class.getName() + ".headRead";
+  /** The paths of the control lane that {@link #dispatch} answers itself. */
+  private static final Set<String> CONTROL_PATHS = Set.of("/health", "/health/live", "/health/ready", "/metrics");
 
   private final RequestIds ids;
   private final MessagesHandler messages;
@@ -63,17 +72,39 @@ final class HttpDispatcher extends Handler.Abstract {
   public boolean handle(Request request, Response response, Callback callback) {
     try {
       return dispatch(request, response, callback);
-    } catch (RuntimeException e) { // a bug must still answer in the API's shape, never Jetty's HTML page
-      LOG.error("unexpected failure on {} {}", request.getMethod(), Request.getPathInContext(request), e);
-      if (!response.isCommitted()) {
-        return error(request, response, callback, LeveeErrors.UNEXPECTED);
-      }
-      callback.failed(e);
-      return true;
+    } catch (RuntimeException e) {
+      return failed(request, response, callback, e);
     }
   }
 
-  private boolean dispatch(Request request, Response response, Callback callback) {
+  /** A bug must still answer in the API's shape, never Jetty's HTML page. */
+  private boolean failed(Request request, Response response, Callback callback, RuntimeException e) {
+    LOG.error("unexpected failure on {} {}", request.getMethod(), Request.getPathInContext(request), e);
+    if (!response.isCommitted()) {
+      return error(request, response, callback, LeveeErrors.UNEXPECTED);
+    }
+    callback.failed(e);
+    return true;
+  }
+
+  /**
+   * Answers a request whose head alone — method, path, query, headers — decides its answer, before
+   * anything reads its body: a query that is not a URI's, a browser's preflight, a method a path
+   * does not take (405), a path Levee does not serve (404), an API path without {@code
+   * anthropic-version} or with a key twice ({@link ApiHeaders}), a Messages request or a batch
+   * whose {@code content-type} is not JSON or whose body is compressed. Names the request ({@code
+   * x-levee-request-id}) on the paths whose answers carry an id, and adds the CORS headers of an
+   * allowed origin. The server's door asks it before it reads a body ({@link
+   * RequestGuard.HeadAnswers}), so none of these refusals follows a {@code 100 Continue} and an
+   * upload; {@link #dispatch} asks it first for every other request. Runs once per request.
+   *
+   * @return true when the request was answered
+   */
+  private boolean answeredFromHead(Request request, Response response, Callback callback) {
+    if (request.getAttribute(HEAD_READ) != null) {
+      return false; // the door asked already (vary: origin is added, not put: once only)
+    }
+    request.setAttribute(HEAD_READ, Boolean.TRUE);
     String path = Request.getPathInContext(request);
     String method = request.getMethod();
     if (!validQuery(request.getHttpURI().getQuery())) { // Jetty takes it; the upstream URI would not
@@ -87,19 +118,46 @@ final class HttpDispatcher extends Handler.Abstract {
       return true;
     }
     browsers.actual(request, response, path);
-    switch (path) {
-      case "/v1/messages", "/v1/messages/count_tokens" -> {
-        if (!method.equals("POST")) {
-          return notAllowed(request, response, callback, method, path, "POST");
-        }
-        // named here, so idempotency-key errors and replays carry the id the pipeline then uses
-        response.getHeaders().put(LeveeHeaders.REQUEST_ID, ids.next());
-        ApiError refused = ApiHeaders.check(request.getHeaders());
-        if (refused != null) { // before idempotency, cache, tiers and the queue: none may answer in the API's place
-          return error(request, response, callback, refused);
-        }
-        work.idempotency().handle(request, response, callback, messages::handle, messages::answeredByIdempotencyKey);
+    boolean messagesPath = path.equals("/v1/messages") || path.equals("/v1/messages/count_tokens");
+    boolean modelsPath = path.equals("/v1/models") || path.startsWith("/v1/models/");
+    if (messagesPath && !method.equals("POST")) {
+      return notAllowed(request, response, callback, method, path, "POST");
+    }
+    if (modelsPath && !method.equals("GET") && !method.equals("HEAD")) {
+      return notAllowed(request, response, callback, method, path, "GET, HEAD");
+    }
+    boolean api = messagesPath || modelsPath || BatchesHandler.serves(path);
+    if (api || path.startsWith(JobsHandler.PREFIX) || path.startsWith("/admin/")) {
+      // named here, so idempotency-key errors and replays carry the id the pipeline then uses
+      response.getHeaders().put(LeveeHeaders.REQUEST_ID, ids.next()); // findable in the logs, errors included
+    }
+    if (api) { // before idempotency, cache, tiers, the queue and the batch store: none may answer in the API's place
+      ApiError refused = ApiHeaders.check(request.getHeaders());
+      if (refused != null) {
+        return error(request, response, callback, refused);
       }
+    }
+    Optional<ApiError> refused = messagesPath ? MessagesHandler.refusalOnHead(request)
+        : BatchesHandler.refusalOnHead(request);
+    if (refused.isPresent()) {
+      return error(request, response, callback, refused.get());
+    }
+    if (!api && !CONTROL_PATHS.contains(path) && !path.startsWith(JobsHandler.PREFIX) && !path.startsWith("/admin/")) {
+      return error(request, response, callback, ApiError.notFound("Levee does not serve "
+          + ClientText.shown(method) + " " + ClientText.shown(path)));
+    }
+    return false;
+  }
+
+  private boolean dispatch(Request request, Response response, Callback callback) {
+    if (answeredFromHead(request, response, callback)) {
+      return true;
+    }
+    String path = Request.getPathInContext(request);
+    String method = request.getMethod();
+    switch (path) {
+      case "/v1/messages", "/v1/messages/count_tokens" ->
+          work.idempotency().handle(request, response, callback, messages::handle, messages::answeredByIdempotencyKey);
       case "/health" -> {
         if (!method.equals("GET") && !method.equals("HEAD")) {
           return notAllowed(request, response, callback, method, path, "GET, HEAD");
@@ -131,43 +189,34 @@ final class HttpDispatcher extends Handler.Abstract {
         ServerIo.send(response, callback, 200, "text/plain; version=0.0.4; charset=utf-8",
             metrics.scrape().getBytes(StandardCharsets.UTF_8));
       }
-      default -> {
-        boolean modelsPath = path.equals("/v1/models") || path.startsWith("/v1/models/");
-        if (modelsPath && !method.equals("GET") && !method.equals("HEAD")) {
-          return notAllowed(request, response, callback, method, path, "GET, HEAD");
-        }
-        boolean models = modelsPath; // GET, or HEAD: GET's status and headers, no body
-        if (BatchesHandler.serves(path) || path.startsWith(JobsHandler.PREFIX) || path.startsWith("/admin/") || models) {
-          response.getHeaders().put(LeveeHeaders.REQUEST_ID, ids.next()); // findable in the logs, errors included
-        }
-        if (BatchesHandler.serves(path) || models) {
-          ApiError refused = ApiHeaders.check(request.getHeaders());
-          if (refused != null) { // the API's paths: refused as the API refuses, before the batch store or upstream
-            return error(request, response, callback, refused);
-          }
-        }
+      default -> { // a path answeredFromHead found served
         if (BatchesHandler.serves(path)) {
           PassThrough.idWhereTheSdksLook(response); // Levee answers the batches API itself: its id is the answer's
           work.batches().handle(request, response, recorded(request, response, callback));
-          return true;
-        }
-        if (path.startsWith(JobsHandler.PREFIX)) {
+        } else if (path.startsWith(JobsHandler.PREFIX)) {
           work.jobsHandler().handle(request, response, recorded(request, response, callback));
-          return true;
-        }
-        if (path.startsWith("/admin/")) {
+        } else if (path.startsWith("/admin/")) {
           admin.handle(path, request, response, recorded(request, response, callback));
-          return true;
-        }
-        if (models) {
+        } else { // /v1/models, GET or HEAD (GET's status and headers, no body)
           passThrough.handle(request, response, recorded(request, response, callback));
-          return true;
         }
-        return error(request, response, callback, ApiError.notFound("Levee does not serve "
-            + ClientText.shown(method) + " " + ClientText.shown(path)));
       }
     }
     return true;
+  }
+
+  /**
+   * The door's {@link RequestGuard.HeadAnswers}: {@link #answeredFromHead}, a failure answered as
+   * {@link #handle} answers one.
+   */
+  RequestGuard.HeadAnswers headAnswers() {
+    return (request, response, callback) -> {
+      try {
+        return answeredFromHead(request, response, callback);
+      } catch (RuntimeException e) {
+        return failed(request, response, callback, e);
+      }
+    };
   }
 
   /**

@@ -31,6 +31,10 @@ import org.slf4j.LoggerFactory;
  *       {@link ServerLimits#maxConcurrentPerTenant()} per tenant ({@link TenantKey}); beyond
  *       that an immediate 429 {@code rate_limit_error} (tenant) or 529 {@code overloaded_error}
  *       (server), both with {@code retry-after: 1} — never a wait.
+ *   <li><b>Head</b>: a request the handler answers from its headers alone ({@link HeadAnswers}: a
+ *       wrong {@code content-type}, a path it does not serve…) is answered before its body is read,
+ *       so a client that sent {@code expect: 100-continue} is never told {@code 100 Continue} only
+ *       to be refused (RFC 9110 section 10.1.1).
  *   <li><b>Body</b>: read in full at {@link ServerLimits#minBodyRate()} or answered 408 {@code
  *       timeout_error} and closed ({@link BodyReader}); the handler reads it from memory. A body
  *       that cannot be read as framed is answered 400 {@code invalid_request_error} and closed; a
@@ -60,9 +64,11 @@ public final class RequestGuard extends Handler.Wrapper {
    *     the server's answers carry it; null: no id
    * @param refusals hears each request refused before any handler saw it, once its answer is written,
    *     and each whose client went away while its body was read
+   * @param head asked, on the API lane, before the door reads a body, whether the handler answers
+   *     the request from its head alone ({@link HeadAnswers#NONE}: never)
    */
   public record Lanes(Predicate<String> control, String readinessPath, Function<HttpFields.Mutable, String> naming,
-      Refusals refusals) {
+      Refusals refusals, HeadAnswers head) {
     /** No control lane: every path is admitted and limited. */
     public static final Lanes NONE = new Lanes(path -> false, null);
 
@@ -71,14 +77,25 @@ public final class RequestGuard extends Handler.Wrapper {
       this(control, readinessPath, null, Refusals.NONE);
     }
 
+    /** Lanes whose handler answers nothing from the head alone. */
+    public Lanes(Predicate<String> control, String readinessPath, Function<HttpFields.Mutable, String> naming,
+        Refusals refusals) {
+      this(control, readinessPath, naming, refusals, HeadAnswers.NONE);
+    }
+
     /** These lanes, their refusals named by {@code naming}. */
     public Lanes namedBy(Function<HttpFields.Mutable, String> naming) {
-      return new Lanes(control, readinessPath, naming, refusals);
+      return new Lanes(control, readinessPath, naming, refusals, head);
     }
 
     /** These lanes, their refusals heard by {@code refusals} (the access log and metrics, say). */
     public Lanes heardBy(Refusals refusals) {
-      return new Lanes(control, readinessPath, naming, refusals);
+      return new Lanes(control, readinessPath, naming, refusals, head);
+    }
+
+    /** These lanes, {@code head} asked before the door reads a body. */
+    public Lanes answeringFromHead(HeadAnswers head) {
+      return new Lanes(control, readinessPath, naming, refusals, head);
     }
 
     /** The id of an answer the server gives itself, put in {@code headers} by {@link #naming}; null when none. */
@@ -124,6 +141,36 @@ public final class RequestGuard extends Handler.Wrapper {
      * @param error the answer sent
      */
     void refused(String method, String path, long beganNanos, String requestId, ApiError error);
+  }
+
+  /**
+   * The handler's answers decided by a request's head alone — its method, path, query and headers —
+   * given before the door reads the body. Jetty tells a client that sent {@code expect:
+   * 100-continue} to go on ({@code 100 Continue}) when its body is first read; the door reads it
+   * before the handler runs, so a refusal the handler would decide from the headers (a {@code
+   * content-type} that is not JSON, a missing {@code anthropic-version}, a path not served) came
+   * only after the client had uploaded its whole body. RFC 9110 section 10.1.1: a server that
+   * will refuse a request from its headers should send the final status without {@code 100
+   * Continue}. The body such an answer leaves unread is never taken for the next request: Jetty
+   * reads what has arrived of it and closes the connection ({@code connection: close}) when the
+   * rest has not (a client waiting for {@code 100 Continue} sends none). Asked once per request,
+   * on the API lane, after admission, only for a body the door would read (one declared over
+   * {@link ServerLimits#maxBody()} is left to the handler unread anyway); a handler that answers
+   * from the head should check again itself, for requests that did not come through a door asking.
+   */
+  @FunctionalInterface
+  public interface HeadAnswers {
+    /** Answers nothing from the head: the door reads every body first. */
+    HeadAnswers NONE = (request, response, callback) -> false;
+
+    /**
+     * Answers {@code request} if its head alone decides the answer, without reading its body.
+     *
+     * @return true when it answered (or is answering) and will complete {@code callback}; false to
+     *     go on: the door reads the body and hands the request to the handler
+     * @throws Exception as {@link Handler#handle} may; the door then lets Jetty fail the exchange
+     */
+    boolean answered(Request request, Response response, Callback callback) throws Exception;
   }
 
   private final ServerLimits limits;
@@ -173,6 +220,10 @@ public final class RequestGuard extends Handler.Wrapper {
     try {
       byte[] body = null;
       if (hasBody(request) && request.getLength() <= limits.maxBody()) { // a larger declared body: the handler refuses it
+        if (lanes.head().answered(request, response, callback)) { // before the body: no 100 Continue for a refusal
+          permit.close();
+          return true;
+        }
         BodyReader.Result read = BodyReader.read(request, limits);
         switch (read) {
           case BodyReader.Body b -> body = b.bytes();

@@ -114,6 +114,16 @@ public final class BatchesHandler {
     return path.equals(PREFIX) || path.startsWith(PREFIX + "/");
   }
 
+  /**
+   * The refusal of a request to this handler that its head alone decides — a batch to create whose
+   * {@code content-type} is not JSON — or empty: asked before the server reads the body, so such a
+   * request is answered without {@code 100 Continue} ({@code RequestGuard.HeadAnswers}).
+   */
+  public static Optional<ApiError> refusalOnHead(Request request) {
+    return request.getMethod().equals("POST") && Request.getPathInContext(request).equals(PREFIX)
+        ? JsonContentType.check(request.getHeaders()) : Optional.empty();
+  }
+
   public void handle(Request request, Response response, Callback callback) {
     String path = Request.getPathInContext(request);
     String method = request.getMethod();

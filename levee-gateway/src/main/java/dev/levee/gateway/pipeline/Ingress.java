@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.UnaryOperator;
+import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Request;
@@ -76,10 +77,20 @@ final class Ingress {
    * @throws Refused when the body is too large, unreadable or not a valid Messages request
    */
   InboundRequest read(Request request, String id) throws Refused {
-    refuseIf(JsonContentType.check(request.getHeaders()));
-    refuseIf(IdentityContentEncoding.check(request.getHeaders().getValuesList(HttpHeader.CONTENT_ENCODING)));
+    refuseIf(refusalOnHead(request.getHeaders()));
     return inbound(id, request.getHttpURI().getPath(), request.getHttpURI().getQuery(), ServerIo.headers(request),
         readBody(request), TenantKey.hasher(request));
+  }
+
+  /**
+   * The refusal of a client request that its headers alone decide — a {@code content-type} that is
+   * not JSON ({@link JsonContentType}), a compressed body ({@link IdentityContentEncoding}) — or
+   * empty. {@link #read} checks it first; the gateway's dispatcher asks it before the server reads
+   * the body, so such a request is refused without {@code 100 Continue}.
+   */
+  static Optional<ApiError> refusalOnHead(HttpFields headers) {
+    return JsonContentType.check(headers)
+        .or(() -> IdentityContentEncoding.check(headers.getValuesList(HttpHeader.CONTENT_ENCODING)));
   }
 
   /**

@@ -116,6 +116,15 @@ public final class MessagesHandler {
         new LateWatches(p.upstreams().watchdog(), ticker));
   }
 
+  /**
+   * The refusal ingress gives a client request on its headers alone (a {@code content-type} that is
+   * not JSON, a compressed body), or empty: asked before the server reads the body, so such a
+   * request is answered without {@code 100 Continue} ({@code RequestGuard.HeadAnswers}).
+   */
+  public static Optional<ApiError> refusalOnHead(Request request) {
+    return Ingress.refusalOnHead(request.getHeaders());
+  }
+
   public void handle(Request request, Response response, Callback callback) {
     enter();
     boolean streaming = false;
