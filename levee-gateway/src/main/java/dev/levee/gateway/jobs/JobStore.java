@@ -495,6 +495,23 @@ public final class JobStore {
   private static final String OPEN = "state IN ('queued', 'running') OR COALESCE(callback_state, '') = 'pending'";
 
   /**
+   * {@link #purge}'s jobs in no batch ended before a time: {@code created_at} and the end at most
+   * the two parameters (epoch ms). Read through {@code jobs_listed} on PostgreSQL and {@code
+   * jobs_unbatched_by_age} on SQLite ({@code V10__purge}): keep them together.
+   */
+  static final String PURGE_UNBATCHED = "DELETE FROM jobs WHERE id IN (SELECT id FROM jobs "
+      + "WHERE batch_id IS NULL AND created_at <= ? AND COALESCE(finished_at, updated_at) <= ? AND NOT ("
+      + OPEN + ") LIMIT " + PURGED_JOBS + ")";
+
+  /**
+   * {@link #purge}'s batches created at or before the parameter (epoch ms) whose requests have all
+   * ended; read through {@code batches_by_age} and {@code jobs_open_by_batch} ({@code V10__purge},
+   * whose predicate is {@code OPEN} as written here): keep them together.
+   */
+  static final String ENDED_BATCHES = "SELECT id FROM batches b WHERE created_at <= ? AND NOT EXISTS "
+      + "(SELECT 1 FROM jobs j WHERE j.batch_id = b.id AND (" + OPEN + ")) LIMIT " + PURGED_BATCHES;
+
+  /**
    * Deletes work ended more than {@code retention} ago ({@code queue.retention}, default {@link
    * #RETENTION}; the workers call it with {@link #expire}):
    * jobs in no batch that ended before then, and batches created before then whose requests have
@@ -510,15 +527,12 @@ public final class JobStore {
     int jobs;
     List<String> ended = new ArrayList<>();
     try (Connection c = db.connection()) { // given back before the batches: each takes one of its own
-      try (PreparedStatement s = c.prepareStatement("DELETE FROM jobs WHERE id IN (SELECT id FROM jobs "
-          + "WHERE batch_id IS NULL AND created_at <= ? AND COALESCE(finished_at, updated_at) <= ? AND NOT ("
-          + OPEN + ") LIMIT " + PURGED_JOBS + ")")) {
+      try (PreparedStatement s = c.prepareStatement(PURGE_UNBATCHED)) {
         s.setLong(1, before); // created before it ended: lets the store read the oldest rows only (jobs_listed)
         s.setLong(2, before);
         jobs = s.executeUpdate();
       }
-      try (PreparedStatement s = c.prepareStatement("SELECT id FROM batches b WHERE created_at <= ? AND NOT EXISTS "
-          + "(SELECT 1 FROM jobs j WHERE j.batch_id = b.id AND (" + OPEN + ")) LIMIT " + PURGED_BATCHES)) {
+      try (PreparedStatement s = c.prepareStatement(ENDED_BATCHES)) {
         s.setLong(1, before);
         try (ResultSet rs = s.executeQuery()) {
           while (rs.next()) {

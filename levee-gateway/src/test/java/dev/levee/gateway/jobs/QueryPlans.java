@@ -40,11 +40,24 @@ public final class QueryPlans {
    * scan the cheaper plan: what is shown is whether an index fits the query at all.
    */
   public static String plan(Database db, String sql, Object... parameters) throws SQLException {
+    return plan(db, true, sql, parameters);
+  }
+
+  /**
+   * The plan the store chooses for {@code sql} bound to {@code parameters}, sequential scans priced
+   * as usual: for a populated store (on PostgreSQL, its tables analyzed first), what the query
+   * would read.
+   */
+  public static String chosen(Database db, String sql, Object... parameters) throws SQLException {
+    return plan(db, false, sql, parameters);
+  }
+
+  private static String plan(Database db, boolean indexesOnly, String sql, Object... parameters) throws SQLException {
     boolean postgres = db.dialect() == Database.Dialect.POSTGRESQL;
     try (Connection c = db.connection()) {
       c.setAutoCommit(false);
       try {
-        if (postgres) {
+        if (postgres && indexesOnly) {
           try (Statement s = c.createStatement()) {
             s.execute("SET LOCAL enable_seqscan = off");
           }
