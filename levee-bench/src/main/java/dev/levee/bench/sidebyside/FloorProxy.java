@@ -46,7 +46,9 @@ import org.eclipse.jetty.util.thread.Invocable;
  *       (the JDK's poller wakes it; no selector, no hand-off per request);
  *   <li>{@code codec}: that model with Jetty's HTTP/1.1 parser and generator ({@link CodecConnection});
  *   <li>{@code netty}, {@code netty-epoll}: Netty's event loops and HTTP/1.1 codec, a virtual
- *       thread per request ({@link NettyFloor}; NIO, or Netty's native epoll transport).
+ *       thread per request ({@link NettyFloor}; NIO, or Netty's native epoll transport);
+ *   <li>{@code levee-netty}: not a bare floor but Levee's whole handler tree behind Netty's epoll
+ *       event loops ({@link LeveeOnNetty}), for what Levee itself would cost on Netty.
  * </ul>
  *
  * <p>Arguments: the mode and the upstream's base URL. Prints {@code LEVEE <base url>} once
@@ -82,7 +84,7 @@ public final class FloorProxy {
   }
 
   /** The floors there are. */
-  static final List<String> MODES = List.of("jetty", "threads", "codec", "netty", "netty-epoll");
+  static final List<String> MODES = List.of("jetty", "threads", "codec", "netty", "netty-epoll", "levee-netty");
 
   /** Exits 2 with {@code usage} unless every comma-separated mode of {@code modes} (null: none) is one of {@link #MODES}. */
   static void checkModes(String modes, String usage) {
@@ -106,6 +108,7 @@ public final class FloorProxy {
       case "codec" -> proxy.codec();
       case "netty" -> NettyFloor.start(proxy::forward, false);
       case "netty-epoll" -> NettyFloor.start(proxy::forward, true);
+      case "levee-netty" -> LeveeOnNetty.start(up);
       default -> throw new IllegalStateException(args[0]); // checkModes refused it
     };
     try (server) {

@@ -33,7 +33,7 @@ import java.util.stream.Stream;
  * limit to the hard one).
  *
  * <p>Run: {@code levee-bench/streams [--streams 10000] [--seconds 10] [--deltas 20] [--rounds 3]
- * [--levee-jvm "-Xmx256m"] [--floor jetty|threads|codec|netty|netty-epoll]}; {@code --floor} measures a {@link
+ * [--levee-jvm "-Xmx256m"] [--floor jetty|threads|codec|netty|netty-epoll|levee-netty]}; {@code --floor} measures a {@link
  * FloorProxy} (no pipeline) in Levee's place (docs/benchmarks.md session 10); a quick look: {@code --streams 1000 --seconds 3}. A benchmark, not
  * a test.
  */

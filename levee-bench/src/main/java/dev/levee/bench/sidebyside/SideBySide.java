@@ -31,7 +31,7 @@ import java.util.Set;
  * <p>Run: {@code levee-bench/side-by-side} (builds the jar when missing), or {@code java -cp
  * levee-bench/target/levee-bench.jar dev.levee.bench.sidebyside.SideBySide [--rounds 3]
  * [--seconds 3] [--connections 64] [--deltas 30] [--warmup 4] [--jit-warmup 60] [--levee-jvm "-XX:+FlightRecorder ..."]
- * [--floor jetty|threads|codec|netty|netty-epoll[,…]] [--floor-jvm "-Xmx256m"]}. {@code --floor} adds a {@link FloorProxy} as a fourth path in the same
+ * [--floor jetty|threads|codec|netty|netty-epoll|levee-netty[,…]] [--floor-jvm "-Xmx256m"]}. {@code --floor} adds a {@link FloorProxy} as a fourth path in the same
  * rounds (one path per mode given, named {@code floor} for one, {@code floor-<mode>} for several,
  * and the ratio of each further floor to the first): {@code jetty} is Levee's own server with a bare forwarding handler, what the server and
  * its I/O model cost with no pipeline at all, so the ratio Levee / floor is what Levee's own code
