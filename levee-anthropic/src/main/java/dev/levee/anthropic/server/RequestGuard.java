@@ -11,6 +11,7 @@ import java.util.function.Function;
 import java.util.function.Predicate;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpHeaderValue;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -31,10 +32,10 @@ import org.slf4j.LoggerFactory;
  *       {@link ServerLimits#maxConcurrentPerTenant()} per tenant ({@link TenantKey}); beyond
  *       that an immediate 429 {@code rate_limit_error} (tenant) or 529 {@code overloaded_error}
  *       (server), both with {@code retry-after: 1} — never a wait.
- *   <li><b>Head</b>: a request the handler answers from its headers alone ({@link HeadAnswers}: a
- *       wrong {@code content-type}, a path it does not serve…) is answered before its body is read,
- *       so a client that sent {@code expect: 100-continue} is never told {@code 100 Continue} only
- *       to be refused (RFC 9110 section 10.1.1).
+ *   <li><b>Head</b>: a request that sent {@code expect: 100-continue} and that the handler answers
+ *       from its headers alone ({@link HeadAnswers}: a wrong {@code content-type}, a path it does
+ *       not serve…) is answered before its body is read, so it is never told {@code 100 Continue}
+ *       only to be refused (RFC 9110 section 10.1.1).
  *   <li><b>Body</b>: read in full at {@link ServerLimits#minBodyRate()} or answered 408 {@code
  *       timeout_error} and closed ({@link BodyReader}); the handler reads it from memory. A body
  *       that cannot be read as framed is answered 400 {@code invalid_request_error} and closed; a
@@ -64,8 +65,9 @@ public final class RequestGuard extends Handler.Wrapper {
    *     the server's answers carry it; null: no id
    * @param refusals hears each request refused before any handler saw it, once its answer is written,
    *     and each whose client went away while its body was read
-   * @param head asked, on the API lane, before the door reads a body, whether the handler answers
-   *     the request from its head alone ({@link HeadAnswers#NONE}: never)
+   * @param head asked, on the API lane, before the door reads a body the client waits to send
+   *     ({@code expect: 100-continue}), whether the handler answers the request from its head alone
+   *     ({@link HeadAnswers#NONE}: never)
    */
   public record Lanes(Predicate<String> control, String readinessPath, Function<HttpFields.Mutable, String> naming,
       Refusals refusals, HeadAnswers head) {
@@ -155,8 +157,13 @@ public final class RequestGuard extends Handler.Wrapper {
    * reads what has arrived of it and closes the connection ({@code connection: close}) when the
    * rest has not (a client waiting for {@code 100 Continue} sends none). Asked once per request,
    * on the API lane, after admission, only for a body the door would read (one declared over
-   * {@link ServerLimits#maxBody()} is left to the handler unread anyway); a handler that answers
-   * from the head should check again itself, for requests that did not come through a door asking.
+   * {@link ServerLimits#maxBody()} is left to the handler unread anyway) and only when the client
+   * sent {@code expect: 100-continue}: a client that did not is sending its body already, and one
+   * still uploading a body larger than the sockets' buffers would have its connection closed under
+   * it, its 400 lost to a broken pipe or a reset (RFC 9112 section 9.6); its body is read first
+   * and the handler refuses it, on a connection kept ({@code RefusedOnHeadersMidUploadRegressionTest}).
+   * A handler that answers from the head should check again itself, for requests that did not come
+   * through a door asking.
    */
   @FunctionalInterface
   public interface HeadAnswers {
@@ -220,7 +227,7 @@ public final class RequestGuard extends Handler.Wrapper {
     try {
       byte[] body = null;
       if (hasBody(request) && request.getLength() <= limits.maxBody()) { // a larger declared body: the handler refuses it
-        if (lanes.head().answered(request, response, callback)) { // before the body: no 100 Continue for a refusal
+        if (expectsContinue(request) && lanes.head().answered(request, response, callback)) { // no 100 Continue for a refusal
           permit.close();
           return true;
         }
@@ -321,6 +328,11 @@ public final class RequestGuard extends Handler.Wrapper {
 
   private static boolean hasBody(Request request) {
     return request.getLength() > 0 || request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING);
+  }
+
+  /** Whether the client waits for {@code 100 Continue} before it sends its body (RFC 9110 section 10.1.1). */
+  private static boolean expectsContinue(Request request) {
+    return request.getHeaders().contains(HttpHeader.EXPECT, HttpHeaderValue.CONTINUE.asString());
   }
 
   /** The request id {@code response} answers under, or null when these lanes name none. */
