@@ -39,7 +39,7 @@ import org.eclipse.jetty.util.thread.Invocable;
 final class HttpDispatcher extends Handler.Abstract {
 
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(HttpDispatcher.class);
-  /** The request attribute saying {@link #answeredFromHead} has run. */
+  /** The request attribute saying the door asked {@link #answeredFromHead} ({@link #headAnswers}). */
   private static final String HEAD_READ = HttpDispatcher.class.getName() + ".headRead";
   /** The paths of the control lane that {@link #dispatch} answers itself. */
   private static final Set<String> CONTROL_PATHS = Set.of("/health", "/health/live", "/health/ready", "/metrics");
@@ -101,10 +101,6 @@ final class HttpDispatcher extends Handler.Abstract {
    * @return true when the request was answered
    */
   private boolean answeredFromHead(Request request, Response response, Callback callback) {
-    if (request.getAttribute(HEAD_READ) != null) {
-      return false; // the door asked already (vary: origin is added, not put: once only)
-    }
-    request.setAttribute(HEAD_READ, Boolean.TRUE);
     String path = Request.getPathInContext(request);
     String method = request.getMethod();
     if (!validQuery(request.getHttpURI().getQuery())) { // Jetty takes it; the upstream URI would not
@@ -150,7 +146,9 @@ final class HttpDispatcher extends Handler.Abstract {
   }
 
   private boolean dispatch(Request request, Response response, Callback callback) {
-    if (answeredFromHead(request, response, callback)) {
+    // unless the door asked already (vary: origin is added, not put: once only); a request the door
+    // did not ask (most: it asks only a client waiting for 100 Continue) carries no attribute
+    if (request.getAttribute(HEAD_READ) == null && answeredFromHead(request, response, callback)) {
       return true;
     }
     String path = Request.getPathInContext(request);
@@ -211,6 +209,7 @@ final class HttpDispatcher extends Handler.Abstract {
    */
   RequestGuard.HeadAnswers headAnswers() {
     return (request, response, callback) -> {
+      request.setAttribute(HEAD_READ, Boolean.TRUE); // dispatch asks no more
       try {
         return answeredFromHead(request, response, callback);
       } catch (RuntimeException e) {
