@@ -80,12 +80,25 @@ final class ConnectionSweeper extends AbstractLifeCycle {
   @Override
   protected void doStart() {
     thread = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name(name).factory());
-    thread.scheduleWithFixedDelay(this::sweep, period.toMillis(), period.toMillis(), TimeUnit.MILLISECONDS);
+    thread.scheduleWithFixedDelay(this::sweepOrWarn, period.toMillis(), period.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   @Override
   protected void doStop() {
     thread.shutdownNow();
+  }
+
+  /**
+   * {@link #sweep}, never throwing: a scheduled task that throws is cancelled for good, silently,
+   * and with it both deadlines (an {@link Error}, or a failure in a check's {@code begin} or {@code
+   * end}, which {@link #sweep} does not catch). The failure is logged, and the next sweep runs.
+   */
+  void sweepOrWarn() {
+    try {
+      sweep();
+    } catch (Throwable e) {
+      warn(nanos.getAsLong(), this, e);
+    }
   }
 
   /** One sweep: every check of every open connection. */
@@ -113,7 +126,7 @@ final class ConnectionSweeper extends AbstractLifeCycle {
     }
   }
 
-  private void warn(long now, Object failed, RuntimeException e) {
+  private void warn(long now, Object failed, Throwable e) {
     if (!warned || now - warnedAt >= WARN_EVERY_NANOS) {
       warned = true;
       warnedAt = now;

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.List;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -50,5 +51,36 @@ class ConnectionSweeperTest {
     Thread sweeper = sweepers.getFirst();
     sweeper.join(Duration.ofSeconds(10));
     assertThat(sweeper.isAlive()).as("the sweeping thread ended with the server").isFalse();
+  }
+
+  /**
+   * Regression: a sweep that threw (an {@link Error}, or a check's {@code begin}) escaped to the
+   * scheduler, which cancels a periodic task that throws, silently: both deadlines stopped for good.
+   */
+  @Test
+  void aSweepThatThrowsLeavesTheNextSweepScheduled() {
+    int[] begun = {0};
+    ConnectionSweeper.Check failingOnce = new ConnectionSweeper.Check() {
+      @Override
+      public void begin(long now) {
+        if (begun[0]++ == 0) {
+          throw new AssertionError("a bug in a check");
+        }
+      }
+
+      @Override
+      public void check(org.eclipse.jetty.io.EndPoint endPoint) {}
+
+      @Override
+      public void end() {}
+    };
+    Server server = new Server();
+    ConnectionSweeper sweeper = new ConnectionSweeper("sweeper-test", new ServerConnector(server), () -> 0L,
+        Duration.ofSeconds(1), failingOnce);
+
+    sweeper.sweepOrWarn(); // what the scheduler runs: had it thrown, the scheduler would have cancelled the task
+    sweeper.sweepOrWarn();
+
+    assertThat(begun[0]).as("both sweeps ran").isEqualTo(2);
   }
 }
