@@ -37,7 +37,11 @@ public final class Units {
   }
 
   private static Duration duration(String text, boolean bareIsSeconds) {
-    Matcher m = DURATION.matcher(text.trim());
+    String trimmed = text.trim();
+    if (trimmed.startsWith("-") && DURATION.matcher(trimmed.substring(1)).matches()) {
+      throw new IllegalArgumentException("a duration cannot be negative, got '" + text + "'");
+    }
+    Matcher m = DURATION.matcher(trimmed);
     if (!m.matches() || (m.group(2) == null && !bareIsSeconds)) {
       throw new IllegalArgumentException("expected a duration such as 500ms, 30s, 2m, 1h or 7d, got '" + text + "'");
     }

@@ -18,10 +18,19 @@ class UnitsTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"30", "", "-1s", "1w", "s", "1.s", "ten seconds"})
+  @ValueSource(strings = {"30", "", "1w", "s", "1.s", "ten seconds", "--1s"})
   void otherDurationsAreRefused(String text) {
     assertThatThrownBy(() -> Units.duration(text))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("expected a duration");
+  }
+
+  /** Newcomer trial: "-1s" was refused as if it were not a duration at all ("expected a duration such as …"). */
+  @ParameterizedTest
+  @ValueSource(strings = {"-1s", " -500ms", "-0.5h"})
+  void aNegativeDurationIsRefusedAsNegative(String text) {
+    assertThatThrownBy(() -> Units.duration(text))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("a duration cannot be negative, got '" + text + "'");
+    assertThatThrownBy(() -> Units.durationOrSeconds("-30")).hasMessage("a duration cannot be negative, got '-30'");
   }
 
   @ParameterizedTest(name = "{0} = {1} s")

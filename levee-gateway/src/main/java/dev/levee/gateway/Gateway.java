@@ -215,6 +215,7 @@ public final class Gateway implements AutoCloseable {
     }
     readiness.ready();
     LOG.info("Levee gateway listening on http://{}:{}", config.server().host(), VirtualThreadServer.port(server));
+    config.server().doubtful().forEach(doubt -> LOG.warn("{}: is that meant?", doubt));
     return new Gateway(server, chain, client, tiers, work, metrics, readiness, tracing, cluster,
         config.server().limits().shutdownGrace(), new DrainDelay(config.server().drainDelay(), clock.scheduler()), ticker,
         messages);

@@ -20,6 +20,7 @@ import dev.levee.gateway.route.RoutingSettings;
 import dev.levee.gateway.cluster.ClusterConfig;
 import java.net.URI;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -249,6 +250,26 @@ public record GatewayConfig(
       if (maxBody < 1) throw new IllegalArgumentException("max-body must be positive");
       new ServerLimits(maxConnections, acceptQueue, headerTimeout, minBodyRate, maxConcurrent, maxConcurrentPerTenant,
           shutdownGrace, maxBody, sendTimeout); // the same checks, messages naming the key
+    }
+
+    /**
+     * What in these settings is valid but most likely a mistake, one sentence each, for a WARN at
+     * start: a {@code header-timeout} under a second (a typo for seconds: {@code 10ms}), which
+     * answers 408 to clients on slow networks and to those that wait for {@code 100 Continue}
+     * before their body; a {@code send-timeout} not below {@code idle-timeout}, which then never
+     * cuts (the idle timeout fails a stalled write first). Empty when none.
+     */
+    public List<String> doubtful() {
+      List<String> doubts = new ArrayList<>();
+      if (headerTimeout.compareTo(Duration.ofSeconds(1)) < 0) {
+        doubts.add("server.header-timeout is " + Spans.of(headerTimeout) + ": a request whose headers, or whose body's "
+            + "first bytes, take longer is answered 408 (the default is 10s)");
+      }
+      if (sendTimeout.compareTo(idleTimeout) >= 0) {
+        doubts.add("server.send-timeout (" + Spans.of(sendTimeout) + ") is not below server.idle-timeout ("
+            + Spans.of(idleTimeout) + "), which cuts a client that stopped reading first");
+      }
+      return doubts;
     }
 
     /** These settings as the HTTP server takes them. */
