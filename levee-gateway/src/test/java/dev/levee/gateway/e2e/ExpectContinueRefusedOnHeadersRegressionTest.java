@@ -3,7 +3,6 @@ package dev.levee.gateway.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.levee.emulator.EmulatorOptions;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -48,7 +47,7 @@ class ExpectContinueRefusedOnHeadersRegressionTest {
       send(socket, method + " " + path + " HTTP/1.1\r\nhost: 127.0.0.1\r\n" + header.replace("\\r\\n", "\r\n") + "\r\n"
           + KEY_AND_VERSION + "expect: 100-continue\r\ncontent-length: " + BODY.length() + "\r\n\r\n");
 
-      String head = head(socket.getInputStream()); // the first answer: the refusal, not 100 Continue
+      String head = RawHttp.head(socket.getInputStream()); // the first answer: the refusal, not 100 Continue
       assertThat(head).as(head).startsWith("HTTP/1.1 " + status).doesNotContain("100 Continue");
       assertThat(head.toLowerCase(Locale.ROOT)).as("the body unread: the connection is not reused").contains("connection: close");
       String rest = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8); // then closed
@@ -63,7 +62,7 @@ class ExpectContinueRefusedOnHeadersRegressionTest {
       send(socket, "POST /v1/messages HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n"
           + "x-api-key: sk-test-client-key\r\nexpect: 100-continue\r\ncontent-length: " + BODY.length() + "\r\n\r\n");
 
-      String head = head(socket.getInputStream());
+      String head = RawHttp.head(socket.getInputStream());
       assertThat(head).as(head).startsWith("HTTP/1.1 400");
       assertThat(new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8))
           .contains("anthropic-version: header is required");
@@ -75,10 +74,10 @@ class ExpectContinueRefusedOnHeadersRegressionTest {
     try (Harness h = Harness.start(CONFIG); Socket socket = connect(h)) {
       send(socket, "POST /v1/messages HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n" + KEY_AND_VERSION
           + "expect: 100-continue\r\ncontent-length: " + BODY.length() + "\r\n\r\n");
-      assertThat(head(socket.getInputStream())).startsWith("HTTP/1.1 100");
+      assertThat(RawHttp.head(socket.getInputStream())).startsWith("HTTP/1.1 100");
 
       send(socket, BODY);
-      String head = head(socket.getInputStream());
+      String head = RawHttp.head(socket.getInputStream());
       assertThat(head).as(head).startsWith("HTTP/1.1 200");
     }
   }
@@ -89,14 +88,14 @@ class ExpectContinueRefusedOnHeadersRegressionTest {
       // head and body in one write, as a client that does not wait: the body arrives, unread by the handler
       send(socket, "POST /v1/messages HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: text/plain\r\n" + KEY_AND_VERSION
           + "content-length: " + BODY.length() + "\r\n\r\n" + BODY);
-      String head = head(socket.getInputStream());
+      String head = RawHttp.head(socket.getInputStream());
       assertThat(head).as(head).startsWith("HTTP/1.1 400");
-      socket.getInputStream().readNBytes(contentLength(head));
+      socket.getInputStream().readNBytes(RawHttp.contentLength(head));
       // the body had all arrived: Jetty read it past, so the connection is kept and the next request read as sent
       assertThat(head.toLowerCase(Locale.ROOT)).doesNotContain("connection: close");
 
       send(socket, "GET /health/live HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n");
-      String next = head(socket.getInputStream());
+      String next = RawHttp.head(socket.getInputStream());
       assertThat(next).as(next).startsWith("HTTP/1.1 200");
     }
   }
@@ -108,10 +107,10 @@ class ExpectContinueRefusedOnHeadersRegressionTest {
       String request = "POST /v1/messages HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n" + KEY_AND_VERSION
           + "expect: 100-continue\r\ncontent-length: " + BODY.length() + "\r\n\r\n";
       send(holder, request); // admitted; the door waits for its body, holding the one place
-      assertThat(head(holder.getInputStream())).startsWith("HTTP/1.1 100");
+      assertThat(RawHttp.head(holder.getInputStream())).startsWith("HTTP/1.1 100");
 
       send(second, request);
-      String head = head(second.getInputStream());
+      String head = RawHttp.head(second.getInputStream());
       assertThat(head).as(head).startsWith("HTTP/1.1 529").doesNotContain("100 Continue");
     }
   }
@@ -126,32 +125,5 @@ class ExpectContinueRefusedOnHeadersRegressionTest {
     OutputStream out = socket.getOutputStream();
     out.write(text.getBytes(StandardCharsets.US_ASCII));
     out.flush();
-  }
-
-  /** One answer's head: the bytes up to and including its blank line. */
-  private static String head(InputStream in) throws IOException {
-    ByteArrayOutputStream head = new ByteArrayOutputStream();
-    while (true) {
-      int b = in.read();
-      if (b < 0) {
-        break;
-      }
-      head.write(b);
-      byte[] bytes = head.toByteArray();
-      int n = bytes.length;
-      if (n >= 4 && bytes[n - 4] == '\r' && bytes[n - 3] == '\n' && bytes[n - 2] == '\r' && bytes[n - 1] == '\n') {
-        break;
-      }
-    }
-    return head.toString(StandardCharsets.ISO_8859_1);
-  }
-
-  private static int contentLength(String head) {
-    for (String line : head.split("\r\n")) {
-      if (line.toLowerCase(Locale.ROOT).startsWith("content-length:")) {
-        return Integer.parseInt(line.substring(line.indexOf(':') + 1).strip());
-      }
-    }
-    return 0;
   }
 }

@@ -2,7 +2,6 @@ package dev.levee.gateway.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -44,44 +43,17 @@ class RefusedOnHeadersMidUploadRegressionTest {
       out.flush();
 
       InputStream in = socket.getInputStream();
-      String head = head(in);
+      String head = RawHttp.head(in);
       assertThat(head).as(head).startsWith("HTTP/1.1 400");
       assertThat(head.toLowerCase(Locale.ROOT)).as("the body was read: the connection is kept")
           .doesNotContain("connection: close");
-      assertThat(new String(in.readNBytes(contentLength(head)), StandardCharsets.UTF_8))
+      assertThat(new String(in.readNBytes(RawHttp.contentLength(head)), StandardCharsets.UTF_8))
           .contains("anthropic-version: header is required");
 
       out.write("GET /health/live HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
       out.flush();
-      String next = head(in);
+      String next = RawHttp.head(in);
       assertThat(next).as(next).startsWith("HTTP/1.1 200");
     }
-  }
-
-  /** One answer's head: the bytes up to and including its blank line. */
-  private static String head(InputStream in) throws IOException {
-    ByteArrayOutputStream head = new ByteArrayOutputStream();
-    while (true) {
-      int b = in.read();
-      if (b < 0) {
-        break;
-      }
-      head.write(b);
-      byte[] bytes = head.toByteArray();
-      int n = bytes.length;
-      if (n >= 4 && bytes[n - 4] == '\r' && bytes[n - 3] == '\n' && bytes[n - 2] == '\r' && bytes[n - 1] == '\n') {
-        break;
-      }
-    }
-    return head.toString(StandardCharsets.ISO_8859_1);
-  }
-
-  private static int contentLength(String head) {
-    for (String line : head.split("\r\n")) {
-      if (line.toLowerCase(Locale.ROOT).startsWith("content-length:")) {
-        return Integer.parseInt(line.substring(line.indexOf(':') + 1).strip());
-      }
-    }
-    return 0;
   }
 }
