@@ -73,11 +73,13 @@ final class Ingress {
   }
 
   /**
+   * Reads a client request whose head passed {@link #refusalOnHead} (the gateway's dispatcher asks
+   * it of every request before its body is read: it is not asked twice).
+   *
    * @param id Levee's id for this request ({@link RequestIds})
    * @throws Refused when the body is too large, unreadable or not a valid Messages request
    */
   InboundRequest read(Request request, String id) throws Refused {
-    refuseIf(refusalOnHead(request.getHeaders()));
     return inbound(id, request.getHttpURI().getPath(), request.getHttpURI().getQuery(), ServerIo.headers(request),
         readBody(request), TenantKey.hasher(request));
   }
@@ -85,8 +87,8 @@ final class Ingress {
   /**
    * The refusal of a client request that its headers alone decide — a {@code content-type} that is
    * not JSON ({@link JsonContentType}), a compressed body ({@link IdentityContentEncoding}) — or
-   * empty. {@link #read} checks it first; the gateway's dispatcher asks it before the server reads
-   * the body, so such a request is refused without {@code 100 Continue}.
+   * empty. The gateway's dispatcher asks it of every Messages request before the server reads the
+   * body, so such a request is refused without {@code 100 Continue}, and before {@link #read}.
    */
   static Optional<ApiError> refusalOnHead(HttpFields headers) {
     return JsonContentType.check(headers)
