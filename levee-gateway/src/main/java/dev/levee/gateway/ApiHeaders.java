@@ -1,6 +1,7 @@
 package dev.levee.gateway;
 
 import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.error.RefusalReason;
 import java.util.List;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpFields;
@@ -33,7 +34,8 @@ final class ApiHeaders {
   static final String NAME = "anthropic-version";
 
   /** The API's refusal of a request without the header: 400 {@code invalid_request_error}. */
-  static final ApiError MISSING = ApiError.invalidRequest("anthropic-version: header is required");
+  static final ApiError MISSING = ApiError.invalidRequest("anthropic-version: header is required")
+      .because(RefusalReason.MISSING_ANTHROPIC_VERSION);
 
   /** The headers a request may send at most once, lower case. */
   private static final List<String> SINGLETONS = List.of(NAME, "x-api-key", "authorization");
@@ -57,7 +59,7 @@ final class ApiHeaders {
     for (int i = 0; i < lines.length; i++) {
       if (lines[i] > 1) {
         return ApiError.invalidRequest("The request has " + lines[i] + " " + SINGLETONS.get(i)
-            + " headers; send exactly one.");
+            + " headers; send exactly one.").because(RefusalReason.REPEATED_HEADER);
       }
     }
     String version = headers.get(NAME);

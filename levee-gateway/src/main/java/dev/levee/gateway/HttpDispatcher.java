@@ -4,6 +4,7 @@ import dev.levee.anthropic.Json;
 import dev.levee.anthropic.Utf8;
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.error.ClientText;
+import dev.levee.anthropic.error.RefusalReason;
 import dev.levee.anthropic.server.RequestGuard;
 import dev.levee.anthropic.server.ServerIo;
 import dev.levee.gateway.health.HealthReport;
@@ -106,7 +107,7 @@ final class HttpDispatcher extends Handler.Abstract {
     if (!validQuery(request.getHttpURI().getQuery())) { // Jetty takes it; the upstream URI would not
       return error(request, response, callback, ApiError.invalidRequest("The query string is not a valid URI query "
           + "(RFC 3986 section 3.4): percent-encode characters such as | ^ { } \" \\ and any non-ASCII one, and write % only "
-          + "before two hex digits; the bytes so encoded must be UTF-8."));
+          + "before two hex digits; the bytes so encoded must be UTF-8.").because(RefusalReason.BAD_QUERY));
     }
     if (browsers.isPreflight(request, path)) { // a browser asks first; no key needed (docs/gateway.md, "Browsers")
       browsers.preflight(request, response, path);
@@ -140,7 +141,7 @@ final class HttpDispatcher extends Handler.Abstract {
     }
     if (!api && !CONTROL_PATHS.contains(path) && !path.startsWith(JobsHandler.PREFIX) && !path.startsWith("/admin/")) {
       return error(request, response, callback, ApiError.notFound("Levee does not serve "
-          + ClientText.shown(method) + " " + ClientText.shown(path)));
+          + ClientText.shown(method) + " " + ClientText.shown(path)).because(RefusalReason.UNKNOWN_PATH));
     }
     return false;
   }
@@ -230,14 +231,16 @@ final class HttpDispatcher extends Handler.Abstract {
       @Override
       public void succeeded() {
         int status = response.getStatus();
+        boolean refused = status >= 400 && status < 500;
         messages.answeredOutsideThePipeline(request, response, status,
-            status < 400 ? "ok" : (status < 500 ? "refused " : "error ") + ApiError.typeFor(status));
+            status < 400 ? "ok" : (refused ? "refused " : "error ") + ApiError.typeFor(status),
+            refused ? RefusalReason.OTHER : null); // the handler's own errors have no code of their own
         callback.succeeded();
       }
 
       @Override
       public void failed(Throwable x) {
-        messages.answeredOutsideThePipeline(request, response, 499, "client_gone");
+        messages.answeredOutsideThePipeline(request, response, 499, "client_gone", null);
         callback.failed(x);
       }
 
@@ -296,7 +299,8 @@ final class HttpDispatcher extends Handler.Abstract {
         ? ": a browser's CORS preflight from an origin server.cors does not allow (docs/gateway.md, \"Browsers (CORS)\")"
         : "";
     return error(request, response, callback, new ApiError(405, "invalid_request_error",
-        ClientText.shown(method) + " is not allowed on " + ClientText.shown(path) + why));
+        ClientText.shown(method) + " is not allowed on " + ClientText.shown(path) + why)
+        .because(RefusalReason.METHOD_NOT_ALLOWED));
   }
 
   /**

@@ -19,12 +19,26 @@ import java.util.Objects;
  * @param status the HTTP status
  * @param type the error type
  * @param message a human-readable message; never contains credentials
+ * @param reason why Levee refused the request, for the access log and metrics only: never sent
+ *     (not in {@link #toJson}), as the message may quote the client's input and the code never does;
+ *     {@link RefusalReason#OTHER} unless the refusal site gave one ({@link #because})
  */
-public record ApiError(int status, String type, String message) {
+public record ApiError(int status, String type, String message, RefusalReason reason) {
 
   public ApiError {
     Objects.requireNonNull(type, "type");
     Objects.requireNonNull(message, "message");
+    Objects.requireNonNull(reason, "reason");
+  }
+
+  /** An error with no refusal reason of its own ({@link RefusalReason#OTHER}). */
+  public ApiError(int status, String type, String message) {
+    this(status, type, message, RefusalReason.OTHER);
+  }
+
+  /** This error, refused for {@code reason}: the same answer, with a code for the access log. */
+  public ApiError because(RefusalReason reason) {
+    return new ApiError(status, type, message, reason);
   }
 
   public static ApiError invalidRequest(String message) {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import dev.levee.anthropic.error.ClientText;
+import dev.levee.anthropic.error.RefusalReason;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
@@ -58,7 +59,7 @@ public final class MessagesRequest {
   public static MessagesRequest parse(byte[] body) throws InvalidRequestException {
     Objects.requireNonNull(body, "body");
     if (body.length == 0) {
-      throw new InvalidRequestException("request body is empty; expected a JSON object");
+      throw new InvalidRequestException(RefusalReason.BODY_EMPTY, "request body is empty; expected a JSON object");
     }
     String model = null;
     int modelStart = -1;
@@ -68,10 +69,10 @@ public final class MessagesRequest {
     java.util.List<Span> fields = new java.util.ArrayList<>();
     try (JsonParser p = JSON.createParser(body)) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
-        throw new InvalidRequestException("request body must be a JSON object");
+        throw new InvalidRequestException(RefusalReason.BODY_NOT_OBJECT, "request body must be a JSON object");
       }
       if (!dev.levee.anthropic.JsonSyntax.readsUtf8(p)) { // the parser took it for UTF-16 or UTF-32
-        throw new InvalidRequestException(dev.levee.anthropic.JsonSyntax.NOT_UTF8);
+        throw new InvalidRequestException(RefusalReason.BODY_NOT_UTF8, dev.levee.anthropic.JsonSyntax.NOT_UTF8);
       }
       refuseIfNotUtf8(body); // the parser skips most strings undecoded, and lets overlong forms and surrogates by
       JsonToken t;
@@ -79,14 +80,16 @@ public final class MessagesRequest {
       while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
         String field = p.currentName();
         if (!seen.add(field)) { // which one counts differs between parsers: Levee and the upstream must agree
-          throw new InvalidRequestException(ClientText.shown(field) + ": given more than once");
+          throw new InvalidRequestException(RefusalReason.DUPLICATE_FIELD,
+              ClientText.shown(field) + ": given more than once");
         }
         int keyStart = (int) p.currentTokenLocation().getByteOffset();
         JsonToken value = p.nextToken();
         int valueStart = (int) p.currentTokenLocation().getByteOffset();
         if (field.equals("max_tokens") && value == JsonToken.VALUE_NUMBER_INT) {
           if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
-            throw new InvalidRequestException("max_tokens: Input should be a valid integer, was "
+            throw new InvalidRequestException(RefusalReason.BAD_MAX_TOKENS,
+                "max_tokens: Input should be a valid integer, was "
                 + ClientText.shown(p.getText()));
           }
           maxTokens = p.getLongValue();
@@ -94,7 +97,7 @@ public final class MessagesRequest {
         switch (field) {
           case "model" -> {
             if (value != JsonToken.VALUE_STRING) {
-              throw new InvalidRequestException("model: Input should be a valid string");
+              throw new InvalidRequestException(RefusalReason.BAD_MODEL, "model: Input should be a valid string");
             }
             modelStart = (int) p.currentTokenLocation().getByteOffset();
             model = p.getText();
@@ -103,7 +106,7 @@ public final class MessagesRequest {
           }
           case "stream" -> {
             if (value != JsonToken.VALUE_TRUE && value != JsonToken.VALUE_FALSE) {
-              throw new InvalidRequestException("stream: Input should be a valid boolean");
+              throw new InvalidRequestException(RefusalReason.BAD_STREAM, "stream: Input should be a valid boolean");
             }
             stream = value == JsonToken.VALUE_TRUE;
           }
@@ -113,22 +116,23 @@ public final class MessagesRequest {
         fields.add(new Span(field, keyStart, valueStart, (int) p.currentLocation().getByteOffset()));
       }
       if (t != JsonToken.END_OBJECT) {
-        throw new InvalidRequestException("request body is not valid JSON");
+        throw new InvalidRequestException(RefusalReason.BODY_NOT_JSON, "request body is not valid JSON");
       }
       if (p.nextToken() != null) {
-        throw new InvalidRequestException("request body has data after the JSON object");
+        throw new InvalidRequestException(RefusalReason.BODY_NOT_JSON, "request body has data after the JSON object");
       }
     } catch (InvalidRequestException e) {
       throw e;
     } catch (IOException e) {
       refuseIfNotUtf8(body); // the first token failed on a bad byte: say where, not what the parser made of it
-      throw new InvalidRequestException("request body is not valid JSON: " + dev.levee.anthropic.JsonSyntax.describe(e));
+      throw new InvalidRequestException(RefusalReason.BODY_NOT_JSON,
+          "request body is not valid JSON: " + dev.levee.anthropic.JsonSyntax.describe(e));
     }
     if (model == null) {
-      throw new InvalidRequestException("model: Field required");
+      throw new InvalidRequestException(RefusalReason.MISSING_MODEL, "model: Field required");
     }
     if (model.isBlank()) {
-      throw new InvalidRequestException("model: String should have at least 1 character");
+      throw new InvalidRequestException(RefusalReason.BAD_MODEL, "model: String should have at least 1 character");
     }
     if (body[modelStart] != '"' || body[modelEnd - 1] != '"') {
       throw new IllegalStateException("model string offsets do not point at quotes");
@@ -139,7 +143,7 @@ public final class MessagesRequest {
   private static void refuseIfNotUtf8(byte[] body) throws InvalidRequestException {
     int bad = dev.levee.anthropic.Utf8.firstMalformed(body, 0, body.length);
     if (bad >= 0) {
-      throw new InvalidRequestException(dev.levee.anthropic.Utf8.refusal(body, bad));
+      throw new InvalidRequestException(RefusalReason.BODY_NOT_UTF8, dev.levee.anthropic.Utf8.refusal(body, bad));
     }
   }
 
@@ -237,10 +241,18 @@ public final class MessagesRequest {
     return "MessagesRequest[model=" + model + ", stream=" + stream + ", " + body.length + " bytes]";
   }
 
-  /** A request body Levee refuses before any upstream sees it. */
+  /** A request body Levee refuses before any upstream sees it: why, in words and as a code. */
   public static final class InvalidRequestException extends Exception {
-    public InvalidRequestException(String message) {
+    private final transient RefusalReason reason;
+
+    public InvalidRequestException(RefusalReason reason, String message) {
       super(message);
+      this.reason = reason;
+    }
+
+    /** Why, as a code that never quotes the body (the message may). */
+    public RefusalReason reason() {
+      return reason;
     }
   }
 }

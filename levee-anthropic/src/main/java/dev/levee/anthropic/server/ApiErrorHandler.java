@@ -1,6 +1,7 @@
 package dev.levee.anthropic.server;
 
 import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.error.RefusalReason;
 import org.eclipse.jetty.http.HttpStatus;
 import org.eclipse.jetty.io.EofException;
 import org.eclipse.jetty.server.Request;
@@ -32,6 +33,16 @@ final class ApiErrorHandler extends ErrorHandler {
     this.lanes = lanes;
   }
 
+  /** Why Jetty refused a request with {@code status}, as a code. */
+  static RefusalReason reason(int status) {
+    return switch (status) {
+      case HttpStatus.UPGRADE_REQUIRED_426 -> RefusalReason.HTTP2_NOT_SUPPORTED;
+      case HttpStatus.URI_TOO_LONG_414 -> RefusalReason.URI_TOO_LONG;
+      case HttpStatus.REQUEST_HEADER_FIELDS_TOO_LARGE_431 -> RefusalReason.HEADERS_TOO_LARGE;
+      default -> status >= 500 ? RefusalReason.INTERNAL_ERROR : RefusalReason.MALFORMED_HTTP;
+    };
+  }
+
   /** Every method gets the error body (Jetty's default: GET, POST and HEAD only; others got none, not even a PRI's 426). */
   @Override
   public boolean errorPageForMethod(String method) {
@@ -58,7 +69,7 @@ final class ApiErrorHandler extends ErrorHandler {
     }
     String text = code == HttpStatus.UPGRADE_REQUIRED_426 ? HTTP1_ONLY
         : message == null || message.isBlank() ? HttpStatus.getMessage(code) : message;
-    ApiError error = new ApiError(code, ApiError.typeFor(code), text);
+    ApiError error = new ApiError(code, ApiError.typeFor(code), text).because(reason(code));
     String id = lanes.name(response.getHeaders());
     ServerIo.json(response, callback, code, error.toBytes(id));
     String path = request.getHttpURI().getPath();

@@ -1,6 +1,7 @@
 package dev.levee.anthropic.server;
 
 import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.error.RefusalReason;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
@@ -165,8 +166,10 @@ public final class BodyReader {
   public static ApiError refusal(Result result, ServerLimits limits) {
     return switch (result) {
       case TooSlow slow -> new ApiError(408, "timeout_error",
-          "The request body arrived too slowly (less than " + limits.minBodyRate() + " bytes/s).");
-      case Broken broken -> ApiError.invalidRequest("The request body could not be read.");
+          "The request body arrived too slowly (less than " + limits.minBodyRate() + " bytes/s).")
+          .because(RefusalReason.BODY_TOO_SLOW);
+      case Broken broken -> ApiError.invalidRequest("The request body could not be read.")
+          .because(RefusalReason.BODY_UNREADABLE);
       case Body body -> null;
       case ClientGone gone -> null;
     };

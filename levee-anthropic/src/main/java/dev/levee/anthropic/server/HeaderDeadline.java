@@ -1,6 +1,7 @@
 package dev.levee.anthropic.server;
 
 import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.error.RefusalReason;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -88,7 +89,7 @@ final class HeaderDeadline implements ConnectionSweeper.Check {
     this.timeoutNanos = timeout.toNanos();
     this.silentNanos = Math.max(timeoutNanos, SILENT_FLOOR.toNanos());
     this.error = new ApiError(408, "timeout_error", "The request headers arrived too slowly (limit "
-        + timeout.toMillis() + " ms).");
+        + timeout.toMillis() + " ms).").because(RefusalReason.HEADERS_TOO_SLOW);
   }
 
   @Override

@@ -1,6 +1,7 @@
 package dev.levee.anthropic.server;
 
 import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.error.RefusalReason;
 import dev.levee.core.time.Spans;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -50,6 +51,8 @@ public final class RequestGuard extends Handler.Wrapper {
 
   private static final Logger LOG = LoggerFactory.getLogger(RequestGuard.class);
   private static final long RETRY_AFTER_SECONDS = 1;
+  private static final ApiError SHUTTING_DOWN = new ApiError(503, "overloaded_error", "gateway shutting down")
+      .because(RefusalReason.SHUTTING_DOWN);
   private static final byte[] NOT_READY = "{\"status\":\"shutting_down\",\"ready\":false}".getBytes(StandardCharsets.UTF_8);
 
   /**
@@ -211,7 +214,7 @@ public final class RequestGuard extends Handler.Wrapper {
       return super.handle(request, response, callback);
     }
     if (draining) {
-      refuse(request, response, callback, new ApiError(503, "overloaded_error", "gateway shutting down"), true);
+      refuse(request, response, callback, SHUTTING_DOWN, true);
       return true;
     }
     ConcurrencyLimit.Decision decision = admission.tryAcquire(TenantKey.of(request));
@@ -219,8 +222,9 @@ public final class RequestGuard extends Handler.Wrapper {
       refuse(request, response, callback, decision == ConcurrencyLimit.Refused.TENANT
           ? new ApiError(429, "rate_limit_error", "Too many concurrent requests for this API key (limit "
               + admission.maxPerTenant() + "); retry after the ones in flight finish.")
+              .because(RefusalReason.TENANT_CONCURRENCY_LIMIT)
           : new ApiError(529, "overloaded_error", "The server is at its limit of " + admission.maxTotal()
-              + " concurrent requests; retry shortly."), false);
+              + " concurrent requests; retry shortly.").because(RefusalReason.SERVER_CONCURRENCY_LIMIT), false);
       return true;
     }
     GuardedExchange exchange = null;
@@ -304,12 +308,11 @@ public final class RequestGuard extends Handler.Wrapper {
     }
     int streams = 0;
     int others = 0;
-    ApiError error = new ApiError(503, "overloaded_error", "gateway shutting down");
     for (GuardedExchange exchange : inFlight) {
       boolean stream = exchange.streaming();
       String id = exchange.response.isCommitted() // its head is sent: its id is read from a copy, never put in it
           ? lanes.name(HttpFields.build(exchange.response.getHeaders())) : idOf(exchange.response);
-      if (exchange.endForShutdown(error, id, RETRY_AFTER_SECONDS)) {
+      if (exchange.endForShutdown(SHUTTING_DOWN, id, RETRY_AFTER_SECONDS)) {
         if (stream) {
           streams++;
         } else {

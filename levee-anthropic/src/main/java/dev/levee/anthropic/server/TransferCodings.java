@@ -2,6 +2,7 @@ package dev.levee.anthropic.server;
 
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.error.ClientText;
+import dev.levee.anthropic.error.RefusalReason;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -44,7 +45,8 @@ final class TransferCodings {
     }
     if (version == HttpVersion.HTTP_1_0) { // HTTP/1.0 has no transfer codings: a proxy on the way framed it otherwise
       return Optional.of(ApiError.invalidRequest("Transfer-Encoding is not defined for an HTTP/1.0 request; its framing"
-          + " is faulty (RFC 9112 section 6.1): send HTTP/1.1, or frame the body by Content-Length."));
+          + " is faulty (RFC 9112 section 6.1): send HTTP/1.1, or frame the body by Content-Length.")
+          .because(RefusalReason.TRANSFER_ENCODING_ON_HTTP10));
     }
     List<String> values = headers.getValuesList(HttpHeader.TRANSFER_ENCODING);
     for (String value : values) {
@@ -53,7 +55,7 @@ final class TransferCodings {
         if (!name.isEmpty() && !name.equals("chunked")) { // empty elements do not count (RFC 9110 section 5.6.1)
           return Optional.of(new ApiError(NOT_IMPLEMENTED, "invalid_request_error", "Transfer-Encoding: "
               + ClientText.shown(String.join(", ", values)) + " is not supported: send the request body as it is,"
-              + " framed by Content-Length or Transfer-Encoding: chunked alone (RFC 9112 section 6.1)."));
+              + " framed by Content-Length or Transfer-Encoding: chunked alone (RFC 9112 section 6.1).").because(RefusalReason.UNSUPPORTED_TRANSFER_ENCODING));
         }
       }
     }

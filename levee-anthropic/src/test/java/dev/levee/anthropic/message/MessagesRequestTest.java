@@ -3,9 +3,11 @@ package dev.levee.anthropic.message;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.levee.anthropic.error.RefusalReason;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class MessagesRequestTest {
@@ -98,6 +100,36 @@ class MessagesRequestTest {
   void aStreamThatIsNotABooleanIsRefused() {
     assertThatThrownBy(() -> MessagesRequest.parse(utf8("{\"model\":\"m\",\"stream\":\"yes\"}")))
         .hasMessageContaining("stream");
+  }
+
+  /** Each refusal names its reason as a code, for the access log, which may not quote the body. */
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', textBlock = """
+      ''                                       | BODY_EMPTY
+      [1,2]                                    | BODY_NOT_OBJECT
+      {"model":"m",}                           | BODY_NOT_JSON
+      {"model":"m"} {}                         | BODY_NOT_JSON
+      {"model":"m","model":"n"}                | DUPLICATE_FIELD
+      {"max_tokens":16}                        | MISSING_MODEL
+      {"model":7}                              | BAD_MODEL
+      {"model":" "}                            | BAD_MODEL
+      {"model":"m","stream":"yes"}             | BAD_STREAM
+      {"model":"m","max_tokens":99999999999999999999} | BAD_MAX_TOKENS
+      """)
+  void eachRefusalNamesItsReason(String body, RefusalReason reason) {
+    assertThatThrownBy(() -> MessagesRequest.parse(utf8(body)))
+        .isInstanceOfSatisfying(MessagesRequest.InvalidRequestException.class,
+            e -> assertThat(e.reason()).as(e.getMessage()).isEqualTo(reason));
+  }
+
+  @Test
+  void aBodyNotInUtf8IsNamedSo() {
+    assertThatThrownBy(() -> MessagesRequest.parse("{\"model\":\"m\"}".getBytes(StandardCharsets.UTF_16LE)))
+        .isInstanceOfSatisfying(MessagesRequest.InvalidRequestException.class,
+            e -> assertThat(e.reason()).isEqualTo(RefusalReason.BODY_NOT_UTF8));
+    assertThatThrownBy(() -> MessagesRequest.parse(new byte[] {'{', '"', 'm', '"', ':', '"', (byte) 0xC3, '"', '}'}))
+        .isInstanceOfSatisfying(MessagesRequest.InvalidRequestException.class,
+            e -> assertThat(e.reason()).isEqualTo(RefusalReason.BODY_NOT_UTF8));
   }
 
   @Test

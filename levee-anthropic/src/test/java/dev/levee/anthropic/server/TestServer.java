@@ -30,6 +30,11 @@ final class TestServer implements AutoCloseable {
   final java.util.List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   TestServer(ServerLimits limits) throws Exception {
+    this(limits, RequestGuard.Refusals.NONE);
+  }
+
+  /** @param refusals hears the door's refusals */
+  TestServer(ServerLimits limits, RequestGuard.Refusals refusals) throws Exception {
     server = VirtualThreadServer.create("127.0.0.1", 0, Duration.ofMinutes(5), "test", new Handler.Abstract() {
       @Override
       public boolean handle(Request request, Response response, Callback callback) throws Exception {
@@ -60,7 +65,7 @@ final class TestServer implements AutoCloseable {
         response.write(true, ByteBuffer.wrap("{\"ok\":true}".getBytes(StandardCharsets.UTF_8)), callback);
         return true;
       }
-    }, limits, new RequestGuard.Lanes(p -> p.equals("/health"), "/health"));
+    }, limits, new RequestGuard.Lanes(p -> p.equals("/health"), "/health").heardBy(refusals));
     server.start();
   }
 

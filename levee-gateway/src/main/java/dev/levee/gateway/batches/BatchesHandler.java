@@ -133,7 +133,7 @@ public final class BatchesHandler {
       if (parts.isEmpty()) {
         switch (method) {
           case "POST" -> idempotency.handle(request, response, callback, (rq, rs, cb) -> create(rq, rs, cb, tenant),
-              (rq, rs, status, outcome) -> { }); // the dispatcher writes its access record
+              (rq, rs, status, outcome, refusal) -> { }); // the dispatcher writes its access record
           case "GET" -> list(request, response, callback, tenant);
           default -> notAllowed(response, callback, method, path, "GET, POST");
         }

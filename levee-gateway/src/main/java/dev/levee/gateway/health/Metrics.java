@@ -1,5 +1,6 @@
 package dev.levee.gateway.health;
 
+import dev.levee.anthropic.error.RefusalReason;
 import dev.levee.anthropic.message.TokenUsage;
 import dev.levee.anthropic.stream.StreamStats;
 import dev.levee.core.breaker.CircuitState;
@@ -82,6 +83,8 @@ public final class Metrics implements CallObserver, AutoCloseable {
   private final Map<String, Map<String, RequestMeters>> byAliasAndFeature = new ConcurrentHashMap<>();
   private final Map<Target, TargetMeters> byTarget = new ConcurrentHashMap<>(); // configured targets only
   private final Map<String, TargetMeters> byTargetLabel = new ConcurrentHashMap<>();
+  private final AtomicReferenceArray<Counter> refusals = // reason and endpoint slot
+      new AtomicReferenceArray<>(RefusalReason.values().length * Endpoint.values().length);
   private final Map<String, AtomicReferenceArray<Counter>> tokens = new ConcurrentHashMap<>(); // model, type
   private final Map<String, Counter> cacheLookups = new HashMap<>();
   private final Map<String, Counter> hedges = new ConcurrentHashMap<>();
@@ -285,6 +288,9 @@ public final class Metrics implements CallObserver, AutoCloseable {
     meters.duration(tier, r.status(), r.endpoint()).record(r.took());
     if (r.endpoint().answers()) { // a job's state or a batch's listing is no answer of the Messages API
       meters.answers(r.source()).increment();
+    }
+    if (r.refusal() != null) {
+      refusalCounter(r.refusal(), r.endpoint()).increment();
     }
     if (r.refused()) {
       return;
@@ -584,6 +590,18 @@ public final class Metrics implements CallObserver, AutoCloseable {
     }
     RequestMeters meters = byFeature.get(feature);
     return meters != null ? meters : byFeature.computeIfAbsent(feature, f -> new RequestMeters(alias, f));
+  }
+
+  private Counter refusalCounter(RefusalReason reason, Endpoint endpoint) {
+    int slot = reason.ordinal() * ENDPOINTS + endpoint.ordinal();
+    Counter c = refusals.get(slot);
+    if (c == null) { // two threads may build it at once: Micrometer hands both the one registered
+      c = Counter.builder("levee_refusals").tag("reason", reason.code()).tag("endpoint", endpoint.label())
+          .description("Requests Levee refused, by why (the access log's refusal=) and their endpoint")
+          .register(registry);
+      refusals.set(slot, c);
+    }
+    return c;
   }
 
   private Counter requestCounter(String outcome, int tier, Endpoint endpoint) {

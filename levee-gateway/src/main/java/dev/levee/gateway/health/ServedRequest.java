@@ -1,5 +1,6 @@
 package dev.levee.gateway.health;
 
+import dev.levee.anthropic.error.RefusalReason;
 import dev.levee.core.tier.Tier;
 import java.time.Duration;
 
@@ -16,12 +17,20 @@ import java.time.Duration;
  * @param calls upstream calls made, a stream's recovery included
  * @param took arrival to the record (the answer sent, a stream ended)
  * @param endpoint the path family it was sent to (the {@code endpoint} label); never null
+ * @param refusal why it was refused (the {@code reason} label of {@code levee_refusals_total}); null
+ *     when it was not
  */
 public record ServedRequest(String alias, String feature, Tier tier, int status, String outcome, boolean fallback,
-    int calls, Duration took, Endpoint endpoint) {
+    int calls, Duration took, Endpoint endpoint, RefusalReason refusal) {
 
   public ServedRequest {
     java.util.Objects.requireNonNull(endpoint, "endpoint");
+  }
+
+  /** A request that was not refused. */
+  public ServedRequest(String alias, String feature, Tier tier, int status, String outcome, boolean fallback,
+      int calls, Duration took, Endpoint endpoint) {
+    this(alias, feature, tier, status, outcome, fallback, calls, took, endpoint, null);
   }
 
   /** A request to {@code /v1/messages}. */

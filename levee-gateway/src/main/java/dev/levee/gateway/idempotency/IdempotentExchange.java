@@ -1,6 +1,7 @@
 package dev.levee.gateway.idempotency;
 
 import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.error.RefusalReason;
 import dev.levee.anthropic.server.BodyReader;
 import dev.levee.anthropic.server.ServerIo;
 import dev.levee.anthropic.server.ServerLimits;
@@ -98,8 +99,9 @@ public final class IdempotentExchange {
     /**
      * @param status the status the client got
      * @param outcome {@code replayed} (the first answer again) or {@code refused <error type>}
+     * @param refusal why it was refused ({@link ApiError#reason}); null for a replay
      */
-    void answered(Request request, Response response, int status, String outcome);
+    void answered(Request request, Response response, int status, String outcome, RefusalReason refusal);
   }
 
   /**
@@ -113,7 +115,8 @@ public final class IdempotentExchange {
       return;
     }
     if (key.isBlank() || key.length() > 255) {
-      refuse(request, response, callback, answered, ApiError.invalidRequest("idempotency-key must be 1 to 255 characters"));
+      refuse(request, response, callback, answered, ApiError.invalidRequest("idempotency-key must be 1 to 255 characters")
+          .because(RefusalReason.BAD_IDEMPOTENCY_KEY));
       return;
     }
     if (request.getLength() > maxBody) { // unread, by the door and here: the handler refuses it at once
@@ -144,15 +147,17 @@ public final class IdempotentExchange {
     switch (claim) {
       case IdempotencyKeys.Mismatch m -> refuse(request, response, callback, answered, new ApiError(422,
           "invalid_request_error",
-          "idempotency-key was already used with a different request body; use a new key for a new request"));
+          "idempotency-key was already used with a different request body; use a new key for a new request")
+          .because(RefusalReason.IDEMPOTENCY_KEY_REUSED));
       case IdempotencyKeys.StillInFlight s -> {
         response.getHeaders().put("retry-after", "1");
         refuse(request, response, callback, answered, new ApiError(409, "invalid_request_error",
-            "a request with this idempotency-key is still in progress; retry shortly"));
+            "a request with this idempotency-key is still in progress; retry shortly")
+            .because(RefusalReason.IDEMPOTENCY_KEY_IN_FLIGHT));
       }
       case IdempotencyKeys.Replay r -> {
         replay(r.result(), response, callback);
-        answered.answered(request, response, r.result().status(), "replayed");
+        answered.answered(request, response, r.result().status(), "replayed", null);
       }
       case IdempotencyKeys.Owner owner -> run(owner, replay, response, callback, next);
     }
@@ -160,7 +165,7 @@ public final class IdempotentExchange {
 
   private static void refuse(Request request, Response response, Callback callback, Answered answered, ApiError error) {
     LeveeErrors.send(response, callback, error);
-    answered.answered(request, response, error.status(), "refused " + error.type());
+    answered.answered(request, response, error.status(), "refused " + error.type(), error.reason());
   }
 
   private void run(IdempotencyKeys.Owner owner, Request request, Response response, Callback callback, Exchange next) {

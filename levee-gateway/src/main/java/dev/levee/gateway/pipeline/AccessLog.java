@@ -14,8 +14,8 @@ final class AccessLog {
   void write(AccessRecord r) {
     if (r.refused()) {
       if (LOG.isInfoEnabled()) {
-        LOG.info("{} {} {} status={} ms={} outcome={}", r.id(), r.method(), r.path(), r.status(), r.millis(),
-            r.outcome());
+        LOG.info("{} {} {} status={} ms={} outcome={}{}", r.id(), r.method(), r.path(), r.status(), r.millis(),
+            r.outcome(), r.refusal() == null ? "" : " refusal=" + r.refusal().code());
       }
       return;
     }

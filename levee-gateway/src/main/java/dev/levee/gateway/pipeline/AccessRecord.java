@@ -1,5 +1,6 @@
 package dev.levee.gateway.pipeline;
 
+import dev.levee.anthropic.error.RefusalReason;
 import dev.levee.core.chain.AttemptRecord;
 import dev.levee.core.chain.Target;
 import dev.levee.core.tier.Tier;
@@ -30,13 +31,34 @@ import java.util.stream.Collectors;
  * @param steps the first attempts' steps (a stream's recovery not included); empty when none
  * @param route the scoring router's candidates and scores ({@code x-levee-route}), or null when
  *     the request was not routed by score
+ * @param refusal why Levee refused the request, as a code ({@code refused …} outcomes only; else
+ *     null): never the error's message, which may quote what the client sent
  */
 record AccessRecord(String id, String method, String path, String alias, boolean stream, Tier tier, int status,
     Target target, int calls, boolean fallback, long millis, String outcome, String tierCause,
-    List<AttemptRecord> steps, String route) {
+    List<AttemptRecord> steps, String route, RefusalReason refusal) {
 
   AccessRecord {
     steps = steps == null ? List.of() : List.copyOf(steps);
+  }
+
+  /** An admitted request's record. */
+  AccessRecord(String id, String method, String path, String alias, boolean stream, Tier tier, int status,
+      Target target, int calls, boolean fallback, long millis, String outcome, String tierCause,
+      List<AttemptRecord> steps, String route) {
+    this(id, method, path, alias, stream, tier, status, target, calls, fallback, millis, outcome, tierCause, steps,
+        route, null);
+  }
+
+  /**
+   * The record of an exchange answered before admission: no alias, tier or target.
+   *
+   * @param refusal why it was refused; null when it was not ({@code replayed}, {@code client_gone})
+   */
+  static AccessRecord unadmitted(String id, String method, String path, int status, long millis, String outcome,
+      RefusalReason refusal) {
+    return new AccessRecord(id, method, path, null, false, null, status, null, 0, false, millis, outcome, null,
+        List.of(), null, refusal);
   }
 
   AccessRecord(String id, String method, String path, String alias, boolean stream, Tier tier, int status,

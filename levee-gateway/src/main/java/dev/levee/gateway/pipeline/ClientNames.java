@@ -1,6 +1,7 @@
 package dev.levee.gateway.pipeline;
 
 import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.error.RefusalReason;
 import java.util.Optional;
 
 /**
@@ -38,7 +39,8 @@ public final class ClientNames {
   public static Optional<ApiError> model(String model) {
     return fits(model, MAX_MODEL) ? Optional.empty() : Optional.of(ApiError.invalidRequest(
         "model: must be a configured alias or a model id of 1 to " + MAX_MODEL
-            + " visible ASCII characters (no spaces, control characters or braces); got " + describe(model, MAX_MODEL)));
+            + " visible ASCII characters (no spaces, control characters or braces); got " + describe(model, MAX_MODEL))
+        .because(RefusalReason.BAD_MODEL));
   }
 
   /**
@@ -50,7 +52,8 @@ public final class ClientNames {
   static Optional<ApiError> tenant(String tenant) {
     return tenant == null || fits(tenant, MAX_TENANT) ? Optional.empty() : Optional.of(ApiError.invalidRequest(
         "x-levee-tenant: must be 1 to " + MAX_TENANT
-            + " visible ASCII characters (no spaces, control characters or braces); got " + describe(tenant, MAX_TENANT)));
+            + " visible ASCII characters (no spaces, control characters or braces); got " + describe(tenant, MAX_TENANT))
+        .because(RefusalReason.BAD_TENANT));
   }
 
   private static boolean fits(String name, int max) {

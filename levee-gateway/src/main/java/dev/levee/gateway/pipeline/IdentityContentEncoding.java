@@ -2,6 +2,7 @@ package dev.levee.gateway.pipeline;
 
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.error.ClientText;
+import dev.levee.anthropic.error.RefusalReason;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -30,6 +31,6 @@ final class IdentityContentEncoding {
     }
     String sent = ClientText.shown(String.join(", ", values));
     return Optional.of(ApiError.invalidRequest("The request body must be sent uncompressed: Levee does not decode"
-        + " request bodies (the request had content-encoding: " + sent + ")."));
+        + " request bodies (the request had content-encoding: " + sent + ").").because(RefusalReason.COMPRESSED_BODY));
   }
 }

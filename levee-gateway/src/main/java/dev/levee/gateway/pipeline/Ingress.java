@@ -1,6 +1,7 @@
 package dev.levee.gateway.pipeline;
 
 import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.error.RefusalReason;
 import dev.levee.anthropic.message.MessagesRequest;
 import dev.levee.anthropic.server.ServerIo;
 import dev.levee.anthropic.server.TenantKey;
@@ -155,7 +156,8 @@ final class Ingress {
       }
       body = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxBody + 1));
     } catch (IOException e) {
-      throw new Refused(ApiError.invalidRequest("could not read the request body: " + e.getMessage()));
+      throw new Refused(ApiError.invalidRequest("could not read the request body: " + e.getMessage())
+          .because(RefusalReason.BODY_UNREADABLE));
     }
     if (body.length > maxBody) {
       throw new Refused(tooLarge());
@@ -167,12 +169,13 @@ final class Ingress {
     try {
       return MessagesRequest.parse(body);
     } catch (MessagesRequest.InvalidRequestException e) {
-      throw new Refused(ApiError.invalidRequest(e.getMessage()));
+      throw new Refused(ApiError.invalidRequest(e.getMessage()).because(e.reason()));
     }
   }
 
   private ApiError tooLarge() {
-    return ApiError.requestTooLarge("request body exceeds the gateway's limit of " + sizeText(maxBody));
+    return ApiError.requestTooLarge("request body exceeds the gateway's limit of " + sizeText(maxBody))
+        .because(RefusalReason.BODY_TOO_LARGE);
   }
 
   /** {@code 32 MiB (33554432 bytes)}; a size that is not a whole number of KiB in bytes only. */

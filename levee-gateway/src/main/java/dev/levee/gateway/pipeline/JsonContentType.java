@@ -2,6 +2,7 @@ package dev.levee.gateway.pipeline;
 
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.error.ClientText;
+import dev.levee.anthropic.error.RefusalReason;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -38,7 +39,8 @@ public final class JsonContentType {
     List<String> values = headers.getValuesList(HttpHeader.CONTENT_TYPE);
     if (values.size() > 1) {
       return Optional.of(ApiError.invalidRequest("The request has " + values.size() + " content-type headers; send"
-          + " exactly one, content-type: application/json (RFC 9110 section 8.3)."));
+          + " exactly one, content-type: application/json (RFC 9110 section 8.3).")
+          .because(RefusalReason.REPEATED_CONTENT_TYPE));
     }
     return check(values.isEmpty() ? null : values.getFirst());
   }
@@ -50,7 +52,8 @@ public final class JsonContentType {
   public static Optional<ApiError> check(String contentType) {
     if (contentType != null && joinsTypes(contentType)) {
       return Optional.of(ApiError.invalidRequest("The request's content-type: " + ClientText.shown(contentType)
-          + " names more than one media type; send exactly one, content-type: application/json (RFC 9110 section 8.3)."));
+          + " names more than one media type; send exactly one, content-type: application/json (RFC 9110 section 8.3).")
+          .because(RefusalReason.REPEATED_CONTENT_TYPE));
     }
     if (contentType != null) {
       int semicolon = contentType.indexOf(';');
@@ -63,7 +66,8 @@ public final class JsonContentType {
     String sent = contentType == null ? "no content-type header"
         : "content-type: " + ClientText.shown(contentType);
     return Optional.of(ApiError.invalidRequest(
-        "The request body must be JSON sent with content-type: application/json (the request had " + sent + ")."));
+        "The request body must be JSON sent with content-type: application/json (the request had " + sent + ").")
+        .because(RefusalReason.UNSUPPORTED_CONTENT_TYPE));
   }
 
   /** Whether {@code value} holds a comma outside a quoted string (RFC 9110 section 5.6.4). */

@@ -1,6 +1,7 @@
 package dev.levee.gateway.pipeline;
 
 import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.error.RefusalReason;
 import dev.levee.anthropic.server.ServerIo;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
@@ -15,7 +16,8 @@ import org.eclipse.jetty.util.Callback;
 public final class LeveeErrors {
 
   /** The 500 for a bug of Levee's own: the request was not completed (never Jetty's HTML page). */
-  public static final ApiError UNEXPECTED = ApiError.api("Levee failed unexpectedly; the request was not completed.");
+  public static final ApiError UNEXPECTED = ApiError.api("Levee failed unexpectedly; the request was not completed.")
+      .because(RefusalReason.INTERNAL_ERROR);
 
   private LeveeErrors() {}
 

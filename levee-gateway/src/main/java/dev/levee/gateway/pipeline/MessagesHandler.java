@@ -1,6 +1,7 @@
 package dev.levee.gateway.pipeline;
 
 import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.error.RefusalReason;
 import dev.levee.anthropic.server.RequestGuard;
 import dev.levee.anthropic.stream.StreamEngine;
 import dev.levee.anthropic.upstream.Cancellation;
@@ -148,7 +149,7 @@ public final class MessagesHandler {
   public void refusedAtTheDoor(String method, String path, long beganNanos, String id, ApiError error) {
     long waited = NanoTime.since(beganNanos); // a 408 waited for the headers or the body
     recorder.logRefused(ticker.nanos() - waited, id, method == null ? "-" : method, path == null ? "-" : path,
-        error.status(), error.type());
+        error.status(), error);
   }
 
   /**
@@ -160,7 +161,7 @@ public final class MessagesHandler {
    * @param beganNanos when the request's first byte arrived, on Jetty's clock ({@link NanoTime})
    */
   public void clientGoneAtTheDoor(String method, String path, long beganNanos, String id) {
-    recorder.logUnadmitted(ticker.nanos() - NanoTime.since(beganNanos), id, method, path, 499, "client_gone");
+    recorder.logUnadmitted(ticker.nanos() - NanoTime.since(beganNanos), id, method, path, 499, "client_gone", null);
   }
 
   /**
@@ -189,10 +190,14 @@ public final class MessagesHandler {
 
   /**
    * Writes the access record and metrics of an exchange its idempotency key answered without the
-   * pipeline: {@code replayed} (the first answer again) or {@code refused <type>} (409, 422, 400).
+   * pipeline: {@code replayed} (the first answer again) or {@code refused <type>} (409, 422, 400,
+   * and the door's 408 and 400 for a body it read) with the refusal's reason.
+   *
+   * @param refusal why it was refused; null for a replay
    */
-  public void answeredByIdempotencyKey(Request request, Response response, int status, String outcome) {
-    answeredOutsideThePipeline(request, response, status, outcome);
+  public void answeredByIdempotencyKey(Request request, Response response, int status, String outcome,
+      RefusalReason refusal) {
+    answeredOutsideThePipeline(request, response, status, outcome, refusal);
   }
 
   /**
@@ -202,11 +207,14 @@ public final class MessagesHandler {
    *
    * @param status the status sent (499 when the client went away first)
    * @param outcome a word first ({@code ok}, {@code refused}, {@code error}, {@code client_gone}), then details
+   * @param refusal why a {@code refused} exchange was refused ({@link RefusalReason#OTHER} when the
+   *     handler did not say); null for any other outcome
    */
-  public void answeredOutsideThePipeline(Request request, Response response, int status, String outcome) {
+  public void answeredOutsideThePipeline(Request request, Response response, int status, String outcome,
+      RefusalReason refusal) {
     long took = NanoTime.since(request.getBeginNanoTime()); // Jetty's clock: from the request's arrival
     recorder.logUnadmitted(ticker.nanos() - took, response.getHeaders().get(LeveeHeaders.REQUEST_ID),
-        request.getMethod(), request.getHttpURI().getPath(), status, outcome);
+        request.getMethod(), request.getHttpURI().getPath(), status, outcome, refusal);
   }
 
   /** Reports every client request (queued work not counted) to {@code traffic}: the worker pool steps aside for them. */
@@ -251,7 +259,7 @@ public final class MessagesHandler {
     } catch (Ingress.Refused refused) {
       responder.refuse(client, id, refused.error());
       recorder.logRefused(start, id, request.getMethod(), request.getHttpURI().getPath(), client.status(),
-          refused.error().type());
+          refused.error());
       return false;
     }
     Admission.Decision decision = admission.admit(in);                               // 2. admission

@@ -1,5 +1,7 @@
 package dev.levee.gateway.pipeline;
 
+import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.error.RefusalReason;
 import dev.levee.core.chain.AttemptRecord;
 import dev.levee.core.tier.Tier;
 import dev.levee.core.time.Ticker;
@@ -300,21 +302,28 @@ final class Recorder {
 
   /**
    * Writes the access record of a request refused before admission (at ingress, at the door, by
-   * Levee's own 404); {@code method} and {@code path} are {@code -} when not known.
+   * Levee's own 404): {@code refused <type>}, and the error's {@link ApiError#reason} (never its
+   * message); {@code method} and {@code path} are {@code -} when not known.
+   *
+   * @param status the status sent
    */
-  void logRefused(long startNanos, String id, String method, String path, int status, String errorType) {
-    logUnadmitted(startNanos, id, method, path, status, "refused " + errorType);
+  void logRefused(long startNanos, String id, String method, String path, int status, ApiError error) {
+    logUnadmitted(startNanos, id, method, path, status, "refused " + error.type(), error.reason());
   }
 
   /**
    * Writes the access record of an exchange answered before admission: {@code refused <type>}, or
-   * {@code replayed} (its idempotency key's first answer); metrics count the outcome's first word.
+   * {@code replayed} (its idempotency key's first answer); metrics count the outcome's first word,
+   * and a refusal's reason.
+   *
+   * @param refusal why it was refused; null when it was not
    */
-  void logUnadmitted(long startNanos, String id, String method, String path, int status, String outcome) {
+  void logUnadmitted(long startNanos, String id, String method, String path, int status, String outcome,
+      RefusalReason refusal) {
     long took = ticker.nanos() - startNanos;
-    parts.run("access_log", () -> log.write(new AccessRecord(id, method, path, null, false, null, status, null, 0,
-        false, took / 1_000_000, outcome)));
+    parts.run("access_log", () -> log.write(AccessRecord.unadmitted(id, method, path, status, took / 1_000_000,
+        outcome, refusal)));
     parts.run("metrics", () -> metrics.request(new ServedRequest(null, null, null, status, outcome.split(" ", 2)[0],
-        false, 0, Duration.ofNanos(took), Endpoint.of(path))));
+        false, 0, Duration.ofNanos(took), Endpoint.of(path), refusal)));
   }
 }

@@ -2,6 +2,7 @@ package dev.levee.gateway.route;
 
 import dev.levee.anthropic.Units;
 import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.error.RefusalReason;
 import dev.levee.core.route.Preference;
 import dev.levee.core.route.RouteRequest;
 import dev.levee.core.route.TaskType;
@@ -79,7 +80,7 @@ public final class RouteHints {
   }
 
   private static Invalid invalid(String message) {
-    return new Invalid(ApiError.invalidRequest(message));
+    return new Invalid(ApiError.invalidRequest(message).because(RefusalReason.BAD_ROUTE_HINT));
   }
 
   /** The value as it may be echoed: at most 40 printable ASCII characters. */
