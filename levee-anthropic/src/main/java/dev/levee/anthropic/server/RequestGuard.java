@@ -143,7 +143,8 @@ public final class RequestGuard extends Handler.Wrapper {
      * @param path the request's path, or null when it is not known (headers too slow)
      * @param beganNanos when the request's first byte arrived ({@link System#nanoTime()}'s clock)
      * @param requestId the id the answer carries, or null when the lanes name none
-     * @param error the answer sent
+     * @param error the answer sent; its {@link ApiError#reason} says why as a code (its message may
+     *     quote what the client sent: not for logs)
      */
     void refused(String method, String path, long beganNanos, String requestId, ApiError error);
   }

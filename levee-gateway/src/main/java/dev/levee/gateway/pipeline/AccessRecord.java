@@ -61,12 +61,6 @@ record AccessRecord(String id, String method, String path, String alias, boolean
         List.of(), null, refusal);
   }
 
-  AccessRecord(String id, String method, String path, String alias, boolean stream, Tier tier, int status,
-      Target target, int calls, boolean fallback, long millis, String outcome) {
-    this(id, method, path, alias, stream, tier, status, target, calls, fallback, millis, outcome, null, List.of(),
-        null);
-  }
-
   /**
    * How the request's hedge ended, or null when none was due: {@code won} (the hedge answered
    * first), {@code lost} (aborted: the first call answered first, or the request ended), {@code

@@ -59,7 +59,7 @@ class AccessRecordTest {
   @Test
   void aRequestWithoutAHedgeHasNone() {
     assertThat(record(step(SLOW, Step.ANSWERED, false)).hedge()).isNull();
-    assertThat(new AccessRecord("lv_2", "POST", "/v1/messages", "s", false, Tier.T0, 200, OK, 1, false, 20, "ok")
-        .hedge()).isNull();
+    assertThat(new AccessRecord("lv_2", "POST", "/v1/messages", "s", false, Tier.T0, 200, OK, 1, false, 20, "ok", null,
+        List.of(), null).hedge()).isNull();
   }
 }
