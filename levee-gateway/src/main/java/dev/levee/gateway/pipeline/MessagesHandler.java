@@ -55,12 +55,13 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link Execution} — pacing and cooldowns, then the core {@link FallbackChain}: a JSON
  *       call, or a stream up to its commit point, the first call hedged when the plan says so;
  *   <li>{@link Relay} — the answer, or the stream relayed with recovery → an {@link Outcome};
- *   <li>{@link Recorder} — settle the call, write the answer back to the cache; at the end, one
- *       access record;
+ *   <li>{@link Recorder} — settle the call; once the answer is written, write it back to the cache
+ *       and keep the books, then one access record;
  *   <li>{@link Responder} — every header and body, stale-if-error; and the {@link
  *       CancellationScope} under which a client leaving cuts execute and relay short. A stream's
  *       end is the one word it says early: written as soon as the relay has ended and the scope
- *       closed, before stage 6, so the client does not wait on the bookkeeping.
+ *       closed, before stage 6. A JSON answer is written once its call is settled, before the
+ *       rest of stage 6: no client waits on the bookkeeping.
  * </ol>
  *
  * <p>A request refused at ingress, answered by Levee or queued at admission, skips the stages
@@ -324,16 +325,20 @@ public final class MessagesHandler {
   }
 
   /**
-   * Stages 6 and 7: the call settled and the books kept (none of which throws: {@link dev.levee.gateway.health.GuardedParts}),
-   * the answer sent, then its access record — in a {@code finally} ({@link
-   * Recorder#respondThenLog}), so that an answer whose writing failed is still recorded, as the
-   * {@code error} it became ({@link Sent#unsent}).
+   * Stages 6 and 7: the call settled, the answer sent, then the books kept and the access record
+   * written (none of which throws: {@link dev.levee.gateway.health.GuardedParts}) — in a {@code
+   * finally} ({@link Recorder#respondThenLog}), so that an answer whose writing failed is still
+   * recorded, as the {@code error} it became ({@link Sent#unsent}). No answer waits for the books
+   * (the cache write-back's key is a pass over the whole request body). A JSON answer's handler
+   * runs on the server's thread for its connection, which reads the connection's next request once
+   * the handler returns: that request finds this answer in the cache.
    */
   private void recordRespond(long start, ClientResponse client, InboundRequest in, Admission.Proceed admitted,
       Plan plan, String route, ChainResult<Reply> result, Outcome outcome) {
-    recorder.record(start, in, admitted, plan, outcome);                             // 6. record
+    recorder.settle(outcome);                                                        // 6. record: the call
     recorder.respondThenLog(start, in, admitted.tier(), result.steps(), route, outcome, client::status,
-        () -> responder.respond(client, in, admitted, outcome, plan));              // 7. respond
+        () -> responder.respond(client, in, admitted, outcome, plan),                // 7. respond
+        () -> recorder.keepBooks(start, in, admitted, plan, outcome));               // 6. record: the books
   }
 
   /**

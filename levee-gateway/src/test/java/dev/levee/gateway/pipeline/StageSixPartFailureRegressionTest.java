@@ -136,9 +136,9 @@ class StageSixPartFailureRegressionTest {
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> recorder.respondThenLog(clock.nanos(), in, Tier.T0,
         List.of(), null, answered, () -> 0, () -> {
           throw new IllegalStateException("head refused");
-        })).isInstanceOf(IllegalStateException.class).hasMessage("head refused");
+        }, () -> { })).isInstanceOf(IllegalStateException.class).hasMessage("head refused");
     Sent sent = recorder.respondThenLog(clock.nanos(), in, Tier.T0, List.of(), null, answered, () -> 200,
-        () -> new Sent(200, BIG, 1, false, "ok"));
+        () -> new Sent(200, BIG, 1, false, "ok"), () -> { });
 
     assertThat(sent.outcome()).isEqualTo("ok");
     assertThat(count("levee_requests", "outcome", "error")).as("the failed answer, recorded").isEqualTo(1);
