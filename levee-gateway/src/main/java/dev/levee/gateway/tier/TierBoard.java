@@ -747,6 +747,15 @@ public final class TierBoard implements CallObserver, AutoCloseable {
     return calls.targets().size();
   }
 
+  /**
+   * Scopes held now (for tests of the bound): a configured alias's in each feature it was asked
+   * through, at most {@value #MAX_CLIENT_SCOPES} of client-chosen names, and each feature's {@value
+   * #OTHER_MODELS} scope once used.
+   */
+  int scopeCount() {
+    return scopes.size();
+  }
+
   private ScopeHealth newScope(String feature, String alias, List<Target> targets) {
     Feature f = config.feature(feature);
     Target reduced = reducedTarget(f).orElse(targets.getLast()); // as Admission's T1

@@ -32,7 +32,20 @@ public final class TestBoards {
         ok2: { chain: [emu/claude-3-haiku] }
       """;
 
+  /** The most call windows of client-named targets a board keeps (besides the configured ones' and each upstream's shared one). */
+  public static final int MAX_OTHER_WINDOWS = TargetWindows.MAX_OTHERS;
+
   private TestBoards() {}
+
+  /** The scopes {@code board} holds now, configured aliases' included. */
+  public static int scopes(TierBoard board) {
+    return board.scopeCount();
+  }
+
+  /** The call windows {@code board} holds now, configured targets' included. */
+  public static int windows(TierBoard board) {
+    return board.windowCount();
+  }
 
   /** A board for the gateway config {@code yaml} ({@code upstreams:}, {@code models:} …; no variables) on {@code clock}. */
   public static TierBoard board(String yaml, ManualClock clock) throws Exception {
