@@ -33,10 +33,11 @@ import java.util.Optional;
  * taken over once its lease (the request deadline plus a margin) runs out.
  *
  * <p><b>Bounded.</b> Clients choose the keys, and a client that sends a new one with every request
- * never asks for an old one again: the queue's workers {@linkplain #sweep sweep} the keys past
+ * never asks for an old one again: the queue's workers {@linkplain #sweepAll sweep} the keys past
  * their TTL, and in-flight keys past their lease, out of the store every ten {@code queue.poll}s
- * ({@value #SWEPT_KEYS} of each at most a time), so the store holds the keys of the last TTL and
- * little more, whatever clients send; no request waits for a sweep. Thread-safe.
+ * (in slices of at most {@value #SWEPT_KEYS} of each, until a slice comes back short), so the
+ * store holds the keys of the last TTL and of one upkeep, whatever clients send; no request waits
+ * for a sweep. Thread-safe.
  */
 public final class IdempotencyKeys {
 
@@ -270,6 +271,24 @@ public final class IdempotencyKeys {
     } catch (SQLException e) {
       throw new JobStore.StoreException("cannot sweep idempotency keys", e);
     }
+  }
+
+  /**
+   * {@link #sweep}s slice after slice until one comes back short, so one upkeep forgets every key
+   * past its TTL (or its lease) however many clients sent: one slice an upkeep ({@value #SWEPT_KEYS}
+   * keys every ten {@code queue.poll}s, 100 a second with the defaults) fell behind clients sending
+   * more new keys than that, and the store grew for as long as they did. Each slice is a statement
+   * of its own, so requests get the store between them; the work is the keys that came of age since
+   * the last upkeep. Returns how many keys went.
+   */
+  public int sweepAll() {
+    int swept = 0;
+    int slice;
+    do {
+      slice = sweep();
+      swept += slice;
+    } while (slice >= SWEPT_KEYS); // either half may have been full: ask again
+    return swept;
   }
 
   private boolean tryInsert(String tenant, String key, String fingerprint, Instant now) {

@@ -399,8 +399,9 @@ public final class JobWorkers implements AutoCloseable {
   /**
    * Runs {@code chore} with the pool's upkeep from now on: every ten {@code queue.poll}s, on the
    * dispatcher thread, after recovery, expiry and the purge of ended work (the sweep of idempotency
-   * keys past their TTL, {@code IdempotencyKeys#sweep}). A chore must be short (a bounded slice of
-   * work); one that throws is logged and runs again at the next upkeep.
+   * keys past their TTL, {@code IdempotencyKeys#sweepAll}). A chore must be short (a bounded slice of
+   * work, or what came due since the last upkeep); one that throws is logged and runs again at the
+   * next upkeep.
    */
   public void alsoKeepUp(Runnable chore) {
     chores.add(java.util.Objects.requireNonNull(chore, "chore"));

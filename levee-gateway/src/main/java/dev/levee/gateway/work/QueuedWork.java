@@ -106,7 +106,7 @@ public final class QueuedWork implements AutoCloseable {
       Duration deadline = config.policy().deadline();
       IdempotencyKeys keys = new IdempotencyKeys(db, wall, sleeper, queue.batchTtl(), deadline.multipliedBy(2))
           .withJobs(jobs);
-      workers.alsoKeepUp(keys::sweep); // keys past their TTL, off the request path
+      workers.alsoKeepUp(keys::sweepAll); // keys past their TTL, off the request path
       IdempotentExchange idempotency = new IdempotentExchange(keys, wall, deadline, config.server().limits());
       Predicate<String> forwardsClientKey =
           alias -> routes.resolve(alias).targets().stream().anyMatch(upstreams::forwardsClientKey);

@@ -89,6 +89,25 @@ class IdempotencyKeysSweptRegressionTest {
     assertThat(rows(db)).isZero();
   }
 
+  /** The upkeep's sweep goes on slice after slice until one comes back short (IdempotencySweepKeepsUpRegressionTest). */
+  @ParameterizedTest
+  @EnumSource(Database.Dialect.class)
+  void anUpkeepSweepsTheWholeBacklog(Database.Dialect dialect) throws Exception {
+    Database db = databases.open(databases.config(dialect));
+    IdempotencyKeys keys = new IdempotencyKeys(db, wall, d -> now = now.plus(d), TTL, LEASE);
+    JobResult answer = new JobResult(200, Map.of(), "{}".getBytes(StandardCharsets.UTF_8));
+    int backlog = 2 * IdempotencyKeys.SWEPT_KEYS + 5;
+    for (int i = 0; i < backlog; i++) {
+      keys.finish((IdempotencyKeys.Owner) keys.begin("key:t", "k-" + i, "fp-" + i, now), answer);
+    }
+    now = now.plus(Duration.ofHours(1));
+    keys.finish((IdempotencyKeys.Owner) keys.begin("key:t", "fresh", "fp", now), answer);
+    now = now.plus(TTL).minus(Duration.ofHours(1)).plusSeconds(1); // the backlog is past its TTL, "fresh" is not
+
+    assertThat(keys.sweepAll()).isEqualTo(backlog);
+    assertThat(rows(db)).as("the key within its TTL").isEqualTo(1);
+  }
+
   private static long rows(Database db) throws SQLException {
     try (Connection c = db.connection(); Statement s = c.createStatement();
         ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM idempotency_keys")) {
