@@ -24,8 +24,11 @@ import org.slf4j.LoggerFactory;
  */
 final class EmulatorHandler extends Handler.Abstract {
 
-  /** The API's versions ({@code anthropic-version}): docs.anthropic.com, "Versions". */
-  private static final Set<String> VERSIONS = Set.of("2023-06-01", "2023-01-01");
+  /**
+   * The API's versions ({@code anthropic-version}): docs.anthropic.com, "Versions"; and {@code
+   * 2026-10-21}, which the official Java SDK sends from 3.14 on (its {@code PrepareRequest}).
+   */
+  private static final Set<String> VERSIONS = Set.of("2023-06-01", "2023-01-01", "2026-10-21");
 
   private static final Logger LOG = LoggerFactory.getLogger(EmulatorHandler.class);
 

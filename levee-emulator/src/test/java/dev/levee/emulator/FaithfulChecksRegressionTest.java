@@ -2,6 +2,8 @@ package dev.levee.emulator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.anthropic.client.AnthropicClient;
+import com.anthropic.models.messages.Message;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.levee.anthropic.Json;
 import java.net.http.HttpRequest;
@@ -64,6 +66,24 @@ class FaithfulChecksRegressionTest {
         assertThat(Wire.HTTP_CLIENT.send(request, HttpResponse.BodyHandlers.ofString()).statusCode()).as(version)
             .isEqualTo(200);
       }
+    }
+  }
+
+  /**
+   * Regression (session 25's newcomer trial): the official Java SDK the project pins (3.14) sends
+   * {@code anthropic-version: 2026-10-21}, which {@code levee emulator} refused with 400, so the
+   * README's SDK example failed against the README's emulator.
+   */
+  @Test
+  void theOfficialSdkIsAnsweredByAFaithfulEmulator() throws Exception {
+    try (Emulator emulator = Emulator.start(faithful())) {
+      AnthropicClient client = Sdk.client(emulator);
+
+      Message answered = client.messages().create(Sdk.params("claude-opus-4-6", "hi"));
+      Message streamed = Sdk.streamed(client, Sdk.params("claude-opus-4-6", "hi"));
+
+      assertThat(Sdk.text(answered)).isNotEmpty();
+      assertThat(Sdk.text(streamed)).isNotEmpty();
     }
   }
 
