@@ -37,15 +37,19 @@ final class ApiHeaders {
   static final ApiError MISSING = ApiError.invalidRequest("anthropic-version: header is required")
       .because(RefusalReason.MISSING_ANTHROPIC_VERSION);
 
-  /** The headers a request may send at most once, lower case. */
-  private static final List<String> SINGLETONS = List.of(NAME, "x-api-key", "authorization");
+  /**
+   * The headers a request may send at most once, lower case: two keys or versions are two
+   * tenants or two APIs, and of two {@code idempotency-key}s the first was taken as the request's
+   * and the second ignored (a replay of a request the client may not have meant).
+   */
+  private static final List<String> SINGLETONS = List.of(NAME, "x-api-key", "authorization", "idempotency-key");
 
   private ApiHeaders() {}
 
   /**
    * The refusal for {@code headers}, or null when they carry a non-blank {@code anthropic-version}
    * (any value: the upstream judges it) and none of {@code anthropic-version}, {@code x-api-key},
-   * {@code authorization} twice.
+   * {@code authorization}, {@code idempotency-key} twice.
    */
   static ApiError check(HttpFields headers) {
     int[] lines = new int[SINGLETONS.size()];

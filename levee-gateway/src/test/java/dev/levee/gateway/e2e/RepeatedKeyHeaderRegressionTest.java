@@ -38,6 +38,12 @@ class RepeatedKeyHeaderRegressionTest {
         }
       }
       assertThat(h.emulator.log()).as("nothing forwarded").isEmpty();
+      assertThat(post(h, "/v1/messages", "x-api-key: sk-ant-first\r\nanthropic-version: 2023-06-01\r\n"
+          + "idempotency-key: order-1\r\n")).as("one key").startsWith("HTTP/1.1 200");
+      assertThat(post(h, "/v1/messages", "x-api-key: sk-ant-first\r\nanthropic-version: 2023-06-01\r\n"
+          + "idempotency-key: order-1\r\nidempotency-key: order-2\r\n"))
+          .as("two idempotency keys (session 25's newcomer trial: answered as a replay of the first)")
+          .startsWith("HTTP/1.1 400").contains("2 idempotency-key headers");
       assertThat(post(h, "/v1/messages", "x-api-key: sk-ant-first\r\nanthropic-version: 2023-06-01\r\n"))
           .as("one of each still passes").startsWith("HTTP/1.1 200");
     }
