@@ -243,8 +243,17 @@ public final class SideBySide {
   }
 
   static byte[] body(String model, boolean stream) {
+    return body(model, stream, 0);
+  }
+
+  /** As {@link #body(String, boolean)}, the question followed by about {@code kib} KiB of English text. */
+  static byte[] body(String model, boolean stream, int kib) {
+    StringBuilder question = new StringBuilder("How does a levee work?");
+    while (question.length() < kib * 1024) {
+      question.append(" The river rose and the levee held through the night.");
+    }
     return ("{\"model\":\"" + model + "\",\"max_tokens\":64,\"stream\":" + stream
-        + ",\"messages\":[{\"role\":\"user\",\"content\":\"How does a levee work?\"}]}").getBytes(StandardCharsets.UTF_8);
+        + ",\"messages\":[{\"role\":\"user\",\"content\":\"" + question + "\"}]}").getBytes(StandardCharsets.UTF_8);
   }
 
   /** p50 of the time from sending a streamed request to receiving its first delta, in µs. */

@@ -14,7 +14,9 @@ import java.util.Set;
 /**
  * Two builds of Levee, A and B, running at the same time on one {@link FixedUpstream}, loaded in
  * turn in short slices — A, B, A, B — so both see the same state of the box; prints each one's
- * CPU per request in every slice and the ratio B / A of each pair (min / median / max).
+ * CPU per request and p50 latency in every slice and the ratios B / A of each pair (min / median /
+ * max). {@code --prompt-kib N} makes the question N KiB of text (default 0: the side-by-side's
+ * short question), for what a build does per byte of the request.
  *
  * <p>Why slices: on a shared virtual machine the CPU a request costs drifts by 20–40 % over minutes
  * for every JVM at once, while nginx barely moves (docs/benchmarks.md, session 19). Alternating
@@ -22,7 +24,7 @@ import java.util.Set;
  * few seconds apart, with both JVMs warm and alive, cancel it.
  *
  * <p>Run: {@code levee-bench/run TwoBuilds --a <dir> --b <dir> [--slices 12] [--seconds 6]
- * [--a-jvm "-Xmx256m"] [--b-jvm "-Xmx256m"] [--connections 64] [--deltas 30]}, where each dir holds a
+ * [--a-jvm "-Xmx256m"] [--b-jvm "-Xmx256m"] [--connections 64] [--deltas 30] [--prompt-kib 0]}, where each dir holds a
  * build's {@code levee-bench.jar} and its {@code lib/} (copied from {@code levee-bench/target}); the
  * same dir twice with two {@code --*-jvm} compares JVM options (each replaces its default, {@code
  * -Xmx256m}, after the launcher's flags). A fixed warm-up first (each build 20 s of JSON and 8 s of
@@ -35,16 +37,18 @@ public final class TwoBuilds {
 
   public static void main(String[] args) throws Exception {
     String usage = "TwoBuilds --a <dir with levee-bench.jar and lib/> --b <dir> [--slices 12] [--seconds 6] "
-        + "[--connections 64] [--a-jvm \"-Xmx256m\"] [--b-jvm \"-Xmx256m\"] [--deltas 30]";
+        + "[--connections 64] [--a-jvm \"-Xmx256m\"] [--b-jvm \"-Xmx256m\"] [--deltas 30] [--prompt-kib 0]";
     Map<String, String> opt = BenchOptions.parse(args, Map.of("slices", "12", "seconds", "6", "connections", "64",
-        "a-jvm", "-Xmx256m", "b-jvm", "-Xmx256m", "deltas", "30"), Set.of("a", "b"), usage);
+        "a-jvm", "-Xmx256m", "b-jvm", "-Xmx256m", "deltas", "30", "prompt-kib", "0"), Set.of("a", "b"), usage);
     BenchOptions.check(opt.containsKey("a") && opt.containsKey("b"), "--a and --b are required", usage);
     int slices = Integer.parseInt(opt.get("slices"));
     Duration slice = Duration.ofSeconds(Long.parseLong(opt.get("seconds")));
     int connections = Integer.parseInt(opt.get("connections"));
     Load load = Load.pick();
-    byte[] json = SideBySide.body("fast", false);
-    byte[] stream = SideBySide.body("fast", true);
+    int promptKib = Integer.parseInt(opt.get("prompt-kib"));
+    BenchOptions.check(promptKib >= 0, "--prompt-kib must be 0 or more", usage);
+    byte[] json = SideBySide.body("fast", false, promptKib);
+    byte[] stream = SideBySide.body("fast", true, promptKib);
     try (FixedUpstream upstream = FixedUpstream.start(Integer.parseInt(opt.get("deltas")));
          Build a = Build.start(Path.of(opt.get("a")), opt.get("a-jvm"), upstream.baseUrl());
          Build b = Build.start(Path.of(opt.get("b")), opt.get("b-jvm"), upstream.baseUrl())) {
@@ -53,8 +57,8 @@ public final class TwoBuilds {
           load.name(), Runtime.getRuntime().availableProcessors());
       for (int w = 0; w < 2; w++) { // the JIT: JSON and streams, each build in turn
         for (Build build : List.of(a, b)) {
-          build.cpuPerRequest(load, json, connections, Duration.ofSeconds(20));
-          build.cpuPerRequest(load, stream, connections, Duration.ofSeconds(8));
+          build.slice(load, json, connections, Duration.ofSeconds(20));
+          build.slice(load, stream, connections, Duration.ofSeconds(8));
         }
       }
       compare("JSON", a, b, load, json, connections, slice, slices);
@@ -64,21 +68,33 @@ public final class TwoBuilds {
 
   private static void compare(String what, Build a, Build b, Load load, byte[] body, int connections, Duration slice,
       int slices) throws Exception {
-    double[] ratios = new double[slices];
+    double[] cpu = new double[slices];
+    double[] p50 = new double[slices];
     StringBuilder as = new StringBuilder();
     StringBuilder bs = new StringBuilder();
     for (int i = 0; i < slices; i++) {
-      double ca = a.cpuPerRequest(load, body, connections, slice);
-      double cb = b.cpuPerRequest(load, body, connections, slice);
-      as.append(String.format(Locale.ROOT, " %.1f", ca));
-      bs.append(String.format(Locale.ROOT, " %.1f", cb));
-      ratios[i] = cb / ca;
+      Slice sa = a.slice(load, body, connections, slice);
+      Slice sb = b.slice(load, body, connections, slice);
+      as.append(String.format(Locale.ROOT, " %.1f/%.0f", sa.cpuMicros(), sa.p50Micros()));
+      bs.append(String.format(Locale.ROOT, " %.1f/%.0f", sb.cpuMicros(), sb.p50Micros()));
+      cpu[i] = sb.cpuMicros() / sa.cpuMicros();
+      p50[i] = sb.p50Micros() / sa.p50Micros();
     }
-    Arrays.sort(ratios);
-    System.out.printf(Locale.ROOT, "%s, CPU µs per request, A:%s%n%s, CPU µs per request, B:%s%n", what, as, what, bs);
-    System.out.printf(Locale.ROOT, "%s, B / A per slice pair: min %.3f, median %.3f, max %.3f%n", what, ratios[0],
-        ratios[slices / 2], ratios[slices - 1]);
+    System.out.printf(Locale.ROOT, "%s, CPU µs per request / p50 µs, A:%s%n%s, CPU µs per request / p50 µs, B:%s%n",
+        what, as, what, bs);
+    System.out.printf(Locale.ROOT, "%s, CPU B / A per slice pair: %s%n", what, spread(cpu));
+    System.out.printf(Locale.ROOT, "%s, p50 B / A per slice pair: %s%n", what, spread(p50));
   }
+
+  private static String spread(double[] ratios) {
+    double[] sorted = ratios.clone();
+    Arrays.sort(sorted);
+    return String.format(Locale.ROOT, "min %.3f, median %.3f, max %.3f", sorted[0], sorted[sorted.length / 2],
+        sorted[sorted.length - 1]);
+  }
+
+  /** One slice of one build: its CPU µs per answered request, and the load's p50 latency in µs. */
+  private record Slice(double cpuMicros, double p50Micros) {}
 
   /** One build's Levee in its own JVM and working folder (its embedded job store is its own). */
   private record Build(LeveeChild levee) implements AutoCloseable {
@@ -89,8 +105,8 @@ public final class TwoBuilds {
           LeveeProcess.class.getName(), upstream.toString()));
     }
 
-    /** CPU µs of this build's process per answered request over one run of {@code time}. */
-    double cpuPerRequest(Load load, byte[] body, int connections, Duration time) throws Exception {
+    /** CPU µs of this build's process per answered request over one run of {@code time}, and its p50. */
+    Slice slice(Load load, byte[] body, int connections, Duration time) throws Exception {
       long pid = levee.process().pid();
       double before = ProcCpu.seconds(pid);
       Load.Run run = load.run(levee.baseUrl(), body, connections, time);
@@ -98,7 +114,7 @@ public final class TwoBuilds {
       if (run.failures() > 0) {
         throw new IllegalStateException(run.failures() + " failed answers from " + levee.baseUrl());
       }
-      return cpu * 1e6 / run.requests();
+      return new Slice(cpu * 1e6 / run.requests(), run.p50Micros());
     }
 
     @Override
