@@ -16,8 +16,9 @@ import java.util.Set;
  * The canonical form {@link CacheKey} hashes, written in one streaming pass over a request body's
  * bytes — no tree: object keys sorted (a name given twice counts once, with its last value, as
  * in a parsed tree), array order kept, numbers by value ({@link #number}), strings as their
- * decoded text re-encoded, no whitespace; at the top level {@code model}, {@code stream} and
- * {@code metadata} left out. Byte for byte what writing the parsed tree in that order gives.
+ * decoded text re-encoded (copied as sent when that is what they are already: {@link
+ * #writeString}), no whitespace; at the top level {@code model}, {@code stream} and {@code
+ * metadata} left out. Byte for byte what writing the parsed tree in that order gives.
  *
  * <p>Each object is written as it comes; when it ends, its fields are put in order in place
  * when they were not already (a request's objects mostly are, or are small). Not thread-safe:
@@ -108,7 +109,7 @@ final class CanonicalJson {
           }
           case START_ARRAY -> out.writeStartArray();
           case END_ARRAY -> out.writeEndArray();
-          case VALUE_STRING -> out.writeString(p.getTextCharacters(), p.getTextOffset(), p.getTextLength());
+          case VALUE_STRING -> writeString(p, body, out);
           case VALUE_NUMBER_INT -> out.writeNumber(switch (p.getNumberType()) {
             case INT, LONG -> integer(p.getLongValue());
             default -> number(new BigDecimal(p.getBigIntegerValue()));
@@ -123,6 +124,54 @@ final class CanonicalJson {
         throw new IOException("request body is not one complete JSON object");
       }
     }
+  }
+
+  /**
+   * A string as the generator writes its decoded text: the bytes as sent when they already are
+   * that — no escape but the generator's own short ones ({@code \" \\ \b \f \n \r \t}) and no
+   * character beyond U+FFFF (the body is UTF-8, checked at ingress, and the generator writes every
+   * other character as its UTF-8 bytes) — else
+   * decoded and re-encoded. Most strings of a prompt take the first way, which neither decodes nor
+   * re-encodes them: that was most of the key's cost for a long prompt (docs/benchmarks.md, session 25).
+   */
+  private static void writeString(JsonParser p, byte[] body, JsonGenerator out) throws IOException {
+    long open = p.currentTokenLocation().getByteOffset();
+    int end = open >= 0 && open < body.length && body[(int) open] == '"' ? closingQuote(body, (int) open + 1) : -1;
+    if (end < 0) {
+      out.writeString(p.getTextCharacters(), p.getTextOffset(), p.getTextLength());
+    } else {
+      out.writeRawUTF8String(body, (int) open + 1, end - (int) open - 1); // the parser skips it, undecoded
+    }
+  }
+
+  /**
+   * The index of the closing quote of the string whose text starts at {@code from}, or -1 when the
+   * text holds an escape the generator would write otherwise (a Unicode escape, an escaped slash),
+   * a character beyond U+FFFF (four UTF-8 bytes, which the generator writes differently), a raw
+   * control character (the parser refuses it), or has no end.
+   */
+  static int closingQuote(byte[] body, int from) {
+    for (int i = from; i < body.length; i++) {
+      int b = body[i] & 0xff;
+      if (b == '"') {
+        return i;
+      }
+      if (b < 0x20 || b >= 0xf0) { // a raw control character; a character beyond U+FFFF, which the generator writes otherwise
+        return -1;
+      }
+      if (b == '\\') {
+        if (++i == body.length) {
+          return -1;
+        }
+        switch (body[i]) {
+          case '"', '\\', 'b', 'f', 'n', 'r', 't' -> { }
+          default -> {
+            return -1;
+          }
+        }
+      }
+    }
+    return -1;
   }
 
   /** A number by value: {@code 0.7}, {@code 0.70} and {@code 7E-1} are {@code 0.7}; {@code 1000} and {@code 1E3} are {@code 1E+3}. */

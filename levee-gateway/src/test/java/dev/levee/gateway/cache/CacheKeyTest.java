@@ -150,7 +150,10 @@ class CacheKeyTest {
             + "{\"properties\":{\"stream\":{},\"model\":{},\"metadata\":{}}},\"name\":\"t\"}]}",
         "{\"model\":\"m\",\"b\":{\"k\":1,\"k\":{\"z\":1,\"a\":2}},\"a\":[[[{\"b\":1,\"a\":[{\"d\":4,\"c\":3}]}]]]}",
         "{ \"model\" : \"m\" ,\n  \"messages\" : [ { \"role\" : \"user\" , \"content\" : \"spaced out\" } ] }",
-        "{\"model\":\"m\"}");
+        "{\"model\":\"m\"}",
+        // strings copied as sent (the generator's own escapes) and strings re-encoded (any other), side by side
+        "{\"model\":\"m\",\"s\":[\"plain\",\"\",\"\\b\\f\\n\\r\\t\\\"\\\\\",\"\\/\",\"\\u0001\\u001f\\u0041\","
+            + "\"\u007f\u2028\u00e9\ud83c\udf0a\",\"a\\nb\\\"c\\\\d \u00e9\\u00e9\",{\"k\\n\":\"v\\t\"}]}");
   }
 
   /**
@@ -165,6 +168,34 @@ class CacheKeyTest {
         "anthropic-version", List.of("2023-06-01"));
 
     assertThat(key(body, headers)).isEqualTo(CacheKey.of(json(body), "smart", headers));
+  }
+
+  /**
+   * Strings are copied as sent when the generator would write them so ({@code
+   * CanonicalJson.writeString}), else re-encoded: 3,000 bodies of random strings — plain ASCII, the
+   * generator's short escapes, Unicode escapes, escaped slashes, two- to four-byte characters —
+   * give the tree's digest, each of them (a fixed seed: a failure repeats).
+   */
+  @Test
+  void randomStringsGiveTheTreesDigest() throws Exception {
+    java.util.Random random = new java.util.Random(25);
+    String[] pieces = {"a", "Z", " ", "7", "\\n", "\\t", "\\\"", "\\\\", "\\b", "\\f", "\\r", "\\/", "\\u0041",
+        "\\u00e9", "\\u0007", "\\ud83c\\udf0a", "\u00e9", "\u20ac", "\u2028", "\u007f", "\ud83c\udf0a", "{", "]", ":", ","};
+    Map<String, List<String>> headers = Map.of();
+    for (int n = 0; n < 3_000; n++) {
+      StringBuilder body = new StringBuilder("{\"model\":\"m\",\"messages\":[");
+      for (int s = random.nextInt(4); s >= 0; s--) {
+        body.append('"');
+        for (int c = random.nextInt(12); c > 0; c--) {
+          body.append(pieces[random.nextInt(pieces.length)]);
+        }
+        body.append(s > 0 ? "\"," : "\"");
+      }
+      String json = body.append("]}").toString();
+
+      assertThat(CacheKey.of(request(json), "t", "smart", headers)).as(json)
+          .isEqualTo(CacheKey.of(json(json), "t", "smart", headers));
+    }
   }
 
   @Test
