@@ -3,27 +3,15 @@ package dev.levee.gateway.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.levee.gateway.Gateway;
-import dev.levee.gateway.GatewayClock;
-import dev.levee.gateway.config.ConfigLoader;
-import dev.levee.gateway.trace.Tracing;
-import io.opentelemetry.api.trace.SpanKind;
-import io.opentelemetry.context.Context;
-import io.opentelemetry.sdk.OpenTelemetrySdk;
-import io.opentelemetry.sdk.trace.ReadWriteSpan;
-import io.opentelemetry.sdk.trace.ReadableSpan;
-import io.opentelemetry.sdk.trace.SdkTracerProvider;
-import io.opentelemetry.sdk.trace.SpanProcessor;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -135,38 +123,15 @@ class JsonAnswerBeforeBookkeepingRegressionTest {
   private Gateway gateway(ScriptedUpstream upstream, CountDownLatch keeping, CountDownLatch release)
       throws Exception {
     AtomicBoolean first = new AtomicBoolean(true);
-    SpanProcessor books = new SpanProcessor() {
-      @Override
-      public void onStart(Context parentContext, ReadWriteSpan span) {}
-
-      @Override
-      public boolean isStartRequired() {
-        return false;
-      }
-
-      @Override
-      public void onEnd(ReadableSpan span) {
-        if (span.getKind() == SpanKind.SERVER && first.getAndSet(false)) {
-          keeping.countDown();
-          try {
-            release.await();
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
+    return ServerSpanHook.gateway(upstream, queueFolder, span -> {
+      if (first.getAndSet(false)) {
+        keeping.countDown();
+        try {
+          release.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
         }
       }
-
-      @Override
-      public boolean isEndRequired() {
-        return true;
-      }
-    };
-    OpenTelemetrySdk otel = OpenTelemetrySdk.builder()
-        .setTracerProvider(SdkTracerProvider.builder().addSpanProcessor(books).build()).build();
-    String yaml = "server: { port: 0 }\nupstreams:\n" + upstream.upstream("fake")
-        + "models:\n  s:\n    chain: [fake/a]\n"
-        + Harness.BASE_POLICY + "queue: { folder: '" + queueFolder + "' }\n";
-    return Gateway.start(new ConfigLoader(Map.<String, String>of()::get).parse(yaml, "test.yaml"),
-        GatewayClock.system(), Tracing.of(otel));
+    });
   }
 }

@@ -4,23 +4,13 @@ import static dev.levee.gateway.e2e.ScriptedUpstream.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.levee.gateway.Gateway;
-import dev.levee.gateway.GatewayClock;
-import dev.levee.gateway.config.ConfigLoader;
 import dev.levee.gateway.pipeline.StreamThresholds;
-import dev.levee.gateway.trace.Tracing;
-import io.opentelemetry.api.trace.SpanKind;
-import io.opentelemetry.context.Context;
-import io.opentelemetry.sdk.OpenTelemetrySdk;
-import io.opentelemetry.sdk.trace.ReadWriteSpan;
 import io.opentelemetry.sdk.trace.ReadableSpan;
-import io.opentelemetry.sdk.trace.SdkTracerProvider;
-import io.opentelemetry.sdk.trace.SpanProcessor;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
@@ -163,34 +153,7 @@ class StreamEndBeforeBookkeepingRegressionTest {
 
   /** A gateway in front of {@code upstream} whose stage 6 runs {@code onRequestSpanEnd} as it traces the request. */
   private Gateway gateway(ScriptedUpstream upstream, Consumer<ReadableSpan> onRequestSpanEnd) throws Exception {
-    SpanProcessor stageSix = new SpanProcessor() {
-      @Override
-      public void onStart(Context parentContext, ReadWriteSpan span) {}
-
-      @Override
-      public boolean isStartRequired() {
-        return false;
-      }
-
-      @Override
-      public void onEnd(ReadableSpan span) {
-        if (span.getKind() == SpanKind.SERVER) {
-          onRequestSpanEnd.accept(span);
-        }
-      }
-
-      @Override
-      public boolean isEndRequired() {
-        return true;
-      }
-    };
-    OpenTelemetrySdk otel = OpenTelemetrySdk.builder()
-        .setTracerProvider(SdkTracerProvider.builder().addSpanProcessor(stageSix).build()).build();
-    String yaml = "server: { port: 0 }\nupstreams:\n" + upstream.upstream("fake")
-        + "models:\n  s:\n    chain: [fake/a]\n"
-        + Harness.BASE_POLICY + "queue: { folder: '" + queueFolder + "' }\n";
-    return Gateway.start(new ConfigLoader(Map.<String, String>of()::get).parse(yaml, "test.yaml"),
-        GatewayClock.system(), Tracing.of(otel));
+    return ServerSpanHook.gateway(upstream, queueFolder, onRequestSpanEnd);
   }
 
   private static HttpRequest post(Gateway gateway) {

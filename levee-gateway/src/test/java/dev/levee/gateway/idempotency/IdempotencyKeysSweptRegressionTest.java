@@ -75,12 +75,7 @@ class IdempotencyKeysSweptRegressionTest {
   @EnumSource(Database.Dialect.class)
   void aBacklogOfKeysGoesInSlices(Database.Dialect dialect) throws Exception {
     Database db = databases.open(databases.config(dialect));
-    IdempotencyKeys keys = new IdempotencyKeys(db, wall, d -> now = now.plus(d), TTL, LEASE);
-    JobResult answer = new JobResult(200, Map.of(), "{}".getBytes(StandardCharsets.UTF_8));
-    int backlog = 2 * IdempotencyKeys.SWEPT_KEYS + 5;
-    for (int i = 0; i < backlog; i++) {
-      keys.finish((IdempotencyKeys.Owner) keys.begin("key:t", "k-" + i, "fp-" + i, now), answer);
-    }
+    IdempotencyKeys keys = backlogOfTwoSlicesAndFive(db);
     now = now.plus(TTL).plusSeconds(1);
 
     assertThat(keys.sweep()).isEqualTo(IdempotencyKeys.SWEPT_KEYS);
@@ -94,17 +89,13 @@ class IdempotencyKeysSweptRegressionTest {
   @EnumSource(Database.Dialect.class)
   void anUpkeepSweepsTheWholeBacklog(Database.Dialect dialect) throws Exception {
     Database db = databases.open(databases.config(dialect));
-    IdempotencyKeys keys = new IdempotencyKeys(db, wall, d -> now = now.plus(d), TTL, LEASE);
-    JobResult answer = new JobResult(200, Map.of(), "{}".getBytes(StandardCharsets.UTF_8));
-    int backlog = 2 * IdempotencyKeys.SWEPT_KEYS + 5;
-    for (int i = 0; i < backlog; i++) {
-      keys.finish((IdempotencyKeys.Owner) keys.begin("key:t", "k-" + i, "fp-" + i, now), answer);
-    }
+    IdempotencyKeys keys = backlogOfTwoSlicesAndFive(db);
     now = now.plus(Duration.ofHours(1));
-    keys.finish((IdempotencyKeys.Owner) keys.begin("key:t", "fresh", "fp", now), answer);
+    keys.finish((IdempotencyKeys.Owner) keys.begin("key:t", "fresh", "fp", now),
+        new JobResult(200, Map.of(), "{}".getBytes(StandardCharsets.UTF_8)));
     now = now.plus(TTL).minus(Duration.ofHours(1)).plusSeconds(1); // the backlog is past its TTL, "fresh" is not
 
-    assertThat(keys.sweepAll()).isEqualTo(backlog);
+    assertThat(keys.sweepAll()).isEqualTo(2 * IdempotencyKeys.SWEPT_KEYS + 5);
     assertThat(rows(db)).as("the key within its TTL").isEqualTo(1);
   }
 
@@ -124,5 +115,15 @@ class IdempotencyKeysSweptRegressionTest {
         return rs.next();
       }
     }
+  }
+
+  /** Keys for {@code db}, holding two sweep slices of finished keys and five more, all keyed now. */
+  private IdempotencyKeys backlogOfTwoSlicesAndFive(Database db) throws Exception {
+    IdempotencyKeys keys = new IdempotencyKeys(db, wall, d -> now = now.plus(d), TTL, LEASE);
+    JobResult answer = new JobResult(200, Map.of(), "{}".getBytes(StandardCharsets.UTF_8));
+    for (int i = 0; i < 2 * IdempotencyKeys.SWEPT_KEYS + 5; i++) {
+      keys.finish((IdempotencyKeys.Owner) keys.begin("key:t", "k-" + i, "fp-" + i, now), answer);
+    }
+    return keys;
   }
 }
