@@ -208,18 +208,32 @@ public final class MessagesRequest {
       return body;
     }
     cuts.sort(java.util.Comparator.comparingInt(c -> c[0]));
-    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(body.length);
+    int size = body.length;
     int at = 0;
     for (int[] cut : cuts) {
       if (cut[0] < at) {
-        continue; // overlapping edits cannot happen for distinct fields; stay safe
+        cut[2] = -1; // overlapping edits cannot happen for distinct fields; stay safe
+        continue;
       }
-      out.write(body, at, cut[0] - at);
-      out.writeBytes(replacements.get(cut[2]));
+      size += replacements.get(cut[2]).length - (cut[1] - cut[0]);
       at = cut[1];
     }
-    out.write(body, at, body.length - at);
-    return out.toByteArray();
+    byte[] out = new byte[size]; // the body copied once, in segments: a prompt can be megabytes
+    int written = 0;
+    at = 0;
+    for (int[] cut : cuts) {
+      if (cut[2] < 0) {
+        continue;
+      }
+      byte[] replacement = replacements.get(cut[2]);
+      System.arraycopy(body, at, out, written, cut[0] - at);
+      written += cut[0] - at;
+      System.arraycopy(replacement, 0, out, written, replacement.length);
+      written += replacement.length;
+      at = cut[1];
+    }
+    System.arraycopy(body, at, out, written, body.length - at);
+    return out;
   }
 
   /** The body with {@code model} replaced and every other byte unchanged. */

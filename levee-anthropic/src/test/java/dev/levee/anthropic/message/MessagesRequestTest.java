@@ -145,6 +145,24 @@ class MessagesRequestTest {
     assertThat(request.maxTokens()).isEqualTo(4096);
   }
 
+  /**
+   * The rewritten body is copied once into an array of its exact size: a longer model, a shorter
+   * cap and a dropped field around a long prompt, each edit where the body had it.
+   */
+  @Test
+  void everyEditAroundALongPromptLandsWhereItWas() throws Exception {
+    String prompt = "the river rose and the levee held. ".repeat(3_000);
+    String before = "{\"thinking\":{\"type\":\"enabled\"},\"model\":\"s\",\"messages\":[{\"role\":\"user\",\"content\":\""
+        + prompt + "\"}],\"max_tokens\":64000,\"stream\":true}";
+
+    byte[] after = MessagesRequest.parse(utf8(before)).rewrite("claude-opus-4-6", 8192, java.util.Set.of("thinking"));
+
+    String expected = "{\"model\":\"claude-opus-4-6\",\"messages\":[{\"role\":\"user\",\"content\":\"" + prompt
+        + "\"}],\"max_tokens\":8192,\"stream\":true}";
+    assertThat(new String(after, StandardCharsets.UTF_8)).isEqualTo(expected);
+    assertThat(after).hasSize(utf8(expected).length);
+  }
+
   @Test
   void aCapAboveTheRequestedMaxTokensChangesNothing() throws Exception {
     byte[] body = utf8("{\"model\":\"m\",\"max_tokens\":100}");
