@@ -9,7 +9,7 @@ import java.util.Locale;
  * operator can see why a client's requests are refused without a log that holds client input. A
  * closed set: a metric label with it is bounded. Carried by the {@link ApiError} each refusal site
  * builds ({@link ApiError#because}); never sent to the client. The codes and where each is given
- * are listed in {@code docs/gateway.md} ("Access log").
+ * are listed in {@code docs/gateway.md} ("Why a request was refused").
  */
 public enum RefusalReason {
 
@@ -48,7 +48,7 @@ public enum RefusalReason {
   METHOD_NOT_ALLOWED,
   /** An API path without {@code anthropic-version}: 400. */
   MISSING_ANTHROPIC_VERSION,
-  /** {@code anthropic-version}, {@code x-api-key} or {@code authorization} sent twice: 400. */
+  /** {@code anthropic-version}, {@code x-api-key}, {@code authorization} or {@code idempotency-key} sent twice: 400. */
   REPEATED_HEADER,
   /** A {@code content-type} that is not {@code application/json}, or none: 400. */
   UNSUPPORTED_CONTENT_TYPE,

@@ -55,7 +55,8 @@ final class TransferCodings {
         if (!name.isEmpty() && !name.equals("chunked")) { // empty elements do not count (RFC 9110 section 5.6.1)
           return Optional.of(new ApiError(NOT_IMPLEMENTED, "invalid_request_error", "Transfer-Encoding: "
               + ClientText.shown(String.join(", ", values)) + " is not supported: send the request body as it is,"
-              + " framed by Content-Length or Transfer-Encoding: chunked alone (RFC 9112 section 6.1).").because(RefusalReason.UNSUPPORTED_TRANSFER_ENCODING));
+              + " framed by Content-Length or Transfer-Encoding: chunked alone (RFC 9112 section 6.1).")
+              .because(RefusalReason.UNSUPPORTED_TRANSFER_ENCODING));
         }
       }
     }

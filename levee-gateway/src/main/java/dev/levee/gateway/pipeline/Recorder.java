@@ -68,15 +68,6 @@ final class Recorder {
   }
 
   /**
-   * Settles a client's answer: its call, the cache write-back the admission's cache slot allows,
-   * the SLO of its feature through its alias, metrics and trace.
-   */
-  void record(long startNanos, InboundRequest in, Admission.Proceed admitted, Plan plan, Outcome outcome) {
-    settle(outcome);
-    keepBooks(startNanos, in, admitted, plan, outcome);
-  }
-
-  /**
    * Settles a JSON answer's call (breaker permit, retry budget, SLIs): before its client is
    * answered, so that the next request sees the target as this call left it. A stream's calls are
    * settled by its resilient stream; other outcomes were settled by the chain.
@@ -100,7 +91,7 @@ final class Recorder {
   }
 
   /**
-   * Settles a queued job's try as {@link #record} does a client's answer, without feeding any SLO.
+   * Settles a queued job's try as {@link #settle} and {@link #keepBooks} do a client's answer, without feeding any SLO.
    *
    * @param stoppedAs the outcome word of a stopped try: {@code lease_lost}, {@code cancelled} or {@code shutdown}
    */
