@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.LongSupplier;
 
 /**
  * Jobs, durably: accepted work is committed before it is acknowledged, claimed atomically by one
@@ -477,18 +478,18 @@ public final class JobStore {
    */
   public static final java.time.Duration RETENTION = java.time.Duration.ofDays(29);
 
-  /** The batches {@link #purge} deletes at most per call; the next call goes on. */
+  /** The batches one {@link #purge} slice deletes at most; {@link #purgeAll} goes on with the next slice. */
   static final int PURGED_BATCHES = 100;
 
   /**
-   * The jobs in no batch {@link #purge} deletes at most per call (the first purge after an upgrade
-   * may find years of them: one short transaction each call, not one that holds the store).
+   * The jobs in no batch one {@link #purge} slice deletes at most (the first purge after an upgrade
+   * may find years of them: one short transaction a slice, not one that holds the store).
    */
   static final int PURGED_JOBS = 1_000;
 
   /**
-   * The rows {@link #purge} deletes in a call before it starts no further batch (a batch is deleted
-   * whole, so one call may go past it by one batch's requests).
+   * The rows one {@link #purge} slice deletes before it starts no further batch (a batch is deleted
+   * whole, so one slice may go past it by one batch's requests).
    */
   static final int PURGED_ROWS = 10_000;
 
@@ -512,18 +513,26 @@ public final class JobStore {
       + "(SELECT 1 FROM jobs j WHERE j.batch_id = b.id AND (" + OPEN + ")) LIMIT " + PURGED_BATCHES;
 
   /**
-   * Deletes work ended more than {@code retention} ago ({@code queue.retention}, default {@link
-   * #RETENTION}; the workers call it with {@link #expire}):
-   * jobs in no batch that ended before then, and batches created before then whose requests have
-   * all ended, with their requests (at most {@value #PURGED_JOBS} such jobs and {@value
-   * #PURGED_BATCHES} batches a call, no further batch once {@value #PURGED_ROWS} rows went, each
-   * batch in a transaction, and on a connection, of its own). Work still
-   * queued or running, or whose callback is still owed, is kept however old (promise 6). Clients
-   * choose how much work they send, so without this the store grew for ever. Returns how many
-   * jobs went.
+   * Deletes one slice of the work ended more than {@code retention} ago ({@code queue.retention},
+   * default {@link #RETENTION}): jobs in no batch that ended before then, and batches created before
+   * then whose requests have all ended, with their requests — at most {@value #PURGED_JOBS} such
+   * jobs and {@value #PURGED_BATCHES} batches, no further batch once {@value #PURGED_ROWS} rows went,
+   * each batch in a transaction, and on a connection, of its own. Work still queued or running, or
+   * whose callback is still owed, is kept however old (promise 6). Clients choose how much work they
+   * send, so without this the store grew for ever. The workers call {@link #purgeAll}, slice after
+   * slice, with {@link #expire}. Returns how many jobs went.
    */
   public int purge(Instant now, java.time.Duration retention) {
-    long before = now.minus(retention).toEpochMilli();
+    return slice(now.minus(retention).toEpochMilli()).jobs();
+  }
+
+  /**
+   * What one {@link #purge} slice deleted: {@code jobs} rows of the jobs table (in no batch and of
+   * its batches), and whether it stopped on one of its caps ({@code full}), so that more may be left.
+   */
+  private record Slice(int jobs, boolean full) {}
+
+  private Slice slice(long before) {
     int jobs;
     List<String> ended = new ArrayList<>();
     try (Connection c = db.connection()) { // given back before the batches: each takes one of its own
@@ -543,9 +552,11 @@ public final class JobStore {
     } catch (SQLException e) {
       throw new StoreException("cannot purge ended work", e);
     }
+    boolean full = jobs >= PURGED_JOBS || ended.size() >= PURGED_BATCHES;
     for (String batch : ended) { // a transaction, and a connection, a batch: one may hold 100,000 requests
       if (jobs >= PURGED_ROWS) {
-        break; // the next upkeep goes on
+        full = true; // ended batches left: the next slice goes on
+        break;
       }
       jobs += db.inTransaction("cannot purge an ended batch", c -> {
         int deleted;
@@ -560,6 +571,34 @@ public final class JobStore {
         return deleted;
       });
     }
+    return new Slice(jobs, full);
+  }
+
+  /**
+   * {@link #purge}s slice after slice until one comes back short — none of its caps reached: its
+   * jobs in no batch, its batches, its rows — or {@code budget} has passed on {@code nanos} since
+   * the first slice began; at least one slice, whatever the budget. One slice an upkeep ({@value
+   * #PURGED_JOBS} jobs in no batch, {@value #PURGED_BATCHES} batches, every ten {@code queue.poll}s)
+   * fell behind whenever more work ended than that for long — an outage queue expiring, a client
+   * sending many small batches — and the store grew for as long as it did. Each slice keeps its short
+   * transactions (one statement for the jobs in no batch, one transaction a batch), so requests and
+   * other replicas get the store between them. The budget is checked between slices: one slice may
+   * outlast it (a batch is deleted whole). Returns how many jobs went; the rest, if the budget ran
+   * out, goes at the next call.
+   *
+   * @param nanos a monotonic clock, nanoseconds ({@code System::nanoTime}; a test's ticker)
+   * @param budget how long to go on starting slices; zero: one slice
+   */
+  public int purgeAll(Instant now, java.time.Duration retention, LongSupplier nanos, java.time.Duration budget) {
+    long before = now.minus(retention).toEpochMilli();
+    long start = nanos.getAsLong();
+    long budgetNanos = budget.toNanos();
+    int jobs = 0;
+    Slice slice;
+    do {
+      slice = slice(before);
+      jobs += slice.jobs();
+    } while (slice.full() && nanos.getAsLong() - start < budgetNanos);
     return jobs;
   }
 

@@ -45,8 +45,8 @@ import org.slf4j.LoggerFactory;
  * the next poll, ending jobs and interactive requests do not make it look again, so an idle
  * gateway asks the store once per {@code poll}. Due callbacks are claimed and posted when a job ended
  * or the poll came round; abandoned claims are recovered, due jobs expired, ended work past
- * {@code queue.retention} (29 days) deleted and the chores given to {@link #alsoKeepUp} run every
- * ten polls.
+ * {@code queue.retention} (29 days) deleted — slice after slice until none is left, for at most a
+ * poll ({@link #PURGE_BUDGET}) — and the chores given to {@link #alsoKeepUp} run every ten polls.
  *
  * <p><b>Leases.</b> A claimed job belongs to this pool for {@link QueueConfig#lease()} (default
  * 60 s). While jobs run, a heartbeat every third of the lease renews all their leases in one
@@ -82,6 +82,21 @@ public final class JobWorkers implements AutoCloseable {
 
   /** The grace {@link #close()} gives running jobs: what the pool gave them before it took one. */
   static final Duration DEFAULT_GRACE = Duration.ofSeconds(5);
+
+  /**
+   * The longest one upkeep's purge of ended work goes on starting slices ({@link JobStore#purgeAll}):
+   * one {@code queue.poll}, and never more than this second. One poll because the upkeep comes every
+   * ten: however far behind the purge is, it takes about a tenth of the dispatcher's time at most,
+   * and a job added (or a callback coming due) while it runs waits about a poll more to start, as it
+   * would had nothing woken the dispatcher. At most a second so that a long {@code queue.poll} does not
+   * hold the dispatcher as long (a slice may outlast the budget by itself: it is checked between
+   * slices). Enough: a slice of {@value JobStore#PURGED_JOBS} jobs in no batch took 10–30 ms, one of
+   * {@value JobStore#PURGED_BATCHES} small batches (a transaction each) 60–90 ms, on either store on a
+   * shared 2-core machine, so the default second deletes some 30,000 jobs or 1,500 batches an upkeep
+   * (3,000 jobs or 150 batches a second with the default poll), far more than the workers run; a
+   * burst (an outage queue expiring at once) goes over as many upkeeps as it needs.
+   */
+  static final Duration PURGE_BUDGET = Duration.ofSeconds(1);
 
   /** How long runs stopped at shutdown get to unwind (close their calls) before the store closes. */
   private static final Duration UNWIND = Duration.ofSeconds(5);
@@ -355,7 +370,7 @@ public final class JobWorkers implements AutoCloseable {
             Instant now = wall.instant();
             store.recover(now, false);
             store.expire(now);
-            store.purge(now, config.retention()); // ended work past queue.retention
+            store.purgeAll(now, config.retention(), nanos, purgeBudget()); // ended work past queue.retention
             chores.forEach(JobWorkers::upkeep);
           }
         }
@@ -394,6 +409,11 @@ public final class JobWorkers implements AutoCloseable {
         sleepQuietly(config.poll());
       }
     }
+  }
+
+  /** {@link #PURGE_BUDGET}: one {@code queue.poll}, at most a second. */
+  private Duration purgeBudget() {
+    return config.poll().compareTo(PURGE_BUDGET) < 0 ? config.poll() : PURGE_BUDGET;
   }
 
   /**
