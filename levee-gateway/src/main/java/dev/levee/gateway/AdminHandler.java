@@ -6,6 +6,7 @@ import dev.levee.anthropic.Json;
 import dev.levee.anthropic.Units;
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.error.ClientText;
+import dev.levee.anthropic.error.RefusalReason;
 import dev.levee.anthropic.server.ServerIo;
 import dev.levee.core.tier.Tier;
 import dev.levee.gateway.jobs.JobsAdmin;
@@ -71,26 +72,28 @@ final class AdminHandler {
 
   void handle(String path, Request request, Response response, Callback callback) {
     if (token.length == 0) {
-      LeveeErrors.send(response, callback, ApiError.notFound("admin endpoints are off (set admin.token)"));
+      LeveeErrors.send(response, callback, ApiError.notFound("admin endpoints are off (set admin.token)")
+          .because(RefusalReason.ADMIN_DISABLED));
       return;
     }
     String auth = request.getHeaders().get(HttpHeader.AUTHORIZATION);
     byte[] given = auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7) // one or more spaces (RFC 9110 §11.4)
         ? auth.substring(7).stripLeading().getBytes(StandardCharsets.UTF_8) : new byte[0];
     if (!MessageDigest.isEqual(token, given)) {
-      LeveeErrors.send(response, callback, new ApiError(401, "authentication_error", "a valid admin token is required"));
+      LeveeErrors.send(response, callback, new ApiError(401, "authentication_error", "a valid admin token is required")
+          .because(RefusalReason.BAD_ADMIN_TOKEN));
       return;
     }
     String allowed = allowed(path);
     String method = request.getMethod();
     if (allowed == null) {
       LeveeErrors.send(response, callback, ApiError.notFound("no admin endpoint " + ClientText.shown(method) + " "
-          + ClientText.shown(path)));
+          + ClientText.shown(path)).because(RefusalReason.UNKNOWN_PATH));
     } else if (!allowed.equals(method)) { // RFC 9110 §15.5.6, as the other paths answer a wrong method
       response.getHeaders().put("allow", allowed);
       LeveeErrors.send(response, callback, new ApiError(405, "invalid_request_error",
           ClientText.shown(method) + " is not allowed on "
-          + ClientText.shown(path) + " (it takes " + allowed + ")"));
+          + ClientText.shown(path) + " (it takes " + allowed + ")").because(RefusalReason.METHOD_NOT_ALLOWED));
     } else if (path.equals("/admin/tiers")) {
       ObjectNode body = Json.MAPPER.createObjectNode();
       body.set("features", tiers.status());
@@ -125,7 +128,8 @@ final class AdminHandler {
     if (alias == null) {
       LeveeErrors.send(response, callback, name == null
           ? ApiError.invalidRequest("alias is required: /admin/route?alias=<configured alias>&task=code")
-          : ApiError.notFound("unknown alias '" + ClientText.shown(name) + "'"));
+              .because(RefusalReason.BAD_PARAMETER)
+          : ApiError.notFound("unknown alias '" + ClientText.shown(name) + "'").because(RefusalReason.NOT_FOUND));
       return;
     }
     long inputTokens;
@@ -134,7 +138,8 @@ final class AdminHandler {
       inputTokens = tokens == null ? DEFAULT_INPUT_TOKENS : Long.parseLong(tokens.trim());
       if (inputTokens < 0) throw new NumberFormatException();
     } catch (NumberFormatException e) {
-      LeveeErrors.send(response, callback, ApiError.invalidRequest("input-tokens must be a whole number >= 0"));
+      LeveeErrors.send(response, callback, ApiError.invalidRequest("input-tokens must be a whole number >= 0")
+          .because(RefusalReason.BAD_PARAMETER));
       return;
     }
     RouteDefaults defaults = alias.routed() ? alias.routing() : RouteDefaults.DEFAULT;
@@ -147,19 +152,25 @@ final class AdminHandler {
 
   private void force(String feature, Request request, Response response, Callback callback) {
     if (!tiers.knows(feature)) {
-      LeveeErrors.send(response, callback, ApiError.notFound("unknown feature '" + ClientText.shown(feature) + "'"));
+      LeveeErrors.send(response, callback, ApiError.notFound("unknown feature '" + ClientText.shown(feature) + "'")
+          .because(RefusalReason.NOT_FOUND));
       return;
     }
-    JsonNode body;
+    byte[] bytes;
     try (InputStream in = Content.Source.asInputStream(request)) {
-      body = Json.tryParse(in.readNBytes(64 * 1024));
+      bytes = in.readNBytes(64 * 1024);
     } catch (IOException e) {
-      body = null;
+      bytes = null;
     }
+    JsonNode body = bytes == null ? null : Json.tryParse(bytes);
     String problem = applyForce(feature, body);
     if (problem != null) {
+      RefusalReason why = bytes == null ? RefusalReason.BODY_UNREADABLE
+          : bytes.length == 0 ? RefusalReason.BODY_EMPTY
+          : body == null ? RefusalReason.BODY_NOT_JSON
+          : body.isObject() ? RefusalReason.BAD_FIELD : RefusalReason.BODY_NOT_OBJECT;
       LeveeErrors.send(response, callback, ApiError.invalidRequest(problem
-          + "; expected {\"tier\": \"T0\"|\"T1\"|\"T2\"|\"T3\"|\"auto\", \"for\": \"10m\"}"));
+          + "; expected {\"tier\": \"T0\"|\"T1\"|\"T2\"|\"T3\"|\"auto\", \"for\": \"10m\"}").because(why));
       return;
     }
     ObjectNode ok = Json.MAPPER.createObjectNode();

@@ -224,17 +224,34 @@ final class HttpDispatcher extends Handler.Abstract {
    * {@link MessagesHandler#answeredOutsideThePipeline}): outcome {@code ok} below 400, {@code
    * refused} for a 4xx, {@code error} for a 5xx, each followed by the status's error type ({@code
    * refused not_found_error}, as a refusal on the Messages path says it), {@code client_gone} (499)
-   * when the answer could not be sent. A handler that throws instead is recorded by {@link #error}.
+   * when the answer could not be sent. A refusal names its reason, the code of the error the handler
+   * sent ({@link LeveeErrors#refusalOf}: never its message, which may quote the client's input); an
+   * idempotency key's answer given again is {@code replayed}, and the upstream's own 4xx relayed
+   * ({@code /v1/models/{id}} of a model it does not know) {@code rejected}, as on the Messages path:
+   * neither is Levee's refusal. A handler that throws instead is recorded by {@link #error}.
    */
   private Callback recorded(Request request, Response response, Callback callback) {
     return new Callback() {
       @Override
       public void succeeded() {
         int status = response.getStatus();
-        boolean refused = status >= 400 && status < 500;
-        messages.answeredOutsideThePipeline(request, response, status,
-            status < 400 ? "ok" : (refused ? "refused " : "error ") + ApiError.typeFor(status),
-            refused ? RefusalReason.OTHER : null); // the handler's own errors have no code of their own
+        String type = ApiError.typeFor(status);
+        RefusalReason sent = LeveeErrors.refusalOf(request); // null: the handler sent no error of Levee's
+        RefusalReason refusal = null;
+        String outcome;
+        if ("true".equals(response.getHeaders().get("idempotent-replayed"))) { // IdempotentExchange's replay
+          outcome = "replayed";
+        } else if (status < 400) {
+          outcome = "ok";
+        } else if (status >= 500) {
+          outcome = "error " + type;
+        } else if (sent == null && PassThrough.relayed(request)) {
+          outcome = "rejected " + type;
+        } else {
+          outcome = "refused " + type;
+          refusal = sent == null ? RefusalReason.OTHER : sent;
+        }
+        messages.answeredOutsideThePipeline(request, response, status, outcome, refusal);
         callback.succeeded();
       }
 

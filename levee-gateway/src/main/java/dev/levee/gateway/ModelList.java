@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.levee.anthropic.Json;
 import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.error.RefusalReason;
 import dev.levee.anthropic.error.TransportError;
 import dev.levee.anthropic.server.PageLimit;
 import dev.levee.anthropic.upstream.Endpoint;
@@ -90,7 +91,7 @@ final class ModelList {
     }
     int limit = PageLimit.parse(limitText);
     if (limit < 0) {
-      return Page.of(PageLimit.invalid(limitText));
+      return Page.of(PageLimit.invalid(limitText).because(RefusalReason.BAD_PARAMETER));
     }
     List<String> ids = aliases.ids();
     if (before != null) {

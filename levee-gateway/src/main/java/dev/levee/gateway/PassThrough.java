@@ -27,6 +27,8 @@ import org.eclipse.jetty.util.Callback;
 final class PassThrough {
 
   private static final String MODEL_PREFIX = "/v1/models/";
+  /** The request attribute saying its answer is the upstream's, relayed ({@link #relayed}). */
+  private static final String RELAYED = PassThrough.class.getName() + ".relayed";
 
   private final Endpoint upstream;
   private final UpstreamGet get;
@@ -77,9 +79,18 @@ final class PassThrough {
     }
   }
 
+  /**
+   * Whether {@code request} was answered with the upstream's answer, or a page made of it (its 4xx
+   * is the upstream's own refusal, relayed as it came: not Levee's).
+   */
+  static boolean relayed(Request request) {
+    return request.getAttribute(RELAYED) != null;
+  }
+
   /** The status, the upstream's headers as a relay returns them ({@link Headers#toClient}), and the body (none for HEAD: Jetty leaves it out). */
   private static void send(Response response, Callback callback, int status, Map<String, List<String>> upstreamHeaders,
       byte[] body) {
+    response.getRequest().setAttribute(RELAYED, Boolean.TRUE);
     response.setStatus(status);
     Headers.toClient(upstreamHeaders).forEach((name, values) -> values.forEach(v -> response.getHeaders().add(name, v)));
     if (!response.getHeaders().contains("content-type")) {

@@ -58,7 +58,10 @@ public enum RefusalReason {
   COMPRESSED_BODY,
 
   // ---- the body (ingress) ----
-  /** A body over {@code server.max-body}: 413. */
+  /**
+   * A body over {@code server.max-body}, or a Message Batch over the API's limits (256 MB, 100,000
+   * requests): 413.
+   */
   BODY_TOO_LARGE,
   /** An empty body: 400. */
   BODY_EMPTY,
@@ -68,7 +71,7 @@ public enum RefusalReason {
   BODY_NOT_OBJECT,
   /** A body that is not UTF-8 (UTF-16, UTF-32, an ill-formed sequence): 400. */
   BODY_NOT_UTF8,
-  /** A top-level field given twice: 400. */
+  /** A field given twice: at the top of a Messages request, anywhere in a batch: 400. */
   DUPLICATE_FIELD,
   /** No {@code model}: 400. */
   MISSING_MODEL,
@@ -84,7 +87,10 @@ public enum RefusalReason {
   BAD_MAX_TOKENS,
   /** An {@code x-levee-tenant} that is not a plain name: 400. */
   BAD_TENANT,
-  /** An {@code x-levee-task}, {@code x-levee-latency-budget} or {@code x-levee-prefer} not allowed: 400. */
+  /**
+   * An {@code x-levee-task}, {@code x-levee-latency-budget} or {@code x-levee-prefer} not allowed (or
+   * their parameters of {@code /admin/route}): 400.
+   */
   BAD_ROUTE_HINT,
 
   // ---- idempotency keys ----
@@ -95,10 +101,39 @@ public enum RefusalReason {
   /** An {@code idempotency-key} whose first request is still in flight: 409. */
   IDEMPOTENCY_KEY_IN_FLIGHT,
 
+  // ---- the jobs, batches, admin and models endpoints ----
+  /** A job, batch, alias or feature named in the path or query that is not there (or is another tenant's): 404. */
+  NOT_FOUND,
+  /**
+   * A query parameter those endpoints do not take, or one empty, given twice, or of a value they do
+   * not take ({@code limit}, {@code state}, {@code after_id}, {@code /admin/route}'s {@code alias}): 400.
+   */
+  BAD_PARAMETER,
+  /**
+   * A body field those endpoints do not take, one missing, or one of a value they do not take (a
+   * batch's {@code requests}, {@code custom_id}, {@code params}; an admin tier force's {@code tier},
+   * {@code for}): 400.
+   */
+  BAD_FIELD,
+  /** A batch's {@code x-levee-priority} that is not a whole number from 0 to 9: 400. */
+  BAD_PRIORITY,
+  /** A batch without an API key for a model whose every target forwards the client's own: 401. */
+  MISSING_API_KEY,
+  /** A batch whose requests would have to keep the client's key while {@code queue.secret} is unset: 403. */
+  QUEUE_SECRET_UNSET,
+  /** The results or the delete of a batch still processing: 400. */
+  BATCH_IN_PROGRESS,
+  /** An operator's cancel of a job that ended otherwise (succeeded, failed, expired): 409. */
+  JOB_ENDED,
+  /** An admin path while {@code admin.token} is unset: 404. */
+  ADMIN_DISABLED,
+  /** An admin path without the admin token, or with another: 401. */
+  BAD_ADMIN_TOKEN,
+
   // ---- the rest ----
   /** Levee failed unexpectedly (a bug): 500. */
   INTERNAL_ERROR,
-  /** A refusal with no code of its own (the jobs, batches and admin endpoints' errors among them). */
+  /** A refusal whose site gave no code of its own ({@link ApiError#ApiError(int, String, String)}). */
   OTHER;
 
   private final String code = name().toLowerCase(Locale.ROOT);

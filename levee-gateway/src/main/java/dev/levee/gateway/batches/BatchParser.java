@@ -9,6 +9,7 @@ import dev.levee.anthropic.JsonSyntax;
 import dev.levee.anthropic.Utf8;
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.error.ClientText;
+import dev.levee.anthropic.error.RefusalReason;
 import dev.levee.anthropic.message.MessagesRequest;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -56,34 +57,35 @@ final class BatchParser {
   private static void refuseIfNotUtf8(byte[] body) throws Refused {
     int at = Utf8.firstMalformed(body, 0, body.length);
     if (at >= 0) {
-      throw bad(Utf8.refusal(body, at));
+      throw bad(RefusalReason.BODY_NOT_UTF8, Utf8.refusal(body, at));
     }
   }
 
   static List<Entry> parse(byte[] body) throws Refused {
     if (body.length > MAX_BYTES) {
-      throw new Refused(ApiError.requestTooLarge("a batch may be at most 256 MB; this one is " + body.length + " bytes"));
+      throw new Refused(ApiError.requestTooLarge("a batch may be at most 256 MB; this one is " + body.length + " bytes")
+          .because(RefusalReason.BODY_TOO_LARGE));
     }
     JsonNode root;
     try (JsonParser parser = Json.MAPPER.createParser(body)) {
       // every field once at every depth: params are rebuilt from the tree, which would keep one of two silently
       parser.enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
       if (parser.nextToken() != null && !JsonSyntax.readsUtf8(parser)) {
-        throw bad(JsonSyntax.NOT_UTF8); // as /v1/messages: Jackson would decode it, and its params pass on as UTF-8
+        throw bad(RefusalReason.BODY_NOT_UTF8, JsonSyntax.NOT_UTF8); // as /v1/messages: Jackson would decode it, and its params pass on as UTF-8
       }
       refuseIfNotUtf8(body); // as /v1/messages: an overlong form or a surrogate would pass the parser
       root = readTree(parser);
     } catch (IOException e) {
       refuseIfNotUtf8(body); // the parser stopped at a bad byte: say where
-      throw bad("request body is not valid JSON: " + JsonSyntax.describe(e));
+      throw bad(RefusalReason.BODY_NOT_JSON, "request body is not valid JSON: " + JsonSyntax.describe(e));
     } catch (NumberFormatException e) { // a float no BigDecimal holds (1e99999999999), as Json.tryParse
-      throw bad("request body is not valid JSON: a number is out of range");
+      throw bad(RefusalReason.BODY_NOT_JSON, "request body is not valid JSON: a number is out of range");
     }
     if (root == null || root.isMissingNode()) {
-      throw bad("request body is empty; expected a JSON object");
+      throw bad(RefusalReason.BODY_EMPTY, "request body is empty; expected a JSON object");
     }
     if (!root.isObject()) {
-      throw bad("request body must be a JSON object");
+      throw bad(RefusalReason.BODY_NOT_OBJECT, "request body must be a JSON object");
     }
     JsonNode requests = root.get("requests");
     if (requests == null) {
@@ -97,7 +99,8 @@ final class BatchParser {
     }
     if (requests.size() > MAX_REQUESTS) {
       throw new Refused(ApiError.requestTooLarge(
-          "a batch may hold at most " + MAX_REQUESTS + " requests; this one has " + requests.size()));
+          "a batch may hold at most " + MAX_REQUESTS + " requests; this one has " + requests.size())
+          .because(RefusalReason.BODY_TOO_LARGE));
     }
     for (Map.Entry<String, JsonNode> field : root.properties()) {
       if (!field.getKey().equals("requests")) {
@@ -118,7 +121,7 @@ final class BatchParser {
       return Json.MAPPER.readTree(parser);
     } catch (JsonParseException e) {
       if (e.getOriginalMessage() != null && e.getOriginalMessage().startsWith("Duplicate field '")) {
-        throw bad(place(parser.getParsingContext()) + ": given more than once");
+        throw bad(RefusalReason.DUPLICATE_FIELD, place(parser.getParsingContext()) + ": given more than once");
       }
       throw e;
     }
@@ -170,7 +173,7 @@ final class BatchParser {
     try {
       parsed = MessagesRequest.parse(bytes);
     } catch (MessagesRequest.InvalidRequestException e) {
-      throw bad(at + ".params." + e.getMessage());
+      throw bad(e.reason(), at + ".params." + e.getMessage());
     }
     return new Entry(customId.asText(), bytes, parsed.model());
   }
@@ -197,7 +200,12 @@ final class BatchParser {
     }
   }
 
+  /** A batch whose fields are not the API's (a missing, unknown or malformed one): {@link RefusalReason#BAD_FIELD}. */
   private static Refused bad(String message) {
-    return new Refused(ApiError.invalidRequest(message));
+    return bad(RefusalReason.BAD_FIELD, message);
+  }
+
+  private static Refused bad(RefusalReason reason, String message) {
+    return new Refused(ApiError.invalidRequest(message).because(reason));
   }
 }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.levee.anthropic.Json;
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.error.ClientText;
+import dev.levee.anthropic.error.RefusalReason;
 import dev.levee.anthropic.server.BodyReader;
 import dev.levee.anthropic.server.PageLimit;
 import dev.levee.anthropic.server.ServerIo;
@@ -63,7 +64,8 @@ public final class BatchesHandler {
   private static final int RESULTS_PAGE = 1_000;
 
   /** The API's answer to a request without a key, in its words (what {@code /v1/messages} relays from the upstream). */
-  private static final ApiError NO_KEY = new ApiError(401, "authentication_error", "x-api-key header is required");
+  private static final ApiError NO_KEY = new ApiError(401, "authentication_error", "x-api-key header is required")
+      .because(RefusalReason.MISSING_API_KEY);
 
   private final BatchStore batches;
   private final JobStore jobs;
@@ -160,7 +162,7 @@ public final class BatchesHandler {
         results(tenant, id, response, callback);
       } else {
         LeveeErrors.send(response, callback, ApiError.notFound("Levee does not serve "
-            + ClientText.shown(method) + " " + ClientText.shown(path)));
+            + ClientText.shown(method) + " " + ClientText.shown(path)).because(RefusalReason.UNKNOWN_PATH));
       }
     } catch (JobStore.StoreException e) {
       LeveeErrors.send(response, callback, ApiError.api("the job store failed; nothing was changed. " + e.getMessage()));
@@ -176,7 +178,8 @@ public final class BatchesHandler {
     Map<String, List<String>> headers = ServerIo.headers(request);
     if (request.getLength() > MAX_BYTES) { // declared too large: refused unread
       response.getHeaders().put(HttpHeader.CONNECTION, "close");
-      LeveeErrors.send(response, callback, ApiError.requestTooLarge("a batch may be at most 256 MB"));
+      LeveeErrors.send(response, callback, ApiError.requestTooLarge("a batch may be at most 256 MB")
+          .because(RefusalReason.BODY_TOO_LARGE));
       return;
     }
     // the door's rule for bodies over server.max-body too: a slow upload cannot hold the connection
@@ -188,7 +191,8 @@ public final class BatchesHandler {
     if (request.getLength() < 0 && body.length > limits.maxBody()) {
       // the door reads a chunked body up to max-body + 1 bytes: these are its start, not all of it
       LeveeErrors.send(response, callback, ApiError.requestTooLarge("a batch sent with transfer-encoding: chunked may be "
-          + "at most server.max-body (" + limits.maxBody() + " bytes); send a larger one with content-length (up to 256 MB)"));
+          + "at most server.max-body (" + limits.maxBody() + " bytes); send a larger one with content-length (up to 256 MB)")
+          .because(RefusalReason.BODY_TOO_LARGE));
       return;
     }
     List<BatchParser.Entry> entries;
@@ -202,7 +206,8 @@ public final class BatchesHandler {
       String model = entries.get(i).model();
       Optional<ApiError> badName = configuredAlias.test(model) ? Optional.empty() : ClientNames.model(model);
       if (badName.isPresent()) { // as ingress refuses it, at the request's place
-        LeveeErrors.send(response, callback, ApiError.invalidRequest("requests." + i + ".params." + badName.get().message()));
+        LeveeErrors.send(response, callback, ApiError.invalidRequest("requests." + i + ".params." + badName.get().message())
+            .because(badName.get().reason()));
         return;
       }
     }
@@ -218,7 +223,7 @@ public final class BatchesHandler {
     try {
       priority = priority(HeaderValues.first(headers, "x-levee-priority"));
     } catch (IllegalArgumentException e) {
-      LeveeErrors.send(response, callback, ApiError.invalidRequest(e.getMessage()));
+      LeveeErrors.send(response, callback, ApiError.invalidRequest(e.getMessage()).because(RefusalReason.BAD_PRIORITY));
       return;
     }
     List<NewJob> newJobs = new ArrayList<>(entries.size());
@@ -260,7 +265,7 @@ public final class BatchesHandler {
     Fields query = Request.extractQueryParameters(request);
     int limit = PageLimit.parse(query.getValue("limit"));
     if (limit < 0) {
-      LeveeErrors.send(response, callback, PageLimit.invalid(query.getValue("limit")));
+      LeveeErrors.send(response, callback, PageLimit.invalid(query.getValue("limit")).because(RefusalReason.BAD_PARAMETER));
       return;
     }
     List<Batch> page = batches.list(tenant, limit, query.getValue("after_id"), query.getValue("before_id"));
@@ -306,7 +311,8 @@ public final class BatchesHandler {
       return Optional.empty();
     }
     if (batch.get().endedAt() == null) {
-      LeveeErrors.send(response, callback, ApiError.invalidRequest("Batch " + id + " " + whileProcessing));
+      LeveeErrors.send(response, callback, ApiError.invalidRequest("Batch " + id + " " + whileProcessing)
+          .because(RefusalReason.BATCH_IN_PROGRESS));
       return Optional.empty();
     }
     return batch;
@@ -368,16 +374,17 @@ public final class BatchesHandler {
     return new ApiError(403, "permission_error", "This gateway does not offer Message Batches for model '"
         + ClientText.shown(model) + "' until queue.secret is configured: the model's upstream has no api-key, so each "
         + "request of a batch would have to keep your API key, and the gateway keeps client keys only sealed under "
-        + "queue.secret. The gateway's operator must " + KeySeal.HOW_TO_ENABLE + ". Nothing was stored.");
+        + "queue.secret. The gateway's operator must " + KeySeal.HOW_TO_ENABLE + ". Nothing was stored.")
+        .because(RefusalReason.QUEUE_SECRET_UNSET);
   }
 
   private static ApiError notFound(String id) {
-    return ApiError.notFound("No message batch with id '" + ClientText.shown(id) + "'");
+    return ApiError.notFound("No message batch with id '" + ClientText.shown(id) + "'").because(RefusalReason.NOT_FOUND);
   }
 
   private static void notAllowed(Response response, Callback callback, String method, String path, String allowed) {
     response.getHeaders().put("allow", allowed);
     LeveeErrors.send(response, callback, new ApiError(405, "invalid_request_error",
-        ClientText.shown(method) + " is not allowed on " + ClientText.shown(path)));
+        ClientText.shown(method) + " is not allowed on " + ClientText.shown(path)).because(RefusalReason.METHOD_NOT_ALLOWED));
   }
 }

@@ -2,6 +2,7 @@ package dev.levee.gateway.jobs;
 
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.error.ClientText;
+import dev.levee.anthropic.error.RefusalReason;
 import dev.levee.anthropic.server.PageLimit;
 import java.util.Arrays;
 import java.util.EnumSet;
@@ -76,7 +77,7 @@ record JobListQuery(JobStore.Filter filter, String afterId, String beforeId, int
     }
     int limit = PageLimit.parse(query.getValue("limit"));
     if (limit < 0) {
-      return new Invalid(PageLimit.invalid(query.getValue("limit")));
+      return new Invalid(PageLimit.invalid(query.getValue("limit")).because(RefusalReason.BAD_PARAMETER));
     }
     String afterId = query.getValue("after_id");
     String beforeId = query.getValue("before_id");
@@ -98,6 +99,6 @@ record JobListQuery(JobStore.Filter filter, String afterId, String beforeId, int
   }
 
   private static Invalid invalid(String message) {
-    return new Invalid(ApiError.invalidRequest(message));
+    return new Invalid(ApiError.invalidRequest(message).because(RefusalReason.BAD_PARAMETER));
   }
 }

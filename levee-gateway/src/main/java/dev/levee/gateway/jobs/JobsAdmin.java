@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.levee.anthropic.Json;
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.error.ClientText;
+import dev.levee.anthropic.error.RefusalReason;
 import dev.levee.anthropic.server.ServerIo;
 import dev.levee.gateway.pipeline.LeveeErrors;
 import java.time.Instant;
@@ -93,7 +94,7 @@ public final class JobsAdmin {
     if (checkId(rest, response, callback)) {
       Optional<Job> job = store.anyTenantsJob(rest);
       if (job.isEmpty()) {
-        LeveeErrors.send(response, callback, ApiError.notFound("No job with id '" + rest + "'"));
+        LeveeErrors.send(response, callback, notFound(rest));
       } else {
         ServerIo.json(response, callback, 200, Json.bytes(full(job.get())));
       }
@@ -113,7 +114,8 @@ public final class JobsAdmin {
     if (page.isEmpty()) {
       String cursor = query.afterId() != null ? "after_id" : "before_id";
       String id = query.afterId() != null ? query.afterId() : query.beforeId();
-      LeveeErrors.send(response, callback, ApiError.notFound(cursor + ": no job with id '" + id + "'"));
+      LeveeErrors.send(response, callback, ApiError.notFound(cursor + ": no job with id '" + id + "'")
+          .because(RefusalReason.NOT_FOUND));
       return;
     }
     PauseGate.Paused paused = gate.get();
@@ -135,9 +137,10 @@ public final class JobsAdmin {
   private void cancel(String id, Response response, Callback callback) {
     JobStore.Cancel cancel = store.cancel(id, wall.instant());
     switch (cancel.kind()) {
-      case NOT_FOUND -> LeveeErrors.send(response, callback, ApiError.notFound("No job with id '" + id + "'"));
+      case NOT_FOUND -> LeveeErrors.send(response, callback, notFound(id));
       case ENDED -> LeveeErrors.send(response, callback, new ApiError(409, "invalid_request_error", "job " + id
-          + " already ended " + cancel.was().wire() + "; only a queued or running job can be cancelled"));
+          + " already ended " + cancel.was().wire() + "; only a queued or running job can be cancelled")
+          .because(RefusalReason.JOB_ENDED));
       case CANCELLED, ALREADY_CANCELLED -> {
         if (cancel.kind() == JobStore.Cancel.Kind.CANCELLED) {
           if (cancel.was() == JobState.RUNNING) {
@@ -155,8 +158,13 @@ public final class JobsAdmin {
     if (JobListQuery.ID.matcher(id).matches()) {
       return true;
     }
-    LeveeErrors.send(response, callback, ApiError.invalidRequest(JobListQuery.notAnId("the job id", id)));
+    LeveeErrors.send(response, callback, ApiError.invalidRequest(JobListQuery.notAnId("the job id", id))
+        .because(RefusalReason.BAD_PARAMETER));
     return false;
+  }
+
+  private static ApiError notFound(String id) {
+    return ApiError.notFound("No job with id '" + id + "'").because(RefusalReason.NOT_FOUND);
   }
 
   /** A listed job: who and what, where it is, no bodies. */

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.levee.anthropic.Json;
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.error.ClientText;
+import dev.levee.anthropic.error.RefusalReason;
 import dev.levee.anthropic.server.ServerIo;
 import dev.levee.gateway.cache.CacheKey;
 import dev.levee.gateway.pipeline.LeveeErrors;
@@ -50,13 +51,15 @@ public final class JobsHandler {
     if (!request.getMethod().equals("GET")) {
       response.getHeaders().put("allow", "GET");
       LeveeErrors.send(response, callback, new ApiError(405, "invalid_request_error",
-          ClientText.shown(request.getMethod()) + " is not allowed on " + ClientText.shown(Request.getPathInContext(request))));
+          ClientText.shown(request.getMethod()) + " is not allowed on " + ClientText.shown(Request.getPathInContext(request)))
+          .because(RefusalReason.METHOD_NOT_ALLOWED));
       return;
     }
     String id = Request.getPathInContext(request).substring(PREFIX.length());
     Optional<Job> job = store.job(CacheKey.tenantOf(ServerIo.headers(request)), id);
     if (job.isEmpty()) {
-      LeveeErrors.send(response, callback, ApiError.notFound("No job with id '" + ClientText.shown(id) + "'"));
+      LeveeErrors.send(response, callback, ApiError.notFound("No job with id '" + ClientText.shown(id) + "'")
+          .because(RefusalReason.NOT_FOUND));
       return;
     }
     ObjectNode view = view(job.get());
