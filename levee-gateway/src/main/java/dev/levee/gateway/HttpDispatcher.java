@@ -6,6 +6,7 @@ import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.error.ClientText;
 import dev.levee.anthropic.error.RefusalReason;
 import dev.levee.anthropic.server.RequestGuard;
+import dev.levee.anthropic.server.SendTimeoutException;
 import dev.levee.anthropic.server.ServerIo;
 import dev.levee.gateway.health.HealthReport;
 import dev.levee.gateway.health.Metrics;
@@ -224,7 +225,9 @@ final class HttpDispatcher extends Handler.Abstract {
    * {@link MessagesHandler#answeredOutsideThePipeline}): outcome {@code ok} below 400, {@code
    * refused} for a 4xx, {@code error} for a 5xx, each followed by the status's error type ({@code
    * refused not_found_error}, as a refusal on the Messages path says it), {@code client_gone} (499)
-   * when the answer could not be sent. A refusal names its reason, the code of the error the handler
+   * when the answer could not be sent, {@code send_timeout} (499) when it could not because the
+   * client took no byte of it for {@code server.send-timeout} (it stopped reading: the server cut
+   * it). A refusal names its reason, the code of the error the handler
    * sent ({@link LeveeErrors#refusalOf}: never its message, which may quote the client's input); an
    * idempotency key's answer given again is {@code replayed}, and the upstream's own 4xx relayed
    * ({@code /v1/models/{id}} of a model it does not know) {@code rejected}, as on the Messages path:
@@ -257,7 +260,8 @@ final class HttpDispatcher extends Handler.Abstract {
 
       @Override
       public void failed(Throwable x) {
-        messages.answeredOutsideThePipeline(request, response, 499, "client_gone", null);
+        messages.answeredOutsideThePipeline(request, response, 499,
+            SendTimeoutException.endedBySendTimeout(request) ? "send_timeout" : "client_gone", null);
         callback.failed(x);
       }
 

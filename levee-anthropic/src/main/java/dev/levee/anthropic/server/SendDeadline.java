@@ -7,8 +7,8 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.Executor;
-import java.util.concurrent.TimeoutException;
 import org.eclipse.jetty.io.EndPoint;
+import org.eclipse.jetty.server.internal.HttpConnection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,7 +16,9 @@ import org.slf4j.LoggerFactory;
  * The send timeout ({@link ServerLimits#sendTimeout()}, nginx's {@code send_timeout}): a
  * connection whose write to the client has been pending for the timeout with no byte of it taken
  * by the client is closed. The write fails, and with it the exchange, as when the client goes away:
- * a stream's relay ends and closes its upstream call, the request's failure listeners fire.
+ * a stream's relay ends and closes its upstream call, the request's failure listeners fire. The
+ * connection is marked first, and closed with a {@link SendTimeoutException}: a handler tells the
+ * cut from a client that left ({@link SendTimeoutException#endedBySendTimeout}).
  *
  * <p>A write is pending when the socket's send buffer is full: the client has stopped reading, or
  * reads slower than the answer comes. Progress is a byte of a write taken by the socket, and only
@@ -145,8 +147,11 @@ final class SendDeadline implements ConnectionSweeper.Check {
       }
       case CUT -> {
         cut++;
+        if (endPoint.getConnection() instanceof HttpConnection http) { // before the close: its handler asks then
+          http.setAttribute(SendTimeoutException.ATTRIBUTE, Boolean.TRUE);
+        }
         reset(socket);
-        endPoint.close(new TimeoutException("the client took no byte of the answer for " + Spans.of(timeout)));
+        endPoint.close(new SendTimeoutException(timeout));
         pendingNow.remove(endPoint);
       }
     }

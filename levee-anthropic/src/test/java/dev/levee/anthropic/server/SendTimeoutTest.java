@@ -26,7 +26,8 @@ import org.junit.jupiter.api.Test;
  * handler's pending write failed and its connection closed, within the timeout and a few sweeps of
  * the buffers filling; a
  * handler that writes nothing for three times the timeout (an upstream slow to answer) is left
- * alone, and its client gets the answer.
+ * alone, and its client gets the answer. A handler whose write failed can tell the cut from a client
+ * that went away ({@link SendTimeoutException#endedBySendTimeout}).
  */
 class SendTimeoutTest {
 
@@ -37,6 +38,7 @@ class SendTimeoutTest {
 
   private final CompletableFuture<Duration> writeFailedAfter = new CompletableFuture<>();
   private final CompletableFuture<Throwable> requestFailed = new CompletableFuture<>();
+  private final CompletableFuture<Boolean> endedBySendTimeout = new CompletableFuture<>(); // as the handler read it when its write failed
 
   @Test
   void aPendingWriteThatTakesNothingFailsAndTheConnectionCloses() throws Exception {
@@ -60,6 +62,25 @@ class SendTimeoutTest {
         // a reset is a close too
       }
       assertThat(read).as("the answer was cut: what the buffers held, not all of it").isLessThan(BIG);
+      assertThat(endedBySendTimeout.get(5, TimeUnit.SECONDS)).as("the handler reads why: the send timeout").isTrue();
+    } finally {
+      server.stop();
+    }
+  }
+
+  @Test
+  void aClientThatDisconnectsIsNotTakenForASendTimeout() throws Exception {
+    Server server = start(ServerLimits.DEFAULT.withSendTimeout(Duration.ofSeconds(1)));
+    try (Socket client = request(server, "/v1/big")) {
+      InputStream in = client.getInputStream();
+      assertThat(new String(in.readNBytes(12), StandardCharsets.US_ASCII)).isEqualTo("HTTP/1.1 200");
+      client.setSoLinger(true, 0); // goes away at once, its unread bytes dropped: a reset
+      client.close();
+
+      writeFailedAfter.get(20, TimeUnit.SECONDS);
+
+      assertThat(endedBySendTimeout.get(5, TimeUnit.SECONDS)).as("a client that left, not one the server cut")
+          .isFalse();
     } finally {
       server.stop();
     }
@@ -103,6 +124,7 @@ class SendTimeoutTest {
                 }
               }
             } catch (IOException e) {
+              endedBySendTimeout.complete(SendTimeoutException.endedBySendTimeout(request));
               writeFailedAfter.complete(Duration.ofNanos(System.nanoTime() - first));
               callback.failed(e);
               return true;

@@ -1,5 +1,6 @@
 package dev.levee.gateway.pipeline;
 
+import dev.levee.anthropic.server.SendTimeoutException;
 import dev.levee.anthropic.server.ServerShutdownException;
 import dev.levee.anthropic.sse.SseWriter;
 import java.io.IOException;
@@ -29,6 +30,7 @@ final class ClientResponse {
   private boolean completed;
   private boolean aborted;
   private boolean shutdownAtTheEnd; // endedByShutdown() as it was when the exchange completed
+  private boolean sendTimeoutAtTheEnd; // endedBySendTimeout() as it was when the exchange was aborted
 
   ClientResponse(Response response, Callback callback) {
     this.response = response;
@@ -42,6 +44,16 @@ final class ClientResponse {
    */
   boolean endedByShutdown() {
     return completed ? shutdownAtTheEnd : ServerShutdownException.endedByShutdown(response.getRequest());
+  }
+
+  /**
+   * Whether the server's {@code send-timeout} cut this exchange's connection: the client took no
+   * byte of a pending write for that long (it stopped reading), not a client that disconnected;
+   * once the exchange completed, as it was when it was {@link #abort aborted} (false for one that
+   * completed normally: its answer went out whole), for the reason {@link #endedByShutdown} gives.
+   */
+  boolean endedBySendTimeout() {
+    return completed ? sendTimeoutAtTheEnd : SendTimeoutException.endedBySendTimeout(response.getRequest());
   }
 
   /** Writes a whole answer and completes. */
@@ -107,6 +119,7 @@ final class ClientResponse {
     }
     if (!completed) {
       shutdownAtTheEnd = endedByShutdown();
+      sendTimeoutAtTheEnd = endedBySendTimeout();
       completed = true;
       aborted = true;
       callback.failed(cause);
@@ -138,7 +151,7 @@ final class ClientResponse {
 
   private void complete() {
     if (!completed) {
-      shutdownAtTheEnd = endedByShutdown();
+      shutdownAtTheEnd = endedByShutdown(); // sendTimeoutAtTheEnd stays false: an answer written whole was not cut
       completed = true;
       callback.succeeded();
     }

@@ -338,7 +338,8 @@ public final class MessagesHandler {
     recorder.settle(outcome);                                                        // 6. record: the call
     recorder.respondThenLog(start, in, admitted.tier(), result.steps(), route, outcome, client::status,
         () -> responder.respond(client, in, admitted, outcome, plan),                // 7. respond
-        () -> recorder.keepBooks(start, in, admitted, plan, outcome));               // 6. record: the books
+        () -> recorder.keepBooks(start, in, admitted, plan, outcome,
+            client.endedBySendTimeout()));                                           // 6. record: the books
   }
 
   /**

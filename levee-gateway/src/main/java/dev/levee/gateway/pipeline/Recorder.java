@@ -83,11 +83,17 @@ final class Recorder {
    * cache slot allows, the SLO of its feature through its alias, metrics and trace. Run after the
    * answer is written ({@link #respondThenLog}): the write-back's key costs a pass over the request
    * body (~0.2 ms for 100 KB, ~2 ms for 1 MB), which no answer waits for.
+   *
+   * @param sendTimedOut whether the server's {@code send-timeout} cut the client's connection (it
+   *     stopped reading): a stream the relay ended {@code CLIENT_GONE} is traced {@code
+   *     stream_send_timeout}, as the access log says it; nothing else changes (the cache, the SLO
+   *     and the metrics read the relay's outcome, a client's doing either way)
    */
-  void keepBooks(long startNanos, InboundRequest in, Admission.Proceed admitted, Plan plan, Outcome outcome) {
+  void keepBooks(long startNanos, InboundRequest in, Admission.Proceed admitted, Plan plan, Outcome outcome,
+      boolean sendTimedOut) {
     store(admitted, plan, outcome);
     parts.run("slo", () -> feedSlo(startNanos, in, outcome));
-    countAndTrace(startNanos, in, admitted, outcome, "client_gone");
+    countAndTrace(startNanos, in, admitted, outcome, "client_gone", sendTimedOut);
   }
 
   /**
@@ -99,7 +105,7 @@ final class Recorder {
       String stoppedAs) {
     settle(outcome);
     store(admitted, plan, outcome);
-    countAndTrace(startNanos, in, admitted, outcome, stoppedAs);
+    countAndTrace(startNanos, in, admitted, outcome, stoppedAs, false); // a job has no client connection to cut
   }
 
   /** Writes a finished answer back as the admission's cache slot allows. */
@@ -142,12 +148,16 @@ final class Recorder {
     }
   }
 
-  /** @param cancelledAs the outcome word of a cancelled run: {@code client_gone}, or {@code lease_lost} / {@code cancelled} for a job */
+  /**
+   * @param cancelledAs the outcome word of a cancelled run: {@code client_gone}, or {@code lease_lost} / {@code cancelled} for a job
+   * @param sendTimedOut whether the server's send timeout cut the client's connection
+   */
   private void countAndTrace(long startNanos, InboundRequest in, Admission.Proceed admitted, Outcome outcome,
-      String cancelledAs) {
+      String cancelledAs, boolean sendTimedOut) {
     parts.run("metrics", () -> count(in, admitted, outcome));
     if (tracing.enabled()) {
-      parts.run("trace", () -> trace(startNanos, in, admitted.tier(), outcome, usage(outcome), cancelledAs));
+      parts.run("trace", () -> trace(startNanos, in, admitted.tier(), outcome, usage(outcome), cancelledAs,
+          sendTimedOut));
     }
   }
 
@@ -192,7 +202,7 @@ final class Recorder {
 
   /** The request's spans: the request, each attempt and each backoff wait. */
   private void trace(long startNanos, InboundRequest in, Tier tier, Outcome outcome, TokenUsage usage,
-      String cancelledAs) {
+      String cancelledAs, boolean sendTimedOut) {
     Duration took = Duration.ofNanos(ticker.nanos() - startNanos);
     RequestTrace trace = switch (outcome) {
       case Outcome.Answered json -> new RequestTrace(in.request().headers(), in.alias().alias(), in.feature(), tier,
@@ -200,7 +210,7 @@ final class Recorder {
           json.answered().response().status(), "ok", usage);
       case Outcome.Streamed stream -> new RequestTrace(in.request().headers(), in.alias().alias(), in.feature(), tier,
           took, stream.first().steps(), stream.last(), stream.first().fallback(), stream.recoveries(), 200,
-          "stream_" + stream.ended().name().toLowerCase(java.util.Locale.ROOT), usage);
+          Responder.streamWord(stream.ended(), sendTimedOut), usage);
       case Outcome.Exhausted exhausted -> new RequestTrace(in.request().headers(), in.alias().alias(), in.feature(),
           tier, took, exhausted.steps(), null, false, 0, exhausted.failure().error().status(), "exhausted", usage);
       case Outcome.Rejected rejected -> new RequestTrace(in.request().headers(), in.alias().alias(), in.feature(),

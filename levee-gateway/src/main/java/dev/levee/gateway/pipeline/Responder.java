@@ -196,7 +196,7 @@ final class Responder {
         ResilientStream.Outcome ended = stream.ended() == ResilientStream.Outcome.COMPLETE && client.aborted()
             ? ResilientStream.Outcome.CLIENT_GONE : stream.ended(); // its end was not written: the client has no message_stop
         String how = client.endedByShutdown() // ended by the stopping server (RequestGuard)
-            ? "shutdown stream" : "stream_" + ended.name().toLowerCase(java.util.Locale.ROOT) + detail;
+            ? "shutdown stream" : streamWord(ended, client.endedBySendTimeout()) + detail;
         how += upstreamId(stream.first().response());
         yield new Sent(client.status(), stream.first().target(), calls, stream.first().fallback(), how);
       }
@@ -307,6 +307,26 @@ final class Responder {
       head.put(LeveeHeaders.ANSWER_REQUEST_ID, upstreamId);
     }
     return head;
+  }
+
+  /**
+   * A stream's outcome word: {@code stream_complete}, {@code stream_failed}, {@code
+   * stream_client_gone}, or {@code stream_send_timeout} for a stream whose client was there but
+   * took no byte of a pending write for {@code server.send-timeout} (it stopped reading, and the
+   * server cut it). Both of the last two are a client's doing, and are settled alike: the upstream
+   * call closed at once, no failure of the target, nothing for the SLO (the relay's outcome is
+   * {@code CLIENT_GONE} either way, and stage 6 reads that); only the word differs, so that an
+   * operator can tell "clients too slow to read our streams" (capacity, or a client to look at) from
+   * "users closed the tab" (normal).
+   *
+   * @param sendTimedOut whether the server's send timeout cut the client's connection
+   */
+  static String streamWord(ResilientStream.Outcome ended, boolean sendTimedOut) {
+    return switch (ended) {
+      case COMPLETE -> "stream_complete";
+      case FAILED -> "stream_failed";
+      case CLIENT_GONE -> sendTimedOut ? "stream_send_timeout" : "stream_client_gone";
+    };
   }
 
   /**

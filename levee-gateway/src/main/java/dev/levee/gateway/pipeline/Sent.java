@@ -20,19 +20,21 @@ record Sent(int status, Target target, int calls, boolean fallback, String outco
 
   /**
    * This record as the client took it, for an answer written whole ({@link ClientResponse#send}):
-   * unchanged, unless the exchange was aborted — its write failed, the client gone or taking no
-   * byte for {@code server.send-timeout} — when the outcome becomes {@code shutdown} (the stopping
-   * server ended it, {@link ClientResponse#endedByShutdown}) or {@code client_gone}, followed by
-   * what it was (an upstream answer's {@code ok} dropped: {@code client_gone upstream_id=req_…},
-   * {@code client_gone cache_hit}). The status stays the one sent: its head went out, as a stream's
-   * {@code status=200 outcome=stream_client_gone} says.
+   * unchanged, unless the exchange was aborted — its write failed — when the outcome becomes {@code
+   * shutdown} (the stopping server ended it, {@link ClientResponse#endedByShutdown}), {@code
+   * send_timeout} (the client took no byte of it for {@code server.send-timeout}: it stopped
+   * reading, {@link ClientResponse#endedBySendTimeout}) or {@code client_gone} (it went away),
+   * followed by what it was (an upstream answer's {@code ok} dropped: {@code client_gone
+   * upstream_id=req_…}, {@code send_timeout cache_hit}). The status stays the one sent: its head
+   * went out, as a stream's {@code status=200 outcome=stream_client_gone} says.
    */
   Sent written(ClientResponse client) {
     if (!client.aborted()) {
       return this;
     }
     String was = outcome.equals("ok") ? "" : outcome.startsWith("ok ") ? outcome.substring(2) : " " + outcome;
-    return new Sent(status, target, calls, fallback, (client.endedByShutdown() ? "shutdown" : "client_gone") + was);
+    String why = client.endedByShutdown() ? "shutdown" : client.endedBySendTimeout() ? "send_timeout" : "client_gone";
+    return new Sent(status, target, calls, fallback, why + was);
   }
 
   /**

@@ -196,7 +196,7 @@ class SharedGatewayFaultSequenceTest {
    * stream up to its first content delta and then read nothing more. While they are held, the
    * healthy alias answers, JSON and streamed, and {@code /health} answers — before any of them is
    * cut, so nothing waited for the cut. Then {@code server.send-timeout} cuts each: the gateway hangs
-   * up on its upstream call, its access line says {@code stream_client_gone}, its stream never ends
+   * up on its upstream call, its access line says {@code stream_send_timeout}, its stream never ends
    * as if finished. Virtual time did not move meanwhile: nothing but the send deadline ended them. A
    * cut is the client's doing, not the upstream's: {@code endless}'s target reads no failure and a
    * CLOSED circuit, and a fresh client of {@code endless} is served at once, by that target.
@@ -224,7 +224,7 @@ class SharedGatewayFaultSequenceTest {
       for (String id : ids) {
         assertThat(lines).as("the access line of %s", id).filteredOn(line -> line.contains(" - " + id + " "))
             .singleElement().asString().contains("model=endless").contains("status=200")
-            .contains("outcome=stream_client_gone");
+            .contains("outcome=stream_send_timeout");
       }
       for (StallingClient client : stalled) {
         assertThat(client.drain()).as("closed, never ended as if finished").doesNotContain("message_stop")

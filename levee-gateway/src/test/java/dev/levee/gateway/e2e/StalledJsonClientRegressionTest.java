@@ -18,8 +18,9 @@ import org.junit.jupiter.api.Test;
  * than the socket buffers held its connection, and the request's thread blocked in the write, until
  * the 300 s idle timeout; and a JSON answer whose writing failed was logged {@code outcome=ok}. Now
  * the write fails after {@code server.send-timeout} (here 1 s) without progress, and the access line
- * says {@code outcome=client_gone} with the status that was sent ({@code status=200}: its head went
- * out, as a stream's {@code stream_client_gone} says), as for every answer written whole. The
+ * says {@code outcome=send_timeout} (it said {@code client_gone}, as for a client that disconnects,
+ * until the two were told apart) with the status that was sent ({@code status=200}: its head went
+ * out, as a stream's {@code stream_send_timeout} says), as for every answer written whole. The
  * emulator's answers are a few hundred bytes, so a scripted upstream answers 48 MiB of text: far
  * more than the loopback socket buffers hold (a send buffer of up to {@code net.ipv4.tcp_wmem}'s
  * maximum, 4 MiB by default and more on some hosts, where an 8 MiB answer once fitted whole), and
@@ -36,10 +37,10 @@ class StalledJsonClientRegressionTest {
       + "\"stop_reason\":\"end_turn\",\"stop_sequence\":null,\"usage\":{\"input_tokens\":3,\"output_tokens\":1677721}}";
 
   @Test
-  void aClientThatStopsReadingALargeJsonAnswerIsCutAndLoggedAsGone() throws Exception {
+  void aClientThatStopsReadingALargeJsonAnswerIsCutAndLoggedAsTimedOut() throws Exception {
     String line = lineOfAStalledClient(ScriptedUpstream.Answer.json(BIG_ANSWER), "HTTP/1.1 200");
 
-    assertThat(line).contains("status=200").endsWith("outcome=client_gone");
+    assertThat(line).contains("status=200").endsWith("outcome=send_timeout");
   }
 
   /**
@@ -68,6 +69,9 @@ class StalledJsonClientRegressionTest {
       // and reads no more
 
       List<String> lines = access.awaitContaining("model=big");
+      String timedOut = "levee_requests_total{endpoint=\"messages\",outcome=\"send_timeout\",tier=\"T0\"} 1.0";
+      assertThat(h.awaitMetrics(timedOut)).as("counted as cut by the send timeout, not as a client gone")
+          .contains(timedOut).doesNotContain("outcome=\"client_gone\"");
 
       long rest = 0;
       try {

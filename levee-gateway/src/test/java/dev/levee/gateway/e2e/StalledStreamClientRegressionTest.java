@@ -2,6 +2,8 @@ package dev.levee.gateway.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.levee.anthropic.Json;
 import dev.levee.emulator.EmulatorOptions;
 import dev.levee.emulator.LogEntry;
 import java.io.IOException;
@@ -19,10 +21,16 @@ import org.junit.jupiter.api.Test;
  * connection idle timeout, {@code server.idle-timeout} (300 s by default): one wedged or hostile
  * client could hold thousands of upstream streams for five minutes each. Now a write to a client
  * that stays pending for {@code server.send-timeout} (here 2 s) with no byte of it taken closes the
- * connection: the relay ends, the upstream call is closed, and the access line says {@code
- * stream_client_gone}, as for a client that disconnects mid-stream. A client that reads slowly but
- * steadily is not cut, even where it reads too little for the operating system to wake the blocked
- * writer within the timeout (a third of a send buffer of up to 4 MiB).
+ * connection: the relay ends and the upstream call is closed, as for a client that disconnects
+ * mid-stream. A client that reads slowly but steadily is not cut, even where it reads too little for
+ * the operating system to wake the blocked writer within the timeout (a third of a send buffer of up
+ * to 4 MiB).
+ *
+ * <p>Regression, too: such a cut was logged and counted {@code stream_client_gone}, the outcome of a
+ * client that disconnected, so an operator could not tell "clients too slow to read our streams"
+ * from "users closed the tab". Now its access line and {@code levee_requests_total} say {@code
+ * stream_send_timeout}, while a client that disconnects still says {@code stream_client_gone}; both
+ * are the client's doing and are settled alike (2xx, no failure of the target, its circuit closed).
  *
  * <p>A write blocks only once the socket buffers between the gateway and its client are full, and on
  * loopback the gateway's send buffer grows to 4 MiB: the upstream is the emulator's {@code
@@ -46,6 +54,14 @@ class StalledStreamClientRegressionTest {
 
   private static final String KEY = "sk-test-client-key";
 
+  private static final String TARGET = "emu/emu-stall-2";
+
+  private static final String TIMED_OUT =
+      "levee_requests_total{endpoint=\"messages\",outcome=\"stream_send_timeout\",tier=\"T0\"} 1.0";
+
+  private static final String GONE =
+      "levee_requests_total{endpoint=\"messages\",outcome=\"stream_client_gone\",tier=\"T0\"} 1.0";
+
   /** Far below the 300 s idle timeout that ended such a stream before; far above the 2 s timeout plus filling the buffers. */
   private static final Duration CUT_WITHIN = Duration.ofSeconds(20);
 
@@ -61,12 +77,56 @@ class StalledStreamClientRegressionTest {
       assertThat(upstream).as("the upstream call was still open %s after its client stopped reading", held)
           .hasValueSatisfying(call -> assertThat(call.clientGoneEarly()).as("closed by the gateway").isTrue());
       List<String> lines = access.awaitContaining("model=endless");
-      assertThat(lines).as("one access line, a stream whose client went away").singleElement().asString()
-          .contains("status=200").contains("outcome=stream_client_gone");
+      assertThat(lines).as("one access line, a stream the send timeout cut").singleElement().asString()
+          .contains("status=200").contains("outcome=stream_send_timeout");
       String rest = client.drain();
       assertThat(rest).as("the connection was closed, the stream never ended as if finished")
           .doesNotContain("message_stop").doesNotEndWith("0\r\n\r\n");
+      String metrics = h.awaitMetrics(TIMED_OUT);
+      assertThat(metrics).as("counted as cut by the send timeout, not as a client gone").contains(TIMED_OUT)
+          .doesNotContain("outcome=\"stream_client_gone\"");
+      settledAsTheClientsDoing(h, metrics);
     }
+  }
+
+  /** The other half of telling them apart: a client that disconnects mid-stream is still {@code stream_client_gone}. */
+  @Test
+  void aClientThatDisconnectsMidStreamIsStillGoneNotTimedOut() throws Exception {
+    try (AccessLines access = new AccessLines(); Harness h = start();
+        StallingClient client = StallingClient.open(h, "endless", KEY, "disconnects")) {
+      client.socket().setSoLinger(true, 0); // goes at once, long before the 2 s send timeout could cut it
+      client.close();
+
+      Optional<LogEntry> upstream = awaitUpstreamEnded(h, "disconnects", CUT_WITHIN);
+
+      assertThat(upstream).as("the upstream call of a client that left")
+          .hasValueSatisfying(call -> assertThat(call.clientGoneEarly()).as("closed by the gateway").isTrue());
+      assertThat(access.awaitContaining("model=endless")).singleElement().asString()
+          .contains("status=200").contains("outcome=stream_client_gone");
+      String metrics = h.awaitMetrics(GONE);
+      assertThat(metrics).as("counted as a client gone, not as a send timeout").contains(GONE)
+          .doesNotContain("outcome=\"stream_send_timeout\"");
+      settledAsTheClientsDoing(h, metrics);
+    }
+  }
+
+  /**
+   * What a stream its client ended comes to, cut or gone alike: the status sent (2xx, never a 5xx
+   * for the burn rate), no answer counted, no failed call of the target, its circuit closed.
+   */
+  private static void settledAsTheClientsDoing(Harness h, String metrics) throws Exception {
+    assertThat(metrics).as("the status sent: no server error for the SLO's burn rate")
+        .contains("levee_request_duration_seconds_count{alias=\"endless\",endpoint=\"messages\","
+            + "feature=\"default\",status_class=\"2xx\",tier=\"T0\"} 1")
+        .doesNotContain("status_class=\"5xx\"");
+    assertThat(metrics).as("the client got no answer")
+        .contains("levee_answers_total{feature=\"default\",source=\"none\"} 1.0");
+    assertThat(metrics).as("no failure of the target")
+        .doesNotContainPattern("levee_attempts_total\\{outcome=\"(?!success)[a-z_]+\",target=\"" + TARGET
+            + "\"\\} [1-9]");
+    JsonNode target = Json.tryParse(h.get("/health").body()).path("targets").path(TARGET);
+    assertThat(target.path("circuit").asText()).as("%s", target).isEqualTo("CLOSED");
+    assertThat(target.path("failed").asLong()).as("%s", target).isZero();
   }
 
   @Test
@@ -94,7 +154,7 @@ class StalledStreamClientRegressionTest {
       assertThat(upstream).as("the upstream call was still open %s after its client stopped reading",
           Duration.ofNanos(System.nanoTime() - stoppedReading)).isPresent();
       assertThat(access.awaitContaining("model=endless")).singleElement().asString()
-          .contains("outcome=stream_client_gone");
+          .contains("outcome=stream_send_timeout");
     }
   }
 
@@ -132,7 +192,7 @@ class StalledStreamClientRegressionTest {
           Duration.ofNanos(System.nanoTime() - stoppedReading))
           .hasValueSatisfying(call -> assertThat(call.clientGoneEarly()).as("closed by the gateway").isTrue());
       assertThat(access.awaitContaining("model=endless")).singleElement().asString()
-          .contains("status=200").contains("outcome=stream_client_gone");
+          .contains("status=200").contains("outcome=stream_send_timeout");
     }
   }
 

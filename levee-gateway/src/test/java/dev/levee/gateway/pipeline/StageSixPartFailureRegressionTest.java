@@ -109,7 +109,7 @@ class StageSixPartFailureRegressionTest {
 
     for (int request = 0; request < 50; request++) {
       assertThatCode(() -> {
-        recorder.keepBooks(clock.nanos(), in, admitted, plan, odd);
+        recorder.keepBooks(clock.nanos(), in, admitted, plan, odd, false);
         recorder.log(clock.nanos(), in, Tier.T0, new Sent(200, BIG, 1, false, "stream_complete"), List.of(), null);
       }).doesNotThrowAnyException();
     }
@@ -157,7 +157,7 @@ class StageSixPartFailureRegressionTest {
     Admission.Proceed admitted = new Admission.Proceed(Tier.T0, CacheSlot.NONE, false);
     Plan plan = new Plan(List.of(BIG, MID), in.request(), null, true, Duration.ofMinutes(10), false);
 
-    recorder.keepBooks(clock.nanos(), in, admitted, plan, completed(MID, 1, null));
+    recorder.keepBooks(clock.nanos(), in, admitted, plan, completed(MID, 1, null), false);
 
     SpanData request = spans.getFinishedSpanItems().stream().filter(s -> s.getName().startsWith("chat")).findFirst()
         .orElseThrow();
