@@ -42,11 +42,11 @@ public final class ManyStreams {
   private ManyStreams() {}
 
   public static void main(String[] args) throws Exception {
-    String usage = "streams [--streams 10000] [--seconds 10] [--deltas 20] [--rounds 3] [--warmup 1] "
+    String usage = "streams [--streams 10000] [--seconds 10] [--deltas 20] [--rounds 3] [--warmup 1] [--warmup-streams 1000] "
         + "[--levee-jvm \"-Xmx256m\"] [--ramp 0] [--levee-server \"max-concurrent: …\"] [--floor "
         + String.join("|", FloorProxy.MODES) + "]";
     Map<String, String> opt = BenchOptions.parse(args, Map.of("streams", "10000", "seconds", "10", "deltas", "20",
-        "rounds", "3", "warmup", "1", "levee-jvm", "-Xmx256m", "ramp", "0"), Set.of("floor", "levee-server"), usage);
+        "rounds", "3", "warmup", "1", "warmup-streams", "1000", "levee-jvm", "-Xmx256m", "ramp", "0"), Set.of("floor", "levee-server"), usage);
     BenchOptions.check(!opt.getOrDefault("floor", "").contains(","), "--floor takes one mode here", usage);
     FloorProxy.checkModes(opt.get("floor"), usage);
     int n = Integer.parseInt(opt.get("streams"));
@@ -54,6 +54,7 @@ public final class ManyStreams {
     int deltas = Integer.parseInt(opt.get("deltas"));
     int rounds = Integer.parseInt(opt.get("rounds"));
     int warmups = Integer.parseInt(opt.get("warmup"));
+    int warmupStreams = Math.min(n, Integer.parseInt(opt.get("warmup-streams")));
     int ramp = Integer.parseInt(opt.get("ramp")); // new connections a second on both paths; 0: all at once
     // one client key, so one tenant: admit every stream (the defaults admit 4,096, 2,048 per tenant)
     // and the same listen backlog as the upstream's (the kernel caps both at net.core.somaxconn), so
@@ -74,13 +75,13 @@ public final class ManyStreams {
       paths.put("direct", upstream.baseUrl());
       paths.put("Levee", levee.baseUrl());
       System.out.printf(Locale.ROOT, "many streams: %d concurrent streams of %.1f s (%d deltas), opened %s, %d rounds "
-          + "after %d warm-up; Levee JVM %s, server {%s}; open files allowed here %s; java %s, %d cpus, load average "
-          + "%s%n", n, seconds, deltas, ramp > 0 ? ramp + " a second" : "at once", rounds, warmups, opt.get("levee-jvm"), server, openFilesLimit(), Runtime.version(),
+          + "after %d warm-up of %d streams; Levee JVM %s, server {%s}; open files allowed here %s; java %s, %d cpus, load average "
+          + "%s%n", n, seconds, deltas, ramp > 0 ? ramp + " a second" : "at once", rounds, warmups, warmupStreams, opt.get("levee-jvm"), server, openFilesLimit(), Runtime.version(),
           Runtime.getRuntime().availableProcessors(), loadAverage());
 
       for (int w = 0; w < warmups; w++) { // JIT, Levee's pool; a smaller crowd
         for (Map.Entry<String, URI> path : paths.entrySet()) {
-          StreamCrowd.Result r = new StreamCrowd(path.getValue(), StreamCrowd.body(), deltas).run(Math.min(n, 1000), limit);
+          StreamCrowd.Result r = new StreamCrowd(path.getValue(), StreamCrowd.body(), deltas).run(warmupStreams, limit);
           System.out.printf(Locale.ROOT, "warm-up %-6s %s%n", path.getKey(), StreamCrowd.describe(r));
         }
       }
