@@ -17,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.LongSupplier;
 
 /**
  * Idempotency keys with Stripe's semantics, per tenant, in the job store (so they hold across
@@ -35,9 +36,11 @@ import java.util.Optional;
  * <p><b>Bounded.</b> Clients choose the keys, and a client that sends a new one with every request
  * never asks for an old one again: the queue's workers {@linkplain #sweepAll sweep} the keys past
  * their TTL, and in-flight keys past their lease, out of the store every ten {@code queue.poll}s
- * (in slices of at most {@value #SWEPT_KEYS} of each, until a slice comes back short), so the
- * store holds the keys of the last TTL and of one upkeep, whatever clients send; no request waits
- * for a sweep. Thread-safe.
+ * (in slices of at most {@value #SWEPT_KEYS} of each, until a slice comes back short or the
+ * upkeep's budget is spent), so the store holds the keys of the last TTL and of one upkeep, whatever
+ * clients send, as long as an upkeep's budget deletes what came of age since the last; a larger
+ * backlog (after a long stop) goes over as many upkeeps as it needs. No request waits for a sweep.
+ * Thread-safe.
  */
 public final class IdempotencyKeys {
 
@@ -274,20 +277,28 @@ public final class IdempotencyKeys {
   }
 
   /**
-   * {@link #sweep}s slice after slice until one comes back short, so one upkeep forgets every key
-   * past its TTL (or its lease) however many clients sent: one slice an upkeep ({@value #SWEPT_KEYS}
-   * keys every ten {@code queue.poll}s, 100 a second with the defaults) fell behind clients sending
-   * more new keys than that, and the store grew for as long as they did. Each slice is a statement
-   * of its own, so requests get the store between them; the work is the keys that came of age since
-   * the last upkeep. Returns how many keys went.
+   * {@link #sweep}s slice after slice until one comes back short, or {@code budget} has passed on
+   * {@code nanos} since the first slice began; at least one slice, whatever the budget. One slice an
+   * upkeep ({@value #SWEPT_KEYS} keys every ten {@code queue.poll}s, 100 a second with the defaults)
+   * fell behind clients sending more new keys than that, and the store grew for as long as they did;
+   * without a budget, the keys of a long stop (millions past their TTL at once) held the workers'
+   * dispatcher, which claims jobs and delivers callbacks, until every one was gone. Each slice is a
+   * statement of its own, so requests get the store between them. The budget is checked between
+   * slices. Returns how many keys went; the rest, if the budget ran out, goes at the next call. The
+   * workers call it as a {@code JobWorkers.Chore}, with their clock and upkeep budget.
+   *
+   * @param nanos a monotonic clock, nanoseconds ({@code System::nanoTime}; a test's ticker)
+   * @param budget how long to go on starting slices; zero: one slice
    */
-  public int sweepAll() {
+  public int sweepAll(LongSupplier nanos, Duration budget) {
+    long start = nanos.getAsLong();
+    long budgetNanos = budget.toNanos();
     int swept = 0;
     int slice;
     do {
       slice = sweep();
       swept += slice;
-    } while (slice >= SWEPT_KEYS); // either half may have been full: ask again
+    } while (slice >= SWEPT_KEYS && nanos.getAsLong() - start < budgetNanos); // either half may have been full
     return swept;
   }
 

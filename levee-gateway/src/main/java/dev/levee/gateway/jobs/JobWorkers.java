@@ -46,7 +46,8 @@ import org.slf4j.LoggerFactory;
  * gateway asks the store once per {@code poll}. Due callbacks are claimed and posted when a job ended
  * or the poll came round; abandoned claims are recovered, due jobs expired, ended work past
  * {@code queue.retention} (29 days) deleted — slice after slice until none is left, for at most a
- * poll ({@link #PURGE_BUDGET}) — and the chores given to {@link #alsoKeepUp} run every ten polls.
+ * poll ({@link #UPKEEP_BUDGET}) — and the chores given to {@link #alsoKeepUp} run, each with the same
+ * budget, every ten polls.
  *
  * <p><b>Leases.</b> A claimed job belongs to this pool for {@link QueueConfig#lease()} (default
  * 60 s). While jobs run, a heartbeat every third of the lease renews all their leases in one
@@ -84,8 +85,9 @@ public final class JobWorkers implements AutoCloseable {
   static final Duration DEFAULT_GRACE = Duration.ofSeconds(5);
 
   /**
-   * The longest one upkeep's purge of ended work goes on starting slices ({@link JobStore#purgeAll}):
-   * one {@code queue.poll}, and never more than this second. One poll because the upkeep comes every
+   * The longest one upkeep's purge of ended work goes on starting slices ({@link JobStore#purgeAll}),
+   * and so does each {@link Chore} after it (the sweep of idempotency keys, {@code
+   * IdempotencyKeys#sweepAll}): one {@code queue.poll}, and never more than this second. One poll because the upkeep comes every
    * ten: however far behind the purge is, it takes about a tenth of the dispatcher's time at most,
    * and a job added (or a callback coming due) while it runs waits about a poll more to start, as it
    * would had nothing woken the dispatcher. At most a second so that a long {@code queue.poll} does not
@@ -94,9 +96,11 @@ public final class JobWorkers implements AutoCloseable {
    * {@value JobStore#PURGED_BATCHES} small batches (a transaction each) 60–90 ms, on either store on a
    * shared 2-core machine, so the default second deletes some 30,000 jobs or 1,500 batches an upkeep
    * (3,000 jobs or 150 batches a second with the default poll), far more than the workers run; a
-   * burst (an outage queue expiring at once) goes over as many upkeeps as it needs.
+   * burst (an outage queue expiring at once) goes over as many upkeeps as it needs. Each chore has a
+   * budget of its own, so that a purge far behind does not starve the sweep: with one chore (the
+   * gateway's) an upkeep holds the dispatcher for about two polls in ten at most.
    */
-  static final Duration PURGE_BUDGET = Duration.ofSeconds(1);
+  static final Duration UPKEEP_BUDGET = Duration.ofSeconds(1);
 
   /** How long runs stopped at shutdown get to unwind (close their calls) before the store closes. */
   private static final Duration UNWIND = Duration.ofSeconds(5);
@@ -128,7 +132,7 @@ public final class JobWorkers implements AutoCloseable {
   /** This process's hold on its replica id in a shared store; null without one, or on the embedded store. */
   private final ReplicaLease replicaLease;
   private volatile boolean running = true;
-  private final List<Runnable> chores = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final List<Chore> chores = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final Object startLock = new Object(); // a late start (the replica id taken over) and close, one at a time
   private final CompletableFuture<Void> started = new CompletableFuture<>();
   private volatile Thread idTaker; // taking a held replica id, when start() could not at once
@@ -370,8 +374,8 @@ public final class JobWorkers implements AutoCloseable {
             Instant now = wall.instant();
             store.recover(now, false);
             store.expire(now);
-            store.purgeAll(now, config.retention(), nanos, purgeBudget()); // ended work past queue.retention
-            chores.forEach(JobWorkers::upkeep);
+            store.purgeAll(now, config.retention(), nanos, upkeepBudget()); // ended work past queue.retention
+            chores.forEach(this::upkeep);
           }
         }
         long ended = finished.get();
@@ -411,25 +415,41 @@ public final class JobWorkers implements AutoCloseable {
     }
   }
 
-  /** {@link #PURGE_BUDGET}: one {@code queue.poll}, at most a second. */
-  private Duration purgeBudget() {
-    return config.poll().compareTo(PURGE_BUDGET) < 0 ? config.poll() : PURGE_BUDGET;
+  /** {@link #UPKEEP_BUDGET}: one {@code queue.poll}, at most a second. */
+  private Duration upkeepBudget() {
+    return config.poll().compareTo(UPKEEP_BUDGET) < 0 ? config.poll() : UPKEEP_BUDGET;
+  }
+
+  /**
+   * Work the upkeep does besides its own ({@link #alsoKeepUp}), in slices: given the pool's monotonic
+   * clock and a budget ({@link #UPKEEP_BUDGET}), it starts no further slice once the budget has
+   * passed on that clock since it began — as {@link JobStore#purgeAll} does — and leaves the rest to
+   * the next upkeep.
+   */
+  @FunctionalInterface
+  public interface Chore {
+
+    /**
+     * @param nanos the pool's monotonic clock, nanoseconds
+     * @param budget how long to go on starting slices of work
+     */
+    void keepUp(LongSupplier nanos, Duration budget);
   }
 
   /**
    * Runs {@code chore} with the pool's upkeep from now on: every ten {@code queue.poll}s, on the
    * dispatcher thread, after recovery, expiry and the purge of ended work (the sweep of idempotency
-   * keys past their TTL, {@code IdempotencyKeys#sweepAll}). A chore must be short (a bounded slice of
-   * work, or what came due since the last upkeep); one that throws is logged and runs again at the
-   * next upkeep.
+   * keys past their TTL, {@code IdempotencyKeys#sweepAll}), with a budget of its own. A chore must
+   * keep to its budget (or do only what came due since the last upkeep); one that throws is logged
+   * and runs again at the next upkeep.
    */
-  public void alsoKeepUp(Runnable chore) {
+  public void alsoKeepUp(Chore chore) {
     chores.add(java.util.Objects.requireNonNull(chore, "chore"));
   }
 
-  private static void upkeep(Runnable chore) {
+  private void upkeep(Chore chore) {
     try {
-      chore.run();
+      chore.keepUp(nanos, upkeepBudget());
     } catch (RuntimeException e) {
       LOG.warn("an upkeep chore failed; it runs again at the next upkeep", e);
     }

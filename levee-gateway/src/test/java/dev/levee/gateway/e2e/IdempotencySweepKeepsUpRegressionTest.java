@@ -73,7 +73,7 @@ class IdempotencySweepKeepsUpRegressionTest {
 
       BlockingQueue<Long> leftAfterOneUpkeep = new ArrayBlockingQueue<>(1);
       Instant pastTtl = now.get().plus(TTL).plusSeconds(60);
-      h.gateway.work().workers().alsoKeepUp(() -> { // runs after the upkeep's sweep
+      h.gateway.work().workers().alsoKeepUp((nanos, budget) -> { // runs after the upkeep's sweep
         if (now.get().isBefore(pastTtl)) {
           now.set(pastTtl); // the next upkeep's sweep is the first to see it
         } else if (leftAfterOneUpkeep.isEmpty()) {

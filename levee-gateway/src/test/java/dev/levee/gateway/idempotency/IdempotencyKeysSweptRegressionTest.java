@@ -95,7 +95,7 @@ class IdempotencyKeysSweptRegressionTest {
         new JobResult(200, Map.of(), "{}".getBytes(StandardCharsets.UTF_8)));
     now = now.plus(TTL).minus(Duration.ofHours(1)).plusSeconds(1); // the backlog is past its TTL, "fresh" is not
 
-    assertThat(keys.sweepAll()).isEqualTo(2 * IdempotencyKeys.SWEPT_KEYS + 5);
+    assertThat(keys.sweepAll(() -> 0L, Duration.ofSeconds(1))).isEqualTo(2 * IdempotencyKeys.SWEPT_KEYS + 5);
     assertThat(rows(db)).as("the key within its TTL").isEqualTo(1);
   }
 

@@ -84,10 +84,10 @@ class JobWorkersTest {
     workers = new JobWorkers(store, (request, key, lost, trial) -> ok(), () -> PauseGate.Paused.NONE, seal,
         InstantSource.system(), config);
     CountDownLatch kept = new CountDownLatch(1);
-    workers.alsoKeepUp(() -> {
+    workers.alsoKeepUp((nanos, budget) -> {
       throw new IllegalStateException("the store is away");
     });
-    workers.alsoKeepUp(kept::countDown);
+    workers.alsoKeepUp((nanos, budget) -> kept.countDown());
     workers.start();
 
     assertThat(kept.await(10, TimeUnit.SECONDS)).as("the second chore ran").isTrue();

@@ -81,7 +81,7 @@ class JobsPurgeKeepsUpRegressionTest {
     JobWorkers workers = new JobWorkers(store, (request, key, lost, trial) -> {
       throw new AssertionError("no job is queued");
     }, () -> PauseGate.Paused.NONE, KeySeal.of(config.secret()), InstantSource.fixed(now), config, () -> 0L);
-    workers.alsoKeepUp(() -> { // runs right after the upkeep's purge
+    workers.alsoKeepUp((nanos, budget) -> { // runs right after the upkeep's purge
       if (leftAfterOneUpkeep.isEmpty()) {
         leftAfterOneUpkeep.add(new long[] {count(db, "jobs"), count(db, "batches")});
       }
