@@ -36,7 +36,7 @@ class DoubtfulServerSettingsTest {
 
   @Test
   void aSendTimeoutTheIdleTimeoutPreemptsIsDoubtful() throws ConfigException {
-    assertThat(server("send-timeout: 30d").doubtful()).containsExactly("server.send-timeout (720h) is not below "
+    assertThat(server("send-timeout: 30d").doubtful()).containsExactly("server.send-timeout (30d) is not below "
         + "server.idle-timeout (5m), which cuts a client that stopped reading first");
     assertThat(server("send-timeout: 60s, idle-timeout: 60s").doubtful()).hasSize(1);
   }
