@@ -6,20 +6,26 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Reads the durations ({@code 500ms}, {@code 30s}, {@code 1.5s}, {@code 2m}, {@code 1h}, {@code 29d}) and sizes
- * ({@code 32MiB}, {@code 512KB}, {@code 1048576}) that Levee's config files, command line, admin API
- * and emulator scenarios accept: one grammar everywhere.
+ * Reads the durations ({@code 500ms}, {@code 30s}, {@code 1.5s}, {@code 2m}, {@code 1h}, {@code 29d},
+ * {@code 1h30m}) and sizes ({@code 32MiB}, {@code 512KB}, {@code 1048576}) that Levee's config files,
+ * command line, admin API and emulator scenarios accept: one grammar everywhere, which reads back
+ * every duration Levee writes ({@code dev.levee.core.time.Spans}).
  */
 public final class Units {
 
-  private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ms|s|m|h|d)?");
+  private static final String NUMBER = "\\d+(?:\\.\\d+)?";
+  /** One number with its unit; a duration is one or more of them in a row ({@code 1h30m}). */
+  private static final Pattern PART = Pattern.compile("(" + NUMBER + ")\\s*(ms|s|m|h|d)");
+  private static final Pattern DURATION = Pattern.compile("(?:" + PART.pattern() + ")+");
+  private static final Pattern BARE = Pattern.compile(NUMBER);
   private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(B|KB|KiB|MB|MiB|GB|GiB)?");
 
   private Units() {}
 
   /**
    * A duration with its unit: {@code ms}, {@code s}, {@code m}, {@code h} or {@code d} (24 hours);
-   * fractions allowed.
+   * fractions allowed. Several in a row add up ({@code 1h30m}, {@code 1s500ms}), as Levee's own
+   * messages write a duration ({@code Spans}), so what Levee prints can be pasted back.
    *
    * @throws IllegalArgumentException if {@code text} is not such a duration
    */
@@ -38,21 +44,27 @@ public final class Units {
 
   private static Duration duration(String text, boolean bareIsSeconds) {
     String trimmed = text.trim();
-    if (trimmed.startsWith("-") && DURATION.matcher(trimmed.substring(1)).matches()) {
+    boolean negative = trimmed.startsWith("-");
+    String unsigned = negative ? trimmed.substring(1) : trimmed;
+    boolean bare = BARE.matcher(unsigned).matches();
+    if (negative && (bare || DURATION.matcher(unsigned).matches())) {
       throw new IllegalArgumentException("a duration cannot be negative, got '" + text + "'");
     }
-    Matcher m = DURATION.matcher(trimmed);
-    if (!m.matches() || (m.group(2) == null && !bareIsSeconds)) {
+    if (bare ? !bareIsSeconds : !DURATION.matcher(trimmed).matches()) {
       throw new IllegalArgumentException("expected a duration such as 500ms, 30s, 2m, 1h or 7d, got '" + text + "'");
     }
-    double amount = Double.parseDouble(m.group(1));
-    double millis = switch (m.group(2) == null ? "s" : m.group(2)) {
-      case "ms" -> amount;
-      case "s" -> amount * 1_000;
-      case "m" -> amount * 60_000;
-      case "h" -> amount * 3_600_000;
-      default -> amount * 86_400_000;
-    };
+    double millis = 0;
+    Matcher part = PART.matcher(bare ? trimmed + "s" : trimmed); // a bare number is seconds
+    while (part.find()) {
+      double amount = Double.parseDouble(part.group(1));
+      millis += switch (part.group(2)) {
+        case "ms" -> amount;
+        case "s" -> amount * 1_000;
+        case "m" -> amount * 60_000;
+        case "h" -> amount * 3_600_000;
+        default -> amount * 86_400_000;
+      };
+    }
     return Duration.ofNanos(Math.round(millis * 1_000_000));
   }
 
