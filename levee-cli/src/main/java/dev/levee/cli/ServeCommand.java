@@ -13,10 +13,11 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code levee serve --config levee.yaml}: runs the gateway until stopped. A bad config, port or
- * address is one line on stderr and exit code 2; a port already taken, exit code 1.
+ * {@code levee serve --config levee.yaml}: runs the gateway until stopped; {@code levee gateway} is
+ * the same command (what users of other gateways type). A bad config, port or address is one line
+ * on stderr and exit code 2; a port already taken, exit code 1.
  */
-@Command(name = "serve", mixinStandardHelpOptions = true,
+@Command(name = "serve", aliases = "gateway", mixinStandardHelpOptions = true,
     description = "Run the gateway: an Anthropic Messages API endpoint with retries, breakers and fallbacks.")
 final class ServeCommand implements Callable<Integer> {
 
