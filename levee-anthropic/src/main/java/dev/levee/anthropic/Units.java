@@ -18,14 +18,17 @@ public final class Units {
   private static final Pattern PART = Pattern.compile("(" + NUMBER + ")\\s*(ms|s|m|h|d)");
   private static final Pattern DURATION = Pattern.compile("(?:" + PART.pattern() + ")+");
   private static final Pattern BARE = Pattern.compile(NUMBER);
+  /** Parts followed by a number without its unit ({@code 1h30}). */
+  private static final Pattern UNITLESS_TAIL = Pattern.compile(DURATION.pattern() + "\\s*" + NUMBER);
   private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(B|KB|KiB|MB|MiB|GB|GiB)?");
 
   private Units() {}
 
   /**
    * A duration with its unit: {@code ms}, {@code s}, {@code m}, {@code h} or {@code d} (24 hours);
-   * fractions allowed. Several in a row add up ({@code 1h30m}, {@code 1s500ms}), as Levee's own
-   * messages write a duration ({@code Spans}), so what Levee prints can be pasted back.
+   * fractions allowed. Several in a row add up ({@code 1h30m}, {@code 1s500ms}), largest unit first
+   * and each unit once ({@code 30m1h} and {@code 1h1h} are refused), as Levee's own messages write a
+   * duration ({@code Spans}), so what Levee prints can be pasted back.
    *
    * @throws IllegalArgumentException if {@code text} is not such a duration
    */
@@ -51,21 +54,31 @@ public final class Units {
       throw new IllegalArgumentException("a duration cannot be negative, got '" + text + "'");
     }
     if (bare ? !bareIsSeconds : !DURATION.matcher(trimmed).matches()) {
-      throw new IllegalArgumentException("expected a duration such as 500ms, 30s, 2m, 1h or 7d, got '" + text + "'");
+      throw notADuration(text, UNITLESS_TAIL.matcher(trimmed).matches() ? ": its last number has no unit" : "");
     }
     double millis = 0;
+    int previous = Integer.MAX_VALUE; // the unit before, as a number of milliseconds
     Matcher part = PART.matcher(bare ? trimmed + "s" : trimmed); // a bare number is seconds
     while (part.find()) {
-      double amount = Double.parseDouble(part.group(1));
-      millis += switch (part.group(2)) {
-        case "ms" -> amount;
-        case "s" -> amount * 1_000;
-        case "m" -> amount * 60_000;
-        case "h" -> amount * 3_600_000;
-        default -> amount * 86_400_000;
+      int unit = switch (part.group(2)) {
+        case "ms" -> 1;
+        case "s" -> 1_000;
+        case "m" -> 60_000;
+        case "h" -> 3_600_000;
+        default -> 86_400_000;
       };
+      if (unit >= previous) {
+        throw notADuration(text, ": units go largest first, each once");
+      }
+      previous = unit;
+      millis += Double.parseDouble(part.group(1)) * unit;
     }
     return Duration.ofNanos(Math.round(millis * 1_000_000));
+  }
+
+  private static IllegalArgumentException notADuration(String text, String why) {
+    return new IllegalArgumentException(
+        "expected a duration such as 500ms, 30s, 2m, 1h, 7d or 1h30m, got '" + text + "'" + why);
   }
 
   /**

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.levee.core.time.Spans;
 import java.time.Duration;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -24,6 +25,25 @@ class UnitsTest {
   void otherDurationsAreRefused(String text) {
     assertThatThrownBy(() -> Units.duration(text))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("expected a duration");
+  }
+
+  /**
+   * Newcomer trial: {@code 30m1h} read as 1 h 30 min and {@code 1h1h} as 2 h, and {@code 1h30} was
+   * refused without saying which part was wrong.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"30m1h", "1h1h", "500ms1s", "1s1s", "1m1d"})
+  void unitsGoLargestFirstEachOnce(String text) {
+    assertThatThrownBy(() -> Units.duration(text)).hasMessage(
+        "expected a duration such as 500ms, 30s, 2m, 1h, 7d or 1h30m, got '" + text + "': units go largest first, each once");
+  }
+
+  @Test
+  void aLastNumberWithoutItsUnitIsNamed() {
+    assertThatThrownBy(() -> Units.duration("1h30")).hasMessage(
+        "expected a duration such as 500ms, 30s, 2m, 1h, 7d or 1h30m, got '1h30': its last number has no unit");
+    assertThatThrownBy(() -> Units.duration("soon")).hasMessage(
+        "expected a duration such as 500ms, 30s, 2m, 1h, 7d or 1h30m, got 'soon'");
   }
 
   /**

@@ -41,7 +41,7 @@ class SendTimeoutConfigTest {
   @Test
   void aValueThatIsNoDurationIsRefusedNamingTheKey() {
     assertThatThrownBy(() -> parse("send-timeout: soon")).isInstanceOf(ConfigException.class)
-        .hasMessage("levee.yaml: line 1, column 25: server.send-timeout: expected a duration such as 500ms, 30s, 2m, 1h or 7d,"
+        .hasMessage("levee.yaml: line 1, column 25: server.send-timeout: expected a duration such as 500ms, 30s, 2m, 1h, 7d or 1h30m,"
             + " got 'soon'");
   }
 
