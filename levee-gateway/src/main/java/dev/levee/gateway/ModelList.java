@@ -5,15 +5,15 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.levee.anthropic.Json;
 import dev.levee.anthropic.error.ApiError;
-import dev.levee.anthropic.error.RefusalReason;
 import dev.levee.anthropic.error.TransportError;
-import dev.levee.anthropic.server.PageLimit;
+import dev.levee.anthropic.server.PageQuery;
 import dev.levee.anthropic.upstream.Endpoint;
 import java.io.IOException;
 import java.net.URLDecoder;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -21,9 +21,10 @@ import java.util.Set;
 /**
  * {@code GET /v1/models}: the configured aliases first (in configuration order, each marked {@code
  * "(Levee alias: …)"} in its {@code display_name}), then the models the default upstream lists,
- * as one list paged the Models API's way: {@code limit} (default 20, 1 to 1000, else 400 {@code
- * invalid_request_error}), {@code after_id} and {@code before_id} (an alias or an upstream model
- * id), {@code data}, {@code has_more}, {@code first_id}, {@code last_id}. Any other query
+ * as one list paged the Models API's way: {@code limit} (default 20, 1 to 1000), {@code after_id}
+ * or {@code before_id} (an alias or an upstream model id), {@code data}, {@code has_more}, {@code
+ * first_id}, {@code last_id}; one of them repeated or empty, or both cursors, is refused 400 {@code
+ * invalid_request_error} ({@link PageQuery}) before any upstream call. Any other query
  * parameter (the SDKs' {@code beta=true}, one a later API version adds) changes nothing Levee
  * lists and goes to the upstream as sent, which judges it; a page within the aliases makes no
  * upstream call, so there it is simply ignored. An upstream model named like an alias is left out
@@ -75,24 +76,26 @@ final class ModelList {
    */
   Page page(String rawQuery, Map<String, List<String>> clientHeaders) throws InterruptedException {
     List<String> others = new ArrayList<>();
-    String limitText = null;
-    String after = null;
-    String before = null;
+    Map<String, List<String>> paging = new HashMap<>();
     for (String pair : rawQuery == null || rawQuery.isEmpty() ? new String[0] : rawQuery.split("&")) {
       int eq = pair.indexOf('=');
       String name = decode(eq < 0 ? pair : pair.substring(0, eq));
-      String value = eq < 0 ? "" : decode(pair.substring(eq + 1));
-      switch (name) {
-        case "limit" -> limitText = value;
-        case "after_id" -> after = value;
-        case "before_id" -> before = value;
-        default -> others.add(pair);
+      if (PageQuery.NAMES.contains(name)) {
+        paging.computeIfAbsent(name, n -> new ArrayList<>()).add(eq < 0 ? "" : decode(pair.substring(eq + 1)));
+      } else {
+        others.add(pair);
       }
     }
-    int limit = PageLimit.parse(limitText);
-    if (limit < 0) {
-      return Page.of(PageLimit.invalid(limitText).because(RefusalReason.BAD_PARAMETER));
+    PageQuery asked;
+    switch (PageQuery.parse(paging::get)) {
+      case PageQuery.Invalid invalid -> {
+        return Page.of(invalid.error());
+      }
+      case PageQuery.Valid valid -> asked = valid.query();
     }
+    int limit = asked.limit();
+    String after = asked.afterId();
+    String before = asked.beforeId();
     List<String> ids = aliases.ids();
     if (before != null) {
       return before(ids, before, limit, others, clientHeaders);

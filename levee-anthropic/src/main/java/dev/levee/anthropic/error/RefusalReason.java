@@ -105,8 +105,11 @@ public enum RefusalReason {
   /** A job, batch, alias or feature named in the path or query that is not there (or is another tenant's): 404. */
   NOT_FOUND,
   /**
-   * A query parameter those endpoints do not take, or one empty, given twice, or of a value they do
-   * not take ({@code limit}, {@code state}, {@code after_id}, {@code /admin/route}'s {@code alias}): 400.
+   * A query parameter of a value the endpoint does not take ({@code limit}, {@code state}, {@code
+   * /admin/route}'s {@code alias}), or an ambiguous one: empty, given twice, both {@code after_id} and
+   * {@code before_id} (the batches and models lists, {@code PageQuery}). {@code /admin/jobs} also
+   * refuses a parameter it does not take; the Anthropic-compatible lists ignore one, as the API does
+   * (the SDKs add {@code beta=true}): 400.
    */
   BAD_PARAMETER,
   /**

@@ -7,7 +7,7 @@ import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.error.ClientText;
 import dev.levee.anthropic.error.RefusalReason;
 import dev.levee.anthropic.server.BodyReader;
-import dev.levee.anthropic.server.PageLimit;
+import dev.levee.anthropic.server.PageQuery;
 import dev.levee.anthropic.server.ServerIo;
 import dev.levee.anthropic.server.ServerLimits;
 import dev.levee.gateway.cache.CacheKey;
@@ -41,8 +41,9 @@ import org.eclipse.jetty.util.Fields;
 
 /**
  * The Message Batches API, shaped as Anthropic's ({@code /v1/messages/batches}): create, retrieve,
- * list (newest first, paged by {@code after_id} / {@code before_id}, {@code limit} 1–1000,
- * default 20), cancel, delete (ended batches only) and results (JSONL, once ended). Each request
+ * list (newest first, paged by {@code after_id} or {@code before_id} and {@code limit} 1–1000,
+ * default 20, as {@link PageQuery} checks them; other query parameters, such as the SDKs' {@code
+ * beta=true}, are ignored), cancel, delete (ended batches only) and results (JSONL, once ended). Each request
  * of a batch is a job run through the gateway's resilience path by the worker pool. Every batch
  * belongs to the tenant that created it; another tenant's id answers 404. Creation refuses what
  * {@code /v1/messages} refuses at the door — a body not sent as JSON ({@link JsonContentType}), a
@@ -263,12 +264,16 @@ public final class BatchesHandler {
 
   private void list(Request request, Response response, Callback callback, String tenant) {
     Fields query = Request.extractQueryParameters(request);
-    int limit = PageLimit.parse(query.getValue("limit"));
-    if (limit < 0) {
-      LeveeErrors.send(response, callback, PageLimit.invalid(query.getValue("limit")).because(RefusalReason.BAD_PARAMETER));
-      return;
+    PageQuery paging;
+    switch (PageQuery.parse(query::getValues)) { // any other parameter (the SDKs' beta=true) is ignored
+      case PageQuery.Invalid invalid -> {
+        LeveeErrors.send(response, callback, invalid.error());
+        return;
+      }
+      case PageQuery.Valid valid -> paging = valid.query();
     }
-    List<Batch> page = batches.list(tenant, limit, query.getValue("after_id"), query.getValue("before_id"));
+    int limit = paging.limit();
+    List<Batch> page = batches.list(tenant, limit, paging.afterId(), paging.beforeId());
     boolean more = page.size() > limit;
     List<Batch> shown = more ? page.subList(0, limit) : page;
     ObjectNode out = Json.MAPPER.createObjectNode();
