@@ -231,7 +231,9 @@ final class HttpDispatcher extends Handler.Abstract {
    * sent ({@link LeveeErrors#refusalOf}: never its message, which may quote the client's input); an
    * idempotency key's answer given again is {@code replayed}, and the upstream's own 4xx relayed
    * ({@code /v1/models/{id}} of a model it does not know) {@code rejected}, as on the Messages path:
-   * neither is Levee's refusal. A handler that throws instead is recorded by {@link #error}.
+   * neither is Levee's refusal. An answer relayed as the upstream gave it also names the upstream's
+   * {@code request-id} ({@code ok upstream_id=req_…}, {@code rejected not_found_error
+   * upstream_id=req_…}), as the Messages path's relayed answers do. A handler that throws instead is recorded by {@link #error}.
    */
   private Callback recorded(Request request, Response response, Callback callback) {
     return new Callback() {
@@ -254,14 +256,15 @@ final class HttpDispatcher extends Handler.Abstract {
           outcome = "refused " + type;
           refusal = sent == null ? RefusalReason.OTHER : sent;
         }
-        messages.answeredOutsideThePipeline(request, response, status, outcome, refusal);
+        messages.answeredOutsideThePipeline(request, response, status, outcome, refusal, PassThrough.upstreamId(request));
         callback.succeeded();
       }
 
       @Override
       public void failed(Throwable x) {
         messages.answeredOutsideThePipeline(request, response, 499,
-            SendTimeoutException.endedBySendTimeout(request) ? "send_timeout" : "client_gone", null);
+            SendTimeoutException.endedBySendTimeout(request) ? "send_timeout" : "client_gone", null,
+            PassThrough.upstreamId(request)); // what it was, as on the Messages path: client_gone upstream_id=req_…
         callback.failed(x);
       }
 

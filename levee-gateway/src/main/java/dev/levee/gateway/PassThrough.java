@@ -27,7 +27,10 @@ import org.eclipse.jetty.util.Callback;
 final class PassThrough {
 
   private static final String MODEL_PREFIX = "/v1/models/";
-  /** The request attribute saying its answer is the upstream's, relayed ({@link #relayed}). */
+  /**
+   * The request attribute saying its answer is the upstream's, relayed ({@link #relayed}): the
+   * upstream's {@code request-id}, or {@code ""} when its answer had none ({@link #upstreamId}).
+   */
   private static final String RELAYED = PassThrough.class.getName() + ".relayed";
 
   private final Endpoint upstream;
@@ -87,10 +90,20 @@ final class PassThrough {
     return request.getAttribute(RELAYED) != null;
   }
 
+  /**
+   * The upstream's own id ({@code request-id}) of the answer relayed to {@code request}, which the
+   * answer keeps in its {@code request-id} header, for the access log's {@code upstream_id=}; null
+   * when the answer was Levee's own (an alias, a list page Levee put together) or the upstream sent none.
+   */
+  static String upstreamId(Request request) {
+    return request.getAttribute(RELAYED) instanceof String id && !id.isEmpty() ? id : null;
+  }
+
   /** The status, the upstream's headers as a relay returns them ({@link Headers#toClient}), and the body (none for HEAD: Jetty leaves it out). */
   private static void send(Response response, Callback callback, int status, Map<String, List<String>> upstreamHeaders,
       byte[] body) {
-    response.getRequest().setAttribute(RELAYED, Boolean.TRUE);
+    List<String> upstreamId = upstreamHeaders.get("request-id"); // lower-case names, as every upstream answer's
+    response.getRequest().setAttribute(RELAYED, upstreamId == null || upstreamId.isEmpty() ? "" : upstreamId.getFirst());
     response.setStatus(status);
     Headers.toClient(upstreamHeaders).forEach((name, values) -> values.forEach(v -> response.getHeaders().add(name, v)));
     if (!response.getHeaders().contains("content-type")) {

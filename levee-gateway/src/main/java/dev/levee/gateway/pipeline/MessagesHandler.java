@@ -198,7 +198,7 @@ public final class MessagesHandler {
    */
   public void answeredByIdempotencyKey(Request request, Response response, int status, String outcome,
       RefusalReason refusal) {
-    answeredOutsideThePipeline(request, response, status, outcome, refusal);
+    answeredOutsideThePipeline(request, response, status, outcome, refusal, null);
   }
 
   /**
@@ -210,12 +210,15 @@ public final class MessagesHandler {
    * @param outcome a word first ({@code ok}, {@code refused}, {@code error}, {@code client_gone}), then details
    * @param refusal why a {@code refused} exchange was refused ({@link RefusalReason#OTHER} when the
    *     handler did not say); null for any other outcome
+   * @param upstreamId the upstream's {@code request-id} of an answer relayed as the upstream gave it
+   *     ({@code /v1/models/{id}}), named after the outcome as on the Messages path ({@code ok
+   *     upstream_id=req_…}, {@link Responder#upstreamId(String)}); null for an answer of Levee's own
    */
   public void answeredOutsideThePipeline(Request request, Response response, int status, String outcome,
-      RefusalReason refusal) {
+      RefusalReason refusal, String upstreamId) {
     long took = NanoTime.since(request.getBeginNanoTime()); // Jetty's clock: from the request's arrival
     recorder.logUnadmitted(ticker.nanos() - took, response.getHeaders().get(LeveeHeaders.REQUEST_ID),
-        request.getMethod(), request.getHttpURI().getPath(), status, outcome, refusal);
+        request.getMethod(), request.getHttpURI().getPath(), status, outcome + Responder.upstreamId(upstreamId), refusal);
   }
 
   /** Reports every client request (queued work not counted) to {@code traffic}: the worker pool steps aside for them. */

@@ -336,7 +336,11 @@ final class Responder {
    * one that is not a plain token (the log line stays one line of {@code key=value} words).
    */
   static String upstreamId(Reply reply) {
-    String id = reply.requestId();
+    return upstreamId(reply.requestId());
+  }
+
+  /** {@link #upstreamId(Reply)} of the upstream's {@code request-id} {@code id} (null: none). */
+  static String upstreamId(String id) {
     return id == null || !plainToken(id) ? "" : " upstream_id=" + id;
   }
 

@@ -134,7 +134,7 @@ class RefusalReasonsOutsideMessagesRegressionTest {
       assertThat(lines).anySatisfy(line -> assertThat(line).contains(" - " + again + " ").contains("status=400")
           .endsWith("outcome=replayed"));
       assertThat(lines).anySatisfy(line -> assertThat(line).contains(" - " + unknownModel + " ").contains("status=404")
-          .endsWith("outcome=rejected not_found_error"));
+          .containsPattern("outcome=rejected not_found_error upstream_id=req_\\w+$")); // the upstream's id, relayed
       String counted = "levee_refusals_total{endpoint=\"batches\",reason=\"bad_field\"} 1.0";
       String metrics = h.awaitMetrics(counted);
       assertThat(metrics).contains(counted);
