@@ -22,7 +22,10 @@ import org.eclipse.jetty.util.Callback;
  * {@code GET /v1/levee/jobs/{id}}: a queued request's state and, once it has ended, the answer the
  * API gave — {@code {"id", "type": "levee_job", "state", "attempts", "created_at", "expires_at",
  * "last_error", "result": {"status", "headers", "body"}}}, the body as JSON when it is JSON. Only
- * the tenant that queued it sees it; any other id answers 404.
+ * the tenant that queued it sees it; any other id answers 404 {@code not_found_error} ({@code
+ * not_found}). A path under {@link #PREFIX} that names no job — no id ({@code /v1/levee/jobs/}),
+ * or more segments after it — is answered as any path Levee does not serve: 404 {@code
+ * not_found_error} ({@code unknown_path}), whatever its method.
  */
 public final class JobsHandler {
 
@@ -48,14 +51,20 @@ public final class JobsHandler {
   }
 
   public void handle(Request request, Response response, Callback callback) {
+    String path = Request.getPathInContext(request);
+    String id = path.substring(PREFIX.length());
+    if (id.isEmpty() || id.indexOf('/') >= 0) { // names no job: answered as any path Levee does not serve
+      LeveeErrors.send(response, callback, ApiError.notFound("Levee does not serve " + ClientText.shown(request.getMethod())
+          + " " + ClientText.shown(path)).because(RefusalReason.UNKNOWN_PATH));
+      return;
+    }
     if (!request.getMethod().equals("GET")) {
       response.getHeaders().put("allow", "GET");
       LeveeErrors.send(response, callback, new ApiError(405, "invalid_request_error",
-          ClientText.shown(request.getMethod()) + " is not allowed on " + ClientText.shown(Request.getPathInContext(request)))
+          ClientText.shown(request.getMethod()) + " is not allowed on " + ClientText.shown(path))
           .because(RefusalReason.METHOD_NOT_ALLOWED));
       return;
     }
-    String id = Request.getPathInContext(request).substring(PREFIX.length());
     Optional<Job> job = store.job(CacheKey.tenantOf(ServerIo.headers(request)), id);
     if (job.isEmpty()) {
       LeveeErrors.send(response, callback, ApiError.notFound("No job with id '" + ClientText.shown(id) + "'")
