@@ -1,12 +1,18 @@
 package dev.levee.core.route;
 
 import java.time.Duration;
+import java.util.Arrays;
 import org.HdrHistogram.IntCountsHistogram;
 
 /**
  * The measurements of one target: an ageing success EMA and a sliding p95 of successful calls'
  * latency. Package-private; reached through {@link RouterStatistics}. Thread-safe (one lock per
  * target).
+ *
+ * <p>The latency histograms (~7 KiB each) are made by a slice's first success and dropped when it
+ * slides out, the window's sum with the last of them: a target that never answered holds none,
+ * one answered once two (before, six were made with every target, ~42 KiB for each model name a
+ * client invented; {@code InventedModelNamesHeapRegressionTest}).
  */
 final class TargetStatistics {
 
@@ -16,10 +22,11 @@ final class TargetStatistics {
   private final StatisticsConfig config;
   private final Duration typicalLatency;
   private final long sliceNanos;
+  /** Per slice, its successes' latencies; null for a slice without one. */
   private final IntCountsHistogram[] slices;
   private final long[] sliceIndex;
-  /** The sum of the live slices. */
-  private final IntCountsHistogram window = histogram();
+  /** The sum of the live slices; null when none holds a latency. */
+  private IntCountsHistogram window;
 
   private double success = 1.0;
   private long successAt;
@@ -33,10 +40,7 @@ final class TargetStatistics {
     this.sliceNanos = Math.max(1, config.latencyWindow().toNanos() / config.latencySlices());
     this.slices = new IntCountsHistogram[config.latencySlices()];
     this.sliceIndex = new long[config.latencySlices()];
-    for (int i = 0; i < slices.length; i++) {
-      slices[i] = histogram();
-      sliceIndex[i] = Long.MIN_VALUE;
-    }
+    Arrays.fill(sliceIndex, Long.MIN_VALUE);
   }
 
   synchronized void record(boolean succeeded, Duration latency, long nowNanos) {
@@ -49,8 +53,12 @@ final class TargetStatistics {
       long index = Math.floorDiv(nowNanos, sliceNanos);
       expire(index);
       int slot = (int) Math.floorMod(index, (long) slices.length);
-      if (sliceIndex[slot] != index) {
+      if (sliceIndex[slot] != index) { // expired above: empty
         sliceIndex[slot] = index;
+        slices[slot] = histogram();
+      }
+      if (window == null) {
+        window = histogram();
       }
       long ms = Math.clamp(latency.toMillis(), 1, MAX_LATENCY_MS);
       slices[slot].recordValue(ms);
@@ -71,7 +79,7 @@ final class TargetStatistics {
   /** Success, p95 (or the typical latency when the window holds no success) and counts, at {@code nowNanos}. */
   synchronized TargetReading read(long nowNanos) {
     expire(Math.floorDiv(nowNanos, sliceNanos));
-    boolean measured = window.getTotalCount() > 0;
+    boolean measured = window != null && window.getTotalCount() > 0;
     if (measured && p95Ms < 0) {
       p95Ms = window.getValueAtPercentile(95);
     }
@@ -84,10 +92,13 @@ final class TargetStatistics {
     for (int i = 0; i < slices.length; i++) {
       if (sliceIndex[i] != Long.MIN_VALUE && sliceIndex[i] <= currentIndex - slices.length) {
         window.subtract(slices[i]);
-        slices[i].reset();
+        slices[i] = null;
         sliceIndex[i] = Long.MIN_VALUE;
         p95Ms = -1;
       }
+    }
+    if (window != null && window.getTotalCount() == 0) {
+      window = null;
     }
   }
 

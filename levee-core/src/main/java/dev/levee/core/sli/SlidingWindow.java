@@ -12,7 +12,11 @@ import org.HdrHistogram.IntCountsHistogram;
  * <p>The window is a ring of {@code buckets} equal time slices (default 60 s in 12 slices of 5 s);
  * a slice older than the window is cleared when its slot is reused, so the window slides in
  * steps of one slice. Recording is O(1); latencies go into one HdrHistogram per slice (1 ms to
- * 1 h, 2 significant digits) and are merged when a snapshot is taken.
+ * 1 h, 2 significant digits, ~9 KiB) and are merged when a snapshot is taken. A slice's histogram
+ * is made by its first latency and dropped when the slice is reused, so a window holds one per
+ * slice that had a latency sample: a window that saw one answer holds one, one that saw only
+ * failures none (before, all 12 were made with the window: ~105 KiB for each model name a client
+ * invented, up to the 1,000 names kept; the soak's {@code InventedModelNamesHeapRegressionTest}).
  *
  * <p>Thread-safe: one lock per window (never a global one).
  */
@@ -65,7 +69,7 @@ public final class SlidingWindow {
         case SUCCESS -> {
           slice.successes++;
           if (latency != null) {
-            slice.latency.recordValue(Math.min(MAX_LATENCY_MS, Math.max(1, latency.toMillis())));
+            slice.latency().recordValue(Math.min(MAX_LATENCY_MS, Math.max(1, latency.toMillis())));
           }
         }
         case SERVER_ERROR -> {
@@ -138,7 +142,7 @@ public final class SlidingWindow {
   }
 
   private SliSnapshot snapshot(long oldest, long current) {
-    IntCountsHistogram merged = newHistogram();
+    IntCountsHistogram merged = null; // made only when a slice in the span holds latencies
     long successes = 0, serverErrors = 0, rateLimited = 0, clientErrors = 0;
     synchronized (this) {
       for (Slice slice : slices) {
@@ -147,12 +151,17 @@ public final class SlidingWindow {
           serverErrors += slice.serverErrors;
           rateLimited += slice.rateLimited;
           clientErrors += slice.clientErrors;
-          merged.add(slice.latency);
+          if (slice.latency != null) {
+            if (merged == null) {
+              merged = newHistogram();
+            }
+            merged.add(slice.latency);
+          }
         }
       }
     }
     double seconds = (current - oldest + 1) * sliceNanos / 1e9;
-    boolean any = merged.getTotalCount() > 0;
+    boolean any = merged != null && merged.getTotalCount() > 0;
     return new SliSnapshot(seconds, successes, serverErrors, rateLimited, clientErrors,
         any ? merged.getValueAtPercentile(50) : 0,
         any ? merged.getValueAtPercentile(95) : 0,
@@ -169,12 +178,20 @@ public final class SlidingWindow {
     long serverErrors;
     long rateLimited;
     long clientErrors;
-    final IntCountsHistogram latency = newHistogram();
+    IntCountsHistogram latency; // null until the slice's first latency sample
 
     void reset(long newIndex) {
       index = newIndex;
       successes = serverErrors = rateLimited = clientErrors = 0;
-      latency.reset();
+      latency = null;
+    }
+
+    /** The slice's histogram, made by its first latency sample. */
+    IntCountsHistogram latency() {
+      if (latency == null) {
+        latency = newHistogram();
+      }
+      return latency;
     }
   }
 }
