@@ -6,6 +6,7 @@ import dev.levee.gateway.jobs.Job;
 import dev.levee.gateway.jobs.JobResult;
 import dev.levee.gateway.jobs.JobState;
 import dev.levee.gateway.jobs.JobStore;
+import dev.levee.gateway.jobs.Slices;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -291,15 +292,10 @@ public final class IdempotencyKeys {
    * @param budget how long to go on starting slices; zero: one slice
    */
   public int sweepAll(LongSupplier nanos, Duration budget) {
-    long start = nanos.getAsLong();
-    long budgetNanos = budget.toNanos();
-    int swept = 0;
-    int slice;
-    do {
-      slice = sweep();
-      swept += slice;
-    } while (slice >= SWEPT_KEYS && nanos.getAsLong() - start < budgetNanos); // either half may have been full
-    return swept;
+    return Slices.untilShortOrSpent(() -> {
+      int swept = sweep();
+      return new Slices.Done(swept, swept >= SWEPT_KEYS); // either half may have been full
+    }, nanos, budget);
   }
 
   private boolean tryInsert(String tenant, String key, String fingerprint, Instant now) {

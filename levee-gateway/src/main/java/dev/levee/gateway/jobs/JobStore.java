@@ -523,16 +523,11 @@ public final class JobStore {
    * slice, with {@link #expire}. Returns how many jobs went.
    */
   public int purge(Instant now, java.time.Duration retention) {
-    return slice(now.minus(retention).toEpochMilli()).jobs();
+    return slice(now.minus(retention).toEpochMilli()).count();
   }
 
-  /**
-   * What one {@link #purge} slice deleted: {@code jobs} rows of the jobs table (in no batch and of
-   * its batches), and whether it stopped on one of its caps ({@code full}), so that more may be left.
-   */
-  private record Slice(int jobs, boolean full) {}
-
-  private Slice slice(long before) {
+  /** One {@link #purge} slice: the rows of the jobs table it deleted (in no batch and of its batches). */
+  private Slices.Done slice(long before) {
     int jobs;
     List<String> ended = new ArrayList<>();
     try (Connection c = db.connection()) { // given back before the batches: each takes one of its own
@@ -571,7 +566,7 @@ public final class JobStore {
         return deleted;
       });
     }
-    return new Slice(jobs, full);
+    return new Slices.Done(jobs, full);
   }
 
   /**
@@ -591,15 +586,7 @@ public final class JobStore {
    */
   public int purgeAll(Instant now, java.time.Duration retention, LongSupplier nanos, java.time.Duration budget) {
     long before = now.minus(retention).toEpochMilli();
-    long start = nanos.getAsLong();
-    long budgetNanos = budget.toNanos();
-    int jobs = 0;
-    Slice slice;
-    do {
-      slice = slice(before);
-      jobs += slice.jobs();
-    } while (slice.full() && nanos.getAsLong() - start < budgetNanos);
-    return jobs;
+    return Slices.untilShortOrSpent(() -> slice(before), nanos, budget);
   }
 
   /**
