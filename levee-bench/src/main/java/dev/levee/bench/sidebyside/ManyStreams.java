@@ -77,7 +77,7 @@ public final class ManyStreams {
       System.out.printf(Locale.ROOT, "many streams: %d concurrent streams of %.1f s (%d deltas), opened %s, %d rounds "
           + "after %d warm-up of %d streams; Levee JVM %s, server {%s}; open files allowed here %s; java %s, %d cpus, load average "
           + "%s%n", n, seconds, deltas, ramp > 0 ? ramp + " a second" : "at once", rounds, warmups, warmupStreams, opt.get("levee-jvm"), server, openFilesLimit(), Runtime.version(),
-          Runtime.getRuntime().availableProcessors(), loadAverage());
+          Runtime.getRuntime().availableProcessors(), ProcCpu.loadAverage());
 
       for (int w = 0; w < warmups; w++) { // JIT, Levee's pool; a smaller crowd
         for (Map.Entry<String, URI> path : paths.entrySet()) {
@@ -99,7 +99,7 @@ public final class ManyStreams {
         double ratio = through.wallSeconds() / direct.wallSeconds();
         System.out.printf(Locale.ROOT, "round %d: Levee / direct wall time %.3f× (%.2f s / %.2f s); Levee peak RSS "
             + "%.0f MiB, CPU %.1f s, peak open files %d; load average %s%n", round, ratio, through.wallSeconds(),
-            direct.wallSeconds(), sampler.peakRssMiB, cpu, sampler.peakFiles, loadAverage());
+            direct.wallSeconds(), sampler.peakRssMiB, cpu, sampler.peakFiles, ProcCpu.loadAverage());
         if (StreamCrowd.firstError.get() != null) {
           System.out.println("first error event: " + StreamCrowd.firstError.getAndSet(null));
         }
@@ -189,12 +189,4 @@ public final class ManyStreams {
     }
   }
 
-  private static String loadAverage() {
-    try {
-      String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
-      return f[0] + " " + f[1] + " " + f[2];
-    } catch (IOException e) {
-      return "?";
-    }
-  }
 }

@@ -16,6 +16,16 @@ final class ProcCpu {
 
   private ProcCpu() {}
 
+  /** The box's load average over 1, 5 and 15 minutes, as {@code /proc/loadavg} gives it; "?" when unreadable. */
+  static String loadAverage() {
+    try {
+      String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
+      return f[0] + " " + f[1] + " " + f[2];
+    } catch (IOException e) {
+      return "?";
+    }
+  }
+
   /** CPU seconds used so far by {@code pid} and its direct children (nginx's workers). */
   static double seconds(long pid) {
     double total = 0;

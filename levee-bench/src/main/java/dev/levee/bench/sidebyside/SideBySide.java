@@ -83,7 +83,7 @@ public final class SideBySide {
       System.out.printf(Locale.ROOT, "side by side: %d rounds of %d s per scenario, c=%d, %d deltas per stream; "
           + "load: %s; null hop: %s; java %s; %d cpus; load average %s%n", rounds, time.toSeconds(), connections,
           deltas, load.name(), nginx == null ? "none (apt-get install -y nginx wrk)" : nginx,
-          Runtime.version(), Runtime.getRuntime().availableProcessors(), loadAverage());
+          Runtime.version(), Runtime.getRuntime().availableProcessors(), ProcCpu.loadAverage());
 
       // warm-up: connection pools, and Levee's JIT until C2 has settled: it compiles through tens of
       // seconds of traffic, each compilation holding one of two vCPUs for milliseconds, and with two
@@ -174,7 +174,7 @@ public final class SideBySide {
       ratios(m, floor, floors.getFirst(), c, false);
     }
     System.out.printf(Locale.ROOT, "%nLevee RSS at the end: %.0f MiB; load average now %s%n", ProcCpu.rssMiB(leveePid),
-        loadAverage());
+        ProcCpu.loadAverage());
   }
 
   /** One table of ratios {@code a / b} taken inside each round; the goals beside Levee / nginx. */
@@ -295,12 +295,4 @@ public final class SideBySide {
     return new long[] {Arrays.stream(complete).sum(), (long) connections * each};
   }
 
-  private static String loadAverage() {
-    try {
-      String[] f = java.nio.file.Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
-      return f[0] + " " + f[1] + " " + f[2];
-    } catch (java.io.IOException e) {
-      return "?";
-    }
-  }
 }

@@ -80,7 +80,7 @@ public final class Soak {
       System.out.printf(Locale.ROOT, "soak: %.0f min at %.0f operations/s (after a %s s ramp), %s tenants (and one "
           + "in ten new), a reading every %d s; Levee pid %d, JVM %s %s; out %s; java %s, %d cpus, load average %s%n",
           minutes, rate, opt.get("ramp"), opt.get("tenants"), sampleSeconds, pid, LeveeProcess.LAUNCHER_FLAGS,
-          opt.get("levee-jvm"), out, Runtime.version(), Runtime.getRuntime().availableProcessors(), loadAverage());
+          opt.get("levee-jvm"), out, Runtime.version(), Runtime.getRuntime().availableProcessors(), ProcCpu.loadAverage());
       System.out.println("  min  heap-MiB  threads  virtual  fds  rss-MiB  series  store-MiB   ops/s  unexpected  "
           + "behind  load");
 
@@ -100,7 +100,7 @@ public final class Soak {
         long done = traffic.done();
         System.out.printf(Locale.ROOT, "%5.1f  %8.1f  %7d  %7d  %3d  %7.0f  %6d  %9.2f  %6.0f  %10d  %6d  %s%n",
             at, s.heapMiB(), s.threads(), s.virtualThreads(), s.fds(), s.rssMiB(), s.series(), s.storeMiB(),
-            (done - lastDone) / (double) sampleSeconds, traffic.unexpected(), traffic.behind(), loadAverage());
+            (done - lastDone) / (double) sampleSeconds, traffic.unexpected(), traffic.behind(), ProcCpu.loadAverage());
         lastDone = done;
         if (halfHistogram == null && at >= minutes / 2) {
           halfHistogram = probe.histogram("half");
@@ -236,12 +236,4 @@ public final class Soak {
     });
   }
 
-  private static String loadAverage() {
-    try {
-      String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
-      return f[0] + " " + f[1] + " " + f[2];
-    } catch (IOException e) {
-      return "?";
-    }
-  }
 }
