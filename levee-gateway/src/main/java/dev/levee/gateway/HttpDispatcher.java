@@ -141,8 +141,7 @@ final class HttpDispatcher extends Handler.Abstract {
       return error(request, response, callback, refused.get());
     }
     if (!api && !CONTROL_PATHS.contains(path) && !path.startsWith(JobsHandler.PREFIX) && !path.startsWith("/admin/")) {
-      return error(request, response, callback, ApiError.notFound("Levee does not serve "
-          + ClientText.shown(method) + " " + ClientText.shown(path)).because(RefusalReason.UNKNOWN_PATH));
+      return error(request, response, callback, LeveeErrors.unknownPath(method, path));
     }
     return false;
   }

@@ -162,8 +162,7 @@ public final class BatchesHandler {
         }
         results(tenant, id, response, callback);
       } else {
-        LeveeErrors.send(response, callback, ApiError.notFound("Levee does not serve "
-            + ClientText.shown(method) + " " + ClientText.shown(path)).because(RefusalReason.UNKNOWN_PATH));
+        LeveeErrors.send(response, callback, LeveeErrors.unknownPath(method, path));
       }
     } catch (JobStore.StoreException e) {
       LeveeErrors.send(response, callback, ApiError.api("the job store failed; nothing was changed. " + e.getMessage()));

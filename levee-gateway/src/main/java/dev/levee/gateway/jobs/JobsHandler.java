@@ -54,8 +54,7 @@ public final class JobsHandler {
     String path = Request.getPathInContext(request);
     String id = path.substring(PREFIX.length());
     if (id.isEmpty() || id.indexOf('/') >= 0) { // names no job: answered as any path Levee does not serve
-      LeveeErrors.send(response, callback, ApiError.notFound("Levee does not serve " + ClientText.shown(request.getMethod())
-          + " " + ClientText.shown(path)).because(RefusalReason.UNKNOWN_PATH));
+      LeveeErrors.send(response, callback, LeveeErrors.unknownPath(request.getMethod(), path));
       return;
     }
     if (!request.getMethod().equals("GET")) {

@@ -1,6 +1,7 @@
 package dev.levee.gateway.pipeline;
 
 import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.error.ClientText;
 import dev.levee.anthropic.error.RefusalReason;
 import dev.levee.anthropic.server.ServerIo;
 import org.eclipse.jetty.server.Request;
@@ -24,6 +25,15 @@ public final class LeveeErrors {
   private static final String REFUSAL = LeveeErrors.class.getName() + ".refusal";
 
   private LeveeErrors() {}
+
+  /**
+   * The answer to a path Levee does not serve: 404 {@code not_found_error} naming the method and path
+   * as sent (cut and escaped: {@link ClientText#shown}), {@code refusal=unknown_path}.
+   */
+  public static ApiError unknownPath(String method, String path) {
+    return ApiError.notFound("Levee does not serve " + ClientText.shown(method) + " " + ClientText.shown(path))
+        .because(RefusalReason.UNKNOWN_PATH);
+  }
 
   /**
    * Answers with {@code error} and completes {@code callback}. The id is the one the dispatcher
