@@ -14,11 +14,15 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code levee serve --config levee.yaml}: runs the gateway until stopped; {@code levee gateway} is
- * the same command (what users of other gateways type). A bad config, port or address is one line
+ * the same command (what users of other gateways type), and its help says so: picocli's usage line
+ * names {@code serve} whichever name was typed. A bad config, port or address is one line
  * on stderr and exit code 2; a port already taken, exit code 1.
  */
 @Command(name = "serve", aliases = "gateway", mixinStandardHelpOptions = true,
-    description = "Run the gateway: an Anthropic Messages API endpoint with retries, breakers and fallbacks.")
+    description = {"Run the gateway: an Anthropic Messages API endpoint with retries, breakers and fallbacks.",
+        // picocli names a command by its first name in the usage line whichever name was typed
+        // (remkop/picocli#2104), so the help says the other name here.
+        "levee gateway is the same command (an alias of levee serve)."})
 final class ServeCommand implements Callable<Integer> {
 
   @Spec
