@@ -39,6 +39,7 @@ import dev.levee.gateway.work.QueuedWork;
 import dev.levee.gateway.trace.Tracing;
 import java.net.URI;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
@@ -189,7 +190,7 @@ public final class Gateway implements AutoCloseable {
         routing.statistics(), metrics.cost(), cluster == null ? Cluster::off : cluster::status);
     AdminHandler admin = new AdminHandler(config.admin().token(), tiers, aliases, routing, work.admin(clock.wall()));
     HttpDispatcher dispatcher = new HttpDispatcher(ids, messages, health, admin, metrics,
-        models(aliases, endpoints, client, ticker), work, readiness, new BrowserCalls(config.cors()));
+        models(aliases, endpoints, client, ticker, clock.wall().instant()), work, readiness, new BrowserCalls(config.cors()));
     Server server = VirtualThreadServer.create(config.server().host(), config.server().port(),
         config.server().idleTimeout(), "levee-gateway", dispatcher,
         config.server().limits(), ServerLanes.GATEWAY.namedBy(headers -> {
@@ -221,11 +222,15 @@ public final class Gateway implements AutoCloseable {
         messages);
   }
 
-  /** {@code /v1/models}: the aliases' model objects, dated by their first models' upstreams, and the default upstream's list. */
+  /**
+   * {@code /v1/models}: the aliases' model objects, dated by their first models' upstreams (else by
+   * {@code loadedAt}), and the default upstream's list.
+   */
   private static PassThrough models(Aliases aliases, Map<String, Endpoint> endpoints, UpstreamClient client,
-      Ticker ticker) {
+      Ticker ticker, Instant loadedAt) {
     UpstreamGet get = new UpstreamGet(client);
-    ReleaseDates dates = new ReleaseDates(aliases.firstTargets(), target -> endpoints.get(target.upstream()), get, ticker);
+    ReleaseDates dates = new ReleaseDates(aliases.firstTargets(), target -> endpoints.get(target.upstream()), get, ticker,
+        loadedAt);
     AliasModels models = new AliasModels(aliases, dates);
     Endpoint upstream = endpoints.get(aliases.defaultUpstream());
     return new PassThrough(upstream, get, models, new ModelList(models, aliases.defaultUpstream(), upstream, get, dates));

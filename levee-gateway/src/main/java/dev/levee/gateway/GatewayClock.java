@@ -14,7 +14,8 @@ import java.util.random.RandomGenerator;
  *
  * @param ticker monotonic time for every policy
  * @param sleeper backoff and retry-after waits
- * @param wall wall-clock time (HTTP dates in {@code retry-after}, webhook timestamps)
+ * @param wall wall-clock time (HTTP dates in {@code retry-after}, webhook timestamps, an undated alias's
+ *     {@code created_at})
  * @param random jitter
  * @param scheduler every timer: tier evaluation and the stream and attempt watchdogs
  */

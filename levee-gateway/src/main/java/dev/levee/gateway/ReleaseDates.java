@@ -9,8 +9,10 @@ import java.io.IOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -20,18 +22,18 @@ import java.util.function.Function;
 /**
  * The {@code created_at} of an alias's model object: the release date of the first model of its
  * chain, as that model's upstream states it ({@code GET /v1/models/{model}}, or a list page that
- * holds it), else {@value #UNKNOWN} — the epoch, which is what Anthropic's Models API says a model
- * whose release date is unknown gets. What the upstream said (a date, or 404: it does not know the
- * model) is kept for the life of the process (a release date does not change), for the configured
- * first targets only, so the table never grows past the aliases; a look-up that failed otherwise
- * (unreachable, slower than {@value #LOOKUP_SECONDS} s, 401, 5xx) is not kept, and is tried again
- * {@value #RETRY_SECONDS} s later at the earliest (until then the epoch), so an upstream that is down
- * costs a listing at most one look-up a target a minute, not one a request. The same value after every restart, as long as the upstream answers. Thread-safe.
+ * holds it), else the time the gateway started (when Levee made the alias from its configuration;
+ * RFC 3339, whole seconds, UTC). Anthropic's Models API may give a model whose release date is unknown the
+ * epoch, but an alias Levee owns does have a date of its own, and a 1970 beside this year's models
+ * reads as a bug. What the upstream said (a date, or 404: it does not know the model) is kept for
+ * the life of the process (a release date does not change), for the configured first targets only,
+ * so the table never grows past the aliases; a look-up that failed otherwise (unreachable, slower
+ * than {@value #LOOKUP_SECONDS} s, 401, 5xx) is not kept, and is tried again {@value #RETRY_SECONDS}
+ * s later at the earliest (until then the start time), so an upstream that is down costs a listing
+ * at most one look-up a target a minute, not one a request. A dated alias has the same value after
+ * every restart, as long as the upstream answers; an undated one, the restart's. Thread-safe.
  */
 final class ReleaseDates {
-
-  /** The date of a model whose release date is not known (Anthropic: "may be set to an epoch value"). */
-  static final String UNKNOWN = "1970-01-01T00:00:00Z";
 
   /** How long a look-up may take, s: a model object should not wait long on a date. */
   static final int LOOKUP_SECONDS = 2;
@@ -45,33 +47,38 @@ final class ReleaseDates {
   private final Map<Target, String> known = new ConcurrentHashMap<>();
   private final Map<Target, Long> retryAt = new ConcurrentHashMap<>(); // ticker nanos; first targets only
   private final Ticker ticker;
+  private final String loadedAt;
 
   /**
    * @param firsts the first target of every alias's chain: the only targets looked up
    * @param endpoints the endpoint of each target's upstream
    * @param ticker when a failed look-up may be tried again
+   * @param loadedAt when the gateway started with its configuration: the date of an alias whose
+   *     first model's date the upstream does not state
    */
-  ReleaseDates(Set<Target> firsts, Function<Target, Endpoint> endpoints, UpstreamGet upstream, Ticker ticker) {
+  ReleaseDates(Set<Target> firsts, Function<Target, Endpoint> endpoints, UpstreamGet upstream, Ticker ticker,
+      Instant loadedAt) {
     this.firsts = Set.copyOf(firsts);
     this.endpoints = endpoints;
     this.upstream = upstream;
     this.ticker = ticker;
+    this.loadedAt = loadedAt.truncatedTo(ChronoUnit.SECONDS).toString();
   }
 
   /**
    * {@code target}'s release date as RFC 3339, asking its upstream when it is not known yet and
-   * {@code lookUp} allows (with the client's headers); {@value #UNKNOWN} when the upstream does not
-   * say.
+   * {@code lookUp} allows (with the client's headers); the gateway's start time when the
+   * upstream does not say.
    */
   String of(Target target, Map<String, List<String>> clientHeaders, boolean lookUp) {
     String date = known.get(target);
     if (date != null || !lookUp || !firsts.contains(target)) {
-      return date != null ? date : UNKNOWN;
+      return date != null ? date : loadedAt;
     }
     Endpoint endpoint = endpoints.apply(target);
     Long retry = retryAt.get(target);
     if (endpoint == null || retry != null && ticker.nanos() < retry) {
-      return UNKNOWN;
+      return loadedAt;
     }
     try {
       UpstreamGet.Answer answer = upstream.get(endpoint,
@@ -81,18 +88,18 @@ final class ReleaseDates {
         learn(target, Json.tryParse(answer.body()));
       }
       if (answer.status() == 200 || answer.status() == 404) { // the upstream's word: asked once
-        known.putIfAbsent(target, UNKNOWN);
+        known.putIfAbsent(target, loadedAt);
       } else {
         failed(target);
       }
     } catch (IOException e) {
       failed(target); // the list answers without it; asked again a minute on
-      return UNKNOWN;
+      return loadedAt;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return UNKNOWN;
+      return loadedAt;
     }
-    return known.getOrDefault(target, UNKNOWN);
+    return known.getOrDefault(target, loadedAt);
   }
 
   private void failed(Target target) {
@@ -115,7 +122,7 @@ final class ReleaseDates {
       OffsetDateTime.parse(created); // only a well-formed RFC 3339 time is passed on
       known.put(target, created);
     } catch (DateTimeParseException e) {
-      // not a date: the alias keeps the epoch
+      // not a date: the alias keeps the start time
     }
   }
 }

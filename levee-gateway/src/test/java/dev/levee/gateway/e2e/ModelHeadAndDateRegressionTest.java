@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
  * answered 200 (only GET reached the models handler); and an alias's {@code created_at} was the
  * time the gateway loaded its configuration, so it changed at every restart. HEAD now answers as
  * GET does, without a body; {@code created_at} is the release date of the alias's first model as
- * its upstream states it, else the epoch (what the Models API gives a model whose date is unknown).
+ * its upstream states it (else the gateway's start: {@link UndatedAliasDatedByStartRegressionTest}).
  */
 class ModelHeadAndDateRegressionTest {
 
@@ -58,7 +58,7 @@ class ModelHeadAndDateRegressionTest {
       firstStart = model(h, "chat").path("created_at").asText();
       assertThat(firstStart).as("claude-haiku-4-5's release date, from the upstream").isEqualTo("2025-10-15T00:00:00Z");
       assertThat(model(h, "odd").path("created_at").asText()).as("a model the upstream does not list")
-          .isEqualTo("1970-01-01T00:00:00Z");
+          .isEqualTo("2026-03-01T10:00:00Z");
       assertThat(h.sdk.models().retrieve("chat").createdAt().toInstant()).isEqualTo(Instant.parse(firstStart));
     }
     try (Harness h = started(Instant.parse("2026-03-02T11:30:00Z"))) { // a restart, a day later
