@@ -2,6 +2,7 @@ package dev.levee.anthropic.server;
 
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.error.RefusalReason;
+import java.util.Locale;
 import org.eclipse.jetty.http.HttpStatus;
 import org.eclipse.jetty.io.EofException;
 import org.eclipse.jetty.server.Request;
@@ -14,7 +15,9 @@ import org.eclipse.jetty.util.Callback;
  * headers too long, an unparsable request, an HTTP/2 preface) in the Messages API's error shape
  * instead of Jetty's HTML page or empty body, whatever the method, so that every client of Levee's
  * servers can parse every answer. The status is Jetty's; the type follows {@link
- * ApiError#typeFor(int)}. Like the guard's own refusals, each is named by the server's lanes
+ * ApiError#typeFor(int)}. A request line too long (414) or headers too large (431) are told the
+ * limit they broke: Jetty counts the request line and the headers together against one limit
+ * ({@link org.eclipse.jetty.server.HttpConfiguration#getRequestHeaderSize()}, 8 KiB by default). Like the guard's own refusals, each is named by the server's lanes
  * ({@code request_id}) and told to their {@link RequestGuard.Refusals} (the gateway's access log
  * and metrics).
  */
@@ -28,9 +31,21 @@ final class ApiErrorHandler extends ErrorHandler {
   private static final String BAD_MESSAGE = "/badMessage";
 
   private final RequestGuard.Lanes lanes;
+  private final String headLimit;
 
-  ApiErrorHandler(RequestGuard.Lanes lanes) {
+  /**
+   * @param headBytes the most bytes the request line and headers may take together (the
+   *     connector's {@code requestHeaderSize})
+   */
+  ApiErrorHandler(RequestGuard.Lanes lanes, int headBytes) {
     this.lanes = lanes;
+    this.headLimit = "the request line and headers must fit in " + size(headBytes) + ".";
+  }
+
+  /** {@code 8 KiB (8,192 bytes)}, or {@code 8,000 bytes} for a size that is no whole number of KiB. */
+  static String size(int bytes) {
+    String exact = String.format(Locale.ROOT, "%,d bytes", bytes);
+    return bytes % 1024 == 0 ? (bytes >> 10) + " KiB (" + exact + ")" : exact;
   }
 
   /** Why Jetty refused a request with {@code status}, as a code. */
@@ -67,8 +82,12 @@ final class ApiErrorHandler extends ErrorHandler {
     if (code == HttpStatus.HTTP_VERSION_NOT_SUPPORTED_505) { // a line with no HTTP version (HTTP/0.9, or garbage)
       code = HttpStatus.BAD_REQUEST_400; // the client's fault: a 5xx would read as a server error, and SDKs retry those
     }
-    String text = code == HttpStatus.UPGRADE_REQUIRED_426 ? HTTP1_ONLY
-        : message == null || message.isBlank() ? HttpStatus.getMessage(code) : message;
+    String text = switch (code) {
+      case HttpStatus.UPGRADE_REQUIRED_426 -> HTTP1_ONLY;
+      case HttpStatus.URI_TOO_LONG_414 -> "The request line is too long: " + headLimit;
+      case HttpStatus.REQUEST_HEADER_FIELDS_TOO_LARGE_431 -> "The request headers are too large: " + headLimit;
+      default -> message == null || message.isBlank() ? HttpStatus.getMessage(code) : message;
+    };
     ApiError error = new ApiError(code, ApiError.typeFor(code), text).because(reason(code));
     String id = lanes.name(response.getHeaders());
     ServerIo.json(response, callback, code, error.toBytes(id));

@@ -102,7 +102,7 @@ public final class VirtualThreadServer {
         new HeaderDeadline(limits.headerTimeout(), lanes, http1::closedOne),
         new SendDeadline(connector.getExecutor(), limits.sendTimeout(), sweep)));
     server.setHandler(new RequestGuard(limits, lanes, handler));
-    server.setErrorHandler(new ApiErrorHandler(lanes));
+    server.setErrorHandler(new ApiErrorHandler(lanes, http.getRequestHeaderSize()));
     server.setStopTimeout(2000);
     return server;
   }
