@@ -95,8 +95,8 @@ final class HttpDispatcher extends Handler.Abstract {
    * does not take (405), a path Levee does not serve (404), an API path without {@code
    * anthropic-version} or with a key twice ({@link ApiHeaders}), a Messages request or a batch
    * whose {@code content-type} is not JSON or whose body is compressed. Names the request ({@code
-   * x-levee-request-id}) on the paths whose answers carry an id, and adds the CORS headers of an
-   * allowed origin. The server's door asks it before it reads a body ({@link
+   * x-levee-request-id}) on every path it serves, {@code /health*} and {@code /metrics} included,
+   * and adds the CORS headers of an allowed origin. The server's door asks it before it reads a body ({@link
    * RequestGuard.HeadAnswers}), so none of these refusals follows a {@code 100 Continue} and an
    * upload; {@link #dispatch} asks it first for every other request. Runs once per request.
    *
@@ -125,8 +125,9 @@ final class HttpDispatcher extends Handler.Abstract {
       return notAllowed(request, response, callback, method, path, "GET, HEAD");
     }
     boolean api = messagesPath || modelsPath || BatchesHandler.serves(path);
-    if (api || path.startsWith(JobsHandler.PREFIX) || path.startsWith("/admin/")) {
-      // named here, so idempotency-key errors and replays carry the id the pipeline then uses
+    boolean served = api || CONTROL_PATHS.contains(path) || path.startsWith(JobsHandler.PREFIX)
+        || path.startsWith("/admin/");
+    if (served) { // named here, so idempotency-key errors and replays carry the id the pipeline then uses
       response.getHeaders().put(LeveeHeaders.REQUEST_ID, ids.next()); // findable in the logs, errors included
     }
     if (api) { // before idempotency, cache, tiers, the queue and the batch store: none may answer in the API's place
@@ -140,7 +141,7 @@ final class HttpDispatcher extends Handler.Abstract {
     if (refused.isPresent()) {
       return error(request, response, callback, refused.get());
     }
-    if (!api && !CONTROL_PATHS.contains(path) && !path.startsWith(JobsHandler.PREFIX) && !path.startsWith("/admin/")) {
+    if (!served) {
       return error(request, response, callback, LeveeErrors.unknownPath(method, path));
     }
     return false;
