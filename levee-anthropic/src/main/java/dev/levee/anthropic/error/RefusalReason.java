@@ -24,6 +24,10 @@ public enum RefusalReason {
   TENANT_CONCURRENCY_LIMIT,
   /** Over {@code server.max-concurrent}: 529. */
   SERVER_CONCURRENCY_LIMIT,
+  /** The tenant's bodies in flight hold its half of {@code server.max-body-memory}: 429. */
+  TENANT_BODY_MEMORY_LIMIT,
+  /** The bodies in flight hold all of {@code server.max-body-memory}: 529. */
+  SERVER_BODY_MEMORY_LIMIT,
   /** The request headers came too slowly: 408. */
   HEADERS_TOO_SLOW,
   /** The request body came too slowly: 408. */

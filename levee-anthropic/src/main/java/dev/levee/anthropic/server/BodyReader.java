@@ -2,8 +2,9 @@ package dev.levee.anthropic.server;
 
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.error.RefusalReason;
-import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -48,6 +49,13 @@ public final class BodyReader {
   /** The body could not be read as framed (a malformed chunked body) while the client is still there. */
   public record Broken() implements Result {}
 
+  /**
+   * The body does not fit in the memory the server holds for bodies ({@link BodyMemory}): {@code
+   * error} is the answer; {@code read} is how many bytes of it were read before (0: none, refused
+   * on its {@code content-length}).
+   */
+  public record NoRoom(ApiError error, long read) implements Result {}
+
   private BodyReader() {}
 
   static Result read(Request request, ServerLimits limits) throws InterruptedException {
@@ -69,9 +77,14 @@ public final class BodyReader {
     long idleTimeout = endPoint.getIdleTimeout();
     long begin = request.getBeginNanoTime();
     long allowance = limits.headerTimeout().toNanos();
-    ByteArrayOutputStream body = new ByteArrayOutputStream(
-        (int) Math.max(0, Math.min(request.getLength(), Math.min(maxBody, 1 << 20))));
-    long received = 0;
+    long declared = request.getLength();
+    Optional<ApiError> noRoom = BodyMemory.hold(request, Math.min(Math.max(declared, 0), maxBody + 1));
+    if (noRoom.isPresent()) {
+      return new NoRoom(noRoom.get(), 0);
+    }
+    // a declared body is held already: one array of its size, filled in place; a chunked one grows
+    byte[] body = new byte[(int) (declared >= 0 ? Math.min(declared, maxBody + 1) : Math.min(maxBody + 1, 8192))];
+    int received = 0;
     try {
       while (true) {
         Content.Chunk chunk = request.read();
@@ -97,7 +110,8 @@ public final class BodyReader {
         }
         ByteBuffer bytes = chunk.getByteBuffer();
         int n = bytes.remaining();
-        if (received == 0 && chunk.isLast() && n <= maxBody) { // all in one chunk (a buffered or replayed body): one copy
+        if (received == 0 && chunk.isLast() && n <= maxBody && BodyMemory.hold(request, n).isEmpty()) {
+          // all in one chunk (a buffered or replayed body): one copy
           byte[] whole = new byte[n];
           bytes.get(whole);
           chunk.release();
@@ -106,14 +120,20 @@ public final class BodyReader {
         if (received + n > maxBody + 1) {
           n = (int) (maxBody + 1 - received);
         }
-        byte[] copy = new byte[n];
-        bytes.get(copy);
-        body.write(copy, 0, n);
+        noRoom = BodyMemory.hold(request, received + n); // a chunked body: held as it arrives
+        if (noRoom.isPresent()) {
+          chunk.release();
+          return new NoRoom(noRoom.get(), received);
+        }
+        if (received + n > body.length) {
+          body = Arrays.copyOf(body, (int) Math.min(maxBody + 1, Math.max(received + n, 2L * body.length)));
+        }
+        bytes.get(body, received, n);
         received += n;
         boolean last = chunk.isLast();
         chunk.release();
         if (last || received > maxBody) {
-          return new Body(body.toByteArray());
+          return new Body(received == body.length ? body : Arrays.copyOf(body, received));
         }
       }
     } finally {
@@ -148,6 +168,13 @@ public final class BodyReader {
       case ClientGone gone -> callback.failed(new ClientGoneException());
       case TooSlow slow -> refuseAndClose(response, refuse, refusal(read, limits));
       case Broken broken -> refuseAndClose(response, refuse, refusal(read, limits));
+      case NoRoom none -> {
+        BodyMemory.sayWhenToRetry(response, none.error());
+        if (none.read() > 0) { // the rest of it is unread, mid-body
+          response.getHeaders().put(HttpHeader.CONNECTION, "close");
+        }
+        refuse.accept(none.error());
+      }
     }
     return null;
   }
@@ -170,6 +197,7 @@ public final class BodyReader {
           .because(RefusalReason.BODY_TOO_SLOW);
       case Broken broken -> ApiError.invalidRequest("The request body could not be read.")
           .because(RefusalReason.BODY_UNREADABLE);
+      case NoRoom none -> none.error();
       case Body body -> null;
       case ClientGone gone -> null;
     };

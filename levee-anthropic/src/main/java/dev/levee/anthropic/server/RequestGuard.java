@@ -37,8 +37,10 @@ import org.slf4j.LoggerFactory;
  *       from its headers alone ({@link HeadAnswers}: a wrong {@code content-type}, a path it does
  *       not serve…) is answered before its body is read, so it is never told {@code 100 Continue}
  *       only to be refused (RFC 9110 section 10.1.1).
- *   <li><b>Body</b>: read in full at {@link ServerLimits#minBodyRate()} or answered 408 {@code
- *       timeout_error} and closed ({@link BodyReader}); the handler reads it from memory. A body
+ *   <li><b>Body</b>: held against {@link ServerLimits#maxBodyMemory()} ({@link BodyMemory}: 529
+ *       or 429 with {@code retry-after} when it does not fit), read in full at {@link
+ *       ServerLimits#minBodyRate()} or answered 408 {@code timeout_error} and closed ({@link
+ *       BodyReader}); the handler reads it from memory. A body
  *       that cannot be read as framed is answered 400 {@code invalid_request_error} and closed; a
  *       client that goes away mid-body (its connection closed or reset) gets no answer and is told
  *       to {@link Refusals#clientGone}, not counted as refused.
@@ -194,7 +196,8 @@ public final class RequestGuard extends Handler.Wrapper {
     super(handler);
     this.limits = limits;
     this.lanes = lanes;
-    this.admission = new ConcurrencyLimit(limits.maxConcurrent(), limits.maxConcurrentPerTenant());
+    this.admission = new ConcurrencyLimit(limits.maxConcurrent(), limits.maxConcurrentPerTenant(),
+        limits.maxBodyMemory());
   }
 
   @Override
@@ -228,6 +231,7 @@ public final class RequestGuard extends Handler.Wrapper {
               + " concurrent requests; retry shortly.").because(RefusalReason.SERVER_CONCURRENCY_LIMIT), false);
       return true;
     }
+    request.setAttribute(BodyMemory.ATTRIBUTE, permit); // what its body holds, until the permit closes
     GuardedExchange exchange = null;
     try {
       byte[] body = null;
@@ -256,6 +260,11 @@ public final class RequestGuard extends Handler.Wrapper {
             permit.close();
             return true;
           }
+          case BodyReader.NoRoom none -> { // mid-body (chunked), the rest unread: closed after
+            refuse(request, response, callback, none.error(), none.read() > 0);
+            permit.close();
+            return true;
+          }
         }
       }
       exchange = new GuardedExchange(request, body, response, callback, ended -> {
@@ -281,6 +290,11 @@ public final class RequestGuard extends Handler.Wrapper {
   /** Requests in flight on the API lane now. */
   public int inFlight() {
     return admission.inFlight();
+  }
+
+  /** Bytes of request bodies held now, over every request in flight ({@link ServerLimits#maxBodyMemory()}). */
+  public long bodyBytesHeld() {
+    return admission.bytesHeld();
   }
 
   /** Whether {@link #drain} has begun. */

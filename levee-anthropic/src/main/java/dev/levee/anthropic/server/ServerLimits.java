@@ -37,16 +37,26 @@ import java.util.Objects;
  *     closed and the write fails, as if the client had gone ({@link SendDeadline}). Only a write
  *     that is pending counts: a handler that writes nothing for minutes (a silent upstream), or a
  *     client that reads slowly but steadily, is never cut by it
+ * @param maxBodyMemory the bytes of request bodies the server holds at once, over every request in
+ *     flight (default {@link #defaultBodyMemory}: a quarter of the JVM's maximum heap; never less than
+ *     twice {@code maxBody}), a tenant at most half of it. Each body
+ *     counts from before it is read (its {@code content-length}, or what a chunked one has sent)
+ *     until its request ends: a body that does not fit gets an immediate 529 {@code
+ *     overloaded_error} (the server's bytes) or 429 {@code rate_limit_error} (the tenant's half),
+ *     with {@code retry-after}; one larger than a tenant's half (a Message Batch) 413 {@code
+ *     request_too_large}. Without it, forty 25 MB uploads at once (PDFs, say) fill a 1 GiB heap, and
+ *     the server's {@code OutOfMemoryError} fails whatever allocates next, for every tenant
  */
 public record ServerLimits(int maxConnections, int acceptQueue, Duration headerTimeout, long minBodyRate,
-    int maxConcurrent, int maxConcurrentPerTenant, Duration shutdownGrace, long maxBody, Duration sendTimeout) {
+    int maxConcurrent, int maxConcurrentPerTenant, Duration shutdownGrace, long maxBody, Duration sendTimeout,
+    long maxBodyMemory) {
 
   /** The shortest {@link #sendTimeout()} accepted. */
   public static final Duration MIN_SEND_TIMEOUT = Duration.ofSeconds(1);
 
   /** Every default, as documented on each component. */
   public static final ServerLimits DEFAULT = new ServerLimits(10_000, 1_024, Duration.ofSeconds(10), 1_024,
-      4_096, 2_048, Duration.ofSeconds(30), 32L << 20, Duration.ofSeconds(60));
+      4_096, 2_048, Duration.ofSeconds(30), 32L << 20, Duration.ofSeconds(60), defaultBodyMemory(32L << 20));
 
   /** The virtual threads kept beyond {@link #maxConnections()} (control lane, internal tasks). */
   static final int THREAD_RESERVE = 256;
@@ -59,6 +69,10 @@ public record ServerLimits(int maxConnections, int acceptQueue, Duration headerT
     positive(maxConcurrentPerTenant, "max-concurrent-per-tenant");
     positive(minBodyRate, "min-body-rate");
     positive(maxBody, "max-body");
+    if (maxBodyMemory / 2 < maxBody) {
+      throw new IllegalArgumentException("max-body-memory must be at least twice max-body (" + maxBody
+          + " bytes), so that one tenant's half holds a body of max-body, was " + maxBodyMemory);
+    }
     Objects.requireNonNull(headerTimeout, "header-timeout");
     Objects.requireNonNull(shutdownGrace, "shutdown-grace");
     Objects.requireNonNull(sendTimeout, "send-timeout");
@@ -72,6 +86,26 @@ public record ServerLimits(int maxConnections, int acceptQueue, Duration headerT
       throw new IllegalArgumentException("send-timeout must be at least " + Spans.of(MIN_SEND_TIMEOUT) + ", was "
           + Spans.of(sendTimeout));
     }
+  }
+
+  /**
+   * The bytes of request bodies held at once when none is configured: a quarter of the JVM's
+   * maximum heap ({@link Runtime#maxMemory()}), which leaves room for the copies a request makes
+   * of its body (a retry's rewrite, a batch's parse), and at least twice {@code maxBody}.
+   */
+  public static long defaultBodyMemory(long maxBody) {
+    return Math.max(Runtime.getRuntime().maxMemory() / 4, 2 * maxBody);
+  }
+
+  /**
+   * The limits as they were before {@code maxBodyMemory}, which is {@link #defaultBodyMemory}.
+   *
+   * @throws IllegalArgumentException when a value is out of range (the message names it)
+   */
+  public ServerLimits(int maxConnections, int acceptQueue, Duration headerTimeout, long minBodyRate,
+      int maxConcurrent, int maxConcurrentPerTenant, Duration shutdownGrace, long maxBody, Duration sendTimeout) {
+    this(maxConnections, acceptQueue, headerTimeout, minBodyRate, maxConcurrent, maxConcurrentPerTenant, shutdownGrace,
+        maxBody, sendTimeout, defaultBodyMemory(maxBody));
   }
 
   /**
@@ -89,25 +123,31 @@ public record ServerLimits(int maxConnections, int acceptQueue, Duration headerT
   /** These limits with other concurrency maxima (requests in flight in total and per tenant). */
   public ServerLimits withMaxConcurrent(int total, int perTenant) {
     return new ServerLimits(maxConnections, acceptQueue, headerTimeout, minBodyRate, total, perTenant, shutdownGrace,
-        maxBody, sendTimeout);
+        maxBody, sendTimeout, maxBodyMemory);
   }
 
   /** These limits with another header-read deadline and minimum body rate (bytes per second). */
   public ServerLimits withTimeouts(Duration headerTimeout, long minBodyRate) {
     return new ServerLimits(maxConnections, acceptQueue, headerTimeout, minBodyRate, maxConcurrent,
-        maxConcurrentPerTenant, shutdownGrace, maxBody, sendTimeout);
+        maxConcurrentPerTenant, shutdownGrace, maxBody, sendTimeout, maxBodyMemory);
   }
 
   /** These limits with another shutdown grace. */
   public ServerLimits withShutdownGrace(Duration grace) {
     return new ServerLimits(maxConnections, acceptQueue, headerTimeout, minBodyRate, maxConcurrent,
-        maxConcurrentPerTenant, grace, maxBody, sendTimeout);
+        maxConcurrentPerTenant, grace, maxBody, sendTimeout, maxBodyMemory);
   }
 
   /** These limits with another send timeout (at least 1 s). */
   public ServerLimits withSendTimeout(Duration timeout) {
     return new ServerLimits(maxConnections, acceptQueue, headerTimeout, minBodyRate, maxConcurrent,
-        maxConcurrentPerTenant, shutdownGrace, maxBody, timeout);
+        maxConcurrentPerTenant, shutdownGrace, maxBody, timeout, maxBodyMemory);
+  }
+
+  /** These limits with another most bytes of request bodies held at once (at least twice {@link #maxBody()}). */
+  public ServerLimits withMaxBodyMemory(long bytes) {
+    return new ServerLimits(maxConnections, acceptQueue, headerTimeout, minBodyRate, maxConcurrent,
+        maxConcurrentPerTenant, shutdownGrace, maxBody, sendTimeout, bytes);
   }
 
   private static void positive(long value, String name) {

@@ -6,6 +6,7 @@ import dev.levee.anthropic.Json;
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.error.ClientText;
 import dev.levee.anthropic.error.RefusalReason;
+import dev.levee.anthropic.server.BodyMemory;
 import dev.levee.anthropic.server.BodyReader;
 import dev.levee.anthropic.server.PageQuery;
 import dev.levee.anthropic.server.ServerIo;
@@ -182,6 +183,9 @@ public final class BatchesHandler {
           .because(RefusalReason.BODY_TOO_LARGE));
       return;
     }
+    if (request.getLength() > 0 && !heldForParse(request, response, callback, request.getLength(), true)) {
+      return; // refused unread: it could never be parsed here, or not now
+    }
     // the door's rule for bodies over server.max-body too: a slow upload cannot hold the connection
     byte[] body = BodyReader.readOrAnswer(request, response, callback, limits, MAX_BYTES,
         error -> LeveeErrors.send(response, callback, error));
@@ -193,6 +197,9 @@ public final class BatchesHandler {
       LeveeErrors.send(response, callback, ApiError.requestTooLarge("a batch sent with transfer-encoding: chunked may be "
           + "at most server.max-body (" + limits.maxBody() + " bytes); send a larger one with content-length (up to 256 MB)")
           .because(RefusalReason.BODY_TOO_LARGE));
+      return;
+    }
+    if (!heldForParse(request, response, callback, body.length, false)) {
       return;
     }
     List<BatchParser.Entry> entries;
@@ -244,6 +251,28 @@ public final class BatchesHandler {
     String id = batches.create(tenant, newJobs, now, now.plus(ttl));
     wake.run();
     found(batches.get(tenant, id), id, request, response, callback);
+  }
+
+  /**
+   * Holds the memory a parse of {@code bytes} of batch takes ({@link BatchParser#MEMORY_PER_BYTE}
+   * each: the body, its tree and each request's params at once), or answers why not: 413 when it
+   * exceeds a tenant's half of {@code server.max-body-memory}, 429 or 529 with {@code retry-after}
+   * when other bodies hold it now.
+   *
+   * @param unread whether the body is still unread (then the connection closes after the answer)
+   */
+  private static boolean heldForParse(Request request, Response response, Callback callback, long bytes,
+      boolean unread) {
+    Optional<ApiError> noRoom = BodyMemory.hold(request, BatchParser.MEMORY_PER_BYTE * bytes);
+    if (noRoom.isEmpty()) {
+      return true;
+    }
+    if (unread) { // not read as the next request
+      response.getHeaders().put(HttpHeader.CONNECTION, "close");
+    }
+    BodyMemory.sayWhenToRetry(response, noRoom.get());
+    LeveeErrors.send(response, callback, noRoom.get());
+    return false;
   }
 
   private static int priority(String header) {

@@ -54,7 +54,7 @@ public record GatewayConfig(
   }
 
   public GatewayConfig {
-    server = server == null ? new Server(null, null, null, null, null, null, null, null, null, null, null, null, null, null) : server;
+    server = server == null ? new Server(null, null, null, null, null, null, null, null, null, null, null, null, null, null, null) : server;
     upstreams = upstreams == null ? Map.of() : upstreams;
     models = models == null ? Map.of() : models;
     policy = policy == null ? new Policy(null, null, null, null, null, null, null) : policy;
@@ -101,7 +101,7 @@ public record GatewayConfig(
     return new GatewayConfig(new Server(server.host(), port, server.maxBody(), server.idleTimeout(),
         server.sendTimeout(), server.maxConnections(), server.acceptQueue(), server.headerTimeout(),
         server.minBodyRate(), server.maxConcurrent(), server.maxConcurrentPerTenant(), server.shutdownGrace(),
-        server.drainDelay(), server.cors()),
+        server.drainDelay(), server.cors(), server.maxBodyMemory()),
         upstreams, models, policy, features, tiers, cache, admin, queue, routing, cluster);
   }
 
@@ -221,12 +221,16 @@ public record GatewayConfig(
    *     stop then takes up to {@code drainDelay + shutdownGrace}
    * @param cors which browser origins may call ({@link Cors}); null when not set: {@link GatewayConfig#cors()}
    *     gives the default
+   * @param maxBodyMemory the bytes of request bodies held at once, a tenant at most half (default a
+   *     quarter of the JVM's maximum heap, at least twice {@code maxBody}): see {@link
+   *     ServerLimits#maxBodyMemory()}
    */
   public record Server(String host, Integer port, @JsonDeserialize(using = Deserializers.Size.class) Long maxBody,
       Duration idleTimeout, Duration sendTimeout, Integer maxConnections, Integer acceptQueue, Duration headerTimeout,
       @JsonDeserialize(using = Deserializers.Size.class) Long minBodyRate, Integer maxConcurrent,
       Integer maxConcurrentPerTenant, Duration shutdownGrace, Duration drainDelay,
-      @JsonDeserialize(using = Deserializers.CorsSetting.class) Cors cors) {
+      @JsonDeserialize(using = Deserializers.CorsSetting.class) Cors cors,
+      @JsonDeserialize(using = Deserializers.Size.class) Long maxBodyMemory) {
     public Server {
       host = host == null ? "127.0.0.1" : host;
       port = port == null ? 8080 : port;
@@ -242,6 +246,7 @@ public record GatewayConfig(
       maxConcurrentPerTenant = maxConcurrentPerTenant == null ? Math.min(d.maxConcurrentPerTenant(), maxConcurrent)
           : maxConcurrentPerTenant;
       shutdownGrace = shutdownGrace == null ? d.shutdownGrace() : shutdownGrace;
+      maxBodyMemory = maxBodyMemory == null ? ServerLimits.defaultBodyMemory(maxBody) : maxBodyMemory;
       drainDelay = drainDelay == null ? Duration.ZERO : drainDelay;
       if (drainDelay.isNegative()) {
         throw new IllegalArgumentException("drain-delay must not be negative, was " + Spans.of(drainDelay));
@@ -249,7 +254,7 @@ public record GatewayConfig(
       if (port < 0 || port > 65535) throw new IllegalArgumentException("port must be 0-65535, was " + port);
       if (maxBody < 1) throw new IllegalArgumentException("max-body must be positive");
       new ServerLimits(maxConnections, acceptQueue, headerTimeout, minBodyRate, maxConcurrent, maxConcurrentPerTenant,
-          shutdownGrace, maxBody, sendTimeout); // the same checks, messages naming the key
+          shutdownGrace, maxBody, sendTimeout, maxBodyMemory); // the same checks, messages naming the key
     }
 
     /**
@@ -275,7 +280,7 @@ public record GatewayConfig(
     /** These settings as the HTTP server takes them. */
     public ServerLimits limits() {
       return new ServerLimits(maxConnections, acceptQueue, headerTimeout, minBodyRate, maxConcurrent,
-          maxConcurrentPerTenant, shutdownGrace, maxBody, sendTimeout);
+          maxConcurrentPerTenant, shutdownGrace, maxBody, sendTimeout, maxBodyMemory);
     }
   }
 

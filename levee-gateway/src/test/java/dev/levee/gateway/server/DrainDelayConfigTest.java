@@ -41,7 +41,7 @@ class DrainDelayConfigTest {
   @Test
   void aNegativeDelayBuiltInCodeIsRefusedToo() {
     assertThatThrownBy(() -> new GatewayConfig.Server(null, 0, null, null, null, null, null, null, null, null, null, null,
-        Duration.ofSeconds(-1), null)).isInstanceOf(IllegalArgumentException.class)
+        Duration.ofSeconds(-1), null, null)).isInstanceOf(IllegalArgumentException.class)
         .hasMessage("drain-delay must not be negative, was -1s");
   }
 }

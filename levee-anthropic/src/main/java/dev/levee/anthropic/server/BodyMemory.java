@@ -1,0 +1,67 @@
+package dev.levee.anthropic.server;
+
+import dev.levee.anthropic.error.ApiError;
+import dev.levee.anthropic.error.RefusalReason;
+import java.util.Optional;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+
+/**
+ * The bytes of body a request in flight holds, against {@link ServerLimits#maxBodyMemory()}: the
+ * server's door counts each body before it reads it ({@code content-length}) or as it arrives
+ * (chunked), and a handler that makes more of it (a batch parsed into its requests) holds more
+ * here first. Released when the request ends. Requests that did not come through a door that
+ * counts (an embedder's handler, a unit test) hold nothing and are never refused.
+ */
+public final class BodyMemory {
+
+  /** The request attribute under which the door leaves a request's permit. */
+  static final String ATTRIBUTE = BodyMemory.class.getName();
+
+  private BodyMemory() {}
+
+  /**
+   * Makes {@code request} hold {@code bytes} of body in all (nothing changes when it holds as many
+   * already).
+   *
+   * @param bytes the bytes the request's body takes in memory now, at most
+   * @return empty when held; else the answer to give: 529 {@code overloaded_error} when the
+   *     server's bodies fill {@code max-body-memory}, 429 {@code rate_limit_error} when the tenant's
+   *     fill its half, 413 {@code request_too_large} when {@code bytes} exceeds a tenant's half
+   */
+  public static Optional<ApiError> hold(Request request, long bytes) {
+    if (!(request.getAttribute(ATTRIBUTE) instanceof ConcurrencyLimit.Permit permit)) {
+      return Optional.empty();
+    }
+    ConcurrencyLimit.Refused refused = permit.hold(bytes);
+    return refused == null ? Optional.empty() : Optional.of(refusal(refused, permit.limit(), bytes));
+  }
+
+  /** Puts {@code retry-after: 1} on {@code response} when {@code error} is a refusal for load (429, 529). */
+  public static void sayWhenToRetry(Response response, ApiError error) {
+    if (error.status() == 429 || error.status() == 529) {
+      response.getHeaders().put(HttpHeader.RETRY_AFTER, "1");
+    }
+  }
+
+  static ApiError refusal(ConcurrencyLimit.Refused refused, ConcurrencyLimit limit, long bytes) {
+    return switch (refused) {
+      case BYTES_TOTAL -> new ApiError(529, "overloaded_error", "The server holds its limit of "
+          + mib(limit.maxBytes()) + " of request bodies in flight (server.max-body-memory); retry shortly.")
+          .because(RefusalReason.SERVER_BODY_MEMORY_LIMIT);
+      case BYTES_TENANT -> new ApiError(429, "rate_limit_error", "Request bodies in flight for this API key hold "
+          + "its share of the server's memory for bodies (" + mib(limit.maxBytesPerTenant())
+          + ", half of server.max-body-memory); retry after the ones in flight finish.")
+          .because(RefusalReason.TENANT_BODY_MEMORY_LIMIT);
+      case BYTES_NEVER -> ApiError.requestTooLarge("This request needs " + bytes + " bytes of memory for its body, more "
+          + "than the server holds for one API key (" + limit.maxBytesPerTenant()
+          + " bytes, half of server.max-body-memory); send a smaller one.").because(RefusalReason.BODY_TOO_LARGE);
+      case TENANT, TOTAL -> throw new IllegalArgumentException("not a refusal for bytes: " + refused);
+    };
+  }
+
+  private static String mib(long bytes) {
+    return (bytes >> 20) + " MiB";
+  }
+}

@@ -1,0 +1,53 @@
+package dev.levee.gateway.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.levee.emulator.EmulatorOptions;
+import java.io.ByteArrayOutputStream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Regression (session 27, hostile clients): a Message Batch is parsed whole, body, tree and each
+ * request's params at once (~4 bytes of heap a byte of body), and nothing bounded it but the API's
+ * 256 MB: two 250 MB batches at once made one fail with {@code OutOfMemoryError} under {@code
+ * -Xmx1g} (its 500 quoting the error), and what else allocated then failed with it. A batch now
+ * holds what its parse takes against {@code server.max-body-memory} first; one that could never fit
+ * a tenant's half is 413 {@code request_too_large}, refused before its body is read.
+ */
+class BatchBodyMemoryRegressionTest {
+
+  /** Bodies of 4 KiB at the door, 64 KiB held at once: a tenant's 32 KiB parses a batch of 8 KiB at most. */
+  private static final String SERVER = "max-body: 4KiB, max-body-memory: 64KiB";
+
+  @ParameterizedTest(name = "{0} bytes of batch, idempotency-key {1}")
+  @CsvSource({"12000, false", "12000, true", "6000, false", "3000, false"})
+  void aBatchIsParsedOnlyWhenWhatItsParseTakesFitsATenantsHalf(int size, boolean key) throws Exception {
+    byte[] body = BatchUploads.batch(3, size / 3 - 100);
+    try (Harness h = Harness.start(EmulatorOptions.defaults(), BatchUploads.YAML, SERVER)) {
+      String answer = RawHttp.exchange(h, request(body, key));
+
+      if (body.length * 4L > 32 * 1024) {
+        assertThat(answer).as(answer).startsWith("HTTP/1.1 413");
+        JsonNode error = RawHttp.body(answer).path("error");
+        assertThat(error.path("type").asText()).isEqualTo("request_too_large");
+        assertThat(error.path("message").asText()).contains(String.valueOf(body.length * 4L)).contains("max-body-memory");
+        assertThat(h.getWith("/v1/messages/batches", "sk-test-client-key").body()).as("nothing stored")
+            .contains("\"data\":[]");
+        return;
+      }
+      assertThat(answer).as(answer).startsWith("HTTP/1.1 200");
+      assertThat(RawHttp.body(answer).path("request_counts").path("processing").asInt()).isEqualTo(3);
+    }
+  }
+
+  private static byte[] request(byte[] body, boolean key) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    out.writeBytes(RawHttp.ascii("POST /v1/messages/batches HTTP/1.1\r\nhost: 127.0.0.1\r\nx-api-key: sk-test-client-key\r\n"
+        + "content-type: application/json\r\nanthropic-version: 2023-06-01\r\nconnection: close\r\n"
+        + (key ? "idempotency-key: batch-1\r\n" : "") + "content-length: " + body.length + "\r\n\r\n"));
+    out.writeBytes(body);
+    return out.toByteArray();
+  }
+}
