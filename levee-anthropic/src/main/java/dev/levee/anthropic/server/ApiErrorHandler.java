@@ -27,6 +27,10 @@ final class ApiErrorHandler extends ErrorHandler {
   static final String HTTP1_ONLY = "This server speaks HTTP/1.1 only: HTTP/2 (h2c, prior knowledge) is not "
       + "supported; send the request over HTTP/1.1.";
 
+  /** A handler's failure, in words for the client: what failed is in the server's log, under the request id. */
+  static final String INTERNAL = "The server failed to answer this request (an internal error); nothing of it "
+      + "is described here. Its log names it by this request_id.";
+
   /** The path Jetty gives a request it could not parse (no path of the client's): logged as {@code -}. */
   private static final String BAD_MESSAGE = "/badMessage";
 
@@ -86,7 +90,8 @@ final class ApiErrorHandler extends ErrorHandler {
       case HttpStatus.UPGRADE_REQUIRED_426 -> HTTP1_ONLY;
       case HttpStatus.URI_TOO_LONG_414 -> "The request line is too long: " + headLimit;
       case HttpStatus.REQUEST_HEADER_FIELDS_TOO_LARGE_431 -> "The request headers are too large: " + headLimit;
-      default -> message == null || message.isBlank() ? HttpStatus.getMessage(code) : message;
+      default -> code >= 500 && cause != null ? INTERNAL // Jetty's message is the cause's toString: Java exception text
+          : message == null || message.isBlank() ? HttpStatus.getMessage(code) : message;
     };
     ApiError error = new ApiError(code, ApiError.typeFor(code), text).because(reason(code));
     String id = lanes.name(response.getHeaders());
