@@ -3,7 +3,13 @@ package dev.levee.gateway.batches;
 import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonStreamContext;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.DeserializationContext;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
+import com.fasterxml.jackson.databind.deser.std.StdDeserializer;
 import dev.levee.anthropic.Json;
 import dev.levee.anthropic.JsonSyntax;
 import dev.levee.anthropic.Utf8;
@@ -39,12 +45,17 @@ final class BatchParser {
   static final long MAX_BYTES = 256L * 1024 * 1024;
 
   /**
-   * The bytes of heap a parse takes per byte of body, at its peak: the body, its tree and each
-   * request's params as bytes, held together. Measured: a 103 MB batch of 100,000 requests failed
-   * with {@code OutOfMemoryError} under {@code -Xmx384m} and was taken under {@code -Xmx512m}, with
-   * the gateway's own ~50 MB beside it (3.2–4.5 per byte).
+   * The bytes of heap a parse takes per byte of body, at its peak: the body and each request's
+   * params as bytes, held together ({@link #parse} never builds the whole body's tree). Measured
+   * with a 103 MB batch of 100,000 requests, the gateway's own ~50 MB beside it: refused with {@code
+   * OutOfMemoryError} under {@code -Xmx224m}, taken under {@code -Xmx256m} (1.7–2.0 a byte); with
+   * the whole tree built first it took {@code -Xmx512m} and failed under {@code -Xmx384m}.
    */
-  static final int MEMORY_PER_BYTE = 4;
+  static final int MEMORY_PER_BYTE = 2;
+
+  /** Reads one value of a list, the list going on after it (the mapper's own reader refuses what follows a value). */
+  private static final ObjectReader ONE_OF_MANY = Json.MAPPER.reader()
+      .without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
   private static final Pattern CUSTOM_ID = Pattern.compile("[a-zA-Z0-9_-]{1,64}");
   /** A request of a batch that passed every check. */
@@ -69,69 +80,172 @@ final class BatchParser {
     }
   }
 
+  /**
+   * The batch's requests, each checked, in order; the first problem refuses the whole batch. Reads
+   * the body twice and never builds its whole tree: once for its syntax and its top level (what
+   * the tree would have refused, it refuses alike), then a request at a time. At the peak it holds
+   * the body, each request's params as bytes, and one request's tree ({@link #MEMORY_PER_BYTE}).
+   *
+   * @throws Refused the answer for the first problem found
+   */
   static List<Entry> parse(byte[] body) throws Refused {
     if (body.length > MAX_BYTES) {
       throw new Refused(ApiError.requestTooLarge("a batch may be at most 256 MB; this one is " + body.length + " bytes")
           .because(RefusalReason.BODY_TOO_LARGE));
     }
-    JsonNode root;
+    TopLevel top = topLevel(body);
+    if (top == null) {
+      throw bad(RefusalReason.BODY_EMPTY, "request body is empty; expected a JSON object");
+    }
+    if (!top.object()) {
+      throw bad(RefusalReason.BODY_NOT_OBJECT, "request body must be a JSON object");
+    }
+    if (top.requests() == null) {
+      throw bad("requests: Field required");
+    }
+    if (top.requests() < 0) {
+      throw bad("requests: Input should be a valid list");
+    }
+    if (top.requests() == 0) {
+      throw bad("requests: List should have at least 1 item after validation, not 0");
+    }
+    if (top.requests() > MAX_REQUESTS) {
+      throw new Refused(ApiError.requestTooLarge(
+          "a batch may hold at most " + MAX_REQUESTS + " requests; this one has " + top.requests())
+          .because(RefusalReason.BODY_TOO_LARGE));
+    }
+    if (top.extra() != null) {
+      throw bad(ClientText.shown(top.extra()) + ": Extra inputs are not permitted");
+    }
+    return entries(body, top.requests());
+  }
+
+  /**
+   * What a batch body's top level holds: whether it is an object, its {@code requests} (null:
+   * absent; -1: not a list; else how many), and its first field that is not {@code requests}.
+   */
+  @JsonDeserialize(using = TopLevelReader.class)
+  private record TopLevel(boolean object, Integer requests, String extra) {}
+
+  /**
+   * Reads the whole body once, as its tree would be read — UTF-8 only, every field once at every
+   * depth, floats as {@link java.math.BigDecimal}s, nothing after the value, {@link Json#MAPPER}'s
+   * limits — keeping only its top level.
+   *
+   * @return null for an empty body
+   */
+  private static TopLevel topLevel(byte[] body) throws Refused {
     try (JsonParser parser = Json.MAPPER.createParser(body)) {
-      // every field once at every depth: params are rebuilt from the tree, which would keep one of two silently
+      // every field once at every depth: params are rebuilt from a tree, which would keep one of two silently
       parser.enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
-      if (parser.nextToken() != null && !JsonSyntax.readsUtf8(parser)) {
+      JsonToken first = parser.nextToken();
+      if (first != null && !JsonSyntax.readsUtf8(parser)) {
         throw bad(RefusalReason.BODY_NOT_UTF8, JsonSyntax.NOT_UTF8); // as /v1/messages: Jackson would decode it, and its params pass on as UTF-8
       }
       refuseIfNotUtf8(body); // as /v1/messages: an overlong form or a surrogate would pass the parser
-      root = readTree(parser);
+      if (first == null) {
+        return null;
+      }
+      if (first == JsonToken.VALUE_NULL) {
+        return new TopLevel(false, null, null);
+      }
+      return readChecked(parser, TopLevel.class);
     } catch (IOException e) {
       refuseIfNotUtf8(body); // the parser stopped at a bad byte: say where
       throw bad(RefusalReason.BODY_NOT_JSON, "request body is not valid JSON: " + JsonSyntax.describe(e));
     } catch (NumberFormatException e) { // a float no BigDecimal holds (1e99999999999), as Json.tryParse
       throw bad(RefusalReason.BODY_NOT_JSON, "request body is not valid JSON: a number is out of range");
     }
-    if (root == null || root.isMissingNode()) {
-      throw bad(RefusalReason.BODY_EMPTY, "request body is empty; expected a JSON object");
-    }
-    if (!root.isObject()) {
-      throw bad(RefusalReason.BODY_NOT_OBJECT, "request body must be a JSON object");
-    }
-    JsonNode requests = root.get("requests");
-    if (requests == null) {
-      throw bad("requests: Field required");
-    }
-    if (!requests.isArray()) {
-      throw bad("requests: Input should be a valid list");
-    }
-    if (requests.isEmpty()) {
-      throw bad("requests: List should have at least 1 item after validation, not 0");
-    }
-    if (requests.size() > MAX_REQUESTS) {
-      throw new Refused(ApiError.requestTooLarge(
-          "a batch may hold at most " + MAX_REQUESTS + " requests; this one has " + requests.size())
-          .because(RefusalReason.BODY_TOO_LARGE));
-    }
-    for (Map.Entry<String, JsonNode> field : root.properties()) {
-      if (!field.getKey().equals("requests")) {
-        throw bad(ClientText.shown(field.getKey()) + ": Extra inputs are not permitted");
-      }
-    }
-    List<Entry> entries = new ArrayList<>(requests.size());
+  }
+
+  /** Each of {@code count} requests of a body {@link #topLevel} found sound, read and checked a tree at a time. */
+  private static List<Entry> entries(byte[] body, int count) throws Refused {
+    List<Entry> entries = new ArrayList<>(count);
     Set<String> seen = new HashSet<>();
-    for (int i = 0; i < requests.size(); i++) {
-      entries.add(entry(requests.get(i), "requests." + i, seen));
+    try (JsonParser parser = Json.MAPPER.createParser(body)) {
+      parser.nextToken(); // the object
+      while (parser.nextToken() == JsonToken.FIELD_NAME && !parser.currentName().equals("requests")) {
+        parser.nextToken();
+        parser.skipChildren();
+      }
+      parser.nextToken(); // the list
+      while (parser.nextToken() != JsonToken.END_ARRAY) {
+        entries.add(entry(ONE_OF_MANY.readTree(parser), "requests." + entries.size(), seen));
+      }
+    } catch (IOException e) {
+      throw new IllegalStateException("a body read whole once failed a second read", e);
     }
     return entries;
   }
 
-  /** The tree {@code parser} reads; a field given twice is refused in the words of {@code /v1/messages}, with its place. */
-  private static JsonNode readTree(JsonParser parser) throws IOException, Refused {
+  /** Reads the value at {@code parser} as {@code type} with the mapper's checks (nothing after it), duplicates refused by place. */
+  private static <T> T readChecked(JsonParser parser, Class<T> type) throws IOException, Refused {
     try {
-      return Json.MAPPER.readTree(parser);
+      return Json.MAPPER.readValue(parser, type);
     } catch (JsonParseException e) {
       if (e.getOriginalMessage() != null && e.getOriginalMessage().startsWith("Duplicate field '")) {
         throw bad(RefusalReason.DUPLICATE_FIELD, place(parser.getParsingContext()) + ": given more than once");
       }
       throw e;
+    }
+  }
+
+  /**
+   * Reads a batch body's top level, walking the rest token by token without keeping it (floats
+   * read as the tree reads them, so that one no BigDecimal holds fails here too).
+   */
+  static final class TopLevelReader extends StdDeserializer<TopLevel> {
+    TopLevelReader() {
+      super(TopLevel.class);
+    }
+
+    @Override
+    public TopLevel deserialize(JsonParser parser, DeserializationContext context) throws IOException {
+      if (parser.currentToken() != JsonToken.START_OBJECT) {
+        walk(parser);
+        return new TopLevel(false, null, null);
+      }
+      Integer requests = null;
+      String extra = null;
+      while (parser.nextToken() == JsonToken.FIELD_NAME) {
+        String name = parser.currentName();
+        JsonToken value = parser.nextToken();
+        if (name.equals("requests") && value == JsonToken.START_ARRAY) {
+          int n = 0;
+          while (parser.nextToken() != JsonToken.END_ARRAY) {
+            walk(parser);
+            n++;
+          }
+          requests = n;
+        } else {
+          walk(parser);
+          if (name.equals("requests")) {
+            requests = -1;
+          } else if (extra == null) {
+            extra = name;
+          }
+        }
+      }
+      return new TopLevel(true, requests, extra);
+    }
+
+    /** Walks the value at the parser's token to its end. */
+    private static void walk(JsonParser parser) throws IOException {
+      int depth = 0;
+      JsonToken token = parser.currentToken();
+      while (true) {
+        if (token == JsonToken.START_OBJECT || token == JsonToken.START_ARRAY) {
+          depth++;
+        } else if (token == JsonToken.END_OBJECT || token == JsonToken.END_ARRAY) {
+          depth--;
+        } else if (token == JsonToken.VALUE_NUMBER_FLOAT) {
+          parser.getDecimalValue();
+        }
+        if (depth == 0) {
+          return;
+        }
+        token = parser.nextToken();
+      }
     }
   }
 
