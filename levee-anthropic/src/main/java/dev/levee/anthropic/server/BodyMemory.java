@@ -56,7 +56,8 @@ public final class BodyMemory {
           .because(RefusalReason.TENANT_BODY_MEMORY_LIMIT);
       case BYTES_NEVER -> ApiError.requestTooLarge("This request needs " + bytes + " bytes of memory for its body, more "
           + "than the server holds for one API key (" + limit.maxBytesPerTenant()
-          + " bytes, half of server.max-body-memory); send a smaller one.").because(RefusalReason.BODY_TOO_LARGE);
+          + " bytes, half of server.max-body-memory); send a smaller one (split a batch), or have the server's "
+          + "max-body-memory raised.").because(RefusalReason.BODY_TOO_LARGE);
       case TENANT, TOTAL -> throw new IllegalArgumentException("not a refusal for bytes: " + refused);
     };
   }
