@@ -215,7 +215,10 @@ public final class Gateway implements AutoCloseable {
       throw e;
     }
     readiness.ready();
-    LOG.info("Levee gateway listening on http://{}:{}", config.server().host(), VirtualThreadServer.port(server));
+    LOG.info("Levee gateway listening on http://{}:{}; {}", config.server().host(), VirtualThreadServer.port(server),
+        UpstreamProbe.where(config.upstreams()));
+    Thread.ofVirtual().name("levee-upstream-probe").start(() ->
+        UpstreamProbe.unreachable(config.upstreams(), connectTimeout).forEach(LOG::warn));
     config.server().doubtful().forEach(doubt -> LOG.warn("{}: is that meant?", doubt));
     return new Gateway(server, chain, client, tiers, work, metrics, readiness, tracing, cluster,
         config.server().limits().shutdownGrace(), new DrainDelay(config.server().drainDelay(), clock.scheduler()), ticker,
