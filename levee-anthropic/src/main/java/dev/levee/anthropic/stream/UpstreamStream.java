@@ -56,7 +56,7 @@ public final class UpstreamStream implements AutoCloseable {
     this.classifier = classifier;
     this.ttftTimeout = ttftTimeout;
     this.idleTimeout = idleTimeout;
-    this.timer = watchdog.start(ttftTimeout, response::close);
+    this.timer = watchdog.start(ttftTimeout, response::close, response::arrivedUnread);
   }
 
   /**

@@ -37,6 +37,19 @@ final class HeadDeadlines {
     return new Wait(timers.start(Duration.ofNanos(deadlineNanos - now()), onExpiry));
   }
 
+  /**
+   * As {@link #start(long, Runnable)}, but not while {@code unread} says the answer waits for Levee
+   * to read it ({@link Watchdog#start(Duration, Runnable, java.util.function.BooleanSupplier)}).
+   */
+  Wait start(long deadlineNanos, Runnable onExpiry, java.util.function.BooleanSupplier unread) {
+    return new Wait(timers.start(Duration.ofNanos(deadlineNanos - now()), onExpiry, unread));
+  }
+
+  /** Deadlines that passed while their answer waited for Levee to read it ({@link Watchdog#lateReaders()}). */
+  long lateReaders() {
+    return timers.lateReaders();
+  }
+
   /** Waits neither ended nor fired (tests). */
   int size() {
     return timers.running();

@@ -30,7 +30,8 @@ public final class JsonAttempt extends UpstreamAttempt {
   @Override
   protected AttemptResult<Reply> answered(AttemptContext ctx, UpstreamResponse response, long startNanos) {
     ctx.control().firstByte(); // the response head is the first byte of a JSON answer (a hedge is no longer due)
-    try (response; Watchdog.Timer limit = upstreams.watchdog().start(left(ctx.timeout(), startNanos), response::close)) {
+    try (response; Watchdog.Timer limit = upstreams.watchdog().start(left(ctx.timeout(), startNanos), response::close,
+        response::arrivedUnread)) {
       byte[] body;
       try {
         body = response.readBody(MAX_BODY);

@@ -85,16 +85,18 @@ final class PlainHttp1 implements AutoCloseable {
         c = connect(origin, host, port, deadline, timeout);
       }
       AutoCloseable registration = cancellation.register(c::close);
-      HeadDeadlines.Wait wait = deadlines.start(deadline, c::close);
+      HeadDeadlines.Wait wait = deadlines.start(deadline, c::close, c::arrivedUnread);
       boolean written = false;
       try {
         c.answered = false;
+        c.awaitingUpstream = true; // a write the upstream does not take is the upstream's to answer for
         if (wire != head) {
           c.out.write(wire); // head and body in one write: one segment, one wake-up of the server
         } else {
           c.out.write(head);
           c.out.write(request.body());
         }
+        c.awaitingUpstream = false;
         written = true;
         Head answer = c.readHead(); // no timed read: the deadline closes the connection (HeadDeadlines)
         if (!wait.end()) {
@@ -223,6 +225,14 @@ final class PlainHttp1 implements AutoCloseable {
    */
   static boolean whenReadable(InputStream body, Runnable ready) {
     return body instanceof Body b && b.whenReadable(ready);
+  }
+
+  /**
+   * Whether bytes of {@code body}'s connection wait for Levee rather than for the upstream ({@link
+   * Connection#arrivedUnread()}); false for a body this client did not return.
+   */
+  static boolean arrivedUnread(InputStream body) {
+    return body instanceof Body b && b.c.arrivedUnread();
   }
 
   /** The capacity of the read buffer behind a body this client returned, in bytes (tests watch its memory). */
@@ -358,6 +368,8 @@ final class PlainHttp1 implements AutoCloseable {
     final OutputStream out;
     private volatile boolean closed;
     private volatile Readability.Wait waiting; // the last wait for readability: its close must end it
+    // in a write to the upstream, a read from it or a wait for its bytes: what is owed is the upstream's
+    private volatile boolean awaitingUpstream;
     byte[] buffer = new byte[SMALL_BUFFER];
     int position;
     int limit;
@@ -371,6 +383,27 @@ final class PlainHttp1 implements AutoCloseable {
       this.socket = channel.socket();
       this.in = socket.getInputStream();
       this.out = socket.getOutputStream();
+    }
+
+    /**
+     * Whether what a limit waits for is in Levee's hands rather than the upstream's: the thread that
+     * reads this connection is not waiting on the upstream (it is busy, or has not run yet), or bytes
+     * have arrived in the socket that it has not read. Called on the timer's thread once a limit has
+     * passed ({@link Watchdog}): a starved gateway's late reader is not the upstream's timeout. Never
+     * blocks (the socket's count of received bytes takes no read lock).
+     */
+    boolean arrivedUnread() {
+      if (closed) {
+        return false;
+      }
+      if (!awaitingUpstream) {
+        return true;
+      }
+      try {
+        return in.available() > 0;
+      } catch (IOException e) {
+        return false;
+      }
     }
 
     void close() {
@@ -408,6 +441,7 @@ final class PlainHttp1 implements AutoCloseable {
       }
       Readability.Wait wait = Readability.shared().waitFor(channel, ready);
       waiting = wait; // before it starts: a close from now on ends it
+      awaitingUpstream = true;
       try {
         wait.start();
         return true;
@@ -436,7 +470,13 @@ final class PlainHttp1 implements AutoCloseable {
       if (closed) { // also when closed while waiting for readability: the channel may still be non-blocking
         throw new IOException("connection closed");
       }
-      int n = in.read(buffer, limit, buffer.length - limit);
+      awaitingUpstream = true;
+      int n;
+      try {
+        n = in.read(buffer, limit, buffer.length - limit);
+      } finally {
+        awaitingUpstream = false;
+      }
       if (n < 0) {
         return false;
       }

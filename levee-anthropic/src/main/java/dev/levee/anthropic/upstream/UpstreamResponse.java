@@ -73,6 +73,16 @@ public final class UpstreamResponse implements AutoCloseable {
   }
 
   /**
+   * Whether what the body's reader waits for is in Levee's hands, not the upstream's: bytes arrived
+   * that Levee has not read, or its reader is not waiting on the upstream. A {@link Watchdog}
+   * limit does not fire meanwhile: the upstream was not late. Only a plain {@code http:}
+   * upstream's body can tell; any other says false. Never blocks.
+   */
+  public boolean arrivedUnread() {
+    return !closed.get() && PlainHttp1.arrivedUnread(body);
+  }
+
+  /**
    * Reads the whole body.
    *
    * @param limit the most bytes accepted

@@ -6,6 +6,8 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BooleanSupplier;
 
 /**
  * Fires an action when a call makes no progress for too long: the attempt timeout of a JSON
@@ -19,11 +21,33 @@ import java.util.concurrent.ConcurrentHashMap;
  * earliest one still running. Time and timers come from the injected {@link Ticker} and {@link
  * Scheduler} (in production {@code SystemClock}; in tests a {@code ManualClock}, so a stall fires
  * when virtual time passes the limit). Thread-safe.
+ *
+ * <p>A limit is the upstream's to keep, so a timer given a probe ({@link #start(Duration, Runnable,
+ * BooleanSupplier)}) does not fire while what it waits for is in Levee's hands — bytes the upstream
+ * sent wait unread, or the reader is not waiting on the upstream: the upstream was in time, and the
+ * reader that has not taken them is Levee's (a
+ * cold gateway on a starved box left virtual threads waiting 6–9 s for a carrier while the
+ * answers sat in their sockets; the timers, on their own platform thread, closed those calls as
+ * timeouts, and a healthy target's circuit opened). Such a timer is looked at again every {@link
+ * #RECHECK} and fires once Levee has taken the bytes and the upstream still owes what the limit
+ * waits for, or at the latest {@link #MAX_LATE_READER} past its limit.
  */
 public final class Watchdog {
 
+  /** How soon a timer whose limit ran out while its bytes waited unread looks again: 10 ms. */
+  static final Duration RECHECK = Duration.ofMillis(10);
+
+  /**
+   * The longest a timer waits past its limit for Levee to read bytes that arrived: 30 s. Past it
+   * Levee is not late but stuck, and the timer fires so that nothing waits forever.
+   */
+  static final Duration MAX_LATE_READER = Duration.ofSeconds(30);
+
+  private static final BooleanSupplier NOTHING_UNREAD = () -> false;
+
   private final Ticker ticker;
   private final Scheduler scheduler;
+  private final LongAdder lateReaders = new LongAdder();
   private final Set<Timer> running = ConcurrentHashMap.newKeySet();
   private Scheduler.Scheduled check; // guarded by this: the one pending check, or null
   private long checkAt; // guarded by this: its due ticker reading
@@ -38,9 +62,27 @@ public final class Watchdog {
    * Timer#progress()}.
    */
   public Timer start(Duration limit, Runnable onExpiry) {
-    Timer timer = new Timer(onExpiry);
+    return start(limit, onExpiry, NOTHING_UNREAD);
+  }
+
+  /**
+   * Starts a timer that runs {@code onExpiry} once {@code limit} passes without {@link
+   * Timer#progress()} while the upstream owes what the limit waits for.
+   *
+   * @param unread whether what the limit waits for is in Levee's hands rather than the upstream's:
+   *     bytes arrived that Levee has not read, or the reader is not waiting on the upstream ({@link
+   *     UpstreamResponse#arrivedUnread()}); asked on the timer's thread once the limit has passed,
+   *     every {@link #RECHECK} while it says true: short, non-blocking
+   */
+  public Timer start(Duration limit, Runnable onExpiry, BooleanSupplier unread) {
+    Timer timer = new Timer(onExpiry, Objects.requireNonNull(unread, "unread"));
     timer.rearm(limit);
     return timer;
+  }
+
+  /** How many timers found their limit run out while what they waited for was in Levee's hands, and waited for Levee. */
+  public long lateReaders() {
+    return lateReaders.sum();
   }
 
   /** Timers neither closed nor fired (tests). */
@@ -70,6 +112,8 @@ public final class Watchdog {
       long left = timer.deadline() - now;
       if (left > 0) {
         next = Math.min(next, left);
+      } else if (timer.readerIsLate(-left)) {
+        next = Math.min(next, RECHECK.toNanos());
       } else {
         running.remove(timer);
         if (timer.expire()) {
@@ -85,13 +129,28 @@ public final class Watchdog {
   /** One running limit. */
   public final class Timer implements AutoCloseable {
     private final Runnable onExpiry;
+    private final BooleanSupplier unread;
+    private boolean waitedForReader; // only on the check's thread
     private volatile long limitNanos;
     private volatile long lastProgress;
     private boolean stopped; // guarded by this
     private volatile boolean fired; // written under this
 
-    private Timer(Runnable onExpiry) {
+    private Timer(Runnable onExpiry, BooleanSupplier unread) {
       this.onExpiry = onExpiry;
+      this.unread = unread;
+    }
+
+    /** Whether to wait for Levee to read what arrived, {@code overdueNanos} past the limit. */
+    private boolean readerIsLate(long overdueNanos) {
+      if (overdueNanos >= MAX_LATE_READER.toNanos() || !unread.getAsBoolean()) {
+        return false;
+      }
+      if (!waitedForReader) {
+        waitedForReader = true;
+        lateReaders.increment();
+      }
+      return true;
     }
 
     /** Records progress: the limit counts again from now. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.levee.core.time.ManualClock;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -113,5 +114,57 @@ class WatchdogTest {
     clock.advance(Duration.ofSeconds(3));
 
     assertThat(expired).hasValue(1);
+  }
+
+  @Test
+  void aLimitThatRunsOutWhileTheBytesWaitForLeveeWaitsForTheReaderThenFiresIfTheUpstreamStillOwes() {
+    AtomicBoolean unread = new AtomicBoolean(true); // the answer arrived; the reading thread has not run
+    Watchdog.Timer timer = watchdog.start(Duration.ofSeconds(2), expired::incrementAndGet, unread::get);
+
+    clock.advance(Duration.ofSeconds(9)); // a starved gateway's reader, seconds late
+    assertThat(expired).hasValue(0);
+    assertThat(timer.fired()).isFalse();
+    assertThat(watchdog.lateReaders()).isEqualTo(1);
+
+    unread.set(false); // Levee took the bytes, and what the limit waits for is still owed
+    clock.advance(Watchdog.RECHECK);
+
+    assertThat(expired).hasValue(1);
+    assertThat(timer.fired()).isTrue();
+  }
+
+  @Test
+  void aReaderThatTakesWhatArrivedAndClosesTheTimerLeavesItUnfired() {
+    AtomicBoolean unread = new AtomicBoolean(true);
+    Watchdog.Timer timer = watchdog.start(Duration.ofSeconds(2), expired::incrementAndGet, unread::get);
+    clock.advance(Duration.ofSeconds(5));
+
+    timer.close(); // the late reader read the answer in full
+    clock.advance(Duration.ofMinutes(1));
+
+    assertThat(expired).hasValue(0);
+    assertThat(clock.pending()).as("no recheck left running").isZero();
+  }
+
+  @Test
+  void nothingInLeveesHandsFiresAtTheLimitAsBefore() {
+    Watchdog.Timer timer = watchdog.start(Duration.ofSeconds(2), expired::incrementAndGet, () -> false);
+
+    clock.advance(Duration.ofSeconds(2));
+
+    assertThat(timer.fired()).isTrue();
+    assertThat(watchdog.lateReaders()).isZero();
+  }
+
+  @Test
+  void aReaderStuckForeverDoesNotKeepTheTimerFromFiringPastTheLongestWaitForIt() {
+    Watchdog.Timer timer = watchdog.start(Duration.ofSeconds(2), expired::incrementAndGet, () -> true);
+
+    clock.advance(Duration.ofSeconds(2).plus(Watchdog.MAX_LATE_READER).minus(Watchdog.RECHECK));
+    assertThat(expired).hasValue(0);
+    clock.advance(Watchdog.RECHECK);
+
+    assertThat(expired).hasValue(1);
+    assertThat(timer.fired()).isTrue();
   }
 }
