@@ -69,8 +69,8 @@ final class SoakTraffic {
 
   /**
    * @param rate operations a second, once the ramp is over
-   * @param ramp seconds over which the rate rises from zero (cold JVMs on a busy box time out a
-   *     full rate's first requests: a healthy target's circuit opened in one run)
+   * @param ramp seconds over which the rate rises from zero; 0: the full rate at once, as a gateway
+   *     restarted in a rolling deploy gets it (docs/benchmarks.md, "A cold gateway on a starved box")
    */
   SoakTraffic(URI base, double rate, double ramp, int tenants, int maxInFlight) {
     this.base = base;
