@@ -204,6 +204,7 @@ public final class Gateway implements AutoCloseable {
         }).heardBy(messages.door()) // in the access log and metrics: refusals, and clients gone mid-upload
             .answeringFromHead(dispatcher.headAnswers())); // refusals on the headers alone: before the body, no 100 Continue
     metrics.watchInFlight(VirtualThreadServer.guard(server)::inFlight);
+    metrics.watchBodyBytes(VirtualThreadServer.guard(server)::bodyBytesHeld);
     metrics.watchSilentConnections(() -> VirtualThreadServer.silentConnectionsClosed(server));
     try {
       server.start();

@@ -9,9 +9,9 @@ import org.eclipse.jetty.server.Response;
 
 /**
  * The bytes of body a request in flight holds, against {@link ServerLimits#maxBodyMemory()}: the
- * server's door counts each body before it reads it ({@code content-length}) or as it arrives
- * (chunked), and a handler that makes more of it (a batch parsed into its requests) holds more
- * here first. Released when the request ends. Requests that did not come through a door that
+ * server's door counts each body as it arrives (the array it is read into: a client holds only
+ * what it has sent), and a handler that makes more of it (a batch parsed into its requests) holds
+ * more here first. Released when the request ends. Requests that did not come through a door that
  * counts (an embedder's handler, a unit test) hold nothing and are never refused.
  */
 public final class BodyMemory {
@@ -36,6 +36,26 @@ public final class BodyMemory {
     }
     ConcurrencyLimit.Refused refused = permit.hold(bytes);
     return refused == null ? Optional.empty() : Optional.of(refusal(refused, permit.limit(), bytes));
+  }
+
+  /**
+   * Whether {@code bytes} could never be held for {@code request}, being more than a tenant's half:
+   * the 413 to answer before any of it is read (a batch declared too large for its parse). Holds
+   * nothing: a body is held as it arrives.
+   */
+  public static Optional<ApiError> neverFits(Request request, long bytes) {
+    if (request.getAttribute(ATTRIBUTE) instanceof ConcurrencyLimit.Permit permit
+        && bytes > permit.limit().maxBytesPerTenant()) {
+      return Optional.of(refusal(ConcurrencyLimit.Refused.BYTES_NEVER, permit.limit(), bytes));
+    }
+    return Optional.empty();
+  }
+
+  /** Makes {@code request} hold no body bytes (it dropped its body): they go back at once, not when it ends. */
+  public static void letGo(Request request) {
+    if (request.getAttribute(ATTRIBUTE) instanceof ConcurrencyLimit.Permit permit) {
+      permit.letGo();
+    }
   }
 
   /** Puts {@code retry-after: 1} on {@code response} when {@code error} is a refusal for load (429, 529). */

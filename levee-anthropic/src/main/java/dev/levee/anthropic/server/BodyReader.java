@@ -50,11 +50,15 @@ public final class BodyReader {
   public record Broken() implements Result {}
 
   /**
-   * The body does not fit in the memory the server holds for bodies ({@link BodyMemory}): {@code
-   * error} is the answer; {@code read} is how many bytes of it were read before (0: none, refused
-   * on its {@code content-length}).
+   * The body did not fit in the memory the server holds for bodies ({@link BodyMemory}): {@code
+   * error} is the answer. Its bytes were read on and dropped, under the same rate rule, so that a
+   * client that writes its whole body before it reads (most HTTP clients) gets the answer, not a
+   * broken pipe; {@code whole}: to its end (the connection can be kept), else to {@code maxBody + 1}.
    */
-  public record NoRoom(ApiError error, long read) implements Result {}
+  public record NoRoom(ApiError error, boolean whole) implements Result {}
+
+  /** The first array a body is read into, bytes; it doubles as bytes arrive, to the body's declared length. */
+  private static final int FIRST_ARRAY = 16 * 1024;
 
   private BodyReader() {}
 
@@ -78,13 +82,10 @@ public final class BodyReader {
     long begin = request.getBeginNanoTime();
     long allowance = limits.headerTimeout().toNanos();
     long declared = request.getLength();
-    Optional<ApiError> noRoom = BodyMemory.hold(request, Math.min(Math.max(declared, 0), maxBody + 1));
-    if (noRoom.isPresent()) {
-      return new NoRoom(noRoom.get(), 0);
-    }
-    // a declared body is held already: one array of its size, filled in place; a chunked one grows
-    byte[] body = new byte[(int) (declared >= 0 ? Math.min(declared, maxBody + 1) : Math.min(maxBody + 1, 8192))];
-    int received = 0;
+    long most = declared >= 0 ? Math.min(declared, maxBody + 1) : maxBody + 1; // the most its array needs
+    byte[] body = null; // made, and grown, as bytes arrive: a client holds only what it has sent
+    int received = 0; // bytes kept, or once refused, bytes read and dropped
+    ApiError noRoom = null; // once the body did not fit: the rest is read and dropped, then this answered
     try {
       while (true) {
         Content.Chunk chunk = request.read();
@@ -110,8 +111,8 @@ public final class BodyReader {
         }
         ByteBuffer bytes = chunk.getByteBuffer();
         int n = bytes.remaining();
-        if (received == 0 && chunk.isLast() && n <= maxBody && BodyMemory.hold(request, n).isEmpty()) {
-          // all in one chunk (a buffered or replayed body): one copy
+        if (noRoom == null && received == 0 && chunk.isLast() && n <= maxBody
+            && BodyMemory.hold(request, n).isEmpty()) { // all in one chunk (a buffered or replayed body): one copy
           byte[] whole = new byte[n];
           bytes.get(whole);
           chunk.release();
@@ -120,19 +121,28 @@ public final class BodyReader {
         if (received + n > maxBody + 1) {
           n = (int) (maxBody + 1 - received);
         }
-        noRoom = BodyMemory.hold(request, received + n); // a chunked body: held as it arrives
-        if (noRoom.isPresent()) {
-          chunk.release();
-          return new NoRoom(noRoom.get(), received);
+        if (noRoom == null && (body == null || received + n > body.length)) {
+          int grown = (int) Math.min(most, Math.max(received + n, body == null ? FIRST_ARRAY : 2L * body.length));
+          // what the array takes, up to maxBody: a larger body is refused for its size, not for memory
+          Optional<ApiError> refused = BodyMemory.hold(request, Math.min(grown, maxBody));
+          if (refused.isPresent()) {
+            noRoom = refused.get();
+            body = null;
+            BodyMemory.letGo(request); // nothing is kept while the rest is read
+          } else {
+            body = body == null ? new byte[grown] : Arrays.copyOf(body, grown);
+          }
         }
-        if (received + n > body.length) {
-          body = Arrays.copyOf(body, (int) Math.min(maxBody + 1, Math.max(received + n, 2L * body.length)));
+        if (noRoom == null) {
+          bytes.get(body, received, n);
         }
-        bytes.get(body, received, n);
         received += n;
         boolean last = chunk.isLast();
         chunk.release();
-        if (last || received > maxBody) {
+        if (noRoom != null && (last || received > maxBody)) {
+          return new NoRoom(noRoom, last); // read to its end: the connection can serve the next request
+        }
+        if (noRoom == null && (last || received > maxBody)) {
           return new Body(received == body.length ? body : Arrays.copyOf(body, received));
         }
       }
@@ -170,7 +180,7 @@ public final class BodyReader {
       case Broken broken -> refuseAndClose(response, refuse, refusal(read, limits));
       case NoRoom none -> {
         BodyMemory.sayWhenToRetry(response, none.error());
-        if (none.read() > 0) { // the rest of it is unread, mid-body
+        if (!none.whole()) { // the rest of it is unread
           response.getHeaders().put(HttpHeader.CONNECTION, "close");
         }
         refuse.accept(none.error());

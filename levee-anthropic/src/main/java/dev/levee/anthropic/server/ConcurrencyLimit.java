@@ -61,6 +61,19 @@ final class ConcurrencyLimit {
       return refused;
     }
 
+    /** Holds no bytes from now on (what it held goes back); {@link #hold} may take some again. */
+    void letGo() {
+      long bytes;
+      synchronized (this) {
+        bytes = held;
+        held = 0;
+        if (bytes == 0 || released) {
+          return;
+        }
+      }
+      limit.releaseBytes(tenant, bytes);
+    }
+
     ConcurrencyLimit limit() {
       return limit;
     }
@@ -173,6 +186,11 @@ final class ConcurrencyLimit {
       return Refused.BYTES_TENANT;
     }
     return null;
+  }
+
+  private void releaseBytes(String tenant, long bytes) {
+    perTenant.computeIfPresent(tenant, (k, usage) -> new Usage(usage.requests(), usage.bytes() - bytes));
+    totalBytes.addAndGet(-bytes);
   }
 
   private void release(String tenant, long bytes) {

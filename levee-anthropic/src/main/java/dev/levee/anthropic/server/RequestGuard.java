@@ -37,8 +37,9 @@ import org.slf4j.LoggerFactory;
  *       from its headers alone ({@link HeadAnswers}: a wrong {@code content-type}, a path it does
  *       not serve…) is answered before its body is read, so it is never told {@code 100 Continue}
  *       only to be refused (RFC 9110 section 10.1.1).
- *   <li><b>Body</b>: held against {@link ServerLimits#maxBodyMemory()} ({@link BodyMemory}: 529
- *       or 429 with {@code retry-after} when it does not fit), read in full at {@link
+ *   <li><b>Body</b>: held against {@link ServerLimits#maxBodyMemory()} as it arrives ({@link
+ *       BodyMemory}: read on, dropped and answered 529 or 429 with {@code retry-after} when it does
+ *       not fit), read in full at {@link
  *       ServerLimits#minBodyRate()} or answered 408 {@code timeout_error} and closed ({@link
  *       BodyReader}); the handler reads it from memory. A body
  *       that cannot be read as framed is answered 400 {@code invalid_request_error} and closed; a
@@ -260,8 +261,8 @@ public final class RequestGuard extends Handler.Wrapper {
             permit.close();
             return true;
           }
-          case BodyReader.NoRoom none -> { // mid-body (chunked), the rest unread: closed after
-            refuse(request, response, callback, none.error(), none.read() > 0);
+          case BodyReader.NoRoom none -> { // read to its end and dropped: the connection is kept
+            refuse(request, response, callback, none.error(), !none.whole());
             permit.close();
             return true;
           }

@@ -39,13 +39,13 @@ import java.util.Objects;
  *     client that reads slowly but steadily, is never cut by it
  * @param maxBodyMemory the bytes of request bodies the server holds at once, over every request in
  *     flight (default {@link #defaultBodyMemory}: a quarter of the JVM's maximum heap; never less than
- *     twice {@code maxBody}), a tenant at most half of it. Each body
- *     counts from before it is read (its {@code content-length}, or what a chunked one has sent)
- *     until its request ends: a body that does not fit gets an immediate 529 {@code
- *     overloaded_error} (the server's bytes) or 429 {@code rate_limit_error} (the tenant's half),
- *     with {@code retry-after}; one larger than a tenant's half (a Message Batch) 413 {@code
- *     request_too_large}. Without it, forty 25 MB uploads at once (PDFs, say) fill a 1 GiB heap, and
- *     the server's {@code OutOfMemoryError} fails whatever allocates next, for every tenant
+ *     twice {@code maxBody}), a tenant at most half of it. Each body counts as it arrives (the
+ *     array it is read into) until its request ends: one that does not fit is read on and dropped,
+ *     then answered 529 {@code overloaded_error} (the server's bytes) or 429 {@code
+ *     rate_limit_error} (the tenant's half) with {@code retry-after}; a Message Batch whose
+ *     requests need more than a tenant's half to read, 413 {@code request_too_large}. Without it,
+ *     forty 25 MB uploads at once (PDFs, say) fill a 1 GiB heap, and the server's {@code
+ *     OutOfMemoryError} fails whatever allocates next, for every tenant
  */
 public record ServerLimits(int maxConnections, int acceptQueue, Duration headerTimeout, long minBodyRate,
     int maxConcurrent, int maxConcurrentPerTenant, Duration shutdownGrace, long maxBody, Duration sendTimeout,

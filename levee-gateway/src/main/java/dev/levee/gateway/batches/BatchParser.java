@@ -53,6 +53,14 @@ final class BatchParser {
    */
   static final int MEMORY_PER_BYTE = 2;
 
+  /**
+   * The heap a request's tree takes per JSON token, bytes, at most about: a node object, and for
+   * an object the map entry it sits in (an empty {@code {}} is ~100 bytes of heap for 2 tokens and
+   * 3 bytes of body). A batch of one request of 12 MB of {@code {}} held 24 MB at 2 bytes a byte
+   * and ran a 256 MiB heap out; it now holds ~500 MB and is refused.
+   */
+  static final int TREE_BYTES_PER_TOKEN = 64;
+
   /** Reads one value of a list, the list going on after it (the mapper's own reader refuses what follows a value). */
   private static final ObjectReader ONE_OF_MANY = Json.MAPPER.reader()
       .without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
@@ -89,6 +97,31 @@ final class BatchParser {
    * @throws Refused the answer for the first problem found
    */
   static List<Entry> parse(byte[] body) throws Refused {
+    return entries(body, check(body));
+  }
+
+  /**
+   * A batch body read once and found sound: its syntax and its top level ({@link #parse}'s first
+   * read), what reading its requests will take ({@link #memory}).
+   */
+  record Checked(int requests, long bodyBytes, long largestRequestTokens) {
+    /**
+     * The heap the second read takes at its peak, bytes: the body and each request's params
+     * ({@link #MEMORY_PER_BYTE} a byte), and the tree of its largest request ({@link
+     * #TREE_BYTES_PER_TOKEN} a token: {@code {}} is 3 bytes of body and a tree node of ~100).
+     */
+    long memory() {
+      return MEMORY_PER_BYTE * bodyBytes + TREE_BYTES_PER_TOKEN * largestRequestTokens;
+    }
+  }
+
+  /**
+   * Reads {@code body} once and checks what its whole tree would be checked for and its top level,
+   * keeping neither: see {@link #parse}.
+   *
+   * @throws Refused the answer for the first problem found
+   */
+  static Checked check(byte[] body) throws Refused {
     if (body.length > MAX_BYTES) {
       throw new Refused(ApiError.requestTooLarge("a batch may be at most 256 MB; this one is " + body.length + " bytes")
           .because(RefusalReason.BODY_TOO_LARGE));
@@ -117,15 +150,16 @@ final class BatchParser {
     if (top.extra() != null) {
       throw bad(ClientText.shown(top.extra()) + ": Extra inputs are not permitted");
     }
-    return entries(body, top.requests());
+    return new Checked(top.requests(), body.length, top.largestRequestTokens());
   }
 
   /**
    * What a batch body's top level holds: whether it is an object, its {@code requests} (null:
-   * absent; -1: not a list; else how many), and its first field that is not {@code requests}.
+   * absent; -1: not a list; else how many), its first field that is not {@code requests}, and the
+   * most JSON tokens one request takes.
    */
   @JsonDeserialize(using = TopLevelReader.class)
-  private record TopLevel(boolean object, Integer requests, String extra) {}
+  private record TopLevel(boolean object, Integer requests, String extra, long largestRequestTokens) {}
 
   /**
    * Reads the whole body once, as its tree would be read — UTF-8 only, every field once at every
@@ -147,7 +181,7 @@ final class BatchParser {
         return null;
       }
       if (first == JsonToken.VALUE_NULL) {
-        return new TopLevel(false, null, null);
+        return new TopLevel(false, null, null, 0);
       }
       return readChecked(parser, TopLevel.class);
     } catch (IOException e) {
@@ -158,9 +192,13 @@ final class BatchParser {
     }
   }
 
-  /** Each of {@code count} requests of a body {@link #topLevel} found sound, read and checked a tree at a time. */
-  private static List<Entry> entries(byte[] body, int count) throws Refused {
-    List<Entry> entries = new ArrayList<>(count);
+  /**
+   * The requests of a body {@link #check} found sound, each read and checked a tree at a time.
+   *
+   * @throws Refused the answer for the first request that fails its checks
+   */
+  static List<Entry> entries(byte[] body, Checked checked) throws Refused {
+    List<Entry> entries = new ArrayList<>(checked.requests());
     Set<String> seen = new HashSet<>();
     try (JsonParser parser = Json.MAPPER.createParser(body)) {
       parser.nextToken(); // the object
@@ -203,17 +241,18 @@ final class BatchParser {
     public TopLevel deserialize(JsonParser parser, DeserializationContext context) throws IOException {
       if (parser.currentToken() != JsonToken.START_OBJECT) {
         walk(parser);
-        return new TopLevel(false, null, null);
+        return new TopLevel(false, null, null, 0);
       }
       Integer requests = null;
       String extra = null;
+      long largest = 0;
       while (parser.nextToken() == JsonToken.FIELD_NAME) {
         String name = parser.currentName();
         JsonToken value = parser.nextToken();
         if (name.equals("requests") && value == JsonToken.START_ARRAY) {
           int n = 0;
           while (parser.nextToken() != JsonToken.END_ARRAY) {
-            walk(parser);
+            largest = Math.max(largest, walk(parser));
             n++;
           }
           requests = n;
@@ -226,14 +265,16 @@ final class BatchParser {
           }
         }
       }
-      return new TopLevel(true, requests, extra);
+      return new TopLevel(true, requests, extra, largest);
     }
 
-    /** Walks the value at the parser's token to its end. */
-    private static void walk(JsonParser parser) throws IOException {
+    /** Walks the value at the parser's token to its end; how many tokens it took. */
+    private static long walk(JsonParser parser) throws IOException {
       int depth = 0;
+      long tokens = 0;
       JsonToken token = parser.currentToken();
       while (true) {
+        tokens++;
         if (token == JsonToken.START_OBJECT || token == JsonToken.START_ARRAY) {
           depth++;
         } else if (token == JsonToken.END_OBJECT || token == JsonToken.END_ARRAY) {
@@ -242,7 +283,7 @@ final class BatchParser {
           parser.getDecimalValue();
         }
         if (depth == 0) {
-          return;
+          return tokens;
         }
         token = parser.nextToken();
       }

@@ -183,8 +183,11 @@ public final class BatchesHandler {
           .because(RefusalReason.BODY_TOO_LARGE));
       return;
     }
-    if (request.getLength() > 0 && !heldForParse(request, response, callback, request.getLength(), true)) {
-      return; // refused unread: it could never be parsed here, or not now
+    Optional<ApiError> tooLarge = BodyMemory.neverFits(request, BatchParser.MEMORY_PER_BYTE * request.getLength());
+    if (tooLarge.isPresent()) { // refused unread: it could never be parsed here (a body is held as it arrives)
+      response.getHeaders().put(HttpHeader.CONNECTION, "close");
+      LeveeErrors.send(response, callback, tooLarge.get());
+      return;
     }
     // the door's rule for bodies over server.max-body too: a slow upload cannot hold the connection
     byte[] body = BodyReader.readOrAnswer(request, response, callback, limits, MAX_BYTES,
@@ -199,12 +202,13 @@ public final class BatchesHandler {
           .because(RefusalReason.BODY_TOO_LARGE));
       return;
     }
-    if (!heldForParse(request, response, callback, body.length, false)) {
-      return;
-    }
     List<BatchParser.Entry> entries;
     try {
-      entries = BatchParser.parse(body);
+      BatchParser.Checked checked = BatchParser.check(body); // one streaming read: little heap
+      if (!heldForParse(request, response, callback, checked.memory())) {
+        return;
+      }
+      entries = BatchParser.entries(body, checked);
     } catch (BatchParser.Refused refused) {
       LeveeErrors.send(response, callback, refused.error);
       return;
@@ -254,21 +258,14 @@ public final class BatchesHandler {
   }
 
   /**
-   * Holds the memory a parse of {@code bytes} of batch takes ({@link BatchParser#MEMORY_PER_BYTE}
-   * each: the body, its tree and each request's params at once), or answers why not: 413 when it
-   * exceeds a tenant's half of {@code server.max-body-memory}, 429 or 529 with {@code retry-after}
-   * when other bodies hold it now.
-   *
-   * @param unread whether the body is still unread (then the connection closes after the answer)
+   * Holds the {@code bytes} a batch's requests take while they are read ({@link
+   * BatchParser.Checked#memory()}), or answers why not: 413 when it exceeds a tenant's half of
+   * {@code server.max-body-memory}, 429 or 529 with {@code retry-after} when other bodies hold it now.
    */
-  private static boolean heldForParse(Request request, Response response, Callback callback, long bytes,
-      boolean unread) {
-    Optional<ApiError> noRoom = BodyMemory.hold(request, BatchParser.MEMORY_PER_BYTE * bytes);
+  private static boolean heldForParse(Request request, Response response, Callback callback, long bytes) {
+    Optional<ApiError> noRoom = BodyMemory.hold(request, bytes);
     if (noRoom.isEmpty()) {
       return true;
-    }
-    if (unread) { // not read as the next request
-      response.getHeaders().put(HttpHeader.CONNECTION, "close");
     }
     BodyMemory.sayWhenToRetry(response, noRoom.get());
     LeveeErrors.send(response, callback, noRoom.get());

@@ -262,13 +262,18 @@ public record GatewayConfig(
      * start: a {@code header-timeout} under a second (a typo for seconds: {@code 10ms}), which
      * answers 408 to clients on slow networks and to those that wait for {@code 100 Continue}
      * before their body; a {@code send-timeout} not below {@code idle-timeout}, which then never
-     * cuts (the idle timeout fails a stalled write first). Empty when none.
+     * cuts (the idle timeout fails a stalled write first); a {@code max-body-memory} over half the
+     * heap. Empty when none.
      */
     public List<String> doubtful() {
       List<String> doubts = new ArrayList<>();
       if (headerTimeout.compareTo(Duration.ofSeconds(1)) < 0) {
         doubts.add("server.header-timeout is " + Spans.of(headerTimeout) + ": a request whose headers, or whose body's "
             + "first bytes, take longer is answered 408 (the default is 10s)");
+      }
+      if (maxBodyMemory > Runtime.getRuntime().maxMemory() / 2) {
+        doubts.add("server.max-body-memory (" + maxBodyMemory + " bytes) is over half the heap ("
+            + Runtime.getRuntime().maxMemory() + " bytes): bodies and the copies a request makes of its body may run it out");
       }
       if (sendTimeout.compareTo(idleTimeout) >= 0) {
         doubts.add("server.send-timeout (" + Spans.of(sendTimeout) + ") is not below server.idle-timeout ("

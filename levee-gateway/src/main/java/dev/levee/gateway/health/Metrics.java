@@ -262,6 +262,15 @@ public final class Metrics implements CallObserver, AutoCloseable {
         .description("API requests being served now").register(registry);
   }
 
+  /**
+   * {@code levee_request_body_bytes}: bytes of request bodies the server holds now, against {@code
+   * server.max-body-memory} ({@code RequestGuard.bodyBytesHeld}).
+   */
+  public void watchBodyBytes(LongSupplier held) {
+    Gauge.builder("levee_request_body_bytes", held, LongSupplier::getAsLong).strongReference(true)
+        .description("bytes of request bodies held now (server.max-body-memory)").baseUnit("bytes").register(registry);
+  }
+
   private LongSupplier silentClosed; // held for its function counter
 
   /**

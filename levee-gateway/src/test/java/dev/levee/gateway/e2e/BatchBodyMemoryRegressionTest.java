@@ -42,6 +42,27 @@ class BatchBodyMemoryRegressionTest {
     }
   }
 
+  /**
+   * Review (session 27): the batch's hold counted 2 bytes a byte of body, but a request's tree takes
+   * ~100 bytes of heap for the 3 bytes of a {@code {}}: a 12 MB batch of them ran a 256 MiB heap
+   * out within the hold. The hold now counts the largest request's tokens too.
+   */
+  @org.junit.jupiter.api.Test
+  void aRequestOfManySmallValuesHoldsWhatItsTreeTakes() throws Exception {
+    String empties = "{},".repeat(1000) + "{}"; // 3,002 bytes, 2,002 tokens: ~128 KB of tree, 6 KB at 2 a byte
+    byte[] body = ("{\"requests\":[{\"custom_id\":\"r0\",\"params\":{\"model\":\"chat\",\"max_tokens\":10,"
+        + "\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"metadata\":{\"x\":[" + empties + "]}}}]}")
+        .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    try (Harness h = Harness.start(EmulatorOptions.defaults(), BatchUploads.YAML, SERVER)) {
+      String answer = RawHttp.exchange(h, request(body, false));
+
+      assertThat(answer).as(answer).startsWith("HTTP/1.1 413");
+      assertThat(RawHttp.body(answer).path("error").path("message").asText()).contains("max-body-memory");
+      assertThat(h.awaitMetrics("levee_request_body_bytes 0.0")).as("given back once refused")
+          .contains("levee_request_body_bytes 0.0");
+    }
+  }
+
   private static byte[] request(byte[] body, boolean key) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     out.writeBytes(RawHttp.ascii("POST /v1/messages/batches HTTP/1.1\r\nhost: 127.0.0.1\r\nx-api-key: sk-test-client-key\r\n"
