@@ -223,7 +223,9 @@ final class HttpDispatcher extends Handler.Abstract {
   /**
    * {@code callback}, writing the exchange's access record and metrics once it completes (as
    * {@link MessagesHandler#answeredOutsideThePipeline}): outcome {@code ok} below 400, {@code
-   * refused} for a 4xx, {@code error} for a 5xx, each followed by the status's error type ({@code
+   * refused} for a 4xx and for a 5xx the handler sent as a refusal (a 529 for {@code
+   * server.max-body-memory}, with its reason, as the door counts it), {@code error} for any other 5xx,
+   * each followed by the status's error type ({@code
    * refused not_found_error}, as a refusal on the Messages path says it), {@code client_gone} (499)
    * when the answer could not be sent, {@code send_timeout} (499) when it could not because the
    * client took no byte of it for {@code server.send-timeout} (it stopped reading: the server cut
@@ -248,8 +250,8 @@ final class HttpDispatcher extends Handler.Abstract {
           outcome = "replayed";
         } else if (status < 400) {
           outcome = "ok";
-        } else if (status >= 500) {
-          outcome = "error " + type;
+        } else if (status >= 500 && (sent == null || sent == RefusalReason.INTERNAL_ERROR)) {
+          outcome = "error " + type; // a 5xx with a refusal's reason (529 for memory) is a refusal, as at the door
         } else if (sent == null && PassThrough.relayed(request)) {
           outcome = "rejected " + type;
         } else {

@@ -63,6 +63,39 @@ class BatchBodyMemoryRegressionTest {
     }
   }
 
+  /**
+   * Review (session 27): a batch refused 529 at its parse, the server's bodies full, was logged and
+   * counted as the gateway's error ({@code outcome=error overloaded_error}, no reason), while the same
+   * refusal at the door is {@code refused … refusal=server_body_memory_limit}.
+   */
+  @org.junit.jupiter.api.Test
+  void aBatchRefusedForTheServersMemoryIsCountedAsRefused() throws Exception {
+    try (Harness h = Harness.start(EmulatorOptions.defaults(), BatchUploads.YAML, "max-body: 16KiB, max-body-memory: 64KiB");
+         AccessLines access = new AccessLines();
+         java.net.Socket a = holder(h, "a");
+         java.net.Socket b = holder(h, "b");
+         java.net.Socket c = holder(h, "c")) {
+      assertThat(h.awaitMetrics("levee_request_body_bytes 49152.0")).contains("levee_request_body_bytes 49152.0");
+      byte[] body = BatchUploads.batch(4, 2000 - 100); // ~8 KiB: 56 KiB held once read, its parse ~18 KiB more
+
+      String answer = RawHttp.exchange(h, request(body, false));
+
+      assertThat(answer).as(answer).startsWith("HTTP/1.1 529").containsIgnoringCase("retry-after: 1");
+      assertThat(access.awaitContaining(" POST /v1/messages/batches status=529")).anySatisfy(line -> assertThat(line)
+          .contains("outcome=refused overloaded_error").contains("refusal=server_body_memory_limit"));
+    }
+  }
+
+  /** A client of its own key that sent 16,000 bytes of a 16 KiB body and waits: 16 KiB held. */
+  private static java.net.Socket holder(Harness h, String key) throws java.io.IOException {
+    java.net.Socket socket = new java.net.Socket("127.0.0.1", h.gateway.baseUrl().getPort());
+    socket.getOutputStream().write(RawHttp.ascii("POST /v1/messages HTTP/1.1\r\nhost: 127.0.0.1\r\nx-api-key: sk-holder-" + key
+        + "\r\ncontent-type: application/json\r\nanthropic-version: 2023-06-01\r\ncontent-length: 16384\r\n\r\n"
+        + "x".repeat(16_000)));
+    socket.getOutputStream().flush();
+    return socket;
+  }
+
   private static byte[] request(byte[] body, boolean key) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     out.writeBytes(RawHttp.ascii("POST /v1/messages/batches HTTP/1.1\r\nhost: 127.0.0.1\r\nx-api-key: sk-test-client-key\r\n"
