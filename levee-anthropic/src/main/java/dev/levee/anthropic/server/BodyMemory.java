@@ -3,9 +3,7 @@ package dev.levee.anthropic.server;
 import dev.levee.anthropic.error.ApiError;
 import dev.levee.anthropic.error.RefusalReason;
 import java.util.Optional;
-import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Request;
-import org.eclipse.jetty.server.Response;
 
 /**
  * The bytes of body a request in flight holds, against {@link ServerLimits#maxBodyMemory()}: the
@@ -55,13 +53,6 @@ public final class BodyMemory {
   public static void letGo(Request request) {
     if (request.getAttribute(ATTRIBUTE) instanceof ConcurrencyLimit.Permit permit) {
       permit.letGo();
-    }
-  }
-
-  /** Puts {@code retry-after: 1} on {@code response} when {@code error} is a refusal for load (429, 529). */
-  public static void sayWhenToRetry(Response response, ApiError error) {
-    if (error.status() == 429 || error.status() == 529) {
-      response.getHeaders().put(HttpHeader.RETRY_AFTER, "1");
     }
   }
 

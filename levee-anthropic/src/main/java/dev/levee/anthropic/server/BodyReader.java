@@ -139,11 +139,9 @@ public final class BodyReader {
         received += n;
         boolean last = chunk.isLast();
         chunk.release();
-        if (noRoom != null && (last || received > maxBody)) {
-          return new NoRoom(noRoom, last); // read to its end: the connection can serve the next request
-        }
-        if (noRoom == null && (last || received > maxBody)) {
-          return new Body(received == body.length ? body : Arrays.copyOf(body, received));
+        if (last || received > maxBody) {
+          return noRoom != null ? new NoRoom(noRoom, last) // to its end: the connection can serve the next request
+              : new Body(received == body.length ? body : Arrays.copyOf(body, received));
         }
       }
     } finally {
@@ -179,7 +177,7 @@ public final class BodyReader {
       case TooSlow slow -> refuseAndClose(response, refuse, refusal(read, limits));
       case Broken broken -> refuseAndClose(response, refuse, refusal(read, limits));
       case NoRoom none -> {
-        BodyMemory.sayWhenToRetry(response, none.error());
+        ServerIo.retryAfterIfLoad(response, none.error());
         if (!none.whole()) { // the rest of it is unread
           response.getHeaders().put(HttpHeader.CONNECTION, "close");
         }

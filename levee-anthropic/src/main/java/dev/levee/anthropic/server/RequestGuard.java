@@ -376,9 +376,7 @@ public final class RequestGuard extends Handler.Wrapper {
    * @param close whether the connection closes after the answer (the client misbehaved, or the server stops)
    */
   private void refuse(Request request, Response response, Callback callback, ApiError error, boolean close) {
-    if (error.status() == 429 || error.status() >= 503) {
-      response.getHeaders().put(HttpHeader.RETRY_AFTER, Long.toString(RETRY_AFTER_SECONDS));
-    }
+    ServerIo.retryAfterIfLoad(response, error);
     if (close) {
       response.getHeaders().put(HttpHeader.CONNECTION, "close");
     }

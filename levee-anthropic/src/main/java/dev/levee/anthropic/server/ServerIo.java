@@ -17,6 +17,16 @@ public final class ServerIo {
   private ServerIo() {}
 
   /**
+   * Puts {@code retry-after: 1} on {@code response} when {@code error} refuses for load (429, or 503
+   * and above: the door's concurrency and memory limits, a stopping server); others carry none.
+   */
+  public static void retryAfterIfLoad(Response response, ApiError error) {
+    if (error.status() == 429 || error.status() >= 503) {
+      response.getHeaders().put(HttpHeader.RETRY_AFTER, "1");
+    }
+  }
+
+  /**
    * The request's headers, names lower-case (Jetty's own lower-case name for the headers it knows,
    * so most names cost nothing), in arrival order; a name sent twice in any case is one entry, its
    * values in order.

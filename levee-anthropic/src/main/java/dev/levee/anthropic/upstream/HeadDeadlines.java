@@ -34,7 +34,7 @@ final class HeadDeadlines {
    * {@code deadlineNanos}, unless the returned wait ends first.
    */
   Wait start(long deadlineNanos, Runnable onExpiry) {
-    return new Wait(timers.start(Duration.ofNanos(deadlineNanos - now()), onExpiry));
+    return start(deadlineNanos, onExpiry, () -> false);
   }
 
   /**

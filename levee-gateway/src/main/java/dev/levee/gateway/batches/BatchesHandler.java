@@ -267,7 +267,7 @@ public final class BatchesHandler {
     if (noRoom.isEmpty()) {
       return true;
     }
-    BodyMemory.sayWhenToRetry(response, noRoom.get());
+    ServerIo.retryAfterIfLoad(response, noRoom.get());
     LeveeErrors.send(response, callback, noRoom.get());
     return false;
   }
