@@ -205,6 +205,7 @@ public final class Gateway implements AutoCloseable {
             .answeringFromHead(dispatcher.headAnswers())); // refusals on the headers alone: before the body, no 100 Continue
     metrics.watchInFlight(VirtualThreadServer.guard(server)::inFlight);
     metrics.watchBodyBytes(VirtualThreadServer.guard(server)::bodyBytesHeld);
+    metrics.watchLateReaders(() -> watchdog.lateReaders() + client.lateReaders());
     metrics.watchSilentConnections(() -> VirtualThreadServer.silentConnectionsClosed(server));
     try {
       server.start();

@@ -227,6 +227,11 @@ final class PlainHttp1 implements AutoCloseable {
     return body instanceof Body b && b.whenReadable(ready);
   }
 
+  /** See {@link HeadDeadlines#lateReaders()}. */
+  long lateReaders() {
+    return deadlines.lateReaders();
+  }
+
   /**
    * Whether bytes of {@code body}'s connection wait for Levee rather than for the upstream ({@link
    * Connection#arrivedUnread()}); false for a body this client did not return.

@@ -34,6 +34,14 @@ public final class UpstreamClient implements AutoCloseable {
     this.plain = new PlainHttp1(connectTimeout);
   }
 
+  /**
+   * How many head deadlines ran out while the upstream's answer waited for Levee to read it, and
+   * waited for Levee instead of failing the call (plain {@code http:} upstreams; {@link Watchdog}).
+   */
+  public long lateReaders() {
+    return plain.lateReaders();
+  }
+
   private HttpClient http() {
     HttpClient client = http;
     if (client == null) {

@@ -285,6 +285,20 @@ public final class Metrics implements CallObserver, AutoCloseable {
         .description("client connections closed having sent nothing").register(registry);
   }
 
+  private LongSupplier lateReaders; // held for its function counter
+
+  /**
+   * {@code levee_upstream_late_reads_total}: limits on upstream calls (head deadline, JSON body
+   * timeout, time to first token, stream idle) that ran out while the upstream's answer waited for
+   * Levee to read it, and so waited for Levee instead of failing the call as the upstream's timeout.
+   * Rising: the gateway is starved of CPU (docs/benchmarks.md, "A cold gateway on a starved box").
+   */
+  public void watchLateReaders(LongSupplier waited) {
+    lateReaders = waited; // a function counter holds its object weakly
+    FunctionCounter.builder("levee_upstream_late_reads", waited, LongSupplier::getAsLong)
+        .description("upstream call limits that waited for Levee to read an answer already there").register(registry);
+  }
+
   // ---- the Recorder stage, once per client request ----
 
   /** One finished client request, from its access record. */
